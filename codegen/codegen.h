@@ -1,0 +1,78 @@
+/* codegen.h — turns a checked dt_program into BPF instructions through the LLVM-C API (target
+ * `bpf`, CPU v3), in memory. It is the only module that includes llvm-c/. Maps are referenced by
+ * file descriptor (ld_imm64 BPF_PSEUDO_MAP_FD via llvm.bpf.pseudo), so the session creates maps
+ * first, hands their fds in through dt_cg_env, and gets back ready-to-load instruction arrays:
+ * no ELF relocation step, and a REPL can compile new probes against maps that already live.
+ * (BTF-defined maps through bpf_object__open_mem were the other road; they would need BTF emitted
+ * for every generated map type and a libbpf object per compilation, and would make sharing live
+ * maps across compilations a reuse_fd dance — fds are simpler and are what the session has.) */
+#ifndef DT_CODEGEN_H
+#define DT_CODEGEN_H
+
+#include "lang/lang.h"
+
+#include <linux/bpf.h>
+
+/* Maps that do not belong to a script map but that generated code uses. */
+typedef enum dt_aux_map {
+	DT_AUX_EVENTS,      /* ring buffer of struct dt_event_hdr records */
+	DT_AUX_STATS,       /* per-CPU array of enum dt_stat counters */
+	DT_AUX_SCRATCH,     /* per-CPU array, one DT_SCRATCH_SIZE value: room for big keys/events */
+	DT_AUX_STACKS,      /* stack-trace map for (stack kind, depth): see dt_cg_env.stack_map_fd */
+	DT_AUX_WALKER_PROGS,/* prog array of the DWARF walker for this program type (ustack_dwarf) */
+	DT_AUX_CONT_PROGS,  /* prog array of continuations the walker tail-calls */
+	DT_AUX_WALKER_STATE,/* per-CPU walker state (bpf-lib/dt_walker.h) */
+} dt_aux_map;
+
+#define DT_SCRATCH_SIZE 4096
+
+/* What codegen needs from the session. */
+typedef struct dt_cg_env {
+	size_t sz;
+	void *ctx;
+	/* fd of the BPF map holding script map `m` (created with dt_map_layout_of). */
+	int (*map_fd)(void *ctx, const dt_map_sym *m);
+	/* fd of an auxiliary map; for DT_AUX_STACKS, `kind`/`depth` select the stack-trace map; for the
+	 * walker maps, `prog_type` selects the walker loaded for that program type. */
+	int (*aux_fd)(void *ctx, dt_aux_map which, dt_stack_kind kind, uint32_t depth,
+		      enum bpf_prog_type prog_type);
+	/* Reserve a slot in DT_AUX_CONT_PROGS for a continuation; the session fills it after load. */
+	int (*cont_slot)(void *ctx);
+	/* Boot-relative nanoseconds at session start, for `elapsed`. */
+	uint64_t start_ns;
+	/* pid filter from -p/-c (0 = none): every probe gets `pid == filter_pid` prepended. */
+	uint32_t filter_pid;
+	/* Keep textual IR / assembly for -d ir / -d asm. */
+	bool want_ir, want_asm;
+} dt_cg_env;
+
+/* One loadable program: one per (probe, attach point), plus a continuation when the probe uses
+ * ustack_dwarf. */
+typedef struct dt_cg_prog {
+	const dt_probe *probe;
+	const dt_attach *attach;
+	enum bpf_prog_type prog_type;
+	enum bpf_attach_type expected_attach_type;
+	char name[16];            /* BPF object name, e.g. "p0_profile" */
+	struct bpf_insn *insns;
+	size_t ninsns;
+	bool is_continuation;     /* tail-called by the walker, never attached */
+	int cont_slot;            /* the entry program: slot in DT_AUX_CONT_PROGS of its continuation; -1 */
+} dt_cg_prog;
+
+typedef struct dt_cg_result {
+	dt_cg_prog *progs;
+	uint32_t nprogs;
+	char *ir;                 /* -d ir: textual LLVM IR, or NULL */
+	char *asm_text;           /* -d asm: BPF assembly, or NULL */
+} dt_cg_result;
+
+/* Generates every program of `p` (checked, without errors). Internal failures (LLVM refusing IR,
+ * which is our bug) are reported as a diagnostic at the probe's span and return -EINVAL. */
+int dt_codegen(const dt_program *p, const dt_cg_env *env, dt_cg_result **out, dt_diags *d);
+void dt_cg_result_free(dt_cg_result *r);
+
+/* One-time LLVM initialisation is done lazily by dt_codegen; this frees LLVM's global state. */
+void dt_codegen_shutdown(void);
+
+#endif

@@ -1,0 +1,42 @@
+/* common.h — the few things every module shares: the xmalloc family (abort on out-of-memory, so
+ * callers never thread ENOMEM through), a growable-array macro, and small utilities. Nothing here
+ * knows about BPF, LLVM or the language. */
+#ifndef DT_COMMON_H
+#define DT_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#define DT_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define DT_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define DT_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define DT_ALIGN(x, a) (((x) + (a) - 1) / (a) * (a))
+
+/* Allocation that never returns NULL: on failure it prints one line and aborts. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t sz);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+/* asprintf that aborts on failure. */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A growable array: declare `DT_VEC(int) v = {0};`, then DT_VEC_PUSH(&v, 3); free with free(v.v). */
+#define DT_VEC(T) struct { T *v; size_t n, cap; }
+#define DT_VEC_PUSH(vec, x)                                                                  \
+	do {                                                                                 \
+		if ((vec)->n == (vec)->cap) {                                                \
+			(vec)->cap = (vec)->cap ? (vec)->cap * 2 : 8;                        \
+			(vec)->v = xrealloc((vec)->v, (vec)->cap * sizeof(*(vec)->v));       \
+		}                                                                            \
+		(vec)->v[(vec)->n++] = (x);                                                  \
+	} while (0)
+
+/* Read a whole file into a NUL-terminated heap buffer; 0 or -errno. */
+int dt_read_file(const char *path, char **out, size_t *len);
+
+/* Monotonic clock in nanoseconds. */
+uint64_t dt_now_ns(void);
+
+#endif

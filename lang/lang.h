@@ -1,0 +1,416 @@
+/* lang.h — the public face of the language front end. It owns: the per-compilation arena, sources
+ * and spans, diagnostics, the AST (every node has a span), the type system and the byte layouts of
+ * everything a script stores (map keys and values, event payloads), and the passes that turn text
+ * into a checked program: lex, parse, check (names, types, probe validation). It knows nothing of
+ * LLVM or libbpf: codegen/ turns a checked program into BPF, runtime/ loads and prints it, and both
+ * read layouts from here so there is one definition of every byte. */
+#ifndef DT_LANG_H
+#define DT_LANG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---------------------------------------------------------------- arena */
+
+/* One arena per compilation: AST, types and interned strings live here; one call frees them. */
+typedef struct dt_arena dt_arena;
+dt_arena *dt_arena_new(void);
+void dt_arena_free(dt_arena *a);
+/* Zeroed, 16-byte aligned memory that lives until dt_arena_free. Never NULL. */
+void *dt_arena_alloc(dt_arena *a, size_t n);
+char *dt_arena_strndup(dt_arena *a, const char *s, size_t n);
+char *dt_arena_printf(dt_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---------------------------------------------------------------- sources, spans, diagnostics */
+
+/* A program text. `name` is what diagnostics print before the line: a path, "-e" or "stdin". The
+ * text is not copied: it must outlive every AST built from it. */
+typedef struct dt_source {
+	const char *name;
+	const char *text;
+	size_t len;
+} dt_source;
+
+/* A byte range [off, off+len) of a dt_source. */
+typedef struct dt_span {
+	uint32_t off, len;
+} dt_span;
+
+/* 1-based line and column of a byte offset. */
+void dt_source_linecol(const dt_source *src, uint32_t off, unsigned *line, unsigned *col);
+
+typedef enum dt_diag_level { DT_DIAG_ERROR, DT_DIAG_WARNING, DT_DIAG_NOTE } dt_diag_level;
+
+/* Diagnostics accumulate; the passes keep going where they safely can so one run reports several
+ * errors. They print as `file:line:col: error: message`, the source line, a `^~~~` underline, and
+ * an optional `hint:` line. */
+typedef struct dt_diags dt_diags;
+dt_diags *dt_diags_new(const dt_source *src);
+void dt_diags_free(dt_diags *d);
+void dt_diag(dt_diags *d, dt_diag_level lvl, dt_span at, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Attaches a hint ("did you mean 'comm'?") to the most recent diagnostic. */
+void dt_diag_hint(dt_diags *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int dt_diags_error_count(const dt_diags *d);
+void dt_diags_print(const dt_diags *d, FILE *out, bool color);
+
+/* ---------------------------------------------------------------- types */
+
+typedef enum dt_type_kind {
+	DT_T_NONE,   /* not yet known / error recovery: never reaches codegen */
+	DT_T_VOID,   /* statements, functions with no value (printf, clear, …) */
+	DT_T_INT,    /* integer; arithmetic is 64-bit, `size` is the storage size (1,2,4,8) */
+	DT_T_STR,    /* NUL-padded char array of `size` bytes (DT_STRLEN by default) */
+	DT_T_STACK,  /* a stack reference (struct dt_stack_ref, 16 bytes), see `stack` */
+	DT_T_TUPLE,  /* ordered elements at fixed offsets: map keys with several parts, printf args */
+	DT_T_KSYM,   /* u64 kernel address printed as a symbol (ksym(), func in kprobes) */
+	DT_T_USYM,   /* u64 user address + u32 pid, printed as a symbol (usym(), func in uprobes) */
+	DT_T_TIMESTAMP, /* unused for now; reserved */
+	DT_T_RECORD, /* a tracepoint's `args`: only valid as the base of a field access */
+	/* Map values produced by aggregation functions. */
+	DT_T_COUNT, DT_T_SUM, DT_T_AVG, DT_T_MIN, DT_T_MAX, DT_T_STATS, DT_T_HIST, DT_T_LHIST,
+} dt_type_kind;
+
+typedef enum dt_stack_kind {
+	DT_STACK_KERNEL,     /* kstack: bpf_get_stackid into a stack-trace map */
+	DT_STACK_USER_FP,    /* ustack: frame-pointer walk by the kernel (bpf_get_stackid, BPF_F_USER_STACK) */
+	DT_STACK_USER_DWARF, /* ustack_dwarf: the bpf-lib DWARF walker */
+} dt_stack_kind;
+
+typedef enum dt_stack_mode {
+	DT_STACKMODE_DEFAULT, /* bpftrace: `sym+off` one per line, indented */
+	DT_STACKMODE_PERF,    /* `addr sym+off (module)` */
+	DT_STACKMODE_RAW,     /* addresses only */
+} dt_stack_mode;
+
+#define DT_STRLEN 64              /* default string size, bytes including NUL (bpftrace's) */
+#define DT_STACK_DEFAULT_DEPTH 127 /* kstack/ustack/ustack_dwarf without an argument */
+#define DT_STACK_MAX_DEPTH 1024
+
+typedef struct dt_type dt_type;
+typedef struct dt_tp_field dt_tp_field;
+
+struct dt_type {
+	dt_type_kind kind;
+	uint32_t size;  /* storage bytes (key/value/event); 0 for VOID/NONE/RECORD */
+	uint32_t align; /* storage alignment: 1 or 8 */
+	bool is_signed; /* INT, SUM, MIN, MAX, AVG, STATS: how to print and compare */
+	union {
+		struct {
+			dt_stack_kind kind;
+			dt_stack_mode mode;
+			uint32_t depth;
+		} stack;
+		struct {
+			uint32_t n;
+			dt_type **elems;
+			uint32_t *offsets; /* byte offset of each element */
+		} tuple;
+		struct {
+			int64_t min, max, step; /* lhist(v, min, max, step) */
+		} lhist;
+		struct {
+			const char *subsys, *event; /* tracepoint of the record */
+			dt_tp_field *fields;
+			uint32_t nfields;
+		} record;
+	};
+};
+
+/* A tracepoint format field, from tracefs `events/SUBSYS/EVENT/format`. */
+struct dt_tp_field {
+	const char *name;
+	const char *ctype;   /* as written in the format file, e.g. "const char *" */
+	uint32_t offset, size;
+	bool is_signed;
+	bool is_data_loc;    /* __data_loc char[]: a (u16 len << 16 | u16 off) locator */
+	bool is_array;       /* char comm[16] and the like */
+	bool is_string;      /* char arrays, __data_loc char[], and `char *` (user or kernel pointer) */
+};
+
+/* Shared singletons for the simple types (never freed); composite types come from the arena. */
+const dt_type *dt_type_void(void);
+const dt_type *dt_type_int(bool is_signed, uint32_t size);
+const dt_type *dt_type_str(uint32_t size);
+bool dt_type_equal(const dt_type *a, const dt_type *b);
+/* Deep copy into another arena (the REPL keeps map types across compilations). */
+dt_type *dt_type_clone(dt_arena *a, const dt_type *t);
+/* Human spelling used in diagnostics and `-d types`: "int64", "uint64", "string[64]",
+ * "ustack_dwarf(127)", "(int64, string[16])", "hist", "lhist(0, 100, 10)", "count", … */
+const char *dt_type_name(dt_arena *a, const dt_type *t);
+bool dt_type_is_aggregation(const dt_type *t);
+
+/* ---------------------------------------------------------------- AST */
+
+typedef enum dt_provider {
+	DT_P_BEGIN, DT_P_END,
+	DT_P_INTERVAL,   /* interval:s|ms|us|hz:N — one CPU */
+	DT_P_PROFILE,    /* profile:s|ms|us|hz:N — every CPU */
+	DT_P_UPROBE, DT_P_URETPROBE,
+	DT_P_KPROBE, DT_P_KRETPROBE,
+	DT_P_TRACEPOINT, /* tracepoint:SUBSYS:EVENT */
+	DT_P_SOFTWARE,   /* software:EVENT[:PERIOD] */
+	DT_P_HARDWARE,   /* hardware:EVENT[:PERIOD] */
+	DT_P_XPROBE,     /* reserved for the xprobes issue */
+	DT_P__COUNT
+} dt_provider;
+
+typedef enum dt_time_unit { DT_UNIT_NONE, DT_UNIT_S, DT_UNIT_MS, DT_UNIT_US, DT_UNIT_HZ } dt_time_unit;
+
+/* One attach point, as written (after `-d ast` normalisation). */
+typedef struct dt_attach {
+	dt_provider provider;
+	dt_span span;
+	const char *text;     /* the whole attach point as written */
+	const char *target;   /* uprobe/uretprobe/xprobe: binary path or library name as written
+	                       * ("libc", "/usr/bin/bash"); tracepoint: subsystem;
+	                       * software/hardware: event name ("cpu-clock", "cycles"); else NULL */
+	const char *func;     /* uprobe/kprobe: symbol (may contain '*' wildcards); tracepoint: event */
+	uint64_t offset;      /* `symbol+offset` */
+	bool has_offset;
+	dt_time_unit unit;    /* interval/profile */
+	uint64_t rate;        /* interval/profile: N; software/hardware: period (0 = default) */
+	/* Set by dt_check. */
+	uint64_t period_ns;   /* interval/profile with s/ms/us: the period in ns; 0 when hz */
+	uint32_t index;       /* position among all attach points of the program (for naming) */
+} dt_attach;
+
+typedef enum dt_builtin {
+	DT_B_PID, DT_B_TID, DT_B_UID, DT_B_GID, DT_B_COMM, DT_B_NSECS, DT_B_ELAPSED, DT_B_CPU,
+	DT_B_CGROUP, DT_B_ARG /* argN, see builtin.arg */, DT_B_RETVAL, DT_B_FUNC, DT_B_PROBE,
+	DT_B_KSTACK, DT_B_USTACK, DT_B_USTACK_DWARF, DT_B_ARGS /* tracepoint args record */,
+	DT_B_RAND, DT_B_CURTASK,
+	DT_B__COUNT
+} dt_builtin;
+
+typedef enum dt_func {
+	DT_F_PRINTF, DT_F_PRINT, DT_F_CLEAR, DT_F_DELETE, DT_F_ZERO, DT_F_EXIT, DT_F_TIME, DT_F_STR,
+	DT_F_KSYM, DT_F_USYM,
+	DT_F_COUNT, DT_F_SUM, DT_F_AVG, DT_F_MIN, DT_F_MAX, DT_F_STATS, DT_F_HIST, DT_F_LHIST,
+	DT_F__COUNT
+} dt_func;
+
+typedef enum dt_binop {
+	DT_OP_NONE, /* plain `=` in an assignment */
+	DT_OP_ADD, DT_OP_SUB, DT_OP_MUL, DT_OP_DIV, DT_OP_MOD,
+	DT_OP_BAND, DT_OP_BOR, DT_OP_BXOR, DT_OP_SHL, DT_OP_SHR,
+	DT_OP_LAND, DT_OP_LOR,
+	DT_OP_EQ, DT_OP_NE, DT_OP_LT, DT_OP_LE, DT_OP_GT, DT_OP_GE,
+} dt_binop;
+
+typedef enum dt_unop {
+	DT_UOP_NEG, DT_UOP_LNOT, DT_UOP_BNOT,
+	DT_UOP_PREINC, DT_UOP_PREDEC, DT_UOP_POSTINC, DT_UOP_POSTDEC, /* operand: var or map */
+} dt_unop;
+
+typedef enum dt_expr_kind {
+	DT_E_INT, DT_E_STR, DT_E_BUILTIN, DT_E_VAR, DT_E_MAP, DT_E_CALL, DT_E_BINOP, DT_E_UNOP,
+	DT_E_TERNARY, DT_E_FIELD, DT_E_TUPLE, DT_E_POSPARAM,
+} dt_expr_kind;
+
+typedef struct dt_expr dt_expr;
+typedef struct dt_stmt dt_stmt;
+typedef struct dt_map_sym dt_map_sym;
+typedef struct dt_var_sym dt_var_sym;
+
+struct dt_expr {
+	dt_expr_kind kind;
+	dt_span span;
+	const dt_type *type; /* set by dt_check */
+	union {
+		struct { uint64_t value; } i;                       /* 42, 0x2a, 1e3? no: ints only */
+		struct { const char *s; uint32_t len; } str;         /* escapes already decoded */
+		struct {
+			dt_builtin id;
+			uint32_t arg;         /* argN: N */
+			uint32_t depth;       /* kstack/ustack/ustack_dwarf(N): N, or 0 = default */
+			dt_stack_mode mode;   /* kstack(perf) etc. */
+		} builtin;
+		struct { const char *name; dt_var_sym *sym; } var;   /* name includes the '$' */
+		struct {
+			const char *name;     /* "@" or "@name" */
+			dt_map_sym *sym;      /* set by dt_check */
+			dt_expr **keys;
+			uint32_t nkeys;       /* 0: scalar map (@x) */
+		} map;
+		struct {
+			dt_func id;
+			const char *name;
+			dt_expr **args;
+			uint32_t nargs;
+			/* Set by dt_check: */
+			uint32_t event_id;        /* printf/time/print(value): index into dt_program.events */
+			const dt_type *args_type; /* printf: tuple of the value args as sent in the event */
+		} call;
+		struct { dt_binop op; dt_expr *l, *r; } bin;
+		struct { dt_unop op; dt_expr *e; } un;
+		struct { dt_expr *cond, *t, *f; } tern;
+		struct {
+			dt_expr *base;
+			const char *field;
+			bool arrow;                 /* args->x rather than args.x */
+			const dt_tp_field *tp;      /* set by dt_check for tracepoint args */
+		} field;
+		struct { dt_expr **elems; uint32_t n; } tuple;
+		struct { uint32_t n; } posparam; /* $1, $2: substituted from the command line by dt_check */
+	};
+};
+
+typedef struct dt_stmt_list {
+	dt_stmt **v;
+	uint32_t n;
+} dt_stmt_list;
+
+typedef enum dt_stmt_kind {
+	DT_S_EXPR,    /* an expression evaluated for effect: calls, x++ */
+	DT_S_ASSIGN,  /* $x = e; @m[k] = e; @m[k] += e; @m[k] = count(); */
+	DT_S_IF,
+	DT_S_UNROLL,
+	DT_S_RETURN,
+	DT_S_BLOCK,
+} dt_stmt_kind;
+
+struct dt_stmt {
+	dt_stmt_kind kind;
+	dt_span span;
+	union {
+		dt_expr *expr;
+		struct {
+			dt_expr *target; /* DT_E_VAR or DT_E_MAP */
+			dt_binop op;     /* DT_OP_NONE for '=', else the compound operator of `op=` */
+			dt_expr *value;
+		} assign;
+		struct { dt_expr *cond; dt_stmt_list then, els; } if_;
+		struct { uint32_t count; dt_stmt_list body; } unroll;
+		dt_stmt_list block;
+	};
+};
+
+/* A script map. Its key and value types are fixed by the first use that determines them; every
+ * later use must agree (a clear diagnostic otherwise). */
+struct dt_map_sym {
+	const char *name;       /* "@" or "@name" */
+	dt_span decl;           /* first use */
+	const dt_type *key;     /* NULL for a scalar map; one element or a DT_T_TUPLE */
+	const dt_type *value;
+	uint32_t id;            /* index in dt_program.maps */
+};
+
+/* A scratch variable, scoped to one probe block (bpftrace's rule). */
+struct dt_var_sym {
+	const char *name;
+	dt_span decl;
+	const dt_type *type;
+	uint32_t id;            /* index in dt_probe.vars */
+};
+
+typedef struct dt_probe {
+	dt_span span;
+	dt_attach **attach;
+	uint32_t nattach;
+	dt_expr *pred;          /* NULL if none */
+	dt_stmt_list body;
+	bool angle_block;       /* written `< … >` rather than `{ … }` */
+	/* Set by dt_check. */
+	dt_var_sym **vars;
+	uint32_t nvars;
+	bool uses_ustack_dwarf; /* body or predicate evaluates ustack_dwarf */
+	bool pred_uses_ustack_dwarf;
+	uint32_t index;
+} dt_probe;
+
+/* Things the BPF side sends to userspace through the event ring buffer that need a table entry
+ * userspace can look up by id: a printf format, a time() format, a print() of a value. */
+typedef struct dt_event_desc {
+	dt_func func;           /* DT_F_PRINTF, DT_F_TIME, DT_F_PRINT (of a non-map value) */
+	const dt_expr *call;
+	const char *fmt;        /* printf/time format string (escapes decoded) */
+	const dt_type *args;    /* tuple type of the payload after struct dt_event_hdr */
+} dt_event_desc;
+
+typedef struct dt_program {
+	const dt_source *src;
+	dt_probe **probes;
+	uint32_t nprobes;
+	/* Set by dt_check. */
+	dt_map_sym **maps;
+	uint32_t nmaps;
+	dt_event_desc *events;
+	uint32_t nevents;
+	bool uses_ustack_dwarf;
+} dt_program;
+
+/* ---------------------------------------------------------------- passes */
+
+/* Prints the token stream, one token per line: `line:col KIND 'text'`. Used by `-d tokens`. */
+void dt_dump_tokens(const dt_source *src, FILE *out);
+
+/* Parses a whole program. Never NULL: on syntax errors the diagnostics say what was wrong and the
+ * returned program holds what could be recovered (check dt_diags_error_count before going on). */
+dt_program *dt_parse(dt_arena *a, const dt_source *src, dt_diags *d);
+
+/* How dt_check learns about the world and about maps that already exist (the REPL). All optional. */
+typedef struct dt_check_opts {
+	size_t sz;                  /* sizeof(struct dt_check_opts) */
+	/* Maps that already exist in a live session: return the types, or false if unknown. */
+	bool (*existing_map)(void *ctx, const char *name, const dt_type **key, const dt_type **value);
+	void *ctx;
+	/* Root of tracefs for tracepoint formats; NULL = /sys/kernel/tracing, then /sys/kernel/debug/tracing. */
+	const char *tracefs;
+	/* Positional parameters $1..$n from the command line. */
+	const char **params;
+	uint32_t nparams;
+} dt_check_opts;
+
+/* Resolves names, infers and checks types, validates attach points (units, rates, known software
+ * and hardware events, builtins allowed in the probe type: retval only in *retprobe, args only in
+ * tracepoints, …), fills the symbol tables and dt_program.events. 0 if no errors, else -EINVAL
+ * with diagnostics. */
+int dt_check(dt_program *p, dt_arena *a, dt_diags *d, const dt_check_opts *opts);
+
+/* `-d ast` and `-d types`: designed, stable renderings (golden-tested). */
+void dt_dump_ast(const dt_program *p, FILE *out);
+void dt_dump_types(const dt_program *p, FILE *out);
+
+/* Names for messages and completion. */
+const char *dt_provider_name(dt_provider p);
+const char *dt_builtin_name(dt_builtin b);
+const char *dt_func_name(dt_func f);
+/* All builtin and function names, NULL-terminated (REPL completion, "did you mean"). */
+const char *const *dt_builtin_names(void);
+const char *const *dt_func_names(void);
+
+/* ---------------------------------------------------------------- layouts (the bytes) */
+
+/* How a script map is stored in BPF: codegen writes keys and values this way, runtime creates the
+ * map and decodes it this way.
+ *   - key: the script key encoded with its type's layout (tuple offsets, strings NUL-padded, stack
+ *     refs as struct dt_stack_ref); a scalar map uses an 8-byte zero key.
+ *   - hist/lhist maps append a u64 bucket index after the key (user_key_size is where it starts);
+ *     the value is one u64 count per CPU.
+ *   - count/sum/min/max/avg/stats values are the structs of bpf-lib/dt_abi.h, one per CPU
+ *     (BPF_MAP_TYPE_PERCPU_HASH); every other value type is stored as itself in a BPF_MAP_TYPE_HASH.
+ */
+typedef struct dt_map_layout {
+	uint32_t bpf_map_type;   /* BPF_MAP_TYPE_HASH or BPF_MAP_TYPE_PERCPU_HASH */
+	uint32_t key_size;       /* bytes, including a hist bucket suffix */
+	uint32_t user_key_size;  /* bytes of the script's own key (0 + 8 zero bytes for scalar) */
+	uint32_t value_size;     /* bytes per CPU */
+	uint32_t max_entries;
+	bool percpu;
+	bool bucketed;           /* hist/lhist: key ends with a u64 bucket */
+} dt_map_layout;
+
+#define DT_MAP_MAX_ENTRIES 4096 /* bpftrace's default */
+
+void dt_map_layout_of(const dt_map_sym *m, dt_map_layout *out);
+
+/* hist(): bucket index of a value, and the bucket's lower bound, bpftrace's power-of-two buckets
+ * (index 0 holds negative values, 1 holds 0, 2 holds 1, then [2^k, 2^(k+1)) ). lhist(): index 0 is
+ * below min, then one per step, last is >= max. Shared by codegen's expectations and the printer. */
+uint32_t dt_hist_bucket(int64_t v);
+uint32_t dt_lhist_nbuckets(int64_t min, int64_t max, int64_t step);
+
+#endif
