@@ -359,6 +359,10 @@ typedef struct dt_check_opts {
 	void *ctx;
 	/* Root of tracefs for tracepoint formats; NULL = /sys/kernel/tracing, then /sys/kernel/debug/tracing. */
 	const char *tracefs;
+	/* Expands an attach point whose func (uprobe/kprobe) or event (tracepoint) has '*' wildcards:
+	 * sets *names to a malloc'd array of malloc'd concrete names (caller frees); 0 or -errno.
+	 * NULL, or no match: a diagnostic at the attach point. Each match becomes its own dt_attach. */
+	int (*expand)(void *ctx, const dt_attach *a, char ***names, uint32_t *n);
 	/* Positional parameters $1..$n from the command line. */
 	const char **params;
 	uint32_t nparams;
