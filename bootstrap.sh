@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# bootstrap.sh — one entry point that sets up, builds, demonstrates and tests dwarftrace on a fresh
+# Debian 12 machine, as root:
+#
+#   bash bootstrap.sh deps    install every Debian package the build, tests, VM and bench need
+#   bash bootstrap.sh build   deps, then configure and build into ./build (BUILD_DIR to change)
+#   bash bootstrap.sh demo    build, then profile a bundled program built without frame pointers
+#                             with ustack_dwarf and print its full stacks
+#   bash bootstrap.sh test    build, then run every test layer with ctest (unit, golden, runtime,
+#                             vm); the last line is ctest's "N% tests passed, N tests failed out of N"
+#
+# Everything is idempotent: packages already installed are not fetched again, the build directory
+# is reused. Non-interactive and quiet, so CI can run it with no terminal.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+BUILD_DIR=${BUILD_DIR:-$ROOT/build}
+BUILD_TYPE=${BUILD_TYPE:-RelWithDebInfo}
+
+# What each group of packages is for; all from Debian 12's archive.
+PKGS_BUILD="build-essential cmake pkg-config clang llvm-dev libbpf-dev libelf-dev libdw-dev
+	libreadline-dev zlib1g-dev binutils"
+PKGS_TEST="python3 bpftrace linux-perf time procps"
+PKGS_VM="qemu-system-x86 cpio busybox-static"
+
+say() { printf '==> %s\n' "$*" >&2; }
+die() { printf 'bootstrap.sh: %s\n' "$*" >&2; exit 1; }
+
+need_root() {
+	[ "$(id -u)" -eq 0 ] || die "run me as root (apt-get, and loading BPF programs, need it)"
+}
+
+deps() {
+	need_root
+	local missing=() p
+	for p in $PKGS_BUILD $PKGS_TEST $PKGS_VM; do
+		# dpkg-query tells "install ok installed" only for packages that are fully there.
+		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
+			missing+=("$p")
+		fi
+	done
+	if [ ${#missing[@]} -eq 0 ]; then
+		say "all packages present"
+		return 0
+	fi
+	say "installing: ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# BPF tracepoints and uprobes need tracefs; a fresh container or VM often lacks the mount.
+mount_tracefs() {
+	if [ ! -e /sys/kernel/tracing/events ] && [ ! -e /sys/kernel/debug/tracing/events ]; then
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
+			say "could not mount tracefs at /sys/kernel/tracing (tracepoint tests will fail)"
+	fi
+}
+
+build() {
+	deps
+	say "building into $BUILD_DIR ($BUILD_TYPE)"
+	cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" >/dev/null
+	cmake --build "$BUILD_DIR" -j"$(nproc)"
+}
+
+demo() {
+	build
+	mount_tracefs
+	local dt="$BUILD_DIR/runtime/dwarftrace" target="$BUILD_DIR/tests/targets/chain_nofp"
+	[ -x "$dt" ] || dt=$(find "$BUILD_DIR" -name dwarftrace -type f -perm -u+x | head -n1)
+	[ -x "$dt" ] || die "the build produced no dwarftrace binary"
+	say "chain_nofp was built with -O2 -fomit-frame-pointer: main -> a -> b -> c -> d burns CPU in d"
+	say "$dt -c '$target 2' -e 'profile:hz:99 < @[ustack_dwarf] = count(); >'"
+	"$dt" -c "$target 2" -e 'profile:hz:99 < @[ustack_dwarf] = count(); >'
+	say "the same program through libc's qsort (a callback; libc has no frame pointers either)"
+	"$dt" -c "$BUILD_DIR/tests/targets/qsort_cb_nofp 1" \
+		-e 'profile:hz:49 { @[ustack_dwarf] = count(); }'
+}
+
+run_tests() {
+	build
+	mount_tracefs
+	say "running every test layer (ctest)"
+	cd "$BUILD_DIR"
+	ctest --output-on-failure
+}
+
+case "${1:-}" in
+deps) deps ;;
+build) build ;;
+demo) demo ;;
+test) run_tests ;;
+*)
+	sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+	exit 2
+	;;
+esac

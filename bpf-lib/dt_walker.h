@@ -1,0 +1,240 @@
+/* dt_walker.h — the contract of the precompiled DWARF stack walker (bpf-lib/walker.bpf.c): the
+ * per-CPU state a generated entry program hands it, the status it leaves behind, the frames map it
+ * fills, and the table maps userspace (unwind/) fills for it. Included by the BPF C, by unwind/ and
+ * mirrored by codegen/; every layout is static-asserted so the three cannot drift.
+ *
+ * PROTOCOL (one direction: entry -> walker -> continuation)
+ *
+ *   1. The generated ENTRY program (same BPF program type as the walker it calls) looks up
+ *      key 0 of the walker state map (BPF_MAP_TYPE_PERCPU_ARRAY, value struct dt_walker_state),
+ *      writes `cont_slot` (its continuation's index in the continuation prog array) and
+ *      `max_depth` (1..DT_WALKER_MAX_FRAMES; 0 means DT_WALKER_DEFAULT_DEPTH; larger is clamped),
+ *      then does bpf_tail_call(ctx, walker_progs, DT_WALKER_SLOT_START). It writes nothing else.
+ *      If the tail call returns (walker not loaded) the entry program must treat ustack_dwarf as
+ *      unavailable (e.g. return 0 and count a loss).
+ *   2. The WALKER (slot DT_WALKER_SLOT_START) takes the user registers itself: from the ctx when
+ *      the event fired in user mode (perf_event, kprobe/uprobe ctx = pt_regs), otherwise from
+ *      bpf_task_pt_regs(bpf_get_current_task_btf()) (tracepoints, raw tracepoints, events in
+ *      kernel mode). It unwinds up to DT_WALKER_FRAMES_PER_CALL frames per program run and
+ *      tail-calls DT_WALKER_SLOT_STEP (the same body) to go deeper: at most
+ *      DT_WALKER_MAX_FRAMES / DT_WALKER_FRAMES_PER_CALL = 4 walker runs, so entry + walker runs +
+ *      continuation stay far under the kernel's 33 tail-call limit.
+ *   3. At the end the walker stores the frames in the frames map (BPF_MAP_TYPE_HASH,
+ *      key __u64, value struct dt_frames) under a key derived from a hash of the frames, so
+ *      identical stacks share one entry (a hash collision with different frames probes the next
+ *      keys; no silent overwrite), fills `result` (id = frames-map key, 0 when nothing could be
+ *      stored; pid = tgid; flags = enum dt_unwind_status in the low byte, DT_UNWIND_F_* bits
+ *      above), and tail-calls cont_progs[cont_slot].
+ *   4. The CONTINUATION reads state.result (key 0 of the same per-CPU state map) and runs the rest
+ *      of the probe body. Userspace reads frames with dt_unwinder_frames() (unwind/unwind.h).
+ *
+ * Tail calls only join programs of one type, so the walker object holds one (start, step) program
+ * pair, one walker prog array, one continuation prog array and one state map per program type in
+ * enum dt_walker_ptype; the frames map, the tables and the stats are shared by all of them.
+ *
+ * TABLES (userspace -> BPF, filled by unwind/)
+ *
+ *   procs    HASH  tgid -> struct dt_proc_maps: the executable mappings of a process, sorted by
+ *                  start, each pointing at an object id and a bias (pc - bias = ELF vaddr).
+ *   objects  ARRAY obj id -> struct dt_unwind_obj: where the object's rows are.
+ *   rows     ARRAY page -> struct dt_row_page: every object's rows, DT_ROWS_PER_PAGE per page,
+ *                  sorted by pc within an object; an object's rows start at a page boundary.
+ *                  6 bytes per row: a 4-byte pc (ELF vaddr, low 32 bits) + a 2-byte rule index.
+ *   rules    ARRAY rule index -> struct dt_unwind_rule: deduplicated across all objects.
+ *   requests RINGBUF of struct dt_unwind_req: the walker asks userspace for tables.
+ *   wstats   PERCPU_ARRAY of enum dt_walker_stat counters.
+ *
+ * Map names in the object (unwind/ finds them by name): wprogs_SFX, cprogs_SFX, wstate_SFX for
+ * SFX in perf, kprobe, tp, rawtp; frames, procs, objects, rows, rules, requests, throttle, wstats.
+ * Programs: dt_walk_start_SFX, dt_walk_step_SFX, and the raw tracepoints dt_follow_exec and
+ * dt_follow_exit (they delete the procs entry of a process that execs or exits and tell
+ * userspace with DT_REQ_EXEC / DT_REQ_EXIT).
+ */
+#ifndef DT_WALKER_H
+#define DT_WALKER_H
+
+#include "dt_abi.h"
+
+/* ---------------------------------------------------------------- limits */
+
+#define DT_WALKER_MAX_FRAMES 128      /* frames buffer; max_depth is clamped to this */
+#define DT_WALKER_DEFAULT_DEPTH 127   /* max_depth == 0 */
+#define DT_WALKER_FRAMES_PER_CALL 32  /* frames unwound per walker program run */
+#define DT_WALKER_MAX_RUNS (DT_WALKER_MAX_FRAMES / DT_WALKER_FRAMES_PER_CALL)
+#define DT_MAX_MAPPINGS 256           /* executable mappings per process */
+#define DT_ROWS_PER_PAGE 512          /* rows per struct dt_row_page (a power of two) */
+#define DT_ROWS_PAGE_SHIFT 9
+#define DT_MAX_RULES 65536            /* rule indexes are __u16 */
+#define DT_MAX_OBJECTS 4096
+#define DT_UNWIND_REQ_RINGBUF_SIZE (1u << 18)
+#define DT_UNWIND_REQ_INTERVAL_NS 50000000ull /* per-pid throttle of requests: 50 ms */
+#define DT_FRAMES_HASH_PROBES 4       /* keys tried when a frames hash collides */
+#define DT_WALKER_CONT_SLOTS 256      /* entries of every continuation prog array */
+
+/* Slots of every walker prog array. */
+#define DT_WALKER_SLOT_START 0
+#define DT_WALKER_SLOT_STEP 1
+
+/* The program types a walker is loaded for; map and program names carry the suffix. */
+enum dt_walker_ptype {
+	DT_WPT_PERF_EVENT = 0,  /* suffix _perf:  perf_event (profile:, interval:, software:) */
+	DT_WPT_KPROBE = 1,      /* suffix _kprobe: kprobe, kretprobe, uprobe, uretprobe */
+	DT_WPT_TRACEPOINT = 2,  /* suffix _tp:    tracepoint */
+	DT_WPT_RAW_TP = 3,      /* suffix _rawtp: raw_tracepoint */
+	DT_WPT__COUNT = 4,
+};
+
+/* ---------------------------------------------------------------- status */
+
+/* The low byte of dt_stack_ref.flags for ustack_dwarf (and dt_frames.status). */
+enum dt_unwind_status {
+	DT_UNWIND_NONE = 0,            /* the walker did not run (never seen in a result) */
+	DT_UNWIND_COMPLETE = 1,        /* reached the ABI's end of stack (RA undefined or zero) */
+	DT_UNWIND_TRUNCATED_DEPTH = 2, /* max_depth frames recorded before the end */
+	DT_UNWIND_TRUNCATED_TAILCALLS = 3, /* a self tail call failed; frames so far recorded */
+	DT_UNWIND_NO_TABLES = 4,       /* pid unknown or a PC in no known mapping: request sent,
+				        * the frames so far (at least the first) recorded */
+	DT_UNWIND_ERR_READ = 5,        /* bpf_probe_read_user of the stack failed (page not present) */
+	DT_UNWIND_ERR_CFA = 6,         /* CFA or RA invalid (zero, not increasing, unknown rule) */
+	DT_UNWIND_ERR_NO_USER = 7,     /* no user context (kernel thread) */
+	DT_UNWIND_ERR_STORE = 8,       /* frames map full: result.id = 0, nothing stored */
+	DT_UNWIND_ERR_NO_CFI = 9,      /* a PC without CFI and no usable frame pointer */
+	/* Flag bits above the low byte. */
+	DT_UNWIND_F_FP_FALLBACK = 0x100, /* at least one frame unwound with frame pointers */
+	DT_UNWIND_F_SIGNAL = 0x200,      /* the stack crosses a signal frame */
+};
+#define DT_UNWIND_STATUS_MASK 0xffu
+
+/* Counters in the walker's wstats map (per CPU, __u64 each); unwind/ sums them for -v. */
+enum dt_walker_stat {
+	DT_WSTAT_WALKS = 0,        /* walks started */
+	DT_WSTAT_FRAMES = 1,       /* frames recorded */
+	DT_WSTAT_REQ_SENT = 2,     /* requests sent */
+	DT_WSTAT_REQ_LOST = 3,     /* request ring buffer full (same meaning as DT_STAT_DWARF_REQ_LOST) */
+	DT_WSTAT_REQ_THROTTLED = 4,/* request suppressed by the per-pid throttle */
+	DT_WSTAT_NO_TABLES = 5,    /* walks ending DT_UNWIND_NO_TABLES */
+	DT_WSTAT_FP_FALLBACK = 6,  /* frames unwound by frame pointer */
+	DT_WSTAT_ERR_READ = 7,
+	DT_WSTAT_ERR_CFA = 8,
+	DT_WSTAT_STORE_FAIL = 9,   /* frames map full: stack dropped */
+	DT_WSTAT_HASH_COLLIDE = 10,/* a frames hash collision (resolved by probing) */
+	DT_WSTAT_TRUNC_DEPTH = 11,
+	DT_WSTAT_TRUNC_TAILCALL = 12,
+	DT_WSTAT_COMPLETE = 13,
+	DT_WSTAT__COUNT = 16,
+};
+
+/* ---------------------------------------------------------------- per-CPU state */
+
+/* Value of the frames map (key: __u64 result.id). pc[0] is the sampled pc; later entries are
+ * return addresses as read from the stack (symbolize pc[i] - 1 for i > 0 so the address falls
+ * inside the call instruction's line). Only nframes entries are meaningful. */
+struct dt_frames {
+	__u32 nframes;
+	__u32 flags;        /* as dt_stack_ref.flags */
+	__u64 pc[DT_WALKER_MAX_FRAMES];
+};
+DT_ABI_ASSERT(sizeof(struct dt_frames) == 8 + 8 * DT_WALKER_MAX_FRAMES, "dt_frames");
+
+struct dt_walker_state {
+	/* Written by the entry program. */
+	__u32 cont_slot;
+	__u32 max_depth;
+	/* Written by the walker before it tail-calls the continuation. */
+	struct dt_stack_ref result;
+	/* Walker-private from here on. */
+	__u32 runs;         /* walker program runs in this walk */
+	__u32 pc_exact;     /* the current pc is not a return address (frame 0, after a signal) */
+	__u64 rip, rsp, rbp;
+	__u64 pad;
+	struct dt_frames fr; /* the stack so far; stored as is into the frames map */
+};
+DT_ABI_ASSERT(__builtin_offsetof(struct dt_walker_state, cont_slot) == 0, "walker cont_slot");
+DT_ABI_ASSERT(__builtin_offsetof(struct dt_walker_state, max_depth) == 4, "walker max_depth");
+DT_ABI_ASSERT(__builtin_offsetof(struct dt_walker_state, result) == 8, "walker result");
+DT_ABI_ASSERT(__builtin_offsetof(struct dt_walker_state, fr) == 64, "walker frames");
+DT_ABI_ASSERT(sizeof(struct dt_walker_state) == 64 + sizeof(struct dt_frames), "walker state");
+
+/* ---------------------------------------------------------------- tables */
+
+/* How the CFA is computed. */
+enum dt_cfa_kind {
+	DT_CFA_UNDEF = 0,   /* no CFI at this pc (gap between FDEs): frame-pointer fallback */
+	DT_CFA_RSP = 1,     /* cfa = rsp + cfa_off */
+	DT_CFA_RBP = 2,     /* cfa = rbp + cfa_off */
+	DT_CFA_PLT = 3,     /* the PLT expression: cfa = rsp + 8 + ((rip & 15) >= 11 ? 8 : 0) */
+	DT_CFA_SIGNAL = 4,  /* __restore_rt: rsp points at the ucontext of an rt_sigframe */
+	DT_CFA_END = 5,     /* outermost frame: return address undefined, the stack ends here */
+	DT_CFA_DEREF_RBP = 6, /* cfa = [rbp + cfa_off] (gcc's stack realignment in main & co.) */
+};
+
+/* How a register (rbp, or the return address) is recovered. */
+enum dt_reg_kind {
+	DT_REG_SAME = 0,    /* unchanged (callee-saved, not saved by this frame) */
+	DT_REG_OFFSET = 1,  /* saved at [cfa + off] */
+	DT_REG_UNDEF = 2,   /* undefined (for the RA: end of stack) */
+	DT_REG_RBP_REL = 3, /* (rbp only) saved at [rbp + off], rbp being this frame's rbp */
+};
+
+/* One deduplicated rule; rows point at it by index. Index 0 is always {DT_CFA_UNDEF}. */
+struct dt_unwind_rule {
+	__u8 cfa_kind;      /* enum dt_cfa_kind */
+	__u8 rbp_kind;      /* enum dt_reg_kind */
+	__u8 ra_kind;       /* enum dt_reg_kind */
+	__u8 arg;           /* DT_CFA_PLT: the threshold (11 for .plt, 10 for some .plt.sec) */
+	__s32 cfa_off;
+	__s32 rbp_off;
+	__s32 ra_off;
+};
+DT_ABI_ASSERT(sizeof(struct dt_unwind_rule) == 16, "dt_unwind_rule");
+
+struct dt_row_page {
+	__u32 pc[DT_ROWS_PER_PAGE];   /* ELF vaddr (low 32 bits) where the rule starts */
+	__u16 rule[DT_ROWS_PER_PAGE]; /* index into the rules map */
+};
+DT_ABI_ASSERT(sizeof(struct dt_row_page) == 6 * DT_ROWS_PER_PAGE, "dt_row_page");
+
+/* An object's rows: global row indexes [row_start, row_start + nrows), row_start a multiple of
+ * DT_ROWS_PER_PAGE. nrows == 0 means "known, no CFI": every pc unwinds by frame pointer. */
+struct dt_unwind_obj {
+	__u32 row_start;
+	__u32 nrows;
+	__u32 gen;          /* bumped when the id is reused, for userspace's bookkeeping */
+	__u32 pad;
+};
+DT_ABI_ASSERT(sizeof(struct dt_unwind_obj) == 16, "dt_unwind_obj");
+
+#define DT_OBJ_NONE 0xffffffffu /* mapping without tables (anonymous executable memory, JIT) */
+
+struct dt_mapping {
+	__u64 start, end;   /* [start, end) in the process */
+	__u64 bias;         /* pc - bias = the object's ELF vaddr */
+	__u32 obj_id;       /* objects index, or DT_OBJ_NONE */
+	__u32 pad;
+};
+DT_ABI_ASSERT(sizeof(struct dt_mapping) == 32, "dt_mapping");
+
+struct dt_proc_maps {
+	__u32 n;            /* mappings used, sorted by start, non-overlapping */
+	__u32 pad;
+	struct dt_mapping m[DT_MAX_MAPPINGS];
+};
+DT_ABI_ASSERT(sizeof(struct dt_proc_maps) == 8 + 32 * DT_MAX_MAPPINGS, "dt_proc_maps");
+
+/* ---------------------------------------------------------------- requests */
+
+enum dt_unwind_req_kind {
+	DT_REQ_PID = 1,     /* pid has no procs entry: build its tables */
+	DT_REQ_PC = 2,      /* pc in no known mapping (dlopen, new mapping): re-read the maps */
+	DT_REQ_EXIT = 3,    /* process exited (sched_process_exit of the group leader) */
+	DT_REQ_EXEC = 4,    /* process exec'd (sched_process_exec): its maps are all new */
+};
+
+struct dt_unwind_req {
+	__u32 kind;         /* enum dt_unwind_req_kind */
+	__u32 pid;          /* tgid */
+	__u64 pc;
+};
+DT_ABI_ASSERT(sizeof(struct dt_unwind_req) == 16, "dt_unwind_req");
+
+#endif

@@ -1,0 +1,582 @@
+// SPDX-License-Identifier: GPL-2.0
+/* walker.bpf.c — the precompiled DWARF stack walker behind ustack_dwarf (protocol: dt_walker.h).
+ * One walker body, instantiated as a (start, step) program pair per program type because tail
+ * calls only join programs of one type. Per frame: find the pc's mapping in the process's mapping
+ * table, binary-search the object's compact rows, apply the rule (CFA from rsp/rbp, the PLT
+ * expression, a signal frame's ucontext), read the return address and saved rbp from the user
+ * stack, and fall back to frame pointers where there is no CFI. The frame loop runs in bpf_loop so
+ * the verifier checks one iteration, not DT_WALKER_FRAMES_PER_CALL copies of it. Unknown
+ * processes and mappings are requested from userspace (rate-limited) instead of guessed. */
+#include <linux/bpf.h>
+#include <linux/bpf_perf_event.h>
+#include <linux/ptrace.h>
+#include <bpf/bpf_helpers.h>
+
+#include "dt_walker.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* ---------------------------------------------------------------- maps */
+
+#define WALKER_MAPS(sfx)                                                                    \
+	struct {                                                                            \
+		__uint(type, BPF_MAP_TYPE_PROG_ARRAY);                                      \
+		__uint(max_entries, 2);                                                     \
+		__type(key, __u32);                                                         \
+		__type(value, __u32);                                                       \
+	} wprogs_##sfx SEC(".maps");                                                        \
+	struct {                                                                            \
+		__uint(type, BPF_MAP_TYPE_PROG_ARRAY);                                      \
+		__uint(max_entries, DT_WALKER_CONT_SLOTS);                                  \
+		__type(key, __u32);                                                         \
+		__type(value, __u32);                                                       \
+	} cprogs_##sfx SEC(".maps");                                                        \
+	struct {                                                                            \
+		__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);                                    \
+		__uint(max_entries, 1);                                                     \
+		__type(key, __u32);                                                         \
+		__type(value, struct dt_walker_state);                                      \
+	} wstate_##sfx SEC(".maps");
+
+WALKER_MAPS(perf)
+WALKER_MAPS(kprobe)
+WALKER_MAPS(tp)
+WALKER_MAPS(rawtp)
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384); /* set by unwind/ */
+	__type(key, __u64);
+	__type(value, struct dt_frames);
+} frames SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024); /* set by unwind/ */
+	__type(key, __u32);
+	__type(value, struct dt_proc_maps);
+} procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, DT_MAX_OBJECTS);
+	__type(key, __u32);
+	__type(value, struct dt_unwind_obj);
+} objects SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1024); /* set by unwind/ from the memory budget */
+	__type(key, __u32);
+	__type(value, struct dt_row_page);
+} rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, DT_MAX_RULES);
+	__type(key, __u32);
+	__type(value, struct dt_unwind_rule);
+} rules SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, DT_UNWIND_REQ_RINGBUF_SIZE);
+} requests SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u64);
+} throttle SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, DT_WSTAT__COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} wstats SEC(".maps");
+
+/* ---------------------------------------------------------------- helpers */
+
+static __always_inline void stat_inc(__u32 which)
+{
+	__u64 *v = bpf_map_lookup_elem(&wstats, &which);
+
+	if (v)
+		(*v)++;
+}
+
+/* One request per pid per DT_UNWIND_REQ_INTERVAL_NS: a busy unknown process sampled at 999 Hz
+ * must not flood the ring buffer while userspace is still reading its ELF files. */
+static __always_inline void send_req(__u32 kind, __u32 pid, __u64 pc)
+{
+	struct dt_unwind_req req = {.kind = kind, .pid = pid, .pc = pc};
+	__u64 now = bpf_ktime_get_ns(), *last;
+
+	last = bpf_map_lookup_elem(&throttle, &pid);
+	if (last && now - *last < DT_UNWIND_REQ_INTERVAL_NS) {
+		stat_inc(DT_WSTAT_REQ_THROTTLED);
+		return;
+	}
+	bpf_map_update_elem(&throttle, &pid, &now, BPF_ANY);
+	if (bpf_ringbuf_output(&requests, &req, sizeof(req), 0) < 0)
+		stat_inc(DT_WSTAT_REQ_LOST);
+	else
+		stat_inc(DT_WSTAT_REQ_SENT);
+}
+
+static __always_inline void set_status(struct dt_walker_state *st, __u32 status)
+{
+	st->fr.flags = (st->fr.flags & ~DT_UNWIND_STATUS_MASK) | status;
+}
+
+/* struct pt_regs offsets (x86-64 uapi layout = kernel layout). */
+#define PTR_RBP 32
+#define PTR_RIP 128
+#define PTR_CS 136
+#define PTR_RSP 152
+
+/* The user registers at the event: from the ctx when it holds user-mode registers, else the
+ * registers saved at kernel entry (task_pt_regs), which for a user task are its user state. */
+static __always_inline int take_regs(struct pt_regs *ctxregs, struct dt_walker_state *st)
+{
+	__u64 cs = 0;
+	char *tr;
+
+	if (ctxregs && (ctxregs->cs & 3) == 3) {
+		st->rip = ctxregs->rip;
+		st->rsp = ctxregs->rsp;
+		st->rbp = ctxregs->rbp;
+		return 0;
+	}
+	tr = (char *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	if (!tr)
+		return -1;
+	bpf_probe_read_kernel(&cs, sizeof(cs), tr + PTR_CS);
+	if ((cs & 3) != 3)
+		return -1; /* kernel thread: no user stack */
+	bpf_probe_read_kernel(&st->rip, sizeof(st->rip), tr + PTR_RIP);
+	bpf_probe_read_kernel(&st->rsp, sizeof(st->rsp), tr + PTR_RSP);
+	bpf_probe_read_kernel(&st->rbp, sizeof(st->rbp), tr + PTR_RBP);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- one frame */
+
+struct step_ctx {
+	void *wstate;
+	__u32 pid;
+	__u32 done;
+};
+
+/* The mapping of `pc`, by binary search over the sorted mappings. */
+static __always_inline const struct dt_mapping *find_mapping(const struct dt_proc_maps *pm, __u64 pc)
+{
+	__u32 lo = 0, hi = pm->n, mid, i;
+
+	if (hi > DT_MAX_MAPPINGS)
+		hi = DT_MAX_MAPPINGS;
+	for (i = 0; i < 9; i++) { /* log2(DT_MAX_MAPPINGS) + 1 */
+		if (lo >= hi)
+			break;
+		mid = (lo + hi) / 2;
+		if (pm->m[mid & (DT_MAX_MAPPINGS - 1)].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return 0;
+	lo = (lo - 1) & (DT_MAX_MAPPINGS - 1);
+	if (pc >= pm->m[lo].end)
+		return 0;
+	return &pm->m[lo];
+}
+
+struct bsearch_ctx {
+	__u32 lo, hi, rel, err;
+};
+
+/* One step of the rows binary search, in a bpf_loop callback: inlined, 23 steps with a map
+ * lookup each multiply the verifier's states past its limit. */
+static long bsearch_cb(__u32 i, struct bsearch_ctx *bc)
+{
+	__u32 mid, page;
+	struct dt_row_page *p;
+
+	if (bc->lo >= bc->hi)
+		return 1;
+	mid = bc->lo + (bc->hi - bc->lo) / 2;
+	page = mid >> DT_ROWS_PAGE_SHIFT;
+	p = bpf_map_lookup_elem(&rows, &page);
+	if (!p) {
+		bc->err = 1;
+		return 1;
+	}
+	if (p->pc[mid & (DT_ROWS_PER_PAGE - 1)] <= bc->rel)
+		bc->lo = mid + 1;
+	else
+		bc->hi = mid;
+	return 0;
+}
+
+/* The rule for object-relative `rel`, or 0 when the object has no row at or before it. */
+static __always_inline const struct dt_unwind_rule *find_rule(const struct dt_unwind_obj *obj, __u32 rel)
+{
+	struct bsearch_ctx bc = {.lo = obj->row_start, .hi = obj->row_start + obj->nrows, .rel = rel};
+	struct dt_row_page *p;
+	__u32 page, ruleidx, lo;
+
+	bpf_loop(23, bsearch_cb, &bc, 0); /* up to 4M rows per object (unwind/ enforces it) */
+	if (bc.err || bc.lo == obj->row_start)
+		return 0;
+	lo = bc.lo - 1;
+	page = lo >> DT_ROWS_PAGE_SHIFT;
+	p = bpf_map_lookup_elem(&rows, &page);
+	if (!p)
+		return 0;
+	ruleidx = p->rule[lo & (DT_ROWS_PER_PAGE - 1)];
+	return bpf_map_lookup_elem(&rules, &ruleidx);
+}
+
+static __always_inline int read_user(__u64 *dst, __u64 addr)
+{
+	return bpf_probe_read_user(dst, sizeof(*dst), (const void *)addr);
+}
+
+/* Frame-pointer step: [rbp] = caller's rbp, [rbp+8] = return address. */
+static __always_inline int fp_step(struct dt_walker_state *st)
+{
+	__u64 rbp = st->rbp, ra = 0, nrbp = 0;
+
+	if (rbp < st->rsp || (rbp & 7)) {
+		set_status(st, DT_UNWIND_ERR_NO_CFI);
+		return 1;
+	}
+	if (read_user(&nrbp, rbp) || read_user(&ra, rbp + 8)) {
+		set_status(st, DT_UNWIND_ERR_READ);
+		stat_inc(DT_WSTAT_ERR_READ);
+		return 1;
+	}
+	st->fr.flags |= DT_UNWIND_F_FP_FALLBACK;
+	stat_inc(DT_WSTAT_FP_FALLBACK);
+	st->rsp = rbp + 16;
+	st->rbp = nrbp;
+	st->rip = ra;
+	st->pc_exact = 0;
+	if (ra == 0) {
+		set_status(st, DT_UNWIND_COMPLETE);
+		return 1;
+	}
+	return 0;
+}
+
+/* Unwinds one frame; returns 1 when the walk is over (status set). */
+static long step_cb(__u32 idx, struct step_ctx *sc)
+{
+	const struct dt_unwind_rule *r;
+	const struct dt_unwind_obj *obj;
+	const struct dt_mapping *m;
+	struct dt_walker_state *st;
+	struct dt_proc_maps *pm;
+	__u64 cfa, ra = 0, rbp, pc;
+	__u32 zero = 0, n, rel;
+
+	st = bpf_map_lookup_elem(sc->wstate, &zero);
+	if (!st)
+		goto stop;
+	n = st->fr.nframes;
+	if (n >= st->max_depth || n >= DT_WALKER_MAX_FRAMES) {
+		set_status(st, DT_UNWIND_TRUNCATED_DEPTH);
+		stat_inc(DT_WSTAT_TRUNC_DEPTH);
+		goto stop;
+	}
+	pc = st->rip;
+	st->fr.pc[n & (DT_WALKER_MAX_FRAMES - 1)] = pc;
+	st->fr.nframes = n + 1;
+	stat_inc(DT_WSTAT_FRAMES);
+
+	pm = bpf_map_lookup_elem(&procs, &sc->pid);
+	if (!pm) {
+		send_req(DT_REQ_PID, sc->pid, pc);
+		goto no_tables;
+	}
+	m = find_mapping(pm, pc);
+	if (!m) {
+		send_req(DT_REQ_PC, sc->pid, pc);
+		goto no_tables;
+	}
+	if (m->obj_id == DT_OBJ_NONE)
+		goto fallback;
+	obj = bpf_map_lookup_elem(&objects, &m->obj_id);
+	if (!obj || obj->nrows == 0)
+		goto fallback;
+	/* A return address points after the call; the caller's row is the one of the call. */
+	rel = (__u32)(pc - m->bias) - (st->pc_exact ? 0 : 1);
+	r = find_rule(obj, rel);
+	if (!r)
+		goto fallback;
+
+	switch (r->cfa_kind) {
+	case DT_CFA_RSP:
+		cfa = st->rsp + (__s64)r->cfa_off;
+		break;
+	case DT_CFA_RBP:
+		cfa = st->rbp + (__s64)r->cfa_off;
+		break;
+	case DT_CFA_PLT:
+		cfa = st->rsp + (__s64)r->cfa_off + ((pc & 15) >= r->arg ? 8 : 0);
+		break;
+	case DT_CFA_DEREF_RBP:
+		if (read_user(&cfa, st->rbp + (__s64)r->cfa_off))
+			goto read_err;
+		break;
+	case DT_CFA_SIGNAL: {
+		/* rsp points at the rt_sigframe's ucontext: uc_mcontext starts at +40, and in it
+		 * rbp is at +80, rsp at +120, rip at +128. */
+		__u64 base = st->rsp, nrsp = 0, nrip = 0;
+
+		rbp = 0;
+		if (read_user(&rbp, base + 120) || read_user(&nrsp, base + 160) ||
+		    read_user(&nrip, base + 168))
+			goto read_err;
+		st->rbp = rbp;
+		st->rsp = nrsp;
+		st->rip = nrip;
+		st->pc_exact = 1;
+		st->fr.flags |= DT_UNWIND_F_SIGNAL;
+		if (nrip == 0) {
+			set_status(st, DT_UNWIND_COMPLETE);
+			goto stop;
+		}
+		return 0;
+	}
+	case DT_CFA_END:
+		set_status(st, DT_UNWIND_COMPLETE);
+		stat_inc(DT_WSTAT_COMPLETE);
+		goto stop;
+	case DT_CFA_UNDEF:
+		goto fallback;
+	default:
+		goto cfa_err;
+	}
+	if (cfa <= st->rsp && r->cfa_kind != DT_CFA_DEREF_RBP)
+		goto cfa_err; /* the stack grows down: a caller's CFA is above our rsp */
+	if (r->ra_kind != DT_REG_OFFSET)
+		goto cfa_err;
+	if (read_user(&ra, cfa + (__s64)r->ra_off))
+		goto read_err;
+	rbp = st->rbp;
+	if (r->rbp_kind == DT_REG_OFFSET) {
+		if (read_user(&rbp, cfa + (__s64)r->rbp_off))
+			goto read_err;
+	} else if (r->rbp_kind == DT_REG_RBP_REL) {
+		if (read_user(&rbp, st->rbp + (__s64)r->rbp_off))
+			goto read_err;
+	} else if (r->rbp_kind == DT_REG_UNDEF) {
+		rbp = 0;
+	}
+	st->rsp = cfa;
+	st->rbp = rbp;
+	st->rip = ra;
+	st->pc_exact = 0;
+	if (ra == 0) {
+		set_status(st, DT_UNWIND_COMPLETE);
+		stat_inc(DT_WSTAT_COMPLETE);
+		goto stop;
+	}
+	return 0;
+
+fallback:
+	if (fp_step(st))
+		goto stop;
+	return 0;
+no_tables:
+	set_status(st, DT_UNWIND_NO_TABLES);
+	stat_inc(DT_WSTAT_NO_TABLES);
+	goto stop;
+read_err:
+	set_status(st, DT_UNWIND_ERR_READ);
+	stat_inc(DT_WSTAT_ERR_READ);
+	goto stop;
+cfa_err:
+	set_status(st, DT_UNWIND_ERR_CFA);
+	stat_inc(DT_WSTAT_ERR_CFA);
+stop:
+	sc->done = 1;
+	return 1;
+}
+
+/* ---------------------------------------------------------------- storing the stack */
+
+struct hash_ctx {
+	void *wstate;
+	__u64 h;
+};
+
+static long hash_cb(__u32 i, struct hash_ctx *hc)
+{
+	struct dt_walker_state *st;
+	__u32 zero = 0;
+
+	st = bpf_map_lookup_elem(hc->wstate, &zero);
+	if (!st || i >= st->fr.nframes)
+		return 1;
+	hc->h = (hc->h ^ st->fr.pc[i & (DT_WALKER_MAX_FRAMES - 1)]) * 0x100000001b3ull;
+	hc->h ^= hc->h >> 29;
+	return 0;
+}
+
+struct cmp_ctx {
+	void *wstate;
+	struct dt_frames *other;
+	__u32 differ;
+};
+
+static long cmp_cb(__u32 i, struct cmp_ctx *cc)
+{
+	struct dt_walker_state *st;
+	__u32 zero = 0;
+
+	st = bpf_map_lookup_elem(cc->wstate, &zero);
+	if (!st) {
+		cc->differ = 1;
+		return 1;
+	}
+	if (i >= st->fr.nframes)
+		return 1;
+	if (st->fr.pc[i & (DT_WALKER_MAX_FRAMES - 1)] != cc->other->pc[i & (DT_WALKER_MAX_FRAMES - 1)]) {
+		cc->differ = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* Stores the frames under a hash of their content; an identical stack already there is shared. */
+static __always_inline __u64 store_frames(void *wstate, struct dt_walker_state *st)
+{
+	struct hash_ctx hc = {.wstate = wstate, .h = 0xcbf29ce484222325ull ^ st->fr.flags};
+	struct dt_frames *old;
+	__u64 key;
+	int i;
+
+	bpf_loop(DT_WALKER_MAX_FRAMES, hash_cb, &hc, 0);
+	key = hc.h ^ ((__u64)st->fr.nframes << 56);
+	for (i = 0; i < DT_FRAMES_HASH_PROBES; i++, key++) {
+		if (key == 0)
+			key = 1; /* 0 means "nothing stored" */
+		if (bpf_map_update_elem(&frames, &key, &st->fr, BPF_NOEXIST) == 0)
+			return key;
+		old = bpf_map_lookup_elem(&frames, &key);
+		if (!old)
+			break; /* not EEXIST: the map is full */
+		if (old->nframes == st->fr.nframes && old->flags == st->fr.flags) {
+			struct cmp_ctx cc = {.wstate = wstate, .other = old};
+
+			bpf_loop(DT_WALKER_MAX_FRAMES, cmp_cb, &cc, 0);
+			if (!cc.differ)
+				return key;
+		}
+		stat_inc(DT_WSTAT_HASH_COLLIDE);
+	}
+	stat_inc(DT_WSTAT_STORE_FAIL);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- the walker body */
+
+static __always_inline int walk(void *ctx, struct pt_regs *ctxregs, void *wprogs, void *cprogs,
+				void *wstate, int start)
+{
+	struct step_ctx sc = {.wstate = wstate};
+	struct dt_walker_state *st;
+	__u32 zero = 0, status;
+	__u64 id;
+
+	st = bpf_map_lookup_elem(wstate, &zero);
+	if (!st)
+		return 0;
+	sc.pid = bpf_get_current_pid_tgid() >> 32;
+	if (start) {
+		stat_inc(DT_WSTAT_WALKS);
+		st->fr.nframes = 0;
+		st->fr.flags = 0;
+		st->runs = 0;
+		st->pc_exact = 1;
+		if (st->max_depth == 0)
+			st->max_depth = DT_WALKER_DEFAULT_DEPTH;
+		if (st->max_depth > DT_WALKER_MAX_FRAMES)
+			st->max_depth = DT_WALKER_MAX_FRAMES;
+		if (sc.pid == 0 || take_regs(ctxregs, st) < 0) {
+			set_status(st, DT_UNWIND_ERR_NO_USER);
+			goto finish;
+		}
+	}
+	st->runs++;
+	bpf_loop(DT_WALKER_FRAMES_PER_CALL, step_cb, &sc, 0);
+	if (!sc.done) {
+		if (st->runs < DT_WALKER_MAX_RUNS + 1)
+			bpf_tail_call(ctx, wprogs, DT_WALKER_SLOT_STEP);
+		/* Only reached when the tail call failed. */
+		set_status(st, DT_UNWIND_TRUNCATED_TAILCALLS);
+		stat_inc(DT_WSTAT_TRUNC_TAILCALL);
+	}
+finish:
+	status = st->fr.flags & DT_UNWIND_STATUS_MASK;
+	id = st->fr.nframes ? store_frames(wstate, st) : 0;
+	if (st->fr.nframes && !id)
+		status = DT_UNWIND_ERR_STORE;
+	st->result.id = id;
+	st->result.pid = sc.pid;
+	st->result.flags = (st->fr.flags & ~DT_UNWIND_STATUS_MASK) | status;
+	bpf_tail_call(ctx, cprogs, st->cont_slot);
+	return 0;
+}
+
+#define WALKER_PROGS(sfx, sec, ctxtype, regs_expr)                                          \
+	SEC(sec) int dt_walk_start_##sfx(ctxtype *ctx)                                      \
+	{                                                                                   \
+		return walk(ctx, regs_expr, &wprogs_##sfx, &cprogs_##sfx, &wstate_##sfx, 1);\
+	}                                                                                   \
+	SEC(sec) int dt_walk_step_##sfx(ctxtype *ctx)                                       \
+	{                                                                                   \
+		return walk(ctx, regs_expr, &wprogs_##sfx, &cprogs_##sfx, &wstate_##sfx, 0);\
+	}
+
+WALKER_PROGS(perf, "perf_event", struct bpf_perf_event_data, (struct pt_regs *)&ctx->regs)
+WALKER_PROGS(kprobe, "kprobe", struct pt_regs, ctx)
+WALKER_PROGS(tp, "tracepoint", void, (struct pt_regs *)0)
+WALKER_PROGS(rawtp, "raw_tracepoint", void, (struct pt_regs *)0)
+
+/* ---------------------------------------------------------------- exec / exit */
+
+static __always_inline void follow(__u32 kind)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32;
+	struct dt_unwind_req req = {.kind = kind, .pid = tgid};
+
+	/* Only the group leader's exit ends the process; exec replaces the whole mm. */
+	if (kind == DT_REQ_EXIT && (__u32)pid_tgid != tgid)
+		return;
+	if (!bpf_map_lookup_elem(&procs, &tgid))
+		return;
+	bpf_map_delete_elem(&procs, &tgid);
+	if (bpf_ringbuf_output(&requests, &req, sizeof(req), 0) < 0)
+		stat_inc(DT_WSTAT_REQ_LOST);
+}
+
+SEC("raw_tracepoint/sched_process_exec")
+int dt_follow_exec(void *ctx)
+{
+	follow(DT_REQ_EXEC);
+	return 0;
+}
+
+SEC("raw_tracepoint/sched_process_exit")
+int dt_follow_exit(void *ctx)
+{
+	follow(DT_REQ_EXIT);
+	return 0;
+}

@@ -1,0 +1,794 @@
+/* cg_expr.c — expressions to IR. Integers are 64-bit in registers whatever their storage size;
+ * signedness chooses division, shifts and comparisons (BPF v3 has no signed division, so it is
+ * built from unsigned division and sign fix-ups, with the kernel's x/0 == 0 rule made explicit
+ * so LLVM never sees undefined behaviour). Strings, tuples, stack refs and usym values are
+ * buffers in their dt_type layout; storing one where a different size is expected (a comm into
+ * a 64-byte key) truncates or pads, so lang's type unification and the bytes always agree.
+ * Builtins read the context the way each program type lays it out. */
+#include "codegen/cg_internal.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* struct pt_regs on x86-64 (kprobe/uprobe ctx, and the start of bpf_perf_event_data). */
+enum { PT_R9 = 64, PT_R8 = 72, PT_AX = 80, PT_CX = 88, PT_DX = 96, PT_SI = 104, PT_DI = 112,
+       PT_IP = 128 };
+
+bool cg_is_scalar(const dt_type *t)
+{
+	switch (t->kind) {
+	case DT_T_INT: case DT_T_KSYM: case DT_T_TIMESTAMP:
+	case DT_T_COUNT: case DT_T_SUM: case DT_T_MIN: case DT_T_MAX: case DT_T_AVG:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void store_mem(cg *c, LLVMValueRef db, uint32_t doff, const dt_type *dst,
+		      LLVMValueRef sb, uint32_t soff, const dt_type *src)
+{
+	if (dst->kind == DT_T_TUPLE && src->kind == DT_T_TUPLE && !dt_type_equal(dst, src)) {
+		if (dst->tuple.n != src->tuple.n) {
+			cg_fail(c, (dt_span){ 0, 0 }, "tuple arity mismatch in store");
+			return;
+		}
+		for (uint32_t off = 0; off < dst->size; off++)
+			cg_store_int(c, db, doff + off, 1, cg_i64(c, 0));
+		for (uint32_t i = 0; i < dst->tuple.n; i++) {
+			const dt_type *se = src->tuple.elems[i], *de = dst->tuple.elems[i];
+			uint32_t so = soff + src->tuple.offsets[i], d = doff + dst->tuple.offsets[i];
+
+			if (cg_is_scalar(se))
+				cg_store(c, db, d, de, cg_load_int(c, sb, so, se->kind == DT_T_INT ?
+								   se->size : 8, se->is_signed), se);
+			else if (!cg_is_scalar(de))
+				store_mem(c, db, d, de, sb, so, se);
+			else
+				cg_fail(c, (dt_span){ 0, 0 }, "tuple element kinds differ");
+		}
+		return;
+	}
+	uint32_t n = DT_MIN(dst->size, src->size);
+
+	cg_memcpy(c, db, doff, sb, soff, n);
+	/* NUL-pad the rest: keys compare bytewise, so trailing garbage would split keys. */
+	for (uint32_t off = n; off < dst->size;) {
+		uint32_t w = 8;
+
+		while (w > 1 && ((doff + off) % w || off + w > dst->size))
+			w /= 2;
+		cg_store_int(c, db, doff + off, w, cg_i64(c, 0));
+		off += w;
+	}
+	if (dst->kind == DT_T_STR && src->size > dst->size && dst->size)
+		cg_store_int(c, db, doff + dst->size - 1, 1, cg_i64(c, 0));
+}
+
+void cg_store(cg *c, LLVMValueRef base, uint32_t off, const dt_type *dst, LLVMValueRef v,
+	      const dt_type *src)
+{
+	if (!v)
+		return;
+	if (cg_is_scalar(dst)) {
+		if (!cg_is_scalar(src)) {
+			cg_fail(c, (dt_span){ 0, 0 }, "storing a %d into an integer", src->kind);
+			return;
+		}
+		cg_store_int(c, base, off, dst->kind == DT_T_INT ? dst->size : 8, v);
+		return;
+	}
+	if (cg_is_scalar(src)) {
+		cg_fail(c, (dt_span){ 0, 0 }, "storing an integer into a %d", dst->kind);
+		return;
+	}
+	store_mem(c, base, off, dst, v, 0, src);
+}
+
+LLVMValueRef cg_load(cg *c, LLVMValueRef p, const dt_type *t)
+{
+	switch (t->kind) {
+	case DT_T_INT:
+		return cg_load_int(c, p, 0, t->size, t->is_signed);
+	case DT_T_KSYM: case DT_T_TIMESTAMP: case DT_T_COUNT: case DT_T_SUM:
+	case DT_T_MIN: case DT_T_MAX:
+		return cg_load_int(c, p, 0, 8, t->kind != DT_T_KSYM);
+	case DT_T_AVG: {
+		/* This CPU's average; count is never 0 once the value exists. */
+		LLVMValueRef tot = cg_load_int(c, p, 0, 8, true);
+		LLVMValueRef cnt = cg_load_int(c, p, 8, 8, false);
+		LLVMValueRef z = LLVMBuildICmp(c->b, LLVMIntEQ, cnt, cg_i64(c, 0), "");
+		LLVMValueRef d = LLVMBuildSelect(c->b, z, cg_i64(c, 1), cnt, "");
+		LLVMValueRef neg = LLVMBuildICmp(c->b, LLVMIntSLT, tot, cg_i64(c, 0), "");
+		LLVMValueRef a = LLVMBuildSelect(c->b, neg, LLVMBuildNeg(c->b, tot, ""), tot, "");
+		LLVMValueRef q = LLVMBuildUDiv(c->b, a, d, "");
+		return LLVMBuildSelect(c->b, neg, LLVMBuildNeg(c->b, q, ""), q, "");
+	}
+	case DT_T_STATS: case DT_T_HIST: case DT_T_LHIST:
+		cg_fail(c, (dt_span){ 0, 0 }, "reading a %s value in BPF", t->kind == DT_T_STATS ?
+			"stats" : "histogram");
+		return cg_i64(c, 0);
+	default: {
+		LLVMValueRef b = cg_buf_raw(c, t->size);
+
+		cg_memcpy(c, b, 0, p, 0, t->size);
+		return b;
+	}
+	}
+}
+
+/* ------------------------------------------------------------ context and helpers */
+
+static LLVMValueRef ctx_load(cg *c, uint32_t off, uint32_t size, bool is_signed)
+{
+	return cg_load_int(c, c->ctxp, off, size, is_signed);
+}
+
+static bool is_regs_ctx(cg *c)
+{
+	return c->ptype == BPF_PROG_TYPE_KPROBE || c->ptype == BPF_PROG_TYPE_PERF_EVENT;
+}
+
+static LLVMValueRef helper0(cg *c, int id)
+{
+	return cg_helper(c, id, c->i64, NULL, 0);
+}
+
+static LLVMValueRef tgid(cg *c)
+{
+	return LLVMBuildLShr(c->b, helper0(c, BPF_FUNC_get_current_pid_tgid), cg_i64(c, 32), "");
+}
+
+static LLVMValueRef usym_of(cg *c, LLVMValueRef addr)
+{
+	LLVMValueRef b = cg_buf(c, 16);
+
+	cg_store_int(c, b, 0, 8, addr);
+	cg_store_int(c, b, 8, 4, tgid(c));
+	return b;
+}
+
+static bool prefer_user(cg *c)
+{
+	dt_provider p = c->attach->provider;
+
+	return p == DT_P_UPROBE || p == DT_P_URETPROBE;
+}
+
+/* Reads a NUL-terminated string at `ptr` into dst (size bytes, `len` bytes at most: a constant
+ * or a value the verifier sees bounded by size). The address space is not known from the type,
+ * so the likely one is tried first and the other after a fault. */
+static void read_str(cg *c, LLVMValueRef dst, uint32_t size, LLVMValueRef len, LLVMValueRef ptr,
+		     bool user_first)
+{
+	int first = user_first ? BPF_FUNC_probe_read_user_str : BPF_FUNC_probe_read_kernel_str;
+	int second = user_first ? BPF_FUNC_probe_read_kernel_str : BPF_FUNC_probe_read_user_str;
+	LLVMValueRef args[3] = { dst, len ? len : cg_i64(c, size), ptr };
+	LLVMValueRef r = cg_helper(c, first, c->i64, args, 3);
+	LLVMBasicBlockRef retry = cg_block(c, "str.retry"), fail = cg_block(c, "str.fail");
+	LLVMBasicBlockRef done = cg_block(c, "str.done");
+
+	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, r, cg_i64(c, 0), ""), retry, done);
+	LLVMPositionBuilderAtEnd(c->b, retry);
+	args[1] = len ? len : cg_i64(c, size);
+	r = cg_helper(c, second, c->i64, args, 3);
+	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, r, cg_i64(c, 0), ""), fail, done);
+	LLVMPositionBuilderAtEnd(c->b, fail);
+	cg_store_int(c, dst, 0, 1, cg_i64(c, 0));
+	cg_stat_inc(c, DT_STAT_READ_FAIL);
+	LLVMBuildBr(c->b, done);
+	LLVMPositionBuilderAtEnd(c->b, done);
+}
+
+static void read_kernel(cg *c, LLVMValueRef dst, uint32_t size, LLVMValueRef ptr)
+{
+	LLVMValueRef args[3] = { dst, cg_i64(c, size), ptr };
+	LLVMValueRef r = cg_helper(c, BPF_FUNC_probe_read_kernel, c->i64, args, 3);
+	LLVMBasicBlockRef fail = cg_block(c, "rd.fail"), done = cg_block(c, "rd.done");
+
+	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, r, cg_i64(c, 0), ""), fail, done);
+	LLVMPositionBuilderAtEnd(c->b, fail);
+	cg_stat_inc(c, DT_STAT_READ_FAIL);
+	LLVMBuildBr(c->b, done);
+	LLVMPositionBuilderAtEnd(c->b, done);
+}
+
+LLVMValueRef cg_stack_ref(cg *c, const dt_expr *e)
+{
+	const dt_type *t = e->type;
+	dt_stack_kind kind = t->kind == DT_T_STACK ? t->stack.kind :
+		e->builtin.id == DT_B_KSTACK ? DT_STACK_KERNEL : DT_STACK_USER_FP;
+	uint32_t depth = t->kind == DT_T_STACK && t->stack.depth ? t->stack.depth :
+		e->builtin.depth ? e->builtin.depth : DT_STACK_DEFAULT_DEPTH;
+	LLVMValueRef ref = cg_buf(c, 16);
+
+	if (kind == DT_STACK_USER_DWARF) {
+		if (!c->dwarf_ref) {
+			cg_fail(c, e->span, "ustack_dwarf outside a continuation program");
+			return ref;
+		}
+		cg_memcpy(c, ref, 0, c->dwarf_ref, 0, 16);
+		return ref;
+	}
+	bool user = kind == DT_STACK_USER_FP;
+	int fd = cg_aux_fd(c, DT_AUX_STACKS, kind, depth);
+	uint64_t flags = BPF_F_FAST_STACK_CMP | (user ? BPF_F_USER_STACK : 0);
+	LLVMValueRef args[3] = { c->ctxp, cg_map_ref(c, fd), cg_i64(c, flags) };
+	LLVMValueRef id = cg_helper(c, BPF_FUNC_get_stackid, c->i64, args, 3);
+	LLVMBasicBlockRef bad = cg_block(c, "stk.bad"), count = cg_block(c, "stk.count");
+	LLVMBasicBlockRef done = cg_block(c, "stk.done");
+
+	id = LLVMBuildSExt(c->b, LLVMBuildTrunc(c->b, id, c->i32, ""), c->i64, "");
+	cg_store_int(c, ref, 0, 8, id);
+	cg_store_int(c, ref, 8, 4, tgid(c));
+	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, id, cg_i64(c, 0), ""), bad, done);
+	LLVMPositionBuilderAtEnd(c->b, bad);
+	/* A user stack of a kernel thread is -EFAULT: that is "no stack", not a loss. */
+	if (user)
+		LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, id,
+						    cg_i64(c, (uint64_t)-EFAULT), ""), done, count);
+	else
+		LLVMBuildBr(c->b, count);
+	LLVMPositionBuilderAtEnd(c->b, count);
+	cg_stat_inc(c, DT_STAT_STACK_FAIL);
+	LLVMBuildBr(c->b, done);
+	LLVMPositionBuilderAtEnd(c->b, done);
+	return ref;
+}
+
+static LLVMValueRef builtin(cg *c, const dt_expr *e)
+{
+	static const uint32_t argoff[] = { PT_DI, PT_SI, PT_DX, PT_CX, PT_R8, PT_R9 };
+	LLVMValueRef v, b;
+
+	switch (e->builtin.id) {
+	case DT_B_PID:
+		return tgid(c);
+	case DT_B_TID:
+		return LLVMBuildAnd(c->b, helper0(c, BPF_FUNC_get_current_pid_tgid),
+				    cg_i64(c, 0xffffffffu), "");
+	case DT_B_UID:
+		return LLVMBuildAnd(c->b, helper0(c, BPF_FUNC_get_current_uid_gid),
+				    cg_i64(c, 0xffffffffu), "");
+	case DT_B_GID:
+		return LLVMBuildLShr(c->b, helper0(c, BPF_FUNC_get_current_uid_gid), cg_i64(c, 32), "");
+	case DT_B_COMM: {
+		uint32_t size = e->type->size ? e->type->size : 16;
+		LLVMValueRef args[2];
+
+		b = cg_buf(c, size);
+		args[0] = b;
+		args[1] = cg_i64(c, DT_MIN(size, 16u));
+		cg_helper(c, BPF_FUNC_get_current_comm, c->i64, args, 2);
+		return b;
+	}
+	case DT_B_NSECS:
+		return helper0(c, BPF_FUNC_ktime_get_ns);
+	case DT_B_ELAPSED:
+		return LLVMBuildSub(c->b, helper0(c, BPF_FUNC_ktime_get_boot_ns),
+				    cg_i64(c, c->env->start_ns), "");
+	case DT_B_CPU:
+		return LLVMBuildAnd(c->b, helper0(c, BPF_FUNC_get_smp_processor_id),
+				    cg_i64(c, 0xffffffffu), "");
+	case DT_B_CGROUP:
+		return helper0(c, BPF_FUNC_get_current_cgroup_id);
+	case DT_B_RAND:
+		return LLVMBuildAnd(c->b, helper0(c, BPF_FUNC_get_prandom_u32),
+				    cg_i64(c, 0xffffffffu), "");
+	case DT_B_CURTASK:
+		return helper0(c, BPF_FUNC_get_current_task);
+	case DT_B_ARG:
+		if (c->ptype != BPF_PROG_TYPE_KPROBE || e->builtin.arg >= DT_ARRAY_SIZE(argoff)) {
+			cg_fail(c, e->span, "arg%u in this probe type", e->builtin.arg);
+			return cg_i64(c, 0);
+		}
+		v = ctx_load(c, argoff[e->builtin.arg], 8, false);
+		goto sized;
+	case DT_B_RETVAL:
+		if (c->ptype != BPF_PROG_TYPE_KPROBE) {
+			cg_fail(c, e->span, "retval in this probe type");
+			return cg_i64(c, 0);
+		}
+		v = ctx_load(c, PT_AX, 8, false);
+		goto sized;
+	case DT_B_FUNC:
+		if (e->type->kind == DT_T_STR) {
+			const char *f = c->attach->func ? c->attach->func : c->attach->text;
+
+			return cg_const_str(c, f, strlen(f), e->type->size);
+		}
+		if (is_regs_ctx(c) && c->ptype == BPF_PROG_TYPE_KPROBE)
+			v = helper0(c, BPF_FUNC_get_func_ip);
+		else if (is_regs_ctx(c))
+			v = ctx_load(c, PT_IP, 8, false);
+		else
+			v = cg_i64(c, 0);
+		return e->type->kind == DT_T_USYM ? usym_of(c, v) : v;
+	case DT_B_PROBE: {
+		const char *t = c->attach->text ? c->attach->text : "";
+
+		return cg_const_str(c, t, strlen(t), e->type->size);
+	}
+	case DT_B_KSTACK: case DT_B_USTACK: case DT_B_USTACK_DWARF:
+		return cg_stack_ref(c, e);
+	default:
+		cg_fail(c, e->span, "builtin %s used as a value", dt_builtin_name(e->builtin.id));
+		return cg_i64(c, 0);
+	}
+sized:
+	/* Registers are 64-bit; a narrower declared type keeps its low bytes and its sign. */
+	if (e->type->kind == DT_T_INT && e->type->size < 8) {
+		LLVMTypeRef t = LLVMIntTypeInContext(c->ctx, e->type->size * 8);
+
+		v = LLVMBuildTrunc(c->b, v, t, "");
+		v = e->type->is_signed ? LLVMBuildSExt(c->b, v, c->i64, "") :
+					  LLVMBuildZExt(c->b, v, c->i64, "");
+	}
+	return v;
+}
+
+/* args.f / args->f of a tracepoint: the raw record is the context. */
+static LLVMValueRef tp_field(cg *c, const dt_expr *e)
+{
+	const dt_tp_field *f = e->field.tp;
+	const dt_type *t = e->type;
+
+	if (!f || c->ptype != BPF_PROG_TYPE_TRACEPOINT) {
+		cg_fail(c, e->span, "field access '%s' outside a tracepoint", e->field.field);
+		return cg_i64(c, 0);
+	}
+	if (t->kind == DT_T_STR) {
+		LLVMValueRef b = cg_buf(c, t->size);
+		LLVMValueRef base = LLVMBuildPtrToInt(c->b, c->ctxp, c->i64, "");
+		bool user = c->attach->target && !strcmp(c->attach->target, "syscalls");
+
+		if (f->is_data_loc) {
+			/* __data_loc: u32 (len << 16 | offset from the start of the record). */
+			LLVMValueRef loc = ctx_load(c, f->offset, 4, false);
+			LLVMValueRef off = LLVMBuildAnd(c->b, loc, cg_i64(c, 0xffff), "");
+
+			read_str(c, b, t->size, NULL, LLVMBuildAdd(c->b, base, off, ""), false);
+		} else if (f->is_array) {
+			uint32_t n = DT_MIN(f->size, t->size);
+
+			read_kernel(c, b, n, LLVMBuildAdd(c->b, base, cg_i64(c, f->offset), ""));
+			if (n == t->size)
+				cg_store_int(c, b, n - 1, 1, cg_i64(c, 0));
+		} else {
+			read_str(c, b, t->size, NULL, ctx_load(c, f->offset, 8, false), user);
+		}
+		return b;
+	}
+	uint32_t size = f->size;
+
+	if (size == 1 || size == 2 || size == 4 || size == 8) {
+		if (f->offset % size == 0)
+			return ctx_load(c, f->offset, size, f->is_signed);
+		LLVMValueRef tmp = cg_buf(c, 8);
+
+		read_kernel(c, tmp, size, LLVMBuildAdd(c->b, LLVMBuildPtrToInt(c->b, c->ctxp, c->i64,
+									 ""),
+						       cg_i64(c, f->offset), ""));
+		return cg_load_int(c, tmp, 0, size, f->is_signed);
+	}
+	cg_fail(c, e->span, "tracepoint field '%s' of %u bytes as an integer", f->name, size);
+	return cg_i64(c, 0);
+}
+
+/* ------------------------------------------------------------ maps */
+
+LLVMValueRef cg_map_key(cg *c, const dt_map_sym *m, dt_expr *const *keys, uint32_t nkeys,
+			const dt_map_layout *lay)
+{
+	LLVMValueRef k = cg_buf(c, lay->key_size);
+
+	if (nkeys == 1) {
+		cg_store(c, k, 0, m->key, cg_expr(c, keys[0]), keys[0]->type);
+	} else if (nkeys > 1) {
+		if (!m->key || m->key->kind != DT_T_TUPLE || m->key->tuple.n != nkeys) {
+			cg_fail(c, m->decl, "map %s: key shape does not match its uses", m->name);
+			return k;
+		}
+		for (uint32_t i = 0; i < nkeys; i++)
+			cg_store(c, k, m->key->tuple.offsets[i], m->key->tuple.elems[i],
+				 cg_expr(c, keys[i]), keys[i]->type);
+	}
+	return k;
+}
+
+static LLVMValueRef map_read(cg *c, const dt_expr *e)
+{
+	const dt_map_sym *m = e->map.sym;
+	const dt_type *vt = m->value;
+	dt_map_layout lay;
+	LLVMValueRef key, v, res;
+	LLVMBasicBlockRef hit, miss, done;
+
+	dt_map_layout_of(m, &lay);
+	if (lay.bucketed) {
+		cg_fail(c, e->span, "reading histogram map %s in BPF", m->name);
+		return cg_i64(c, 0);
+	}
+	key = cg_map_key(c, m, e->map.keys, e->map.nkeys, &lay);
+	v = cg_map_lookup(c, cg_map_ref(c, cg_script_map_fd(c, m)), key);
+	hit = cg_block(c, "rd.hit");
+	miss = cg_block(c, "rd.miss");
+	done = cg_block(c, "rd.done");
+	if (cg_is_scalar(vt)) {
+		LLVMValueRef hv, vals[2];
+		LLVMBasicBlockRef froms[2];
+
+		cg_br_nonnull(c, v, hit, miss);
+		LLVMPositionBuilderAtEnd(c->b, hit);
+		hv = cg_load(c, v, vt);
+		froms[0] = LLVMGetInsertBlock(c->b);
+		LLVMBuildBr(c->b, done);
+		LLVMPositionBuilderAtEnd(c->b, miss);
+		LLVMBuildBr(c->b, done);
+		LLVMPositionBuilderAtEnd(c->b, done);
+		res = LLVMBuildPhi(c->b, c->i64, "");
+		vals[0] = hv;
+		vals[1] = cg_i64(c, 0);
+		froms[1] = miss;
+		LLVMAddIncoming(res, vals, froms, 2);
+		return res;
+	}
+	res = cg_buf(c, vt->size);
+	cg_br_nonnull(c, v, hit, miss);
+	LLVMPositionBuilderAtEnd(c->b, hit);
+	cg_memcpy(c, res, 0, v, 0, vt->size);
+	LLVMBuildBr(c->b, done);
+	LLVMPositionBuilderAtEnd(c->b, miss);
+	LLVMBuildBr(c->b, done);
+	LLVMPositionBuilderAtEnd(c->b, done);
+	return res;
+}
+
+/* ------------------------------------------------------------ operators */
+
+static LLVMValueRef bool64(cg *c, LLVMValueRef i1)
+{
+	return LLVMBuildZExt(c->b, i1, c->i64, "");
+}
+
+/* Bytewise equality up to the first NUL, over the longer of the two buffers (the shorter reads
+ * as NUL beyond its end). Fully unrolled: there is no loop for the verifier to bound. */
+static LLVMValueRef str_eq(cg *c, LLVMValueRef a, uint32_t sa, LLVMValueRef b, uint32_t sb)
+{
+	uint32_t n = DT_MAX(sa, sb);
+	LLVMBasicBlockRef yes = cg_block(c, "streq.yes"), no = cg_block(c, "streq.no");
+	LLVMBasicBlockRef done = cg_block(c, "streq.done");
+	LLVMValueRef vals[2];
+	LLVMBasicBlockRef froms[2];
+	LLVMValueRef res;
+
+	for (uint32_t i = 0; i < n; i++) {
+		LLVMValueRef ca = i < sa ? cg_load_int(c, a, i, 1, false) : cg_i64(c, 0);
+		LLVMValueRef cb = i < sb ? cg_load_int(c, b, i, 1, false) : cg_i64(c, 0);
+		LLVMBasicBlockRef same = cg_block(c, "streq.same"), next = cg_block(c, "streq.next");
+
+		LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, ca, cb, ""), same, no);
+		LLVMPositionBuilderAtEnd(c->b, same);
+		LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, ca, cg_i64(c, 0), ""), yes, next);
+		LLVMPositionBuilderAtEnd(c->b, next);
+	}
+	LLVMBuildBr(c->b, yes);
+	LLVMPositionBuilderAtEnd(c->b, yes);
+	LLVMBuildBr(c->b, done);
+	LLVMPositionBuilderAtEnd(c->b, no);
+	LLVMBuildBr(c->b, done);
+	LLVMPositionBuilderAtEnd(c->b, done);
+	res = LLVMBuildPhi(c->b, c->i64, "");
+	vals[0] = cg_i64(c, 1);
+	vals[1] = cg_i64(c, 0);
+	froms[0] = yes;
+	froms[1] = no;
+	LLVMAddIncoming(res, vals, froms, 2);
+	return res;
+}
+
+static LLVMValueRef absval(cg *c, LLVMValueRef v, LLVMValueRef neg)
+{
+	return LLVMBuildSelect(c->b, neg, LLVMBuildNeg(c->b, v, ""), v, "");
+}
+
+/* Division and remainder with BPF's rules (x/0 == 0, x%0 == x) and C's signed semantics
+ * (truncation toward zero, remainder takes the dividend's sign). */
+static LLVMValueRef divmod(cg *c, LLVMValueRef l, LLVMValueRef r, bool is_signed, bool mod)
+{
+	LLVMValueRef zero = LLVMBuildICmp(c->b, LLVMIntEQ, r, cg_i64(c, 0), "");
+	LLVMValueRef res;
+
+	if (!is_signed) {
+		LLVMValueRef d = LLVMBuildSelect(c->b, zero, cg_i64(c, 1), r, "");
+
+		res = mod ? LLVMBuildURem(c->b, l, d, "") : LLVMBuildUDiv(c->b, l, d, "");
+		return LLVMBuildSelect(c->b, zero, mod ? l : cg_i64(c, 0), res, "");
+	}
+	LLVMValueRef ln = LLVMBuildICmp(c->b, LLVMIntSLT, l, cg_i64(c, 0), "");
+	LLVMValueRef rn = LLVMBuildICmp(c->b, LLVMIntSLT, r, cg_i64(c, 0), "");
+	LLVMValueRef a = absval(c, l, ln), b = absval(c, r, rn);
+	LLVMValueRef d = LLVMBuildSelect(c->b, zero, cg_i64(c, 1), b, "");
+
+	if (mod) {
+		res = LLVMBuildURem(c->b, a, d, "");
+		res = LLVMBuildSelect(c->b, ln, LLVMBuildNeg(c->b, res, ""), res, "");
+		return LLVMBuildSelect(c->b, zero, l, res, "");
+	}
+	res = LLVMBuildUDiv(c->b, a, d, "");
+	res = LLVMBuildSelect(c->b, LLVMBuildXor(c->b, ln, rn, ""), LLVMBuildNeg(c->b, res, ""),
+			      res, "");
+	return LLVMBuildSelect(c->b, zero, cg_i64(c, 0), res, "");
+}
+
+LLVMValueRef cg_arith(cg *c, dt_binop op, LLVMValueRef l, LLVMValueRef r, bool is_signed)
+{
+	switch (op) {
+	case DT_OP_ADD: return LLVMBuildAdd(c->b, l, r, "");
+	case DT_OP_SUB: return LLVMBuildSub(c->b, l, r, "");
+	case DT_OP_MUL: return LLVMBuildMul(c->b, l, r, "");
+	case DT_OP_DIV: return divmod(c, l, r, is_signed, false);
+	case DT_OP_MOD: return divmod(c, l, r, is_signed, true);
+	case DT_OP_BAND: return LLVMBuildAnd(c->b, l, r, "");
+	case DT_OP_BOR: return LLVMBuildOr(c->b, l, r, "");
+	case DT_OP_BXOR: return LLVMBuildXor(c->b, l, r, "");
+	/* Shift counts are masked as the BPF instruction does, so none is undefined in LLVM. */
+	case DT_OP_SHL:
+		return LLVMBuildShl(c->b, l, LLVMBuildAnd(c->b, r, cg_i64(c, 63), ""), "");
+	case DT_OP_SHR:
+		r = LLVMBuildAnd(c->b, r, cg_i64(c, 63), "");
+		return is_signed ? LLVMBuildAShr(c->b, l, r, "") : LLVMBuildLShr(c->b, l, r, "");
+	default:
+		return NULL;
+	}
+}
+
+LLVMValueRef cg_cond(cg *c, const dt_expr *e)
+{
+	LLVMValueRef v = cg_expr(c, e);
+
+	if (!v || !cg_is_scalar(e->type)) {
+		cg_fail(c, e->span, "condition is not an integer");
+		return LLVMConstInt(c->i1, 0, false);
+	}
+	return LLVMBuildICmp(c->b, LLVMIntNE, v, cg_i64(c, 0), "");
+}
+
+static LLVMValueRef logical(cg *c, const dt_expr *e)
+{
+	bool is_and = e->bin.op == DT_OP_LAND;
+	LLVMBasicBlockRef rhs = cg_block(c, "sc.rhs"), done = cg_block(c, "sc.done");
+	LLVMBasicBlockRef from_l, from_r;
+	LLVMValueRef l, r, res, vals[2];
+	LLVMBasicBlockRef froms[2];
+
+	l = cg_cond(c, e->bin.l);
+	from_l = LLVMGetInsertBlock(c->b);
+	if (is_and)
+		LLVMBuildCondBr(c->b, l, rhs, done);
+	else
+		LLVMBuildCondBr(c->b, l, done, rhs);
+	LLVMPositionBuilderAtEnd(c->b, rhs);
+	r = bool64(c, cg_cond(c, e->bin.r));
+	from_r = LLVMGetInsertBlock(c->b);
+	LLVMBuildBr(c->b, done);
+	LLVMPositionBuilderAtEnd(c->b, done);
+	res = LLVMBuildPhi(c->b, c->i64, "");
+	vals[0] = cg_i64(c, is_and ? 0 : 1);
+	vals[1] = r;
+	froms[0] = from_l;
+	froms[1] = from_r;
+	LLVMAddIncoming(res, vals, froms, 2);
+	return res;
+}
+
+static LLVMValueRef binop(cg *c, const dt_expr *e)
+{
+	const dt_type *lt = e->bin.l->type, *rt = e->bin.r->type;
+	dt_binop op = e->bin.op;
+	LLVMValueRef l, r;
+
+	if (op == DT_OP_LAND || op == DT_OP_LOR)
+		return logical(c, e);
+	l = cg_expr(c, e->bin.l);
+	r = cg_expr(c, e->bin.r);
+	if (!l || !r)
+		return cg_i64(c, 0);
+	if (!cg_is_scalar(lt) || !cg_is_scalar(rt)) {
+		if (lt->kind == DT_T_STR && rt->kind == DT_T_STR &&
+		    (op == DT_OP_EQ || op == DT_OP_NE)) {
+			LLVMValueRef eq = str_eq(c, l, lt->size, r, rt->size);
+
+			return op == DT_OP_EQ ? eq : LLVMBuildXor(c->b, eq, cg_i64(c, 1), "");
+		}
+		cg_fail(c, e->span, "operator on non-integer operands");
+		return cg_i64(c, 0);
+	}
+	/* C would make the comparison unsigned if either side is; bpftrace and scripts expect
+	 * `$x < 0` to work on signed values, so only two signed operands compare signed. */
+	bool both_signed = lt->is_signed && rt->is_signed;
+
+	switch (op) {
+	case DT_OP_EQ: return bool64(c, LLVMBuildICmp(c->b, LLVMIntEQ, l, r, ""));
+	case DT_OP_NE: return bool64(c, LLVMBuildICmp(c->b, LLVMIntNE, l, r, ""));
+	case DT_OP_LT:
+		return bool64(c, LLVMBuildICmp(c->b, both_signed ? LLVMIntSLT : LLVMIntULT, l, r, ""));
+	case DT_OP_LE:
+		return bool64(c, LLVMBuildICmp(c->b, both_signed ? LLVMIntSLE : LLVMIntULE, l, r, ""));
+	case DT_OP_GT:
+		return bool64(c, LLVMBuildICmp(c->b, both_signed ? LLVMIntSGT : LLVMIntUGT, l, r, ""));
+	case DT_OP_GE:
+		return bool64(c, LLVMBuildICmp(c->b, both_signed ? LLVMIntSGE : LLVMIntUGE, l, r, ""));
+	case DT_OP_SHR:
+		return cg_arith(c, op, l, r, lt->is_signed);
+	default: {
+		LLVMValueRef v = cg_arith(c, op, l, r, both_signed);
+
+		if (!v) {
+			cg_fail(c, e->span, "unknown binary operator %d", op);
+			return cg_i64(c, 0);
+		}
+		return v;
+	}
+	}
+}
+
+static LLVMValueRef unop(cg *c, const dt_expr *e)
+{
+	LLVMValueRef v;
+
+	switch (e->un.op) {
+	case DT_UOP_PREINC: return cg_incdec(c, e->un.e, true, false);
+	case DT_UOP_PREDEC: return cg_incdec(c, e->un.e, false, false);
+	case DT_UOP_POSTINC: return cg_incdec(c, e->un.e, true, true);
+	case DT_UOP_POSTDEC: return cg_incdec(c, e->un.e, false, true);
+	default: break;
+	}
+	v = cg_expr(c, e->un.e);
+	if (!v || !cg_is_scalar(e->un.e->type)) {
+		cg_fail(c, e->span, "unary operator on a non-integer");
+		return cg_i64(c, 0);
+	}
+	switch (e->un.op) {
+	case DT_UOP_NEG: return LLVMBuildNeg(c->b, v, "");
+	case DT_UOP_LNOT: return bool64(c, LLVMBuildICmp(c->b, LLVMIntEQ, v, cg_i64(c, 0), ""));
+	default: return LLVMBuildNot(c->b, v, "");
+	}
+}
+
+static LLVMValueRef ternary(cg *c, const dt_expr *e)
+{
+	LLVMBasicBlockRef bt = cg_block(c, "tern.t"), bf = cg_block(c, "tern.f");
+	LLVMBasicBlockRef done = cg_block(c, "tern.done");
+	LLVMValueRef cond = cg_cond(c, e->tern.cond);
+	/* The result buffer must exist before the branch so that both arms reach it. */
+	LLVMValueRef res = cg_is_scalar(e->type) ? NULL : cg_buf_raw(c, e->type->size);
+
+	LLVMBuildCondBr(c->b, cond, bt, bf);
+	if (cg_is_scalar(e->type)) {
+		LLVMValueRef vals[2];
+		LLVMBasicBlockRef froms[2];
+		LLVMValueRef res;
+
+		LLVMPositionBuilderAtEnd(c->b, bt);
+		vals[0] = cg_expr(c, e->tern.t);
+		froms[0] = LLVMGetInsertBlock(c->b);
+		LLVMBuildBr(c->b, done);
+		LLVMPositionBuilderAtEnd(c->b, bf);
+		vals[1] = cg_expr(c, e->tern.f);
+		froms[1] = LLVMGetInsertBlock(c->b);
+		LLVMBuildBr(c->b, done);
+		LLVMPositionBuilderAtEnd(c->b, done);
+		if (!vals[0] || !vals[1])
+			return cg_i64(c, 0);
+		res = LLVMBuildPhi(c->b, c->i64, "");
+		LLVMAddIncoming(res, vals, froms, 2);
+		return res;
+	}
+	LLVMPositionBuilderAtEnd(c->b, bt);
+	cg_store(c, res, 0, e->type, cg_expr(c, e->tern.t), e->tern.t->type);
+	LLVMBuildBr(c->b, done);
+	LLVMPositionBuilderAtEnd(c->b, bf);
+	cg_store(c, res, 0, e->type, cg_expr(c, e->tern.f), e->tern.f->type);
+	LLVMBuildBr(c->b, done);
+	LLVMPositionBuilderAtEnd(c->b, done);
+	return res;
+}
+
+static LLVMValueRef tuple(cg *c, const dt_expr *e)
+{
+	const dt_type *t = e->type;
+	LLVMValueRef b = cg_buf(c, t->size);
+
+	for (uint32_t i = 0; i < e->tuple.n && i < t->tuple.n; i++)
+		cg_store(c, b, t->tuple.offsets[i], t->tuple.elems[i],
+			 cg_expr(c, e->tuple.elems[i]), e->tuple.elems[i]->type);
+	return b;
+}
+
+/* Calls that produce values; the rest (printf, print, …) live in cg_stmt.c. */
+static LLVMValueRef call(cg *c, const dt_expr *e)
+{
+	const dt_expr *a0 = e->call.nargs ? e->call.args[0] : NULL;
+	LLVMValueRef v;
+
+	switch (e->call.id) {
+	case DT_F_STR: {
+		uint32_t size = e->type->size;
+		LLVMValueRef b, len = NULL;
+
+		if (!a0)
+			break;
+		v = cg_expr(c, a0);
+		if (!v)
+			return NULL;
+		if (a0->type->kind == DT_T_STR) {
+			b = cg_buf(c, size);
+			cg_store(c, b, 0, e->type, v, a0->type);
+			return b;
+		}
+		b = cg_buf(c, size);
+		if (e->call.nargs > 1) {
+			/* str(p, n): n bytes including the NUL, bounded by the buffer for the verifier. */
+			LLVMValueRef n = cg_expr(c, e->call.args[1]);
+			LLVMValueRef big = LLVMBuildICmp(c->b, LLVMIntUGT, n, cg_i64(c, size), "");
+
+			len = LLVMBuildSelect(c->b, big, cg_i64(c, size), n, "");
+		}
+		read_str(c, b, size, len, v, prefer_user(c));
+		return b;
+	}
+	case DT_F_KSYM:
+		if (!a0)
+			break;
+		return cg_expr(c, a0);
+	case DT_F_USYM:
+		if (!a0)
+			break;
+		v = cg_expr(c, a0);
+		return v ? usym_of(c, v) : NULL;
+	default:
+		return cg_call_action(c, e);
+	}
+	cg_fail(c, e->span, "%s() without its argument", e->call.name);
+	return cg_i64(c, 0);
+}
+
+LLVMValueRef cg_expr(cg *c, const dt_expr *e)
+{
+	if (c->err)
+		return cg_is_scalar(e->type) ? cg_i64(c, 0) : cg_buf(c, e->type->size ? e->type->size : 8);
+	switch (e->kind) {
+	case DT_E_INT:
+		return cg_i64(c, e->i.value);
+	case DT_E_STR:
+		return cg_const_str(c, e->str.s, e->str.len, e->type->size);
+	case DT_E_BUILTIN:
+		return builtin(c, e);
+	case DT_E_VAR: {
+		LLVMValueRef slot = c->vars[e->var.sym->id];
+
+		if (cg_is_scalar(e->var.sym->type))
+			return LLVMBuildLoad2(c->b, c->i64, slot, "");
+		return LLVMBuildBitCast(c->b, slot, c->i8p, "");
+	}
+	case DT_E_MAP:
+		return map_read(c, e);
+	case DT_E_CALL:
+		return call(c, e);
+	case DT_E_BINOP:
+		return binop(c, e);
+	case DT_E_UNOP:
+		return unop(c, e);
+	case DT_E_TERNARY:
+		return ternary(c, e);
+	case DT_E_FIELD:
+		return tp_field(c, e);
+	case DT_E_TUPLE:
+		return tuple(c, e);
+	case DT_E_POSPARAM:
+		break;
+	}
+	cg_fail(c, e->span, "expression kind %d reached code generation", e->kind);
+	return cg_i64(c, 0);
+}

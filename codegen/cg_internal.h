@@ -1,0 +1,153 @@
+/* cg_internal.h — what the codegen files share: the per-compilation state (one LLVM context,
+ * module and builder per dt_codegen call), the per-function state of the program being emitted,
+ * and the small IR-building vocabulary (helper calls, map references, buffers, integer loads and
+ * stores, loss counters, events) the expression and statement emitters are written in. Values in
+ * the generated IR are either an i64 (integers, ksym addresses) or an i8* to a buffer that holds
+ * the value in its dt_type layout (strings, tuples, stack refs, usym). */
+#ifndef DT_CG_INTERNAL_H
+#define DT_CG_INTERNAL_H
+
+#include "codegen/codegen.h"
+#include "bpf-lib/dt_abi.h"
+#include "common/common.h"
+
+#include <llvm-c/Core.h>
+
+/* Stack bytes a program may use for its buffers before the rest goes to the per-CPU scratch
+ * map: the BPF stack is 512 bytes and LLVM needs some room for spills. */
+#define CG_STACK_BUDGET 320
+
+typedef struct cg {
+	const dt_program *prog;
+	const dt_cg_env *env;
+	dt_diags *diags;
+	int err; /* first internal error: code generation stops emitting once set */
+	uint32_t stack_budget; /* bytes of stack for buffers before scratch is used */
+
+	LLVMContextRef ctx;
+	LLVMModuleRef mod;
+	LLVMBuilderRef b;
+	LLVMTypeRef i1, i8, i16, i32, i64, i8p, i64p, voidt;
+	LLVMValueRef pseudo_fn;
+	LLVMTypeRef pseudo_ty;
+
+	/* The function being emitted. */
+	LLVMValueRef fn;
+	LLVMBasicBlockRef allocas;  /* entry block: allocas only, branches to `prologue` at the end */
+	LLVMBasicBlockRef prologue; /* scratch lookup, filled in when the function is finished */
+	LLVMBasicBlockRef body;
+	LLVMValueRef ctxp;          /* the program's context argument (i8*) */
+	LLVMValueRef scratch_slot;  /* i8** alloca holding the scratch map value pointer */
+	const dt_probe *probe;
+	const dt_attach *attach;
+	enum bpf_prog_type ptype;
+	bool is_cont;
+	LLVMValueRef *vars;         /* one alloca per dt_var_sym (i64 for ints, else a buffer) */
+	uint32_t stack_used, scratch_used;
+	bool scratch_needed;
+	LLVMValueRef dwarf_ref;     /* continuation: i8* to the walker's result stack ref */
+	LLVMValueRef key32;         /* i64 alloca used as the u32 key of array-map lookups */
+	/* Stack buffers, reused from one statement to the next (a statement's temporaries are
+	 * dead when it ends; values that outlive it are in variables or maps). Slots below
+	 * `pool_from` (variables, the walker result) are never reused. */
+	DT_VEC(struct cg_slot { LLVMValueRef a; uint32_t size; bool busy; }) slots;
+	size_t pool_from;
+	uint32_t scratch_base;
+} cg;
+
+/* Reports an internal error once (a diagnostic at `at`) and makes cg->err non-zero. */
+void cg_fail(cg *c, dt_span at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ------------------------------------------------------------ cg_ir.c: IR vocabulary */
+
+LLVMValueRef cg_i64(cg *c, uint64_t v);
+LLVMValueRef cg_i32(cg *c, uint32_t v);
+/* A new basic block at the end of the current function. */
+LLVMBasicBlockRef cg_block(cg *c, const char *name);
+/* Calls BPF helper `id`; the argument types are those of `args`. */
+LLVMValueRef cg_helper(cg *c, int id, LLVMTypeRef ret, LLVMValueRef *args, unsigned n);
+/* An i8* that the BPF backend emits as ld_imm64 BPF_PSEUDO_MAP_FD. */
+LLVMValueRef cg_map_ref(cg *c, int fd);
+int cg_aux_fd(cg *c, dt_aux_map which, dt_stack_kind kind, uint32_t depth);
+int cg_script_map_fd(cg *c, const dt_map_sym *m);
+/* A zero-initialised buffer of `size` bytes (8-aligned), on the stack or in per-CPU scratch. */
+LLVMValueRef cg_buf(cg *c, uint32_t size);
+/* A buffer with no initialisation (the caller writes every byte before use). */
+LLVMValueRef cg_buf_raw(cg *c, uint32_t size);
+LLVMValueRef cg_alloca_i64(cg *c);
+/* A stack u32 key holding v, for array-map lookups (stats, scratch, walker state). */
+LLVMValueRef cg_key32(cg *c, uint32_t v);
+LLVMValueRef cg_gep(cg *c, LLVMValueRef p, uint32_t off);
+void cg_memset0(cg *c, LLVMValueRef p, uint32_t size);
+/* Copies size bytes from src+soff to dst+doff; dst and src are 8-aligned bases. */
+void cg_memcpy(cg *c, LLVMValueRef dst, uint32_t doff, LLVMValueRef src, uint32_t soff,
+	       uint32_t size);
+/* Loads an integer of `size` bytes at p+off, extended to i64 by signedness. */
+LLVMValueRef cg_load_int(cg *c, LLVMValueRef p, uint32_t off, uint32_t size, bool is_signed);
+void cg_store_int(cg *c, LLVMValueRef p, uint32_t off, uint32_t size, LLVMValueRef v);
+/* Adds one to loss counter `stat` in DT_AUX_STATS. */
+void cg_stat_inc(cg *c, enum dt_stat stat);
+/* Emits `return 0` and leaves the builder in a fresh unreachable block. */
+void cg_return(cg *c);
+/* Builds the string constant `s` (NUL-padded to size) in a new buffer with integer stores. */
+LLVMValueRef cg_const_str(cg *c, const char *s, uint32_t len, uint32_t size);
+/* Copies the event (hdr + payload, `size` bytes at `buf`) to the ring buffer; counts a loss. */
+void cg_event_output(cg *c, LLVMValueRef buf, uint32_t size);
+/* A zeroed event buffer of 8 + payload bytes with its header written. */
+LLVMValueRef cg_event_new(cg *c, uint32_t kind, uint32_t id, uint32_t payload);
+/* Map helpers; key/value are i8* buffers. Lookup returns i8* (NULL when absent). */
+LLVMValueRef cg_map_lookup(cg *c, LLVMValueRef map, LLVMValueRef key);
+/* Update with BPF_ANY; a failure counts DT_STAT_MAP_FULL. */
+void cg_map_update(cg *c, LLVMValueRef map, LLVMValueRef key, LLVMValueRef val);
+void cg_map_delete(cg *c, LLVMValueRef map, LLVMValueRef key);
+/* Branches to `t` when p is non-NULL, else to `f`. */
+void cg_br_nonnull(cg *c, LLVMValueRef p, LLVMBasicBlockRef t, LLVMBasicBlockRef f);
+
+/* Marks every statement temporary free again (called at the start of each statement). */
+void cg_release_temps(cg *c);
+/* Everything allocated so far is permanent for the function (variables). */
+void cg_pin_temps(cg *c);
+
+/* ------------------------------------------------------------ cg_expr.c: expressions */
+
+/* True when values of `t` are i64 in the IR; otherwise they are i8* buffers of t->size bytes. */
+bool cg_is_scalar(const dt_type *t);
+/* Evaluates e: i64 for scalar types, else an i8* buffer. NULL after an internal error. */
+LLVMValueRef cg_expr(cg *c, const dt_expr *e);
+/* Evaluates e to an i1 truth value. */
+LLVMValueRef cg_cond(cg *c, const dt_expr *e);
+/* Stores value `v` of type `src` at base+off (base 8-aligned) laid out as `dst` (sizes may
+ * differ: strings are truncated or NUL-padded, tuples converted element by element). */
+void cg_store(cg *c, LLVMValueRef base, uint32_t off, const dt_type *dst, LLVMValueRef v,
+	      const dt_type *src);
+/* Loads a value of type t from memory into the IR representation (copying buffers). */
+LLVMValueRef cg_load(cg *c, LLVMValueRef p, const dt_type *t);
+/* Builds the key buffer of map m for `keys` (layout.key_size bytes, bucket suffix zero). */
+LLVMValueRef cg_map_key(cg *c, const dt_map_sym *m, dt_expr *const *keys, uint32_t nkeys,
+			const dt_map_layout *lay);
+/* Integer binary operator (arithmetic, bitwise, shifts) with BPF's division rules. */
+LLVMValueRef cg_arith(cg *c, dt_binop op, LLVMValueRef l, LLVMValueRef r, bool is_signed);
+/* x++, --x, … on a variable or a map element; the value of the expression. */
+LLVMValueRef cg_incdec(cg *c, const dt_expr *target, bool inc, bool post);
+/* printf, print, clear, zero, delete, exit, time (cg_stmt.c). */
+LLVMValueRef cg_call_action(cg *c, const dt_expr *e);
+/* The stack reference of a kstack/ustack/ustack_dwarf expression, as a 16-byte buffer. */
+LLVMValueRef cg_stack_ref(cg *c, const dt_expr *e);
+
+/* ------------------------------------------------------------ cg_stmt.c: statements, programs */
+
+void cg_stmts(cg *c, const dt_stmt_list *l);
+/* Emits one program function (entry or continuation) for probe × attach into the module. */
+void cg_emit_program(cg *c, const dt_probe *p, const dt_attach *a, enum bpf_prog_type pt,
+		     const char *section, bool is_entry_of_dwarf, bool is_cont, int cont_slot);
+
+/* ------------------------------------------------------------ cg_elf.c, cg_asm.c */
+
+/* Finds section `name` in the in-memory ELF object; fails if it carries relocations. */
+int cg_elf_section(const void *obj, size_t len, const char *name, const void **data,
+		   size_t *size);
+/* Appends a listing of `n` instructions to *out (xrealloc'd, NUL-terminated). */
+void cg_disasm(const struct bpf_insn *insns, size_t n, const char *title, char **out,
+	       size_t *len);
+
+#endif

@@ -1,0 +1,370 @@
+/* cg_ir.c — the IR vocabulary the emitters are written in: BPF helper calls (an inttoptr of the
+ * helper id, which the BPF backend turns into `call id`), map references by fd (llvm.bpf.pseudo,
+ * an ld_imm64 BPF_PSEUDO_MAP_FD the kernel resolves at load time, so nothing needs relocating),
+ * buffers that live on the 512-byte stack while they fit and in the per-CPU scratch map beyond,
+ * sized integer loads and stores, loss counters and ring-buffer events. Everything the verifier
+ * cares about is settled here once: buffers are 8-aligned and zeroed before helpers read them,
+ * every map lookup result is null-checked before use. */
+#include "codegen/cg_internal.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+
+void cg_fail(cg *c, dt_span at, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (c->err)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	c->err = -EINVAL;
+	if (c->diags)
+		dt_diag(c->diags, DT_DIAG_ERROR, at, "internal code generation error: %s", msg);
+	if (c->diags)
+		dt_diag_hint(c->diags, "this is a dwarftrace bug; please report it with the script");
+}
+
+LLVMValueRef cg_i64(cg *c, uint64_t v)
+{
+	return LLVMConstInt(c->i64, v, false);
+}
+
+LLVMValueRef cg_i32(cg *c, uint32_t v)
+{
+	return LLVMConstInt(c->i32, v, false);
+}
+
+LLVMBasicBlockRef cg_block(cg *c, const char *name)
+{
+	return LLVMAppendBasicBlockInContext(c->ctx, c->fn, name);
+}
+
+LLVMValueRef cg_helper(cg *c, int id, LLVMTypeRef ret, LLVMValueRef *args, unsigned n)
+{
+	LLVMTypeRef at[8];
+	LLVMTypeRef fty;
+	LLVMValueRef fp;
+
+	for (unsigned i = 0; i < n && i < 8; i++)
+		at[i] = LLVMTypeOf(args[i]);
+	fty = LLVMFunctionType(ret, at, n, false);
+	fp = LLVMConstIntToPtr(cg_i64(c, (uint64_t)id), LLVMPointerType(fty, 0));
+	return LLVMBuildCall2(c->b, fty, fp, args, n, "");
+}
+
+LLVMValueRef cg_map_ref(cg *c, int fd)
+{
+	LLVMValueRef args[2] = { cg_i64(c, 1), cg_i64(c, (uint64_t)fd) };
+	LLVMValueRef v = LLVMBuildCall2(c->b, c->pseudo_ty, c->pseudo_fn, args, 2, "");
+
+	return LLVMBuildIntToPtr(c->b, v, c->i8p, "map");
+}
+
+int cg_aux_fd(cg *c, dt_aux_map which, dt_stack_kind kind, uint32_t depth)
+{
+	int fd = -ENOENT;
+
+	if (c->env->aux_fd)
+		fd = c->env->aux_fd(c->env->ctx, which, kind, depth, c->ptype);
+	if (fd < 0 && !c->err) {
+		/* The session could not provide the map: its problem to explain, not a codegen bug. */
+		static const char *const names[] = { "events", "stats", "scratch", "stacks",
+						     "walker programs", "continuations",
+						     "walker state" };
+
+		dt_diag(c->diags, DT_DIAG_ERROR, c->probe ? c->probe->span : (dt_span){ 0, 0 },
+			"cannot compile: the %s map is not available: %s",
+			(unsigned)which < DT_ARRAY_SIZE(names) ? names[which] : "auxiliary",
+			strerror(-fd));
+		c->err = fd;
+	}
+	return fd < 0 ? 0 : fd;
+}
+
+int cg_script_map_fd(cg *c, const dt_map_sym *m)
+{
+	int fd = -ENOENT;
+
+	if (c->env->map_fd)
+		fd = c->env->map_fd(c->env->ctx, m);
+	if (fd < 0 && !c->err) {
+		dt_diag(c->diags, DT_DIAG_ERROR, m->decl, "cannot compile: map %s is not available: %s",
+			m->name, strerror(-fd));
+		c->err = fd;
+	}
+	return fd < 0 ? 0 : fd;
+}
+
+/* Allocas go to the entry block so that SROA/mem2reg see them and each gets one frame slot. */
+static LLVMValueRef entry_alloca(cg *c, LLVMTypeRef t, const char *name)
+{
+	LLVMBuilderRef eb = LLVMCreateBuilderInContext(c->ctx);
+	LLVMValueRef v;
+
+	LLVMPositionBuilderAtEnd(eb, c->allocas);
+	v = LLVMBuildAlloca(eb, t, name);
+	LLVMSetAlignment(v, 8);
+	LLVMDisposeBuilder(eb);
+	return v;
+}
+
+LLVMValueRef cg_alloca_i64(cg *c)
+{
+	c->stack_used += 8;
+	return entry_alloca(c, c->i64, "v");
+}
+
+LLVMValueRef cg_buf_raw(cg *c, uint32_t size)
+{
+	uint32_t sz = DT_ALIGN(size ? size : 1, 8);
+
+	for (size_t i = c->pool_from; i < c->slots.n; i++) {
+		struct cg_slot *sl = &c->slots.v[i];
+
+		if (!sl->busy && sl->size == sz) {
+			sl->busy = true;
+			return LLVMBuildBitCast(c->b, sl->a, c->i8p, "");
+		}
+	}
+	if (c->stack_used + sz <= c->stack_budget) {
+		LLVMValueRef a = entry_alloca(c, LLVMArrayType(c->i8, sz), "buf");
+		struct cg_slot sl = { .a = a, .size = sz, .busy = true };
+
+		DT_VEC_PUSH(&c->slots, sl);
+		c->stack_used += sz;
+		return LLVMBuildBitCast(c->b, a, c->i8p, "");
+	}
+	if (c->scratch_used + sz > DT_SCRATCH_SIZE) {
+		cg_fail(c, c->probe->span, "probe needs more than %d bytes of scratch memory",
+			DT_SCRATCH_SIZE);
+		return LLVMBuildBitCast(c->b, entry_alloca(c, c->i64, "x"), c->i8p, "");
+	}
+	/* The scratch base is looked up once in the prologue and kept in an alloca that mem2reg
+	 * turns into a register: every use sees the null-checked map value pointer. */
+	c->scratch_needed = true;
+	LLVMValueRef base = LLVMBuildLoad2(c->b, c->i8p, c->scratch_slot, "scratch");
+	LLVMValueRef p = cg_gep(c, base, c->scratch_used);
+	c->scratch_used += sz;
+	return p;
+}
+
+void cg_release_temps(cg *c)
+{
+	for (size_t i = c->pool_from; i < c->slots.n; i++)
+		c->slots.v[i].busy = false;
+	c->scratch_used = c->scratch_base;
+}
+
+void cg_pin_temps(cg *c)
+{
+	c->pool_from = c->slots.n;
+	c->scratch_base = c->scratch_used;
+}
+
+LLVMValueRef cg_buf(cg *c, uint32_t size)
+{
+	LLVMValueRef p = cg_buf_raw(c, size);
+
+	cg_memset0(c, p, DT_ALIGN(size ? size : 1, 8));
+	return p;
+}
+
+LLVMValueRef cg_gep(cg *c, LLVMValueRef p, uint32_t off)
+{
+	LLVMValueRef idx;
+
+	if (!off)
+		return p;
+	idx = cg_i64(c, off);
+	return LLVMBuildInBoundsGEP2(c->b, c->i8, p, &idx, 1, "");
+}
+
+/* Explicit stores rather than llvm.memset: the BPF backend only expands memset/memcpy inline up
+ * to a limit that depends on alignment and turns the rest into a call it cannot emit. */
+void cg_memset0(cg *c, LLVMValueRef p, uint32_t size)
+{
+	uint32_t off = 0;
+
+	for (; off + 8 <= size; off += 8)
+		cg_store_int(c, p, off, 8, cg_i64(c, 0));
+	for (; off < size; off++)
+		cg_store_int(c, p, off, 1, cg_i64(c, 0));
+}
+
+void cg_memcpy(cg *c, LLVMValueRef dst, uint32_t doff, LLVMValueRef src, uint32_t soff,
+	       uint32_t size)
+{
+	uint32_t off = 0;
+
+	/* The widest word both sides are aligned for: the verifier refuses misaligned stack
+	 * access, and the offsets (from 8-aligned bases) are all we know about alignment. */
+	while (off < size) {
+		uint32_t w = 8;
+
+		while (w > 1 && ((doff + off) % w || (soff + off) % w || off + w > size))
+			w /= 2;
+		cg_store_int(c, dst, doff + off, w, cg_load_int(c, src, soff + off, w, false));
+		off += w;
+	}
+}
+
+static LLVMTypeRef int_type(cg *c, uint32_t size)
+{
+	switch (size) {
+	case 1: return c->i8;
+	case 2: return c->i16;
+	case 4: return c->i32;
+	default: return c->i64;
+	}
+}
+
+static unsigned natural_align(uint32_t off, uint32_t size)
+{
+	unsigned a = size >= 8 ? 8 : size;
+
+	while (a > 1 && off % a)
+		a /= 2;
+	return a ? a : 1;
+}
+
+LLVMValueRef cg_load_int(cg *c, LLVMValueRef p, uint32_t off, uint32_t size, bool is_signed)
+{
+	LLVMTypeRef t = int_type(c, size);
+	LLVMValueRef q = LLVMBuildBitCast(c->b, cg_gep(c, p, off), LLVMPointerType(t, 0), "");
+	LLVMValueRef v = LLVMBuildLoad2(c->b, t, q, "");
+
+	LLVMSetAlignment(v, natural_align(off, size));
+	if (t == c->i64)
+		return v;
+	return is_signed ? LLVMBuildSExt(c->b, v, c->i64, "") : LLVMBuildZExt(c->b, v, c->i64, "");
+}
+
+void cg_store_int(cg *c, LLVMValueRef p, uint32_t off, uint32_t size, LLVMValueRef v)
+{
+	LLVMTypeRef t = int_type(c, size);
+	LLVMValueRef q = LLVMBuildBitCast(c->b, cg_gep(c, p, off), LLVMPointerType(t, 0), "");
+	LLVMValueRef s;
+
+	if (LLVMTypeOf(v) != t)
+		v = LLVMBuildTrunc(c->b, v, t, "");
+	s = LLVMBuildStore(c->b, v, q);
+	LLVMSetAlignment(s, natural_align(off, size));
+}
+
+void cg_br_nonnull(cg *c, LLVMValueRef p, LLVMBasicBlockRef t, LLVMBasicBlockRef f)
+{
+	LLVMValueRef nn = LLVMBuildIsNotNull(c->b, p, "");
+
+	LLVMBuildCondBr(c->b, nn, t, f);
+}
+
+void cg_return(cg *c)
+{
+	LLVMBuildRet(c->b, cg_i64(c, 0));
+	LLVMPositionBuilderAtEnd(c->b, cg_block(c, "dead"));
+}
+
+LLVMValueRef cg_map_lookup(cg *c, LLVMValueRef map, LLVMValueRef key)
+{
+	LLVMValueRef args[2] = { map, key };
+
+	return cg_helper(c, BPF_FUNC_map_lookup_elem, c->i8p, args, 2);
+}
+
+LLVMValueRef cg_key32(cg *c, uint32_t v)
+{
+	LLVMValueRef p;
+
+	/* One stack slot per function serves every array-map key: it is written right before
+	 * each use, and it must not live in scratch (the scratch lookup itself needs a key). */
+	if (!c->key32) {
+		c->key32 = entry_alloca(c, c->i64, "key32");
+		c->stack_used += 8;
+	}
+	p = LLVMBuildBitCast(c->b, c->key32, c->i8p, "");
+	cg_store_int(c, p, 0, 4, cg_i64(c, v));
+	return p;
+}
+
+void cg_stat_inc(cg *c, enum dt_stat stat)
+{
+	int fd = cg_aux_fd(c, DT_AUX_STATS, 0, 0);
+	LLVMValueRef key = cg_key32(c, stat);
+	LLVMValueRef v;
+	LLVMBasicBlockRef inc = cg_block(c, "stat"), done = cg_block(c, "stat.done");
+
+	v = cg_map_lookup(c, cg_map_ref(c, fd), key);
+	cg_br_nonnull(c, v, inc, done);
+	LLVMPositionBuilderAtEnd(c->b, inc);
+	cg_store_int(c, v, 0, 8, LLVMBuildAdd(c->b, cg_load_int(c, v, 0, 8, false),
+					       cg_i64(c, 1), ""));
+	LLVMBuildBr(c->b, done);
+	LLVMPositionBuilderAtEnd(c->b, done);
+}
+
+void cg_map_update(cg *c, LLVMValueRef map, LLVMValueRef key, LLVMValueRef val)
+{
+	LLVMValueRef args[4] = { map, key, val, cg_i64(c, BPF_ANY) };
+	LLVMValueRef r = cg_helper(c, BPF_FUNC_map_update_elem, c->i64, args, 4);
+	LLVMBasicBlockRef bad = cg_block(c, "upd.fail"), ok = cg_block(c, "upd.ok");
+
+	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, r, cg_i64(c, 0), ""), bad, ok);
+	LLVMPositionBuilderAtEnd(c->b, bad);
+	cg_stat_inc(c, DT_STAT_MAP_FULL);
+	LLVMBuildBr(c->b, ok);
+	LLVMPositionBuilderAtEnd(c->b, ok);
+}
+
+void cg_map_delete(cg *c, LLVMValueRef map, LLVMValueRef key)
+{
+	LLVMValueRef args[2] = { map, key };
+
+	cg_helper(c, BPF_FUNC_map_delete_elem, c->i64, args, 2);
+}
+
+LLVMValueRef cg_const_str(cg *c, const char *s, uint32_t len, uint32_t size)
+{
+	LLVMValueRef p = cg_buf_raw(c, size);
+	uint32_t sz = DT_ALIGN(size ? size : 1, 8);
+
+	/* Whole words at a time: the string bytes packed little-endian, zeros after the end. */
+	for (uint32_t off = 0; off < sz; off += 8) {
+		uint64_t w = 0;
+
+		for (uint32_t i = 0; i < 8; i++) {
+			uint32_t k = off + i;
+
+			if (k < len && k + 1 < size)
+				w |= (uint64_t)(unsigned char)s[k] << (8 * i);
+		}
+		cg_store_int(c, p, off, 8, cg_i64(c, w));
+	}
+	return p;
+}
+
+LLVMValueRef cg_event_new(cg *c, uint32_t kind, uint32_t id, uint32_t payload)
+{
+	LLVMValueRef p = cg_buf(c, 8 + payload);
+
+	cg_store_int(c, p, 0, 4, cg_i64(c, kind));
+	cg_store_int(c, p, 4, 4, cg_i64(c, id));
+	return p;
+}
+
+void cg_event_output(cg *c, LLVMValueRef buf, uint32_t size)
+{
+	int fd = cg_aux_fd(c, DT_AUX_EVENTS, 0, 0);
+	LLVMValueRef args[4] = { cg_map_ref(c, fd), buf, cg_i64(c, size), cg_i64(c, 0) };
+	LLVMValueRef r = cg_helper(c, BPF_FUNC_ringbuf_output, c->i64, args, 4);
+	LLVMBasicBlockRef bad = cg_block(c, "ev.lost"), ok = cg_block(c, "ev.ok");
+
+	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, r, cg_i64(c, 0), ""), bad, ok);
+	LLVMPositionBuilderAtEnd(c->b, bad);
+	cg_stat_inc(c, DT_STAT_EVENT_LOST);
+	LLVMBuildBr(c->b, ok);
+	LLVMPositionBuilderAtEnd(c->b, ok);
+}

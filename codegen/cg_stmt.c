@@ -1,0 +1,693 @@
+/* cg_stmt.c — statements, map writes, aggregations, events, and the shape of each program: the
+ * pid filter, the predicate, the body, and for probes that use ustack_dwarf the split into an
+ * entry program (filter, predicate when it can run before the walk, hand-off to the walker by
+ * tail call) and a continuation (the body, with the walker's result as the stack). Map values
+ * are updated in place when the lookup finds them; otherwise the same update is applied to a
+ * zeroed value that is then inserted, so the first write of min/max/avg/stats/hist needs no
+ * separate initialisation path. */
+#include "codegen/cg_internal.h"
+#include "bpf-lib/dt_walker.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ aggregations */
+
+/* hist(): 0 for negatives, 1 for zero, else 2 + floor(log2 v) — dt_hist_bucket's rule. */
+static LLVMValueRef hist_bucket(cg *c, LLVMValueRef v)
+{
+	LLVMValueRef x = v, r = cg_i64(c, 0);
+
+	for (int s = 32; s >= 1; s /= 2) {
+		LLVMValueRef big = LLVMBuildICmp(c->b, LLVMIntUGE, x, cg_i64(c, 1ull << s), "");
+		LLVMValueRef t = LLVMBuildSelect(c->b, big, cg_i64(c, s), cg_i64(c, 0), "");
+
+		x = LLVMBuildLShr(c->b, x, t, "");
+		r = LLVMBuildAdd(c->b, r, t, "");
+	}
+	r = LLVMBuildAdd(c->b, r, cg_i64(c, 2), "");
+	r = LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, v, cg_i64(c, 0), ""),
+			    cg_i64(c, 1), r, "");
+	return LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, v, cg_i64(c, 0), ""),
+			       cg_i64(c, 0), r, "");
+}
+
+/* lhist(): 0 below min, 1 + (v - min) / step inside, the last bucket at or above max. */
+static LLVMValueRef lhist_bucket(cg *c, LLVMValueRef v, const dt_type *t)
+{
+	int64_t min = t->lhist.min, max = t->lhist.max, step = t->lhist.step > 0 ? t->lhist.step : 1;
+	uint32_t n = dt_lhist_nbuckets(min, max, step);
+	LLVMValueRef in = LLVMBuildUDiv(c->b, LLVMBuildSub(c->b, v, cg_i64(c, (uint64_t)min), ""),
+					cg_i64(c, (uint64_t)step), "");
+	LLVMValueRef r = LLVMBuildAdd(c->b, in, cg_i64(c, 1), "");
+	LLVMValueRef last = cg_i64(c, n ? n - 1 : 0);
+
+	r = LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntUGT, r, last, ""), last, r, "");
+	r = LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntSGE, v, cg_i64(c, (uint64_t)max), ""),
+			    last, r, "");
+	return LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, v, cg_i64(c, (uint64_t)min), ""),
+			       cg_i64(c, 0), r, "");
+}
+
+static void add_at(cg *c, LLVMValueRef p, uint32_t off, LLVMValueRef v)
+{
+	cg_store_int(c, p, off, 8, LLVMBuildAdd(c->b, cg_load_int(c, p, off, 8, false), v, ""));
+}
+
+/* Keeps v at p+off when `set` is zero or v beats the stored value. */
+static void minmax_at(cg *c, LLVMValueRef p, uint32_t off, LLVMValueRef set, LLVMValueRef v,
+		      bool is_min)
+{
+	LLVMValueRef old = cg_load_int(c, p, off, 8, true);
+	LLVMValueRef better = LLVMBuildICmp(c->b, is_min ? LLVMIntSLT : LLVMIntSGT, v, old, "");
+	LLVMValueRef unset = LLVMBuildICmp(c->b, LLVMIntEQ, set, cg_i64(c, 0), "");
+	LLVMValueRef take = LLVMBuildOr(c->b, better, unset, "");
+
+	cg_store_int(c, p, off, 8, LLVMBuildSelect(c->b, take, v, old, ""));
+}
+
+static void agg_apply(cg *c, dt_type_kind k, LLVMValueRef p, LLVMValueRef v)
+{
+	switch (k) {
+	case DT_T_COUNT: case DT_T_HIST: case DT_T_LHIST:
+		add_at(c, p, 0, cg_i64(c, 1));
+		break;
+	case DT_T_SUM:
+		add_at(c, p, 0, v);
+		break;
+	case DT_T_MIN: case DT_T_MAX:
+		minmax_at(c, p, 0, cg_load_int(c, p, 8, 8, false), v, k == DT_T_MIN);
+		cg_store_int(c, p, 8, 8, cg_i64(c, 1));
+		break;
+	case DT_T_AVG:
+		add_at(c, p, 0, v);
+		add_at(c, p, 8, cg_i64(c, 1));
+		break;
+	case DT_T_STATS: {
+		LLVMValueRef n = cg_load_int(c, p, 0, 8, false);
+
+		minmax_at(c, p, 16, n, v, true);
+		minmax_at(c, p, 24, n, v, false);
+		cg_store_int(c, p, 0, 8, LLVMBuildAdd(c->b, n, cg_i64(c, 1), ""));
+		add_at(c, p, 8, v);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static bool is_agg_func(dt_func f)
+{
+	return f >= DT_F_COUNT && f <= DT_F_LHIST;
+}
+
+static void aggregate(cg *c, const dt_expr *target, const dt_expr *call)
+{
+	const dt_map_sym *m = target->map.sym;
+	dt_type_kind k = m->value->kind;
+	dt_map_layout lay;
+	LLVMValueRef v = NULL, key, map, found, buf;
+	LLVMBasicBlockRef hit = NULL, miss = NULL, done = NULL;
+
+	dt_map_layout_of(m, &lay);
+	if (call->call.nargs && call->call.id != DT_F_COUNT) {
+		v = cg_expr(c, call->call.args[0]);
+		if (!v || !cg_is_scalar(call->call.args[0]->type)) {
+			cg_fail(c, call->span, "%s() of a non-integer", call->call.name);
+			return;
+		}
+	}
+	key = cg_map_key(c, m, target->map.keys, target->map.nkeys, &lay);
+	if (lay.bucketed) {
+		LLVMValueRef bk = k == DT_T_HIST ? hist_bucket(c, v) : lhist_bucket(c, v, m->value);
+
+		cg_store_int(c, key, lay.user_key_size, 8, bk);
+	}
+	map = cg_map_ref(c, cg_script_map_fd(c, m));
+	found = cg_map_lookup(c, map, key);
+	hit = cg_block(c, "agg.hit");
+	miss = cg_block(c, "agg.miss");
+	done = cg_block(c, "agg.done");
+	cg_br_nonnull(c, found, hit, miss);
+	LLVMPositionBuilderAtEnd(c->b, hit);
+	agg_apply(c, k, found, v);
+	LLVMBuildBr(c->b, done);
+	LLVMPositionBuilderAtEnd(c->b, miss);
+	buf = cg_buf(c, lay.value_size);
+	agg_apply(c, k, buf, v);
+	cg_map_update(c, map, key, buf);
+	LLVMBuildBr(c->b, done);
+	LLVMPositionBuilderAtEnd(c->b, done);
+}
+
+/* ------------------------------------------------------------ assignments */
+
+/* Reads the integer at key (0 when absent), applies op with rhs, writes it back; returns
+ * {old, new} through out. */
+static void map_rmw(cg *c, const dt_expr *target, dt_binop op, LLVMValueRef rhs, bool is_signed,
+		    LLVMValueRef *old_out, LLVMValueRef *new_out)
+{
+	const dt_map_sym *m = target->map.sym;
+	dt_map_layout lay;
+	LLVMValueRef key, map, found, old, nv, val, vals[2];
+	LLVMBasicBlockRef hit, join, froms[2];
+
+	dt_map_layout_of(m, &lay);
+	if (!cg_is_scalar(m->value) || lay.percpu) {
+		cg_fail(c, target->span, "arithmetic update of map %s with a non-integer value",
+			m->name);
+		return;
+	}
+	key = cg_map_key(c, m, target->map.keys, target->map.nkeys, &lay);
+	map = cg_map_ref(c, cg_script_map_fd(c, m));
+	found = cg_map_lookup(c, map, key);
+	froms[0] = LLVMGetInsertBlock(c->b);
+	hit = cg_block(c, "rmw.hit");
+	join = cg_block(c, "rmw.join");
+	cg_br_nonnull(c, found, hit, join);
+	LLVMPositionBuilderAtEnd(c->b, hit);
+	vals[1] = cg_load(c, found, m->value);
+	froms[1] = LLVMGetInsertBlock(c->b);
+	LLVMBuildBr(c->b, join);
+	LLVMPositionBuilderAtEnd(c->b, join);
+	old = LLVMBuildPhi(c->b, c->i64, "");
+	vals[0] = cg_i64(c, 0);
+	LLVMAddIncoming(old, vals, froms, 2);
+
+	switch (op) {
+	case DT_OP_ADD: nv = LLVMBuildAdd(c->b, old, rhs, ""); break;
+	case DT_OP_SUB: nv = LLVMBuildSub(c->b, old, rhs, ""); break;
+	case DT_OP_MUL: nv = LLVMBuildMul(c->b, old, rhs, ""); break;
+	case DT_OP_BAND: nv = LLVMBuildAnd(c->b, old, rhs, ""); break;
+	case DT_OP_BOR: nv = LLVMBuildOr(c->b, old, rhs, ""); break;
+	case DT_OP_BXOR: nv = LLVMBuildXor(c->b, old, rhs, ""); break;
+	case DT_OP_SHL:
+		nv = LLVMBuildShl(c->b, old, LLVMBuildAnd(c->b, rhs, cg_i64(c, 63), ""), "");
+		break;
+	case DT_OP_SHR:
+		rhs = LLVMBuildAnd(c->b, rhs, cg_i64(c, 63), "");
+		nv = is_signed ? LLVMBuildAShr(c->b, old, rhs, "") : LLVMBuildLShr(c->b, old, rhs, "");
+		break;
+	default:
+		/* Division and remainder go through the expression emitter's rules. */
+		nv = cg_arith(c, op, old, rhs, is_signed);
+		break;
+	}
+	val = cg_buf(c, lay.value_size);
+	cg_store(c, val, 0, m->value, nv, m->value);
+	cg_map_update(c, map, key, val);
+	*old_out = old;
+	*new_out = nv;
+}
+
+static LLVMValueRef norm_int(cg *c, LLVMValueRef v, const dt_type *t)
+{
+	if (t->kind != DT_T_INT || t->size >= 8)
+		return v;
+	LLVMTypeRef it = LLVMIntTypeInContext(c->ctx, t->size * 8);
+
+	v = LLVMBuildTrunc(c->b, v, it, "");
+	return t->is_signed ? LLVMBuildSExt(c->b, v, c->i64, "") : LLVMBuildZExt(c->b, v, c->i64, "");
+}
+
+LLVMValueRef cg_incdec(cg *c, const dt_expr *target, bool inc, bool post)
+{
+	LLVMValueRef one = cg_i64(c, 1), old = NULL, nv = NULL;
+
+	if (target->kind == DT_E_VAR) {
+		LLVMValueRef slot = c->vars[target->var.sym->id];
+
+		old = LLVMBuildLoad2(c->b, c->i64, slot, "");
+		nv = norm_int(c, inc ? LLVMBuildAdd(c->b, old, one, "") :
+				       LLVMBuildSub(c->b, old, one, ""), target->var.sym->type);
+		LLVMBuildStore(c->b, nv, slot);
+	} else if (target->kind == DT_E_MAP) {
+		map_rmw(c, target, inc ? DT_OP_ADD : DT_OP_SUB, one, false, &old, &nv);
+	} else {
+		cg_fail(c, target->span, "++/-- on something that is not a variable or map");
+	}
+	if (!old)
+		return cg_i64(c, 0);
+	return post ? old : nv;
+}
+
+static void assign(cg *c, const dt_stmt *s)
+{
+	const dt_expr *t = s->assign.target, *val = s->assign.value;
+	dt_binop op = s->assign.op;
+
+	if (t->kind == DT_E_MAP && val->kind == DT_E_CALL && is_agg_func(val->call.id)) {
+		aggregate(c, t, val);
+		return;
+	}
+	if (t->kind == DT_E_VAR) {
+		const dt_var_sym *vs = t->var.sym;
+		LLVMValueRef slot = c->vars[vs->id];
+		LLVMValueRef v = cg_expr(c, val);
+
+		if (!v)
+			return;
+		if (cg_is_scalar(vs->type)) {
+			if (op != DT_OP_NONE) {
+				LLVMValueRef old = LLVMBuildLoad2(c->b, c->i64, slot, "");
+
+				v = cg_arith(c, op, old, v, vs->type->is_signed && val->type->is_signed);
+			}
+			LLVMBuildStore(c->b, norm_int(c, v, vs->type), slot);
+		} else {
+			cg_store(c, slot, 0, vs->type, v, val->type);
+		}
+		return;
+	}
+	if (t->kind != DT_E_MAP) {
+		cg_fail(c, s->span, "assignment to something that is not a variable or map");
+		return;
+	}
+	if (op != DT_OP_NONE) {
+		LLVMValueRef rhs = cg_expr(c, val), o, n;
+
+		if (rhs)
+			map_rmw(c, t, op, rhs, t->map.sym->value->is_signed && val->type->is_signed,
+				&o, &n);
+		return;
+	}
+	const dt_map_sym *m = t->map.sym;
+	dt_map_layout lay;
+	LLVMValueRef v = cg_expr(c, val), key, vb;
+
+	if (!v)
+		return;
+	dt_map_layout_of(m, &lay);
+	key = cg_map_key(c, m, t->map.keys, t->map.nkeys, &lay);
+	vb = cg_buf(c, lay.value_size);
+	cg_store(c, vb, 0, m->value, v, val->type);
+	cg_map_update(c, cg_map_ref(c, cg_script_map_fd(c, m)), key, vb);
+}
+
+/* ------------------------------------------------------------ action calls */
+
+static void emit_printf(cg *c, const dt_expr *e)
+{
+	const dt_type *at = e->call.args_type;
+	uint32_t payload = at ? at->size : 0;
+	uint32_t kind = e->call.id == DT_F_PRINTF ? DT_EV_PRINTF : DT_EV_TIME;
+	LLVMValueRef ev;
+
+	/* Evaluate the arguments before the event buffer exists so that their own temporaries
+	 * (map lookups, strings) are not interleaved with it. */
+	LLVMValueRef vals[64] = { 0 };
+	uint32_t n = 0;
+
+	if (kind == DT_EV_PRINTF && at && at->kind == DT_T_TUPLE) {
+		n = DT_MIN(at->tuple.n, e->call.nargs ? e->call.nargs - 1 : 0);
+		if (n > DT_ARRAY_SIZE(vals)) {
+			cg_fail(c, e->span, "printf with more than %zu arguments",
+				DT_ARRAY_SIZE(vals));
+			return;
+		}
+		for (uint32_t i = 0; i < n; i++)
+			vals[i] = cg_expr(c, e->call.args[i + 1]);
+	}
+	if (kind == DT_EV_TIME)
+		payload = 0;
+	ev = cg_event_new(c, kind, e->call.event_id, payload);
+	for (uint32_t i = 0; i < n; i++)
+		cg_store(c, ev, 8 + at->tuple.offsets[i], at->tuple.elems[i], vals[i],
+			 e->call.args[i + 1]->type);
+	cg_event_output(c, ev, 8 + payload);
+}
+
+static void emit_print(cg *c, const dt_expr *e)
+{
+	const dt_expr *a = e->call.nargs ? e->call.args[0] : NULL;
+	LLVMValueRef ev;
+
+	if (!a) {
+		cg_fail(c, e->span, "print() without an argument");
+		return;
+	}
+	if (a->kind == DT_E_MAP && a->map.nkeys == 0 && a->map.sym) {
+		LLVMValueRef top = e->call.nargs > 1 ? cg_expr(c, e->call.args[1]) : cg_i64(c, 0);
+		LLVMValueRef div = e->call.nargs > 2 ? cg_expr(c, e->call.args[2]) : cg_i64(c, 0);
+
+		ev = cg_event_new(c, DT_EV_PRINT_MAP, a->map.sym->id, sizeof(struct dt_ev_print_map));
+		cg_store_int(c, ev, 8, 8, top);
+		cg_store_int(c, ev, 16, 8, div);
+		cg_event_output(c, ev, 8 + sizeof(struct dt_ev_print_map));
+		return;
+	}
+	LLVMValueRef v = cg_expr(c, a);
+	const dt_type *t = a->type;
+
+	if (!v)
+		return;
+	ev = cg_event_new(c, DT_EV_PRINT_VALUE, e->call.event_id, t->size);
+	cg_store(c, ev, 8, t, v, t);
+	cg_event_output(c, ev, 8 + t->size);
+}
+
+static void emit_map_event(cg *c, const dt_expr *e, uint32_t kind)
+{
+	const dt_expr *a = e->call.nargs ? e->call.args[0] : NULL;
+
+	if (!a || a->kind != DT_E_MAP || !a->map.sym) {
+		cg_fail(c, e->span, "%s() needs a map", e->call.name);
+		return;
+	}
+	cg_event_output(c, cg_event_new(c, kind, a->map.sym->id, 0), 8);
+}
+
+static void emit_delete(cg *c, const dt_expr *e)
+{
+	const dt_expr *a = e->call.nargs ? e->call.args[0] : NULL;
+	dt_expr *const *keys;
+	uint32_t nkeys;
+	dt_map_layout lay;
+	LLVMValueRef key;
+
+	if (!a || a->kind != DT_E_MAP || !a->map.sym) {
+		cg_fail(c, e->span, "delete() needs a map element");
+		return;
+	}
+	/* delete(@m[k]) and delete(@m, k) */
+	keys = e->call.nargs > 1 ? &e->call.args[1] : a->map.keys;
+	nkeys = e->call.nargs > 1 ? 1 : a->map.nkeys;
+	dt_map_layout_of(a->map.sym, &lay);
+	key = cg_map_key(c, a->map.sym, keys, nkeys, &lay);
+	if (!lay.bucketed) {
+		cg_map_delete(c, cg_map_ref(c, cg_script_map_fd(c, a->map.sym)), key);
+		return;
+	}
+	/* Every bucket of a histogram key is its own BPF key: userspace deletes them all. */
+	LLVMValueRef ev = cg_event_new(c, DT_EV_DELETE_KEY, a->map.sym->id, lay.user_key_size);
+
+	cg_memcpy(c, ev, 8, key, 0, lay.user_key_size);
+	cg_event_output(c, ev, 8 + lay.user_key_size);
+}
+
+LLVMValueRef cg_call_action(cg *c, const dt_expr *e)
+{
+	switch (e->call.id) {
+	case DT_F_PRINTF: case DT_F_TIME:
+		emit_printf(c, e);
+		break;
+	case DT_F_PRINT:
+		emit_print(c, e);
+		break;
+	case DT_F_CLEAR:
+		emit_map_event(c, e, DT_EV_CLEAR_MAP);
+		break;
+	case DT_F_ZERO:
+		emit_map_event(c, e, DT_EV_ZERO_MAP);
+		break;
+	case DT_F_DELETE:
+		emit_delete(c, e);
+		break;
+	case DT_F_EXIT: {
+		LLVMValueRef code = e->call.nargs ? cg_expr(c, e->call.args[0]) : cg_i64(c, 0);
+		LLVMValueRef ev = cg_event_new(c, DT_EV_EXIT, 0, sizeof(struct dt_ev_exit));
+
+		cg_store_int(c, ev, 8, 8, code);
+		cg_event_output(c, ev, 8 + sizeof(struct dt_ev_exit));
+		cg_return(c);
+		break;
+	}
+	default:
+		cg_fail(c, e->span, "%s() cannot be used here", e->call.name);
+		break;
+	}
+	return cg_i64(c, 0);
+}
+
+/* ------------------------------------------------------------ statements */
+
+static void stmt(cg *c, const dt_stmt *s)
+{
+	if (c->err)
+		return;
+	cg_release_temps(c);
+	switch (s->kind) {
+	case DT_S_EXPR:
+		cg_expr(c, s->expr);
+		break;
+	case DT_S_ASSIGN:
+		assign(c, s);
+		break;
+	case DT_S_IF: {
+		LLVMBasicBlockRef bt = cg_block(c, "if.then"), bf = cg_block(c, "if.else");
+		LLVMBasicBlockRef done = cg_block(c, "if.done");
+
+		LLVMBuildCondBr(c->b, cg_cond(c, s->if_.cond), bt, bf);
+		LLVMPositionBuilderAtEnd(c->b, bt);
+		cg_stmts(c, &s->if_.then);
+		LLVMBuildBr(c->b, done);
+		LLVMPositionBuilderAtEnd(c->b, bf);
+		cg_stmts(c, &s->if_.els);
+		LLVMBuildBr(c->b, done);
+		LLVMPositionBuilderAtEnd(c->b, done);
+		break;
+	}
+	case DT_S_UNROLL:
+		for (uint32_t i = 0; i < s->unroll.count && !c->err; i++)
+			cg_stmts(c, &s->unroll.body);
+		break;
+	case DT_S_RETURN:
+		cg_return(c);
+		break;
+	case DT_S_BLOCK:
+		cg_stmts(c, &s->block);
+		break;
+	}
+}
+
+void cg_stmts(cg *c, const dt_stmt_list *l)
+{
+	for (uint32_t i = 0; i < l->n && !c->err; i++)
+		stmt(c, l->v[i]);
+}
+
+/* ------------------------------------------------------------ programs */
+
+static uint32_t expr_dwarf_depth(const dt_expr *e);
+
+static uint32_t list_dwarf_depth(const dt_stmt_list *l);
+
+static uint32_t max_u32(uint32_t a, uint32_t b)
+{
+	return a > b ? a : b;
+}
+
+static uint32_t exprs_dwarf_depth(dt_expr *const *v, uint32_t n)
+{
+	uint32_t d = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		d = max_u32(d, expr_dwarf_depth(v[i]));
+	return d;
+}
+
+/* The deepest ustack_dwarf(N) a probe evaluates: the walker is asked for that many frames. */
+static uint32_t expr_dwarf_depth(const dt_expr *e)
+{
+	if (!e)
+		return 0;
+	switch (e->kind) {
+	case DT_E_BUILTIN:
+		if (e->builtin.id != DT_B_USTACK_DWARF)
+			return 0;
+		if (e->type && e->type->kind == DT_T_STACK && e->type->stack.depth)
+			return e->type->stack.depth;
+		return e->builtin.depth ? e->builtin.depth : DT_STACK_DEFAULT_DEPTH;
+	case DT_E_MAP: return exprs_dwarf_depth(e->map.keys, e->map.nkeys);
+	case DT_E_CALL: return exprs_dwarf_depth(e->call.args, e->call.nargs);
+	case DT_E_BINOP: return max_u32(expr_dwarf_depth(e->bin.l), expr_dwarf_depth(e->bin.r));
+	case DT_E_UNOP: return expr_dwarf_depth(e->un.e);
+	case DT_E_TERNARY:
+		return max_u32(expr_dwarf_depth(e->tern.cond),
+			       max_u32(expr_dwarf_depth(e->tern.t), expr_dwarf_depth(e->tern.f)));
+	case DT_E_FIELD: return expr_dwarf_depth(e->field.base);
+	case DT_E_TUPLE: return exprs_dwarf_depth(e->tuple.elems, e->tuple.n);
+	default: return 0;
+	}
+}
+
+static uint32_t stmt_dwarf_depth(const dt_stmt *s)
+{
+	switch (s->kind) {
+	case DT_S_EXPR: return expr_dwarf_depth(s->expr);
+	case DT_S_ASSIGN:
+		return max_u32(expr_dwarf_depth(s->assign.target), expr_dwarf_depth(s->assign.value));
+	case DT_S_IF:
+		return max_u32(expr_dwarf_depth(s->if_.cond),
+			       max_u32(list_dwarf_depth(&s->if_.then), list_dwarf_depth(&s->if_.els)));
+	case DT_S_UNROLL: return list_dwarf_depth(&s->unroll.body);
+	case DT_S_BLOCK: return list_dwarf_depth(&s->block);
+	default: return 0;
+	}
+}
+
+static uint32_t list_dwarf_depth(const dt_stmt_list *l)
+{
+	uint32_t d = 0;
+
+	for (uint32_t i = 0; i < l->n; i++)
+		d = max_u32(d, stmt_dwarf_depth(l->v[i]));
+	return d;
+}
+
+/* `if (!cond) return 0;` */
+static void guard(cg *c, LLVMValueRef cond)
+{
+	LLVMBasicBlockRef go = cg_block(c, "go"), stop = cg_block(c, "stop");
+
+	LLVMBuildCondBr(c->b, cond, go, stop);
+	LLVMPositionBuilderAtEnd(c->b, stop);
+	LLVMBuildRet(c->b, cg_i64(c, 0));
+	LLVMPositionBuilderAtEnd(c->b, go);
+}
+
+static LLVMValueRef walker_state(cg *c)
+{
+	int fd = cg_aux_fd(c, DT_AUX_WALKER_STATE, 0, 0);
+	LLVMValueRef st = cg_map_lookup(c, cg_map_ref(c, fd), cg_key32(c, 0));
+	LLVMBasicBlockRef ok = cg_block(c, "ws.ok"), none = cg_block(c, "ws.none");
+
+	cg_br_nonnull(c, st, ok, none);
+	LLVMPositionBuilderAtEnd(c->b, none);
+	cg_stat_inc(c, DT_STAT_STACK_FAIL);
+	LLVMBuildRet(c->b, cg_i64(c, 0));
+	LLVMPositionBuilderAtEnd(c->b, ok);
+	return st;
+}
+
+static void finish_function(cg *c)
+{
+	LLVMBuilderRef eb = LLVMCreateBuilderInContext(c->ctx);
+
+	/* Every block left open (the fall-through end, blocks after `return`) returns 0. */
+	for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(c->fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+		if (bb == c->allocas || bb == c->prologue || LLVMGetBasicBlockTerminator(bb))
+			continue;
+		LLVMPositionBuilderAtEnd(eb, bb);
+		LLVMBuildRet(eb, cg_i64(c, 0));
+	}
+	LLVMPositionBuilderAtEnd(c->b, c->prologue);
+	if (c->scratch_needed) {
+		int fd = cg_aux_fd(c, DT_AUX_SCRATCH, 0, 0);
+		LLVMValueRef p;
+		LLVMBasicBlockRef none = cg_block(c, "scratch.none");
+
+		p = cg_map_lookup(c, cg_map_ref(c, fd), cg_key32(c, 0));
+		LLVMBuildStore(c->b, p, c->scratch_slot);
+		cg_br_nonnull(c, p, c->body, none);
+		LLVMPositionBuilderAtEnd(c->b, none);
+		LLVMBuildRet(c->b, cg_i64(c, 0));
+	} else {
+		LLVMBuildBr(c->b, c->body);
+	}
+	/* Last: the prologue may still have added allocas (the key slot). */
+	LLVMPositionBuilderAtEnd(eb, c->allocas);
+	LLVMBuildBr(eb, c->prologue);
+	LLVMDisposeBuilder(eb);
+}
+
+void cg_emit_program(cg *c, const dt_probe *p, const dt_attach *a, enum bpf_prog_type pt,
+		     const char *section, bool is_entry_of_dwarf, bool is_cont, int cont_slot)
+{
+	LLVMTypeRef fty = LLVMFunctionType(c->i64, &c->i8p, 1, false);
+	char fname[64];
+
+	snprintf(fname, sizeof(fname), "%s", section);
+	for (char *q = fname; *q; q++)
+		if (*q == '/')
+			*q = '_';
+	c->fn = LLVMAddFunction(c->mod, fname, fty);
+	LLVMSetSection(c->fn, section);
+	c->probe = p;
+	c->attach = a;
+	c->ptype = pt;
+	c->is_cont = is_cont;
+	c->stack_used = 0;
+	c->scratch_used = 0;
+	c->scratch_needed = false;
+	c->dwarf_ref = NULL;
+	c->key32 = NULL;
+	c->slots.n = 0;
+	c->pool_from = 0;
+	c->scratch_base = 0;
+	c->ctxp = LLVMGetParam(c->fn, 0);
+	c->allocas = cg_block(c, "entry");
+	c->prologue = cg_block(c, "prologue");
+	c->body = cg_block(c, "body");
+	LLVMPositionBuilderAtEnd(c->b, c->body);
+	{
+		LLVMBuilderRef eb = LLVMCreateBuilderInContext(c->ctx);
+
+		LLVMPositionBuilderAtEnd(eb, c->allocas);
+		c->scratch_slot = LLVMBuildAlloca(eb, c->i8p, "scratch.slot");
+		LLVMDisposeBuilder(eb);
+	}
+
+	/* Variables: zeroed at the start so every path reads initialised bytes. */
+	free(c->vars);
+	c->vars = xcalloc(p->nvars ? p->nvars : 1, sizeof(*c->vars));
+	for (uint32_t i = 0; i < p->nvars; i++) {
+		const dt_type *t = p->vars[i]->type;
+
+		if (cg_is_scalar(t)) {
+			c->vars[i] = cg_alloca_i64(c);
+			LLVMBuildStore(c->b, cg_i64(c, 0), c->vars[i]);
+		} else {
+			c->vars[i] = cg_buf(c, t->size ? t->size : 8);
+		}
+	}
+
+	bool begin_end = a->provider == DT_P_BEGIN || a->provider == DT_P_END;
+
+	cg_pin_temps(c);
+
+	if (is_cont) {
+		LLVMValueRef st = walker_state(c);
+
+		c->dwarf_ref = cg_buf(c, sizeof(struct dt_stack_ref));
+		cg_memcpy(c, c->dwarf_ref, 0, st, offsetof(struct dt_walker_state, result),
+			  sizeof(struct dt_stack_ref));
+		cg_pin_temps(c);
+		if (p->pred && p->pred_uses_ustack_dwarf)
+			guard(c, cg_cond(c, p->pred));
+		cg_stmts(c, &p->body);
+	} else {
+		if (c->env->filter_pid && !begin_end)
+			guard(c, LLVMBuildICmp(c->b, LLVMIntEQ,
+					       LLVMBuildLShr(c->b, cg_helper(c,
+							BPF_FUNC_get_current_pid_tgid, c->i64,
+							NULL, 0), cg_i64(c, 32), ""),
+					       cg_i64(c, c->env->filter_pid), ""));
+		if (p->pred && !(is_entry_of_dwarf && p->pred_uses_ustack_dwarf))
+			guard(c, cg_cond(c, p->pred));
+		if (is_entry_of_dwarf) {
+			uint32_t depth = DT_MAX(list_dwarf_depth(&p->body), expr_dwarf_depth(p->pred));
+			LLVMValueRef st = walker_state(c);
+			int wfd = cg_aux_fd(c, DT_AUX_WALKER_PROGS, 0, 0);
+			LLVMValueRef args[3];
+
+			cg_store_int(c, st, offsetof(struct dt_walker_state, cont_slot), 4,
+				     cg_i64(c, (uint64_t)cont_slot));
+			cg_store_int(c, st, offsetof(struct dt_walker_state, max_depth), 4,
+				     cg_i64(c, DT_MIN(depth, (uint32_t)DT_WALKER_MAX_FRAMES)));
+			args[0] = c->ctxp;
+			args[1] = cg_map_ref(c, wfd);
+			args[2] = cg_i64(c, DT_WALKER_SLOT_START);
+			cg_helper(c, BPF_FUNC_tail_call, c->i64, args, 3);
+			/* Still here: no walker in the slot. The sample is lost, and counted. */
+			cg_stat_inc(c, DT_STAT_STACK_FAIL);
+		} else {
+			cg_stmts(c, &p->body);
+		}
+	}
+	finish_function(c);
+}

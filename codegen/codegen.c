@@ -1,0 +1,365 @@
+/* codegen.c — the driver: one LLVM context, module and BPF target machine per dt_codegen call;
+ * one function per (probe, attach point) in its own ELF section (plus a continuation when the
+ * probe uses ustack_dwarf), verified, optimised with the O2 pipeline (the verifier wants tidy
+ * code: promoted allocas, folded constants), emitted as an object in memory, and split back
+ * into instruction arrays by section. Errors LLVM reports through its diagnostic handler (the
+ * BPF backend's "unsupported" messages) become diagnostics instead of killing the process. */
+#include "codegen/cg_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+static bool llvm_ready, llvm_gone;
+
+static void llvm_init(void)
+{
+	if (llvm_ready || llvm_gone)
+		return;
+	LLVMInitializeBPFTargetInfo();
+	LLVMInitializeBPFTarget();
+	LLVMInitializeBPFTargetMC();
+	LLVMInitializeBPFAsmPrinter();
+	llvm_ready = true;
+}
+
+void dt_codegen_shutdown(void)
+{
+	/* LLVM cannot be initialised again after LLVMShutdown: later dt_codegen calls fail. */
+	if (llvm_ready)
+		LLVMShutdown();
+	llvm_ready = false;
+	llvm_gone = true;
+}
+
+void dt_cg_result_free(dt_cg_result *r)
+{
+	if (!r)
+		return;
+	for (uint32_t i = 0; i < r->nprogs; i++)
+		free(r->progs[i].insns);
+	free(r->progs);
+	free(r->ir);
+	free(r->asm_text);
+	free(r);
+}
+
+static enum bpf_prog_type prog_type_of(dt_provider p)
+{
+	switch (p) {
+	case DT_P_BEGIN: case DT_P_END:
+		return BPF_PROG_TYPE_RAW_TRACEPOINT;
+	case DT_P_INTERVAL: case DT_P_PROFILE: case DT_P_SOFTWARE: case DT_P_HARDWARE:
+		return BPF_PROG_TYPE_PERF_EVENT;
+	case DT_P_UPROBE: case DT_P_URETPROBE: case DT_P_KPROBE: case DT_P_KRETPROBE:
+		return BPF_PROG_TYPE_KPROBE;
+	case DT_P_TRACEPOINT:
+		return BPF_PROG_TYPE_TRACEPOINT;
+	default:
+		return BPF_PROG_TYPE_UNSPEC;
+	}
+}
+
+static const char *short_name(dt_provider p)
+{
+	switch (p) {
+	case DT_P_BEGIN: return "begin";
+	case DT_P_END: return "end";
+	case DT_P_INTERVAL: return "interval";
+	case DT_P_PROFILE: return "profile";
+	case DT_P_UPROBE: return "uprobe";
+	case DT_P_URETPROBE: return "uretprobe";
+	case DT_P_KPROBE: return "kprobe";
+	case DT_P_KRETPROBE: return "kretprobe";
+	case DT_P_TRACEPOINT: return "tp";
+	case DT_P_SOFTWARE: return "sw";
+	case DT_P_HARDWARE: return "hw";
+	default: return "x";
+	}
+}
+
+typedef struct llvm_diag {
+	char *msg;
+} llvm_diag;
+
+static void diag_handler(LLVMDiagnosticInfoRef di, void *ctx)
+{
+	llvm_diag *ld = ctx;
+
+	if (LLVMGetDiagInfoSeverity(di) != LLVMDSError || ld->msg)
+		return;
+	char *m = LLVMGetDiagInfoDescription(di);
+
+	ld->msg = xstrdup(m);
+	LLVMDisposeMessage(m);
+}
+
+typedef struct plan {
+	dt_cg_prog prog;
+	char section[48];
+} plan;
+
+static void set_types(cg *c)
+{
+	c->i1 = LLVMInt1TypeInContext(c->ctx);
+	c->i8 = LLVMInt8TypeInContext(c->ctx);
+	c->i16 = LLVMInt16TypeInContext(c->ctx);
+	c->i32 = LLVMInt32TypeInContext(c->ctx);
+	c->i64 = LLVMInt64TypeInContext(c->ctx);
+	c->i8p = LLVMPointerType(c->i8, 0);
+	c->i64p = LLVMPointerType(c->i64, 0);
+	c->voidt = LLVMVoidTypeInContext(c->ctx);
+	LLVMTypeRef pa[2] = { c->i64, c->i64 };
+	c->pseudo_ty = LLVMFunctionType(c->i64, pa, 2, false);
+	c->pseudo_fn = LLVMAddFunction(c->mod, "llvm.bpf.pseudo", c->pseudo_ty);
+}
+
+/* Decides the programs: one per probe × attach, plus a continuation for ustack_dwarf. */
+static int plan_programs(cg *c, plan **out, uint32_t *n)
+{
+	const dt_program *p = c->prog;
+	DT_VEC(plan) v = { 0 };
+
+	for (uint32_t i = 0; i < p->nprobes; i++) {
+		const dt_probe *pr = p->probes[i];
+
+		for (uint32_t j = 0; j < pr->nattach; j++) {
+			const dt_attach *a = pr->attach[j];
+			plan pl = { 0 };
+
+			pl.prog.probe = pr;
+			pl.prog.attach = a;
+			pl.prog.prog_type = prog_type_of(a->provider);
+			pl.prog.cont_slot = -1;
+			if (pl.prog.prog_type == BPF_PROG_TYPE_UNSPEC) {
+				dt_diag(c->diags, DT_DIAG_ERROR, a->span,
+					"probe type '%s' cannot be compiled yet",
+					dt_provider_name(a->provider));
+				free(v.v);
+				return -EINVAL;
+			}
+			char nm[64] = { 0 };
+
+			snprintf(nm, sizeof(nm), "p%u_%s", i, short_name(a->provider));
+			memcpy(pl.prog.name, nm, sizeof(pl.prog.name) - 1);
+			snprintf(pl.section, sizeof(pl.section), "dt/p%u_a%u", i, j);
+			if (pr->uses_ustack_dwarf) {
+				int slot = c->env->cont_slot ? c->env->cont_slot(c->env->ctx) : -ENOSPC;
+				plan cont = pl;
+
+				if (slot < 0) {
+					dt_diag(c->diags, DT_DIAG_ERROR, pr->span,
+						"no continuation slot for ustack_dwarf (%d)", slot);
+					free(v.v);
+					return -EINVAL;
+				}
+				pl.prog.cont_slot = slot;
+				cont.prog.is_continuation = true;
+				cont.prog.cont_slot = slot;
+				snprintf(nm, sizeof(nm), "p%u_cont", i);
+				memcpy(cont.prog.name, nm, sizeof(cont.prog.name) - 1);
+				snprintf(cont.section, sizeof(cont.section), "dt/p%u_a%u_c", i, j);
+				DT_VEC_PUSH(&v, pl);
+				DT_VEC_PUSH(&v, cont);
+				continue;
+			}
+			DT_VEC_PUSH(&v, pl);
+		}
+	}
+	*out = v.v;
+	*n = (uint32_t)v.n;
+	return 0;
+}
+
+static LLVMTargetMachineRef make_tm(char **err)
+{
+	LLVMTargetRef t;
+
+	if (LLVMGetTargetFromTriple("bpfel", &t, err))
+		return NULL;
+	return LLVMCreateTargetMachine(t, "bpfel", "v3", "", LLVMCodeGenLevelDefault,
+				       LLVMRelocStatic, LLVMCodeModelDefault);
+}
+
+/* One attempt at compiling the planned programs with `budget` bytes of stack for buffers.
+ * *stack_full is set (and nothing reported) when the BPF backend ran out of stack, so that the
+ * caller can retry with more of the buffers in scratch memory. */
+static int compile(const dt_program *p, const dt_cg_env *env, const plan *plans, uint32_t nplans,
+		   uint32_t budget, dt_cg_result **out, dt_diags *d, bool *stack_full)
+{
+	cg c = { .prog = p, .env = env, .diags = d, .stack_budget = budget };
+	llvm_diag ld = { 0 };
+	LLVMTargetMachineRef tm = NULL;
+	LLVMTargetDataRef td = NULL;
+	LLVMMemoryBufferRef obj = NULL;
+	LLVMPassBuilderOptionsRef pbo = NULL;
+	dt_cg_result *r = NULL;
+	char *err = NULL;
+	dt_span at0 = p->nprobes ? p->probes[0]->span : (dt_span){ 0, 0 };
+	int ret;
+
+	*out = NULL;
+	*stack_full = false;
+	c.ctx = LLVMContextCreate();
+	LLVMContextSetDiagnosticHandler(c.ctx, diag_handler, &ld);
+	c.mod = LLVMModuleCreateWithNameInContext("dwarftrace", c.ctx);
+	c.b = LLVMCreateBuilderInContext(c.ctx);
+	set_types(&c);
+	tm = make_tm(&err);
+	if (!tm) {
+		dt_diag(d, DT_DIAG_ERROR, at0, "LLVM has no BPF target: %s", err ? err : "?");
+		ret = -ENOTSUP;
+		goto out_llvm;
+	}
+	LLVMSetTarget(c.mod, "bpfel");
+	td = LLVMCreateTargetDataLayout(tm);
+	LLVMSetModuleDataLayout(c.mod, td);
+
+	for (uint32_t i = 0; i < nplans && !c.err; i++) {
+		const dt_cg_prog *pg = &plans[i].prog;
+
+		cg_emit_program(&c, pg->probe, pg->attach, pg->prog_type, plans[i].section,
+				!pg->is_continuation && pg->cont_slot >= 0, pg->is_continuation,
+				pg->cont_slot);
+	}
+	if (c.err) {
+		ret = c.err;
+		goto out_llvm;
+	}
+	if (LLVMVerifyModule(c.mod, LLVMReturnStatusAction, &err)) {
+		if (getenv("DT_CG_DEBUG"))
+			LLVMDumpModule(c.mod);
+		dt_diag(d, DT_DIAG_ERROR, at0, "internal code generation error: invalid IR: %s", err);
+		ret = -EINVAL;
+		goto out_llvm;
+	}
+	LLVMDisposeMessage(err);
+	err = NULL;
+	pbo = LLVMCreatePassBuilderOptions();
+	LLVMErrorRef lerr = LLVMRunPasses(c.mod, "default<O2>", tm, pbo);
+	if (lerr) {
+		char *m = LLVMGetErrorMessage(lerr);
+
+		dt_diag(d, DT_DIAG_ERROR, at0, "internal code generation error: %s", m);
+		LLVMDisposeErrorMessage(m);
+		ret = -EINVAL;
+		goto out_llvm;
+	}
+	r = xcalloc(1, sizeof(*r));
+	if (env->want_ir) {
+		char *ir = LLVMPrintModuleToString(c.mod);
+
+		r->ir = xstrdup(ir);
+		LLVMDisposeMessage(ir);
+	}
+	if (LLVMTargetMachineEmitToMemoryBuffer(tm, c.mod, LLVMObjectFile, &err, &obj) || ld.msg) {
+		if (ld.msg && strstr(ld.msg, "stack limit") && budget > 0) {
+			*stack_full = true;
+			ret = -E2BIG;
+			goto out_result;
+		}
+		dt_diag(d, DT_DIAG_ERROR, at0, "internal code generation error: BPF backend: %s",
+			ld.msg ? ld.msg : err ? err : "?");
+		ret = -EINVAL;
+		goto out_result;
+	}
+	if (getenv("DT_CG_OBJ")) {
+		/* Debugging aid: the object as LLVM emitted it, for llvm-objdump. */
+		FILE *f = fopen(getenv("DT_CG_OBJ"), "w");
+
+		if (f) {
+			fwrite(LLVMGetBufferStart(obj), 1, LLVMGetBufferSize(obj), f);
+			fclose(f);
+		}
+	}
+	r->progs = xcalloc(nplans ? nplans : 1, sizeof(*r->progs));
+	size_t asm_len = 0;
+
+	for (uint32_t i = 0; i < nplans; i++) {
+		const void *data;
+		size_t size;
+
+		ret = cg_elf_section(LLVMGetBufferStart(obj), LLVMGetBufferSize(obj), plans[i].section,
+				     &data, &size);
+		if (ret) {
+			dt_diag(d, DT_DIAG_ERROR, plans[i].prog.probe->span,
+				"internal code generation error: section %s: %s", plans[i].section,
+				ret == -ENOTSUP ? "needs relocation" : strerror(-ret));
+			ret = -EINVAL;
+			goto out_result;
+		}
+		r->progs[i] = plans[i].prog;
+		r->progs[i].insns = xmalloc(size ? size : 1);
+		memcpy(r->progs[i].insns, data, size);
+		r->progs[i].ninsns = size / sizeof(struct bpf_insn);
+		r->nprogs = i + 1;
+		if (env->want_asm) {
+			char title[96];
+
+			snprintf(title, sizeof(title), "%s (%s%s)", r->progs[i].name,
+				 plans[i].prog.attach->text ? plans[i].prog.attach->text : "?",
+				 plans[i].prog.is_continuation ? ", continuation" : "");
+			cg_disasm(r->progs[i].insns, r->progs[i].ninsns, title, &r->asm_text,
+				  &asm_len);
+		}
+	}
+	*out = r;
+	r = NULL;
+	ret = 0;
+out_result:
+	dt_cg_result_free(r);
+out_llvm:
+	if (obj)
+		LLVMDisposeMemoryBuffer(obj);
+	if (pbo)
+		LLVMDisposePassBuilderOptions(pbo);
+	if (err)
+		LLVMDisposeMessage(err);
+	free(ld.msg);
+	free(c.vars);
+	free(c.slots.v);
+	LLVMDisposeBuilder(c.b);
+	LLVMDisposeModule(c.mod);
+	if (td)
+		LLVMDisposeTargetData(td);
+	if (tm)
+		LLVMDisposeTargetMachine(tm);
+	LLVMContextDispose(c.ctx);
+	return ret;
+}
+
+int dt_codegen(const dt_program *p, const dt_cg_env *env, dt_cg_result **out, dt_diags *d)
+{
+	/* Stack bytes for buffers per attempt: the rest goes to the per-CPU scratch map. LLVM's
+	 * own spills share the 512 bytes, so a program with many live values gets less. */
+	static const uint32_t budgets[] = { CG_STACK_BUDGET, 96, 0 };
+	cg c0 = { .prog = p, .env = env, .diags = d };
+	plan *plans = NULL;
+	uint32_t nplans = 0;
+	bool stack_full = false;
+	int ret;
+
+	*out = NULL;
+	llvm_init();
+	if (!llvm_ready) {
+		dt_diag(d, DT_DIAG_ERROR, p->nprobes ? p->probes[0]->span : (dt_span){ 0, 0 },
+			"code generation after dt_codegen_shutdown");
+		return -ESHUTDOWN;
+	}
+	ret = plan_programs(&c0, &plans, &nplans);
+	if (ret)
+		return ret;
+	for (unsigned i = 0; i < DT_ARRAY_SIZE(budgets); i++) {
+		ret = compile(p, env, plans, nplans, budgets[i], out, d, &stack_full);
+		if (!stack_full)
+			break;
+	}
+	free(plans);
+	return ret;
+}

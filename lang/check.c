@@ -1,0 +1,1230 @@
+/* check.c — the semantic pass: expands wildcard attach points, validates attach points and which
+ * builtins each probe type allows, resolves $vars (per probe) and @maps (per program), infers and
+ * checks every expression's type, checks printf formats against their arguments, and fills the
+ * tables codegen and runtime read (map and var ids, event descriptors, ustack_dwarf flags).
+ *
+ * It runs the walk twice. The first walk is silent and only collects: it gives each map the key
+ * and value types of its first typed use in source order, so a map read in one probe and
+ * assigned in a later one still has a type. The second walk reports: each use must agree with
+ * those types (strings and ints widen; anything else is an error at the later use with a note at
+ * the first). */
+#include "lang/lang_internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const dt_type t_none = { .kind = DT_T_NONE };
+
+/* The public dt_map_sym plus what only the checker needs: where each part was fixed. */
+typedef struct map_info {
+	dt_map_sym sym;
+	dt_span key_decl, value_decl;
+	bool shape_known, keyed;
+	dt_span shape_decl;
+	bool assigned; /* some statement stores into it (else reading it is an error) */
+} map_info;
+
+typedef struct checker {
+	dt_program *p;
+	dt_arena *a;
+	dt_diags *d;    /* NULL during the collecting walk */
+	const dt_check_opts *o;
+	DT_VEC(map_info *) maps;
+	DT_VEC(dt_event_desc) events;
+	/* The probe being checked. */
+	dt_probe *probe;
+	DT_VEC(dt_var_sym *) vars;
+	const dt_type *record;   /* its tracepoint args, loaded on first use */
+	bool record_failed;
+	bool in_pred;
+	const char *tracefs;
+	bool tracefs_looked;
+} checker;
+
+#define ERR(c, span, ...) dt_diag((c)->d, DT_DIAG_ERROR, (span), __VA_ARGS__)
+#define NOTE(c, span, ...) dt_diag((c)->d, DT_DIAG_NOTE, (span), __VA_ARGS__)
+#define HINT(c, ...) dt_diag_hint((c)->d, __VA_ARGS__)
+
+static const char *tname(checker *c, const dt_type *t)
+{
+	return dt_type_name(c->a, t);
+}
+
+static bool is_none(const dt_type *t)
+{
+	return !t || t->kind == DT_T_NONE;
+}
+
+static bool is_int(const dt_type *t)
+{
+	return t && t->kind == DT_T_INT;
+}
+
+static const char *tracefs(checker *c)
+{
+	if (!c->tracefs_looked) {
+		c->tracefs_looked = true;
+		c->tracefs = dt_tracefs_root(c->o ? c->o->tracefs : NULL);
+	}
+	return c->tracefs;
+}
+
+/* ---------------------------------------------------------------- maps and vars */
+
+static map_info *map_lookup(checker *c, const dt_expr *e)
+{
+	for (size_t i = 0; i < c->maps.n; i++)
+		if (!strcmp(c->maps.v[i]->sym.name, e->map.name))
+			return c->maps.v[i];
+	map_info *m = dt_arena_alloc(c->a, sizeof(*m));
+	m->sym.name = e->map.name;
+	m->sym.decl = e->span;
+	m->sym.id = (uint32_t)c->maps.n;
+	const dt_type *k = NULL, *v = NULL;
+	if (c->o && c->o->existing_map && c->o->existing_map(c->o->ctx, e->map.name, &k, &v)) {
+		/* A map of a live session: its types are fixed already. */
+		m->sym.key = k ? dt_type_clone(c->a, k) : NULL;
+		m->sym.value = v ? dt_type_clone(c->a, v) : NULL;
+		m->key_decl = m->value_decl = m->shape_decl = e->span;
+		m->shape_known = true;
+		m->keyed = k != NULL;
+		m->assigned = true;
+	}
+	DT_VEC_PUSH(&c->maps, m);
+	return m;
+}
+
+static bool value_type_ok(const dt_type *t)
+{
+	return t && t->kind != DT_T_NONE && t->kind != DT_T_VOID && t->kind != DT_T_RECORD &&
+	       !dt_type_is_aggregation(t);
+}
+
+/* Storage types: every int a variable or map holds is 8 bytes. */
+static const dt_type *storage_type(const dt_type *t)
+{
+	if (t && t->kind == DT_T_INT)
+		return dt_type_int(t->is_signed, 8);
+	return t;
+}
+
+/* Fixes or checks one part (key or value) of a map against a use's type. */
+static void map_part(checker *c, map_info *m, const dt_type **slot, dt_span *decl, const dt_type *t,
+		     dt_span at, const char *what)
+{
+	if (is_none(t))
+		return;
+	t = storage_type(t);
+	if (!*slot) {
+		*slot = t;
+		*decl = at;
+		return;
+	}
+	const dt_type *u = dt_type_unify(c->a, *slot, t);
+	if (u && !(dt_type_is_aggregation(t) && !dt_type_equal(*slot, t))) {
+		*slot = u;
+		return;
+	}
+	ERR(c, at, "the %s type of %s is %s here, but %s before", what, m->sym.name, tname(c, t),
+	    tname(c, *slot));
+	NOTE(c, *decl, "%s's %s type was fixed here", m->sym.name, what);
+}
+
+static void map_shape(checker *c, map_info *m, const dt_expr *e)
+{
+	bool keyed = e->map.nkeys > 0;
+	if (!m->shape_known) {
+		m->shape_known = true;
+		m->keyed = keyed;
+		m->shape_decl = e->span;
+		return;
+	}
+	if (m->keyed != keyed) {
+		ERR(c, e->span, "%s is used %s here but %s elsewhere", m->sym.name,
+		    keyed ? "with a key" : "without a key", keyed ? "without one" : "with a key");
+		NOTE(c, m->shape_decl, "first use of %s", m->sym.name);
+	}
+}
+
+static const dt_type *check_expr(checker *c, dt_expr *e);
+
+static bool key_elem_ok(checker *c, const dt_expr *k, const dt_type *t)
+{
+	if (is_none(t))
+		return false;
+	if (t->kind == DT_T_INT || t->kind == DT_T_STR || t->kind == DT_T_STACK ||
+	    t->kind == DT_T_KSYM || t->kind == DT_T_USYM || t->kind == DT_T_TUPLE)
+		return true;
+	ERR(c, k->span, "%s cannot be a map key", tname(c, t));
+	return false;
+}
+
+/* Types the keys of a map expression and fixes/checks the map's key type. */
+static map_info *check_map_use(checker *c, dt_expr *e)
+{
+	map_info *m = map_lookup(c, e);
+	e->map.sym = &m->sym;
+	map_shape(c, m, e);
+	if (!e->map.nkeys)
+		return m;
+	const dt_type **el = dt_arena_alloc(c->a, sizeof(*el) * e->map.nkeys);
+	bool ok = true;
+	for (uint32_t i = 0; i < e->map.nkeys; i++) {
+		el[i] = storage_type(check_expr(c, e->map.keys[i]));
+		ok = key_elem_ok(c, e->map.keys[i], el[i]) && ok;
+	}
+	if (!ok)
+		return m;
+	const dt_type *kt = e->map.nkeys == 1 ? el[0] : dt_type_tuple(c->a, el, e->map.nkeys);
+	dt_span ks = { e->map.keys[0]->span.off,
+		       e->map.keys[e->map.nkeys - 1]->span.off +
+			       e->map.keys[e->map.nkeys - 1]->span.len - e->map.keys[0]->span.off };
+	if (m->keyed)
+		map_part(c, m, &m->sym.key, &m->key_decl, kt, ks, "key");
+	return m;
+}
+
+static dt_var_sym *var_find(checker *c, const char *name)
+{
+	for (size_t i = 0; i < c->vars.n; i++)
+		if (!strcmp(c->vars.v[i]->name, name))
+			return c->vars.v[i];
+	return NULL;
+}
+
+static dt_var_sym *var_read(checker *c, dt_expr *e)
+{
+	dt_var_sym *v = var_find(c, e->var.name);
+	if (!v) {
+		ERR(c, e->span, "%s is used before it is assigned in this probe", e->var.name);
+		HINT(c, "scratch variables live in one probe block; use an @map to share values");
+		return NULL;
+	}
+	e->var.sym = v;
+	return v;
+}
+
+static void var_assign(checker *c, dt_expr *target, const dt_type *t, dt_span at)
+{
+	t = storage_type(t);
+	dt_var_sym *v = var_find(c, target->var.name);
+	if (!v) {
+		v = dt_arena_alloc(c->a, sizeof(*v));
+		v->name = target->var.name;
+		v->decl = target->span;
+		v->type = is_none(t) ? &t_none : t;
+		v->id = (uint32_t)c->vars.n;
+		DT_VEC_PUSH(&c->vars, v);
+	} else if (!is_none(t)) {
+		const dt_type *u = is_none(v->type) ? t : dt_type_unify(c->a, v->type, t);
+		if (!u) {
+			ERR(c, at, "%s holds %s, cannot assign %s", v->name, tname(c, v->type),
+			    tname(c, t));
+			NOTE(c, v->decl, "%s was first assigned here", v->name);
+		} else {
+			v->type = u;
+		}
+	}
+	target->var.sym = v;
+	target->type = v->type;
+}
+
+/* ---------------------------------------------------------------- builtins */
+
+static bool all_attach(checker *c, bool (*pred)(dt_provider))
+{
+	for (uint32_t i = 0; i < c->probe->nattach; i++)
+		if (!pred(c->probe->attach[i]->provider))
+			return false;
+	return c->probe->nattach > 0;
+}
+
+static bool is_ret(dt_provider p) { return p == DT_P_URETPROBE || p == DT_P_KRETPROBE; }
+static bool is_entry(dt_provider p) { return p == DT_P_UPROBE || p == DT_P_KPROBE; }
+static bool is_tp(dt_provider p) { return p == DT_P_TRACEPOINT; }
+static bool has_func(dt_provider p)
+{
+	return p == DT_P_UPROBE || p == DT_P_URETPROBE || p == DT_P_KPROBE ||
+	       p == DT_P_KRETPROBE || p == DT_P_TRACEPOINT;
+}
+
+/* Loads the tracepoint record of the probe (the first attach point's format). */
+static const dt_type *probe_record(checker *c, dt_span at)
+{
+	if (c->record || c->record_failed)
+		return c->record;
+	c->record_failed = true;
+	const char *root = tracefs(c);
+	const dt_attach *a0 = c->probe->attach[0];
+	if (!root) {
+		ERR(c, at, "cannot read the format of tracepoint %s:%s: tracefs not found",
+		    a0->target, a0->func);
+		HINT(c, "mount it: mount -t tracefs nodev /sys/kernel/tracing");
+		return NULL;
+	}
+	dt_type *rec;
+	int err = dt_tracefs_record(c->a, root, a0->target, a0->func, &rec);
+	if (err) {
+		/* Unknown tracepoints were reported at the attach point already. */
+		if (err != -ENOENT)
+			ERR(c, at, "cannot read the format of tracepoint %s:%s: %s", a0->target,
+			    a0->func, strerror(-err));
+		return NULL;
+	}
+	c->record = rec;
+	c->record_failed = false;
+	return rec;
+}
+
+static const dt_type *check_builtin(checker *c, dt_expr *e)
+{
+	const char *name = dt_builtin_name(e->builtin.id);
+	switch (e->builtin.id) {
+	case DT_B_PID: case DT_B_TID: case DT_B_UID: case DT_B_GID: case DT_B_CPU:
+	case DT_B_NSECS: case DT_B_ELAPSED: case DT_B_CGROUP: case DT_B_CURTASK: case DT_B_RAND:
+		return dt_type_int(false, 8);
+	case DT_B_COMM:
+		return dt_type_str(16);
+	case DT_B_ARG:
+		if (!all_attach(c, is_entry)) {
+			ERR(c, e->span, "arg%u is only available in uprobe and kprobe probes",
+			    e->builtin.arg);
+			if (all_attach(c, is_tp))
+				HINT(c, "tracepoints have named arguments: args.NAME");
+			else if (all_attach(c, is_ret))
+				HINT(c, "return probes see the return value as 'retval'");
+			return &t_none;
+		}
+		return dt_type_int(false, 8);
+	case DT_B_RETVAL:
+		if (!all_attach(c, is_ret)) {
+			ERR(c, e->span, "retval is only available in uretprobe and kretprobe probes");
+			return &t_none;
+		}
+		return dt_type_int(true, 8);
+	case DT_B_FUNC:
+		if (!all_attach(c, has_func)) {
+			ERR(c, e->span, "func is not available in %s probes",
+			    dt_provider_name(c->probe->attach[0]->provider));
+			HINT(c, "func names the probed function: it exists in uprobe, uretprobe, "
+				"kprobe, kretprobe and tracepoint probes");
+			return &t_none;
+		}
+		return dt_type_str(DT_STRLEN);
+	case DT_B_PROBE:
+		return dt_type_str(DT_STRLEN);
+	case DT_B_KSTACK: case DT_B_USTACK: case DT_B_USTACK_DWARF: {
+		dt_stack_kind k = e->builtin.id == DT_B_KSTACK	 ? DT_STACK_KERNEL
+				  : e->builtin.id == DT_B_USTACK ? DT_STACK_USER_FP
+								 : DT_STACK_USER_DWARF;
+		if (k == DT_STACK_USER_DWARF) {
+			c->probe->uses_ustack_dwarf = true;
+			if (c->in_pred)
+				c->probe->pred_uses_ustack_dwarf = true;
+		}
+		return dt_type_stack(c->a, k, e->builtin.mode, e->builtin.depth);
+	}
+	case DT_B_ARGS: {
+		if (!all_attach(c, is_tp)) {
+			ERR(c, e->span, "args is only available in tracepoint probes");
+			if (all_attach(c, is_entry))
+				HINT(c, "in uprobes and kprobes use arg0 … arg9");
+			return &t_none;
+		}
+		const dt_type *r = probe_record(c, e->span);
+		return r ? r : &t_none;
+	}
+	default:
+		ERR(c, e->span, "internal error: unhandled builtin %s", name);
+		return &t_none;
+	}
+}
+
+static const dt_type *check_field(checker *c, dt_expr *e)
+{
+	dt_expr *b = e->field.base;
+	if (b->kind != DT_E_BUILTIN || b->builtin.id != DT_B_ARGS) {
+		const dt_type *bt = check_expr(c, b);
+		if (!is_none(bt))
+			ERR(c, e->span, "field access needs a tracepoint's args, not %s",
+			    tname(c, bt));
+		return &t_none;
+	}
+	const dt_type *r = check_expr(c, b);
+	if (is_none(r))
+		return &t_none;
+	const dt_tp_field *f = NULL;
+	for (uint32_t i = 0; i < r->record.nfields; i++)
+		if (!strcmp(r->record.fields[i].name, e->field.field))
+			f = &r->record.fields[i];
+	if (!f) {
+		ERR(c, e->span, "tracepoint %s:%s has no field '%s'", r->record.subsys,
+		    r->record.event, e->field.field);
+		const char **names = dt_arena_alloc(c->a, sizeof(char *) * (r->record.nfields + 1));
+		for (uint32_t i = 0; i < r->record.nfields; i++)
+			names[i] = r->record.fields[i].name;
+		const char *s = dt_closest(e->field.field, strlen(e->field.field), names);
+		if (s)
+			HINT(c, "did you mean '%s'?", s);
+		return &t_none;
+	}
+	/* Every tracepoint of the probe must lay the field out the same way. */
+	const char *root = tracefs(c);
+	for (uint32_t i = 1; root && i < c->probe->nattach; i++) {
+		const dt_attach *a = c->probe->attach[i];
+		dt_type *ri;
+		if (dt_tracefs_record(c->a, root, a->target, a->func, &ri))
+			continue;
+		bool same = false;
+		for (uint32_t j = 0; j < ri->record.nfields; j++)
+			if (!strcmp(ri->record.fields[j].name, f->name))
+				same = ri->record.fields[j].offset == f->offset &&
+				       ri->record.fields[j].size == f->size;
+		if (!same) {
+			ERR(c, e->span, "field '%s' differs between %s:%s and %s:%s", f->name,
+			    r->record.subsys, r->record.event, a->target, a->func);
+			return &t_none;
+		}
+	}
+	e->field.tp = f;
+	if (f->is_string)
+		return dt_type_str(f->is_array && !f->is_data_loc ? f->size : DT_STRLEN);
+	if (f->is_array || !(f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8)) {
+		ERR(c, e->span, "field '%s' has type '%s', which is not supported", f->name, f->ctype);
+		HINT(c, "integers and strings are; arrays other than char arrays are not yet");
+		return &t_none;
+	}
+	return dt_type_int(f->is_signed, f->size);
+}
+
+/* ---------------------------------------------------------------- calls */
+
+static uint32_t add_event(checker *c, dt_func f, const dt_expr *call, const char *fmt,
+			  const dt_type *args)
+{
+	if (!c->d)
+		return 0; /* the collecting walk registers nothing */
+	dt_event_desc ev = { .func = f, .call = call, .fmt = fmt, .args = args };
+	DT_VEC_PUSH(&c->events, ev);
+	return (uint32_t)c->events.n - 1;
+}
+
+static bool nargs_ok(checker *c, dt_expr *e, uint32_t min, uint32_t max, const char *form)
+{
+	if (e->call.nargs >= min && e->call.nargs <= max)
+		return true;
+	ERR(c, e->span, "%s takes %s%u argument%s, %u given", e->call.name,
+	    min == max ? "" : e->call.nargs < min ? "at least " : "at most ",
+	    e->call.nargs < min ? min : max, (e->call.nargs < min ? min : max) == 1 ? "" : "s",
+	    e->call.nargs);
+	HINT(c, "usage: %s", form);
+	return false;
+}
+
+/* Checks one printf conversion against an argument type; `conv` is the conversion letter. */
+static bool printf_arg_ok(char conv, const dt_type *t)
+{
+	switch (conv) {
+	case 's':
+		return t->kind == DT_T_STR || t->kind == DT_T_INT || t->kind == DT_T_STACK ||
+		       t->kind == DT_T_KSYM || t->kind == DT_T_USYM;
+	case 'p':
+		return t->kind == DT_T_INT || t->kind == DT_T_KSYM || t->kind == DT_T_USYM;
+	default:
+		return t->kind == DT_T_INT;
+	}
+}
+
+static const dt_type *check_printf(checker *c, dt_expr *e)
+{
+	if (!nargs_ok(c, e, 1, 64, "printf(\"format\", args…)"))
+		return dt_type_void();
+	dt_expr *fe = e->call.args[0];
+	if (fe->kind != DT_E_STR) {
+		check_expr(c, fe);
+		ERR(c, fe->span, "printf's format must be a string literal");
+		return dt_type_void();
+	}
+	fe->type = dt_type_str(fe->str.len + 1);
+	const dt_type **at = dt_arena_alloc(c->a, sizeof(*at) * e->call.nargs);
+	bool ok = true;
+	for (uint32_t i = 1; i < e->call.nargs; i++) {
+		at[i - 1] = check_expr(c, e->call.args[i]);
+		if (is_none(at[i - 1]))
+			ok = false;
+	}
+	const char *s = fe->str.s;
+	uint32_t argi = 1;
+	for (uint32_t i = 0; i < fe->str.len; i++) {
+		if (s[i] != '%')
+			continue;
+		uint32_t start = i++;
+		if (i < fe->str.len && s[i] == '%')
+			continue;
+		while (i < fe->str.len && strchr("-+ 0#", s[i]))
+			i++;
+		while (i < fe->str.len && isdigit((unsigned char)s[i]))
+			i++;
+		if (i < fe->str.len && s[i] == '.') {
+			i++;
+			while (i < fe->str.len && isdigit((unsigned char)s[i]))
+				i++;
+		}
+		int longs = 0;
+		while (i < fe->str.len && s[i] == 'l' && longs < 2) {
+			i++;
+			longs++;
+		}
+		char conv = i < fe->str.len ? s[i] : 0;
+		const char *valid = longs ? "duxXoi" : "diuxXoscp";
+		if (!conv || !strchr(valid, conv)) {
+			ERR(c, fe->span, "invalid printf conversion '%.*s'",
+			    (int)(i - start + (conv ? 1 : 0)), s + start);
+			HINT(c, "supported: %%d %%i %%u %%x %%X %%o %%s %%p %%c, with l/ll on integer "
+				"conversions, flags -+ 0#, width and precision; %%%% for a '%%'");
+			return dt_type_void();
+		}
+		if (argi >= e->call.nargs) {
+			ERR(c, fe->span, "printf format has more conversions than arguments (%u given)",
+			    e->call.nargs - 1);
+			return dt_type_void();
+		}
+		const dt_type *t = at[argi - 1];
+		if (!is_none(t) && !printf_arg_ok(conv, t)) {
+			ERR(c, e->call.args[argi]->span, "printf conversion '%%%c' needs %s, not %s",
+			    conv, conv == 's' ? "a printable value" : "an integer", tname(c, t));
+			ok = false;
+		}
+		argi++;
+	}
+	if (argi < e->call.nargs) {
+		ERR(c, e->call.args[argi]->span,
+		    "printf has %u argument%s but its format has %u conversion%s", e->call.nargs - 1,
+		    e->call.nargs == 2 ? "" : "s", argi - 1, argi == 2 ? "" : "s");
+		return dt_type_void();
+	}
+	if (!ok)
+		return dt_type_void();
+	for (uint32_t i = 0; i + 1 < e->call.nargs; i++)
+		at[i] = storage_type(at[i]);
+	e->call.args_type = dt_type_tuple(c->a, at, e->call.nargs - 1);
+	e->call.event_id = add_event(c, DT_F_PRINTF, e, fe->str.s, e->call.args_type);
+	return dt_type_void();
+}
+
+/* A whole-map argument: print(@m), clear(@m), zero(@m). */
+static map_info *whole_map_arg(checker *c, dt_expr *e, dt_expr *arg)
+{
+	if (arg->kind != DT_E_MAP || arg->map.nkeys) {
+		check_expr(c, arg);
+		ERR(c, arg->span, "%s needs a whole map, like %s(@name)", e->call.name, e->call.name);
+		return NULL;
+	}
+	map_info *m = map_lookup(c, arg);
+	arg->map.sym = &m->sym;
+	arg->type = dt_type_void();
+	return m;
+}
+
+static const dt_type *check_call(checker *c, dt_expr *e)
+{
+	switch (e->call.id) {
+	case DT_F_PRINTF:
+		return check_printf(c, e);
+	case DT_F_PRINT: {
+		if (!nargs_ok(c, e, 1, 3, "print(@map[, top[, div]]) or print(value)"))
+			return dt_type_void();
+		dt_expr *a0 = e->call.args[0];
+		if (a0->kind == DT_E_MAP && !a0->map.nkeys) {
+			whole_map_arg(c, e, a0);
+			for (uint32_t i = 1; i < e->call.nargs; i++) {
+				const dt_type *t = check_expr(c, e->call.args[i]);
+				if (!is_none(t) && !is_int(t))
+					ERR(c, e->call.args[i]->span,
+					    "print's %s must be an integer", i == 1 ? "top" : "div");
+			}
+			return dt_type_void();
+		}
+		const dt_type *t = check_expr(c, a0);
+		if (e->call.nargs > 1) {
+			ERR(c, e->span, "print(value) takes one argument");
+			return dt_type_void();
+		}
+		if (is_none(t))
+			return dt_type_void();
+		if (!value_type_ok(t)) {
+			ERR(c, a0->span, "cannot print %s", tname(c, t));
+			return dt_type_void();
+		}
+		const dt_type *one = storage_type(t);
+		e->call.args_type = dt_type_tuple(c->a, &one, 1);
+		e->call.event_id = add_event(c, DT_F_PRINT, e, NULL, e->call.args_type);
+		return dt_type_void();
+	}
+	case DT_F_CLEAR: case DT_F_ZERO:
+		if (nargs_ok(c, e, 1, 1, e->call.id == DT_F_CLEAR ? "clear(@map)" : "zero(@map)"))
+			whole_map_arg(c, e, e->call.args[0]);
+		return dt_type_void();
+	case DT_F_DELETE: {
+		if (!nargs_ok(c, e, 1, 1, "delete(@map[key])"))
+			return dt_type_void();
+		dt_expr *a0 = e->call.args[0];
+		if (a0->kind != DT_E_MAP) {
+			check_expr(c, a0);
+			ERR(c, a0->span, "delete needs a map element, like delete(@name[key])");
+			return dt_type_void();
+		}
+		check_map_use(c, a0);
+		a0->type = dt_type_void();
+		return dt_type_void();
+	}
+	case DT_F_EXIT:
+		if (nargs_ok(c, e, 0, 1, "exit() or exit(code)") && e->call.nargs == 1) {
+			const dt_type *t = check_expr(c, e->call.args[0]);
+			if (!is_none(t) && !is_int(t))
+				ERR(c, e->call.args[0]->span, "exit's code must be an integer");
+		}
+		return dt_type_void();
+	case DT_F_TIME: {
+		if (!nargs_ok(c, e, 0, 1, "time() or time(\"strftime format\")"))
+			return dt_type_void();
+		const char *fmt = "%H:%M:%S\n";
+		if (e->call.nargs == 1) {
+			dt_expr *a0 = e->call.args[0];
+			if (a0->kind != DT_E_STR) {
+				check_expr(c, a0);
+				ERR(c, a0->span, "time's format must be a string literal");
+				return dt_type_void();
+			}
+			a0->type = dt_type_str(a0->str.len + 1);
+			fmt = a0->str.s;
+		}
+		e->call.args_type = dt_type_tuple(c->a, NULL, 0);
+		e->call.event_id = add_event(c, DT_F_TIME, e, fmt, e->call.args_type);
+		return dt_type_void();
+	}
+	case DT_F_STR: {
+		if (!nargs_ok(c, e, 1, 2, "str(pointer[, length])"))
+			return dt_type_void();
+		const dt_type *t = check_expr(c, e->call.args[0]);
+		if (!is_none(t) && !is_int(t) && t->kind != DT_T_STR) {
+			ERR(c, e->call.args[0]->span, "str needs a pointer or a string, not %s",
+			    tname(c, t));
+			return &t_none;
+		}
+		uint32_t size = DT_STRLEN;
+		if (e->call.nargs == 2) {
+			dt_expr *l = e->call.args[1];
+			const dt_type *lt = check_expr(c, l);
+			if (!is_none(lt) && !is_int(lt)) {
+				ERR(c, l->span, "str's length must be an integer");
+				return &t_none;
+			}
+			if (l->kind == DT_E_INT) {
+				if ((int64_t)l->i.value < 1) {
+					ERR(c, l->span, "str's length must be at least 1");
+					return &t_none;
+				}
+				if (l->i.value < DT_STRLEN)
+					size = (uint32_t)l->i.value;
+			}
+		}
+		return dt_type_str(size);
+	}
+	case DT_F_KSYM: case DT_F_USYM: {
+		if (!nargs_ok(c, e, 1, 1, e->call.id == DT_F_KSYM ? "ksym(address)" : "usym(address)"))
+			return &t_none;
+		const dt_type *t = check_expr(c, e->call.args[0]);
+		if (is_none(t))
+			return &t_none;
+		if (!is_int(t)) {
+			ERR(c, e->call.args[0]->span, "%s needs an address (an integer), not %s",
+			    e->call.name, tname(c, t));
+			return &t_none;
+		}
+		return dt_type_new(c->a, e->call.id == DT_F_KSYM ? DT_T_KSYM : DT_T_USYM);
+	}
+	default:
+		/* Aggregations reach here only when misused; check_agg handles the good place. */
+		ERR(c, e->span, "%s() can only be the whole right side of a map assignment",
+		    e->call.name);
+		HINT(c, "for example: @name[key] = %s(%s);", e->call.name,
+		     e->call.id == DT_F_COUNT ? "" : e->call.id == DT_F_LHIST ? "v, 0, 100, 10" : "v");
+		for (uint32_t i = 0; i < e->call.nargs; i++)
+			check_expr(c, e->call.args[i]);
+		return &t_none;
+	}
+}
+
+static bool is_agg_call(const dt_expr *e)
+{
+	return e->kind == DT_E_CALL && e->call.id >= DT_F_COUNT && e->call.id <= DT_F_LHIST;
+}
+
+/* `@m[k] = count()` and friends: the aggregation's value type. */
+static const dt_type *check_agg(checker *c, dt_expr *e)
+{
+	static const dt_type_kind kinds[] = {
+		[DT_F_COUNT] = DT_T_COUNT, [DT_F_SUM] = DT_T_SUM, [DT_F_AVG] = DT_T_AVG,
+		[DT_F_MIN] = DT_T_MIN, [DT_F_MAX] = DT_T_MAX, [DT_F_STATS] = DT_T_STATS,
+		[DT_F_HIST] = DT_T_HIST, [DT_F_LHIST] = DT_T_LHIST,
+	};
+	dt_func f = e->call.id;
+	bool ok = f == DT_F_COUNT   ? nargs_ok(c, e, 0, 0, "count()")
+		  : f == DT_F_LHIST ? nargs_ok(c, e, 4, 4, "lhist(value, min, max, step)")
+				    : nargs_ok(c, e, 1, 1, dt_arena_printf(c->a, "%s(value)",
+									   e->call.name));
+	if (!ok)
+		return &t_none;
+	for (uint32_t i = 0; i < e->call.nargs; i++) {
+		const dt_type *t = check_expr(c, e->call.args[i]);
+		if (!is_none(t) && !is_int(t)) {
+			ERR(c, e->call.args[i]->span, "%s needs an integer, not %s", e->call.name,
+			    tname(c, t));
+			ok = false;
+		}
+	}
+	if (!ok)
+		return &t_none;
+	dt_type *t = dt_type_new(c->a, kinds[f]);
+	if (f == DT_F_LHIST) {
+		int64_t v[3];
+		for (int i = 0; i < 3; i++) {
+			dt_expr *a = e->call.args[i + 1];
+			if (a->kind != DT_E_INT) {
+				ERR(c, a->span, "lhist's %s must be an integer constant",
+				    i == 0 ? "min" : i == 1 ? "max" : "step");
+				return &t_none;
+			}
+			v[i] = (int64_t)a->i.value;
+		}
+		if (v[2] <= 0) {
+			ERR(c, e->call.args[3]->span, "lhist's step must be greater than 0");
+			return &t_none;
+		}
+		if (v[1] <= v[0]) {
+			ERR(c, e->call.args[2]->span, "lhist's max must be greater than its min");
+			return &t_none;
+		}
+		if ((uint64_t)v[1] - (uint64_t)v[0] > (uint64_t)v[2] * 1000) {
+			ERR(c, e->span, "lhist would have more than 1000 buckets");
+			HINT(c, "use a larger step");
+			return &t_none;
+		}
+		t->lhist.min = v[0];
+		t->lhist.max = v[1];
+		t->lhist.step = v[2];
+	}
+	return t;
+}
+
+/* ---------------------------------------------------------------- expressions */
+
+static const char *binop_text(dt_binop op)
+{
+	static const char *const s[] = {
+		[DT_OP_NONE] = "=", [DT_OP_ADD] = "+", [DT_OP_SUB] = "-", [DT_OP_MUL] = "*",
+		[DT_OP_DIV] = "/", [DT_OP_MOD] = "%", [DT_OP_BAND] = "&", [DT_OP_BOR] = "|",
+		[DT_OP_BXOR] = "^", [DT_OP_SHL] = "<<", [DT_OP_SHR] = ">>", [DT_OP_LAND] = "&&",
+		[DT_OP_LOR] = "||", [DT_OP_EQ] = "==", [DT_OP_NE] = "!=", [DT_OP_LT] = "<",
+		[DT_OP_LE] = "<=", [DT_OP_GT] = ">", [DT_OP_GE] = ">=",
+	};
+	return s[op];
+}
+
+static const dt_type *check_binop(checker *c, dt_expr *e)
+{
+	const dt_type *l = check_expr(c, e->bin.l), *r = check_expr(c, e->bin.r);
+	if (is_none(l) || is_none(r))
+		return &t_none;
+	dt_binop op = e->bin.op;
+	if (l->kind == DT_T_STR || r->kind == DT_T_STR) {
+		if ((op == DT_OP_EQ || op == DT_OP_NE) && l->kind == r->kind)
+			return dt_type_int(true, 8);
+		if (op == DT_OP_EQ || op == DT_OP_NE)
+			ERR(c, e->span, "cannot compare %s with %s", tname(c, l), tname(c, r));
+		else if (l->kind == r->kind)
+			ERR(c, e->span, "strings only support == and !=, not '%s'", binop_text(op));
+		else
+			ERR(c, e->span, "operator '%s' cannot be applied to %s and %s",
+			    binop_text(op), tname(c, l), tname(c, r));
+		return &t_none;
+	}
+	if (!is_int(l) || !is_int(r)) {
+		const dt_type *bad = is_int(l) ? r : l;
+		ERR(c, is_int(l) ? e->bin.r->span : e->bin.l->span,
+		    "operator '%s' needs integers, not %s", binop_text(op), tname(c, bad));
+		return &t_none;
+	}
+	if ((op == DT_OP_DIV || op == DT_OP_MOD) && e->bin.r->kind == DT_E_INT &&
+	    e->bin.r->i.value == 0) {
+		ERR(c, e->bin.r->span, "division by zero");
+		return &t_none;
+	}
+	if (op >= DT_OP_LAND)
+		return dt_type_int(true, 8);
+	return dt_type_int(l->is_signed || r->is_signed, 8);
+}
+
+static const dt_type *check_incdec(checker *c, dt_expr *target, dt_span at)
+{
+	if (target->kind == DT_E_VAR) {
+		dt_var_sym *v = var_read(c, target);
+		if (!v)
+			return &t_none;
+		target->type = v->type;
+		if (!is_none(v->type) && !is_int(v->type)) {
+			ERR(c, at, "++/-- needs an integer, %s holds %s", v->name, tname(c, v->type));
+			return &t_none;
+		}
+		return v->type;
+	}
+	map_info *m = check_map_use(c, target);
+	m->assigned = true;
+	map_part(c, m, &m->sym.value, &m->value_decl, dt_type_int(true, 8), at, "value");
+	target->type = m->sym.value ? m->sym.value : &t_none;
+	return target->type;
+}
+
+static const dt_type *check_expr_inner(checker *c, dt_expr *e)
+{
+	switch (e->kind) {
+	case DT_E_INT:
+		return dt_type_int(true, 8);
+	case DT_E_STR:
+		return dt_type_str(e->str.len + 1);
+	case DT_E_POSPARAM: {
+		uint32_t n = e->posparam.n;
+		if (!n)
+			return &t_none;
+		if (!c->o || n > c->o->nparams || !c->o->params || !c->o->params[n - 1]) {
+			ERR(c, e->span, "positional parameter $%u was not given", n);
+			HINT(c, "%u parameter%s given after the program", c->o ? c->o->nparams : 0,
+			     c->o && c->o->nparams == 1 ? " was" : "s were");
+			return &t_none;
+		}
+		/* Substitute the value: a number becomes an integer, anything else a string. */
+		const char *s = c->o->params[n - 1];
+		char *end;
+		errno = 0;
+		long long v = strtoll(s, &end, 0);
+		if (*s && !*end && !errno) {
+			e->kind = DT_E_INT;
+			e->i.value = (uint64_t)v;
+			return dt_type_int(true, 8);
+		}
+		e->kind = DT_E_STR;
+		e->str.len = (uint32_t)strlen(s);
+		e->str.s = dt_arena_strndup(c->a, s, e->str.len);
+		return dt_type_str(e->str.len + 1);
+	}
+	case DT_E_BUILTIN:
+		return check_builtin(c, e);
+	case DT_E_VAR: {
+		dt_var_sym *v = var_read(c, e);
+		return v ? v->type : &t_none;
+	}
+	case DT_E_MAP: {
+		map_info *m = check_map_use(c, e);
+		if (!m->sym.value) {
+			if (c->d && !m->assigned)
+				ERR(c, e->span, "%s is read but never assigned", m->sym.name);
+			return &t_none;
+		}
+		if (dt_type_is_aggregation(m->sym.value)) {
+			ERR(c, e->span, "cannot read %s in an expression: it holds a %s() aggregation",
+			    m->sym.name, tname(c, m->sym.value));
+			HINT(c, "aggregations are per-CPU and combined when printed; keep a plain "
+				"counter with %s++ if you need the value here", m->sym.name);
+			return &t_none;
+		}
+		return m->sym.value;
+	}
+	case DT_E_CALL:
+		return check_call(c, e);
+	case DT_E_BINOP:
+		return check_binop(c, e);
+	case DT_E_UNOP: {
+		if (e->un.op >= DT_UOP_PREINC)
+			return check_incdec(c, e->un.e, e->span);
+		const dt_type *t = check_expr(c, e->un.e);
+		if (is_none(t))
+			return &t_none;
+		if (!is_int(t)) {
+			ERR(c, e->span, "operator '%s' needs an integer, not %s",
+			    e->un.op == DT_UOP_NEG ? "-" : e->un.op == DT_UOP_LNOT ? "!" : "~",
+			    tname(c, t));
+			return &t_none;
+		}
+		return e->un.op == DT_UOP_LNOT ? dt_type_int(true, 8) : dt_type_int(t->is_signed, 8);
+	}
+	case DT_E_TERNARY: {
+		const dt_type *ct = check_expr(c, e->tern.cond);
+		const dt_type *t = check_expr(c, e->tern.t), *f = check_expr(c, e->tern.f);
+		if (!is_none(ct) && !is_int(ct))
+			ERR(c, e->tern.cond->span, "a condition must be an integer, not %s",
+			    tname(c, ct));
+		if (is_none(t) || is_none(f))
+			return &t_none;
+		const dt_type *u = dt_type_unify(c->a, storage_type(t), storage_type(f));
+		if (!u || !value_type_ok(u)) {
+			ERR(c, e->span, "the branches of '?:' have different types: %s and %s",
+			    tname(c, t), tname(c, f));
+			return &t_none;
+		}
+		return u;
+	}
+	case DT_E_FIELD:
+		return check_field(c, e);
+	case DT_E_TUPLE: {
+		const dt_type **el = dt_arena_alloc(c->a, sizeof(*el) * e->tuple.n);
+		bool ok = true;
+		for (uint32_t i = 0; i < e->tuple.n; i++) {
+			el[i] = storage_type(check_expr(c, e->tuple.elems[i]));
+			if (is_none(el[i]))
+				ok = false;
+			else if (!value_type_ok(el[i])) {
+				ERR(c, e->tuple.elems[i]->span, "%s cannot be part of a tuple",
+				    tname(c, el[i]));
+				ok = false;
+			}
+		}
+		return ok ? dt_type_tuple(c->a, el, e->tuple.n) : &t_none;
+	}
+	}
+	return &t_none;
+}
+
+static const dt_type *check_expr(checker *c, dt_expr *e)
+{
+	const dt_type *t = check_expr_inner(c, e);
+	e->type = t ? t : &t_none;
+	return e->type;
+}
+
+/* ---------------------------------------------------------------- statements */
+
+static void check_stmts(checker *c, dt_stmt_list *l);
+
+static void check_assign(checker *c, dt_stmt *s)
+{
+	dt_expr *target = s->assign.target, *value = s->assign.value;
+	if (!target || !value)
+		return;
+	if (target->kind != DT_E_VAR && target->kind != DT_E_MAP)
+		return; /* reported by the parser */
+	if (is_agg_call(value)) {
+		const dt_type *t = check_agg(c, value);
+		value->type = t;
+		if (target->kind != DT_E_MAP) {
+			ERR(c, value->span, "%s() can only be assigned to a map, not to %s",
+			    value->call.name, target->var.name);
+			return;
+		}
+		if (s->assign.op != DT_OP_NONE) {
+			ERR(c, s->span, "an aggregation is assigned with '=', not '%s='",
+			    binop_text(s->assign.op));
+			return;
+		}
+		map_info *m = check_map_use(c, target);
+		m->assigned = true;
+		map_part(c, m, &m->sym.value, &m->value_decl, t, value->span, "value");
+		target->type = m->sym.value ? m->sym.value : &t_none;
+		return;
+	}
+	const dt_type *vt = check_expr(c, value);
+	if (!is_none(vt) && !value_type_ok(vt)) {
+		ERR(c, value->span, "cannot assign a value of type %s", tname(c, vt));
+		if (vt->kind == DT_T_VOID)
+			HINT(c, "this call returns nothing");
+		else if (vt->kind == DT_T_RECORD)
+			HINT(c, "assign a field: args.NAME");
+		vt = &t_none;
+	}
+	if (s->assign.op != DT_OP_NONE) {
+		if (!is_none(vt) && !is_int(vt)) {
+			ERR(c, value->span, "'%s=' needs an integer, not %s", binop_text(s->assign.op),
+			    tname(c, vt));
+			vt = &t_none;
+		}
+		if ((s->assign.op == DT_OP_DIV || s->assign.op == DT_OP_MOD) &&
+		    value->kind == DT_E_INT && value->i.value == 0)
+			ERR(c, value->span, "division by zero");
+		const dt_type *cur = check_incdec(c, target, s->span);
+		(void)cur;
+		return;
+	}
+	if (target->kind == DT_E_VAR) {
+		var_assign(c, target, vt, value->span);
+		return;
+	}
+	map_info *m = check_map_use(c, target);
+	m->assigned = true;
+	map_part(c, m, &m->sym.value, &m->value_decl, vt, value->span, "value");
+	target->type = m->sym.value ? m->sym.value : &t_none;
+}
+
+static void check_stmt(checker *c, dt_stmt *s)
+{
+	switch (s->kind) {
+	case DT_S_EXPR: {
+		dt_expr *e = s->expr;
+		if (!e)
+			return;
+		if (is_agg_call(e)) {
+			check_expr(c, e);
+			return;
+		}
+		const dt_type *t = check_expr(c, e);
+		bool effect = e->kind == DT_E_CALL ||
+			      (e->kind == DT_E_UNOP && e->un.op >= DT_UOP_PREINC);
+		if (!effect && !is_none(t))
+			dt_diag(c->d, DT_DIAG_WARNING, e->span, "expression result unused");
+		return;
+	}
+	case DT_S_ASSIGN:
+		check_assign(c, s);
+		return;
+	case DT_S_IF: {
+		const dt_type *t = check_expr(c, s->if_.cond);
+		if (!is_none(t) && !is_int(t))
+			ERR(c, s->if_.cond->span, "a condition must be an integer, not %s",
+			    tname(c, t));
+		check_stmts(c, &s->if_.then);
+		check_stmts(c, &s->if_.els);
+		return;
+	}
+	case DT_S_UNROLL:
+		check_stmts(c, &s->unroll.body);
+		return;
+	case DT_S_BLOCK:
+		check_stmts(c, &s->block);
+		return;
+	case DT_S_RETURN:
+		return;
+	}
+}
+
+static void check_stmts(checker *c, dt_stmt_list *l)
+{
+	for (uint32_t i = 0; i < l->n; i++)
+		if (l->v[i])
+			check_stmt(c, l->v[i]);
+}
+
+/* ---------------------------------------------------------------- attach points */
+
+static bool has_wildcard(const char *s)
+{
+	return s && (strchr(s, '*') || strchr(s, '?'));
+}
+
+/* Replaces wildcard attach points by their expansions (each a dt_attach of its own). */
+static void expand_probe(checker *c, dt_probe *pr)
+{
+	bool any = false;
+	for (uint32_t i = 0; i < pr->nattach; i++) {
+		dt_attach *a = pr->attach[i];
+		dt_provider p = a->provider;
+		if ((p == DT_P_UPROBE || p == DT_P_URETPROBE || p == DT_P_KPROBE ||
+		     p == DT_P_KRETPROBE || p == DT_P_TRACEPOINT) &&
+		    (has_wildcard(a->func) || (p == DT_P_TRACEPOINT && has_wildcard(a->target))))
+			any = true;
+	}
+	if (!any)
+		return;
+	DT_VEC(dt_attach *) out = { 0 };
+	for (uint32_t i = 0; i < pr->nattach; i++) {
+		dt_attach *a = pr->attach[i];
+		bool wild = has_wildcard(a->func) ||
+			    (a->provider == DT_P_TRACEPOINT && has_wildcard(a->target));
+		if (!wild || a->provider == DT_P_BEGIN || a->provider == DT_P_END) {
+			DT_VEC_PUSH(&out, a);
+			continue;
+		}
+		char **names = NULL;
+		uint32_t n = 0;
+		int err = c->o && c->o->expand ? c->o->expand(c->o->ctx, a, &names, &n) : -ENOTSUP;
+		if (err || !n) {
+			if (err == -ENOTSUP)
+				ERR(c, a->span, "wildcards are not supported here: '%s'", a->text);
+			else if (err)
+				ERR(c, a->span, "cannot expand '%s': %s", a->text, strerror(-err));
+			else
+				ERR(c, a->span, "'%s' matches nothing", a->text);
+		}
+		for (uint32_t j = 0; j < n; j++) {
+			dt_attach *x = dt_arena_alloc(c->a, sizeof(*x));
+			*x = *a;
+			const char *name = names[j];
+			if (a->provider == DT_P_TRACEPOINT && strchr(name, ':')) {
+				/* A tracepoint expansion may name "subsys:event". */
+				const char *colon = strchr(name, ':');
+				x->target = dt_arena_strndup(c->a, name, (size_t)(colon - name));
+				x->func = dt_arena_strndup(c->a, colon + 1, strlen(colon + 1));
+			} else {
+				x->func = dt_arena_strndup(c->a, name, strlen(name));
+			}
+			if (a->provider == DT_P_TRACEPOINT)
+				x->text = dt_arena_printf(c->a, "tracepoint:%s:%s", x->target, x->func);
+			else if (a->target)
+				x->text = dt_arena_printf(c->a, "%s:%s:%s", dt_provider_name(a->provider),
+							  a->target, x->func);
+			else
+				x->text = dt_arena_printf(c->a, "%s:%s", dt_provider_name(a->provider),
+							  x->func);
+			if (x->has_offset)
+				x->text = dt_arena_printf(c->a, "%s+%llu", x->text,
+							  (unsigned long long)x->offset);
+			DT_VEC_PUSH(&out, x);
+			free(names[j]);
+		}
+		free(names);
+	}
+	pr->nattach = (uint32_t)out.n;
+	pr->attach = dt_arena_alloc(c->a, sizeof(dt_attach *) * (out.n ? out.n : 1));
+	if (out.n)
+		memcpy(pr->attach, out.v, sizeof(dt_attach *) * out.n);
+	free(out.v);
+}
+
+static void check_attach(checker *c, dt_attach *a)
+{
+	switch (a->provider) {
+	case DT_P_INTERVAL: case DT_P_PROFILE: {
+		if (a->unit == DT_UNIT_NONE)
+			return; /* malformed: the parser said so */
+		if (!a->rate) {
+			ERR(c, a->span, "%s rate must be greater than 0", dt_provider_name(a->provider));
+			return;
+		}
+		uint64_t mul = a->unit == DT_UNIT_S ? 1000000000ull
+			       : a->unit == DT_UNIT_MS ? 1000000ull
+			       : a->unit == DT_UNIT_US ? 1000ull : 0;
+		if (mul && a->rate > UINT64_MAX / mul) {
+			ERR(c, a->span, "%s period is too long", dt_provider_name(a->provider));
+			return;
+		}
+		a->period_ns = a->rate * mul;
+		if (a->unit == DT_UNIT_HZ && a->rate > 1000000000)
+			ERR(c, a->span, "%s frequency is above 1 GHz", dt_provider_name(a->provider));
+		return;
+	}
+	case DT_P_SOFTWARE: case DT_P_HARDWARE: {
+		if (!a->target)
+			return;
+		bool sw = a->provider == DT_P_SOFTWARE;
+		const char *canon = sw ? dt_software_event(a->target) : dt_hardware_event(a->target);
+		if (!canon) {
+			ERR(c, a->span, "unknown %s event '%s'", dt_provider_name(a->provider),
+			    a->target);
+			const char *s = dt_closest(a->target, strlen(a->target),
+						   sw ? dt_software_event_names()
+						      : dt_hardware_event_names());
+			if (s)
+				HINT(c, "did you mean '%s'?", s);
+			else
+				HINT(c, "see the %s events in `perf list %s`",
+				     dt_provider_name(a->provider), sw ? "sw" : "hw");
+			return;
+		}
+		a->target = canon;
+		return;
+	}
+	case DT_P_TRACEPOINT: {
+		const char *root;
+		if (!a->target || !a->func || has_wildcard(a->func) || has_wildcard(a->target) ||
+		    !(root = tracefs(c)))
+			return;
+		dt_type *rec;
+		int err = dt_tracefs_record(c->a, root, a->target, a->func, &rec);
+		if (err == -ENOENT) {
+			ERR(c, a->span, "unknown tracepoint %s:%s", a->target, a->func);
+			const char *s = dt_tracefs_closest(c->a, root, a->target, a->func);
+			if (s)
+				HINT(c, "did you mean '%s:%s'?", a->target, s);
+			else if ((s = dt_tracefs_closest(c->a, root, a->target, NULL)))
+				HINT(c, "did you mean subsystem '%s'?", s);
+		}
+		return;
+	}
+	default:
+		return;
+	}
+}
+
+/* ---------------------------------------------------------------- driver */
+
+static void walk(checker *c)
+{
+	for (uint32_t i = 0; i < c->p->nprobes; i++) {
+		dt_probe *pr = c->p->probes[i];
+		c->probe = pr;
+		c->vars.n = 0;
+		c->record = NULL;
+		c->record_failed = false;
+		pr->uses_ustack_dwarf = pr->pred_uses_ustack_dwarf = false;
+		if (!pr->nattach)
+			continue;
+		if (pr->pred) {
+			c->in_pred = true;
+			const dt_type *t = check_expr(c, pr->pred);
+			c->in_pred = false;
+			if (!is_none(t) && !is_int(t))
+				ERR(c, pr->pred->span, "a predicate must be an integer, not %s",
+				    tname(c, t));
+		}
+		check_stmts(c, &pr->body);
+		if (c->d) {
+			pr->nvars = (uint32_t)c->vars.n;
+			pr->vars = dt_arena_alloc(c->a, sizeof(dt_var_sym *) * (c->vars.n + 1));
+			if (c->vars.n)
+				memcpy(pr->vars, c->vars.v, sizeof(dt_var_sym *) * c->vars.n);
+		}
+	}
+}
+
+int dt_check(dt_program *p, dt_arena *a, dt_diags *d, const dt_check_opts *opts)
+{
+	checker c = { .p = p, .a = a, .o = opts };
+	int before = dt_diags_error_count(d);
+	uint32_t index = 0;
+	c.d = d;
+	for (uint32_t i = 0; i < p->nprobes; i++) {
+		dt_probe *pr = p->probes[i];
+		pr->index = i;
+		expand_probe(&c, pr);
+		for (uint32_t j = 0; j < pr->nattach; j++) {
+			pr->attach[j]->index = index++;
+			check_attach(&c, pr->attach[j]);
+		}
+	}
+	/* The silent collecting walk, then the reporting one. */
+	c.d = NULL;
+	walk(&c);
+	/* Map shapes and types persist into the reporting walk: its first use of each map is the
+	 * same as the collecting walk's, so notes point at the right place. */
+	c.d = d;
+	walk(&c);
+	p->nmaps = (uint32_t)c.maps.n;
+	p->maps = dt_arena_alloc(a, sizeof(dt_map_sym *) * (c.maps.n + 1));
+	for (size_t i = 0; i < c.maps.n; i++) {
+		p->maps[i] = &c.maps.v[i]->sym;
+		if (!c.maps.v[i]->sym.value && dt_diags_error_count(d) == before)
+			ERR(&c, c.maps.v[i]->sym.decl, "%s is never assigned a value",
+			    c.maps.v[i]->sym.name);
+	}
+	p->nevents = (uint32_t)c.events.n;
+	p->events = dt_arena_alloc(a, sizeof(dt_event_desc) * (c.events.n + 1));
+	if (c.events.n)
+		memcpy(p->events, c.events.v, sizeof(dt_event_desc) * c.events.n);
+	p->uses_ustack_dwarf = false;
+	for (uint32_t i = 0; i < p->nprobes; i++)
+		p->uses_ustack_dwarf |= p->probes[i]->uses_ustack_dwarf;
+	free(c.maps.v);
+	free(c.events.v);
+	free(c.vars.v);
+	return dt_diags_error_count(d) > before ? -EINVAL : 0;
+}

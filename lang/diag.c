@@ -1,0 +1,184 @@
+/* diag.c — source positions and user diagnostics. Diagnostics are collected, not printed, so the
+ * passes can keep going and report several problems in one run; dt_diags_print renders them the
+ * way bpftrace and compilers do: `file:line:col: error: message`, the source line, a `^~~~`
+ * underline under the span, and an optional `hint:` line. A NULL dt_diags is accepted everywhere
+ * and swallows everything: the checker's first, collecting pass uses that. */
+#include "lang/lang_internal.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Past this many errors more output only buries the first (usually the real) one. */
+#define DT_DIAG_MAX_ERRORS 30
+
+struct dt_diag_item {
+	dt_diag_level lvl;
+	dt_span at;
+	char *msg;
+	char *hint;
+};
+
+struct dt_diags {
+	const dt_source *src;
+	DT_VEC(struct dt_diag_item) items;
+	int errors;
+	bool dropped; /* the last dt_diag was dropped (over the limit): drop its hint too */
+};
+
+void dt_source_linecol(const dt_source *src, uint32_t off, unsigned *line, unsigned *col)
+{
+	unsigned l = 1, c = 1;
+	if (off > src->len)
+		off = (uint32_t)src->len;
+	for (uint32_t i = 0; i < off; i++) {
+		if (src->text[i] == '\n') {
+			l++;
+			c = 1;
+		} else {
+			c++;
+		}
+	}
+	*line = l;
+	*col = c;
+}
+
+dt_diags *dt_diags_new(const dt_source *src)
+{
+	dt_diags *d = xcalloc(1, sizeof(*d));
+	d->src = src;
+	return d;
+}
+
+void dt_diags_free(dt_diags *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->items.n; i++) {
+		free(d->items.v[i].msg);
+		free(d->items.v[i].hint);
+	}
+	free(d->items.v);
+	free(d);
+}
+
+const dt_source *dt_diags_source(const dt_diags *d)
+{
+	return d ? d->src : NULL;
+}
+
+static char *vfmt(const char *fmt, va_list ap)
+{
+	char *s = NULL;
+	if (vasprintf(&s, fmt, ap) < 0)
+		return xstrdup("(message lost: out of memory)");
+	return s;
+}
+
+void dt_diag(dt_diags *d, dt_diag_level lvl, dt_span at, const char *fmt, ...)
+{
+	if (!d)
+		return;
+	if (d->errors >= DT_DIAG_MAX_ERRORS) {
+		d->dropped = true;
+		if (lvl == DT_DIAG_ERROR)
+			d->errors++;
+		return;
+	}
+	d->dropped = false;
+	va_list ap;
+	va_start(ap, fmt);
+	struct dt_diag_item it = { .lvl = lvl, .at = at, .msg = vfmt(fmt, ap) };
+	va_end(ap);
+	DT_VEC_PUSH(&d->items, it);
+	if (lvl == DT_DIAG_ERROR)
+		d->errors++;
+}
+
+void dt_diag_hint(dt_diags *d, const char *fmt, ...)
+{
+	if (!d || d->dropped || !d->items.n)
+		return;
+	struct dt_diag_item *it = &d->items.v[d->items.n - 1];
+	va_list ap;
+	va_start(ap, fmt);
+	char *h = vfmt(fmt, ap);
+	va_end(ap);
+	free(it->hint);
+	it->hint = h;
+}
+
+int dt_diags_error_count(const dt_diags *d)
+{
+	return d ? d->errors : 0;
+}
+
+static const char *level_name(dt_diag_level l)
+{
+	switch (l) {
+	case DT_DIAG_ERROR: return "error";
+	case DT_DIAG_WARNING: return "warning";
+	case DT_DIAG_NOTE: return "note";
+	}
+	return "?";
+}
+
+static const char *level_color(dt_diag_level l)
+{
+	switch (l) {
+	case DT_DIAG_ERROR: return "\033[1;31m";
+	case DT_DIAG_WARNING: return "\033[1;35m";
+	case DT_DIAG_NOTE: return "\033[1;36m";
+	}
+	return "";
+}
+
+/* Prints the line holding the span and the underline. The underline copies tabs from the source
+ * line so it stays aligned whatever the terminal's tab width; a span running past the end of the
+ * line is cut there (multi-line spans underline their first line). */
+static void print_excerpt(const dt_source *src, dt_span at, FILE *out, bool color)
+{
+	uint32_t off = at.off > src->len ? (uint32_t)src->len : at.off;
+	uint32_t bol = off, eol = off;
+	while (bol > 0 && src->text[bol - 1] != '\n')
+		bol--;
+	while (eol < src->len && src->text[eol] != '\n')
+		eol++;
+	fprintf(out, "%.*s\n", (int)(eol - bol), src->text + bol);
+	for (uint32_t i = bol; i < off; i++)
+		fputc(src->text[i] == '\t' ? '\t' : ' ', out);
+	uint32_t n = at.len;
+	if (n > eol - off)
+		n = eol - off;
+	if (color)
+		fputs("\033[1;32m", out);
+	fputc('^', out);
+	for (uint32_t i = 1; i < n; i++)
+		fputc('~', out);
+	if (color)
+		fputs("\033[0m", out);
+	fputc('\n', out);
+}
+
+void dt_diags_print(const dt_diags *d, FILE *out, bool color)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->items.n; i++) {
+		const struct dt_diag_item *it = &d->items.v[i];
+		unsigned line, col;
+		dt_source_linecol(d->src, it->at.off, &line, &col);
+		if (color)
+			fprintf(out, "\033[1m%s:%u:%u: %s%s:\033[0m\033[1m %s\033[0m\n", d->src->name,
+				line, col, level_color(it->lvl), level_name(it->lvl), it->msg);
+		else
+			fprintf(out, "%s:%u:%u: %s: %s\n", d->src->name, line, col,
+				level_name(it->lvl), it->msg);
+		print_excerpt(d->src, it->at, out, color);
+		if (it->hint)
+			fprintf(out, "hint: %s\n", it->hint);
+	}
+	if (d->errors > DT_DIAG_MAX_ERRORS)
+		fprintf(out, "%s: %d more errors not shown\n", d->src->name,
+			d->errors - DT_DIAG_MAX_ERRORS);
+}

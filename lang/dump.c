@@ -1,0 +1,350 @@
+/* dump.c — the designed renderings behind `-d tokens`, `-d ast` and `-d types`. They are test
+ * surfaces (golden files compare them), so they are stable, one fact per line, and say what the
+ * compiler decided — attach point fields, operator, resolved type, ids, layouts — rather than
+ * mirror struct fields. Every AST line starts with the node's line:col so a reader can find it. */
+#include "lang/lang_internal.h"
+
+#include <linux/bpf.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void put_escaped(FILE *out, const char *s, size_t n)
+{
+	fputc('"', out);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		switch (ch) {
+		case '\n': fputs("\\n", out); break;
+		case '\t': fputs("\\t", out); break;
+		case '\r': fputs("\\r", out); break;
+		case '"': fputs("\\\"", out); break;
+		case '\\': fputs("\\\\", out); break;
+		default:
+			if (ch < 0x20 || ch == 0x7f)
+				fprintf(out, "\\x%02x", ch);
+			else
+				fputc(ch, out);
+		}
+	}
+	fputc('"', out);
+}
+
+void dt_dump_tokens(const dt_source *src, FILE *out)
+{
+	dt_arena *a = dt_arena_new();
+	dt_token_vec rec = { 0 };
+	/* The parser decides where attach points and `>` are, so the dump replays its token
+	 * stream rather than guessing; syntax errors are left to the other dumps. */
+	dt_parse_recording(a, src, NULL, &rec);
+	for (size_t i = 0; i < rec.n; i++) {
+		unsigned l, c;
+		dt_source_linecol(src, rec.v[i].off, &l, &c);
+		fprintf(out, "%u:%u %s", l, c, dt_tok_name(rec.v[i].kind));
+		if (rec.v[i].kind != DT_TOK_EOF) {
+			fputc(' ', out);
+			put_escaped(out, src->text + rec.v[i].off, rec.v[i].len);
+		}
+		fputc('\n', out);
+	}
+	free(rec.v);
+	dt_arena_free(a);
+}
+
+/* ---------------------------------------------------------------- AST */
+
+typedef struct dumper {
+	const dt_source *src;
+	FILE *out;
+	dt_arena *a;
+} dumper;
+
+static const char *const binop_names[] = {
+	[DT_OP_NONE] = "=", [DT_OP_ADD] = "+", [DT_OP_SUB] = "-", [DT_OP_MUL] = "*",
+	[DT_OP_DIV] = "/", [DT_OP_MOD] = "%", [DT_OP_BAND] = "&", [DT_OP_BOR] = "|",
+	[DT_OP_BXOR] = "^", [DT_OP_SHL] = "<<", [DT_OP_SHR] = ">>", [DT_OP_LAND] = "&&",
+	[DT_OP_LOR] = "||", [DT_OP_EQ] = "==", [DT_OP_NE] = "!=", [DT_OP_LT] = "<",
+	[DT_OP_LE] = "<=", [DT_OP_GT] = ">", [DT_OP_GE] = ">=",
+};
+
+static const char *const unop_names[] = {
+	[DT_UOP_NEG] = "-", [DT_UOP_LNOT] = "!", [DT_UOP_BNOT] = "~", [DT_UOP_PREINC] = "++x",
+	[DT_UOP_PREDEC] = "--x", [DT_UOP_POSTINC] = "x++", [DT_UOP_POSTDEC] = "x--",
+};
+
+/* Starts a line: `L:C` in a fixed column, then the indent. */
+static void line(dumper *d, dt_span at, int depth)
+{
+	unsigned l, c;
+	dt_source_linecol(d->src, at.off, &l, &c);
+	char pos[32];
+	snprintf(pos, sizeof(pos), "%u:%u", l, c);
+	fprintf(d->out, "%-7s %*s", pos, depth * 2, "");
+}
+
+static void end_expr(dumper *d, const dt_expr *e)
+{
+	if (e->type)
+		fprintf(d->out, " : %s", dt_type_name(d->a, e->type));
+	fputc('\n', d->out);
+}
+
+static void dump_expr(dumper *d, const dt_expr *e, int depth);
+
+static void dump_exprs(dumper *d, dt_expr *const *v, uint32_t n, int depth)
+{
+	for (uint32_t i = 0; i < n; i++)
+		dump_expr(d, v[i], depth);
+}
+
+static const char *stack_mode_name(dt_stack_mode m)
+{
+	return m == DT_STACKMODE_PERF ? "perf" : m == DT_STACKMODE_RAW ? "raw" : "bpftrace";
+}
+
+static void dump_expr(dumper *d, const dt_expr *e, int depth)
+{
+	if (!e)
+		return;
+	line(d, e->span, depth);
+	FILE *o = d->out;
+	switch (e->kind) {
+	case DT_E_INT:
+		fprintf(o, "int %lld", (long long)e->i.value);
+		end_expr(d, e);
+		return;
+	case DT_E_STR:
+		fputs("string ", o);
+		put_escaped(o, e->str.s, e->str.len);
+		end_expr(d, e);
+		return;
+	case DT_E_POSPARAM:
+		fprintf(o, "param $%u", e->posparam.n);
+		end_expr(d, e);
+		return;
+	case DT_E_BUILTIN:
+		if (e->builtin.id == DT_B_ARG)
+			fprintf(o, "builtin arg%u", e->builtin.arg);
+		else
+			fprintf(o, "builtin %s", dt_builtin_name(e->builtin.id));
+		if (e->builtin.id == DT_B_KSTACK || e->builtin.id == DT_B_USTACK ||
+		    e->builtin.id == DT_B_USTACK_DWARF)
+			fprintf(o, " mode=%s depth=%u", stack_mode_name(e->builtin.mode),
+				e->builtin.depth ? e->builtin.depth : DT_STACK_DEFAULT_DEPTH);
+		end_expr(d, e);
+		return;
+	case DT_E_VAR:
+		fprintf(o, "var %s", e->var.name);
+		if (e->var.sym)
+			fprintf(o, " #%u", e->var.sym->id);
+		end_expr(d, e);
+		return;
+	case DT_E_MAP:
+		fprintf(o, "map %s", e->map.name);
+		if (e->map.sym)
+			fprintf(o, " #%u", e->map.sym->id);
+		end_expr(d, e);
+		dump_exprs(d, e->map.keys, e->map.nkeys, depth + 1);
+		return;
+	case DT_E_CALL:
+		fprintf(o, "call %s", e->call.name);
+		if (e->call.args_type && (e->call.id == DT_F_PRINTF || e->call.id == DT_F_TIME ||
+					  e->call.id == DT_F_PRINT))
+			fprintf(o, " event=%u", e->call.event_id);
+		end_expr(d, e);
+		dump_exprs(d, e->call.args, e->call.nargs, depth + 1);
+		return;
+	case DT_E_BINOP:
+		fprintf(o, "binop %s", binop_names[e->bin.op]);
+		end_expr(d, e);
+		dump_expr(d, e->bin.l, depth + 1);
+		dump_expr(d, e->bin.r, depth + 1);
+		return;
+	case DT_E_UNOP:
+		fprintf(o, "unop %s", unop_names[e->un.op]);
+		end_expr(d, e);
+		dump_expr(d, e->un.e, depth + 1);
+		return;
+	case DT_E_TERNARY:
+		fputs("ternary", o);
+		end_expr(d, e);
+		dump_expr(d, e->tern.cond, depth + 1);
+		dump_expr(d, e->tern.t, depth + 1);
+		dump_expr(d, e->tern.f, depth + 1);
+		return;
+	case DT_E_FIELD:
+		fprintf(o, "field %s%s", e->field.arrow ? "->" : ".", e->field.field);
+		if (e->field.tp)
+			fprintf(o, " offset=%u size=%u", e->field.tp->offset, e->field.tp->size);
+		end_expr(d, e);
+		dump_expr(d, e->field.base, depth + 1);
+		return;
+	case DT_E_TUPLE:
+		fprintf(o, "tuple %u", e->tuple.n);
+		end_expr(d, e);
+		dump_exprs(d, e->tuple.elems, e->tuple.n, depth + 1);
+		return;
+	}
+}
+
+static void dump_stmts(dumper *d, const dt_stmt_list *l, int depth);
+
+static void dump_stmt(dumper *d, const dt_stmt *s, int depth)
+{
+	if (!s)
+		return;
+	line(d, s->span, depth);
+	FILE *o = d->out;
+	switch (s->kind) {
+	case DT_S_EXPR:
+		fputs("expr\n", o);
+		dump_expr(d, s->expr, depth + 1);
+		return;
+	case DT_S_ASSIGN:
+		fprintf(o, "assign %s%s\n", s->assign.op ? binop_names[s->assign.op] : "",
+			s->assign.op ? "=" : "=");
+		dump_expr(d, s->assign.target, depth + 1);
+		dump_expr(d, s->assign.value, depth + 1);
+		return;
+	case DT_S_IF:
+		fputs("if\n", o);
+		dump_expr(d, s->if_.cond, depth + 1);
+		line(d, s->span, depth + 1);
+		fputs("then\n", o);
+		dump_stmts(d, &s->if_.then, depth + 2);
+		if (s->if_.els.n) {
+			line(d, s->span, depth + 1);
+			fputs("else\n", o);
+			dump_stmts(d, &s->if_.els, depth + 2);
+		}
+		return;
+	case DT_S_UNROLL:
+		fprintf(o, "unroll %u\n", s->unroll.count);
+		dump_stmts(d, &s->unroll.body, depth + 1);
+		return;
+	case DT_S_RETURN:
+		fputs("return\n", o);
+		return;
+	case DT_S_BLOCK:
+		fputs("block\n", o);
+		dump_stmts(d, &s->block, depth + 1);
+		return;
+	}
+}
+
+static void dump_stmts(dumper *d, const dt_stmt_list *l, int depth)
+{
+	for (uint32_t i = 0; i < l->n; i++)
+		dump_stmt(d, l->v[i], depth);
+}
+
+static const char *unit_name(dt_time_unit u)
+{
+	switch (u) {
+	case DT_UNIT_S: return "s";
+	case DT_UNIT_MS: return "ms";
+	case DT_UNIT_US: return "us";
+	case DT_UNIT_HZ: return "hz";
+	default: return "none";
+	}
+}
+
+static void dump_attach(dumper *d, const dt_attach *a, int depth)
+{
+	FILE *o = d->out;
+	line(d, a->span, depth);
+	fprintf(o, "attach %s provider=%s", a->text, dt_provider_name(a->provider));
+	if (a->target)
+		fprintf(o, " target=%s", a->target);
+	if (a->func)
+		fprintf(o, " func=%s", a->func);
+	if (a->has_offset)
+		fprintf(o, " offset=%llu", (unsigned long long)a->offset);
+	if (a->unit != DT_UNIT_NONE)
+		fprintf(o, " unit=%s", unit_name(a->unit));
+	if (a->rate)
+		fprintf(o, " %s=%llu", a->unit != DT_UNIT_NONE ? "rate" : "period",
+			(unsigned long long)a->rate);
+	if (a->period_ns)
+		fprintf(o, " period_ns=%llu", (unsigned long long)a->period_ns);
+	fputc('\n', o);
+}
+
+void dt_dump_ast(const dt_program *p, FILE *out)
+{
+	dumper d = { .src = p->src, .out = out, .a = dt_arena_new() };
+	fprintf(out, "program %u probe%s\n", p->nprobes, p->nprobes == 1 ? "" : "s");
+	for (uint32_t i = 0; i < p->nprobes; i++) {
+		const dt_probe *pr = p->probes[i];
+		line(&d, pr->span, 0);
+		fprintf(out, "probe #%u %s%s\n", i, pr->angle_block ? "<>" : "{}",
+			pr->uses_ustack_dwarf ? " uses_ustack_dwarf" : "");
+		for (uint32_t j = 0; j < pr->nattach; j++)
+			dump_attach(&d, pr->attach[j], 1);
+		if (pr->pred) {
+			line(&d, pr->pred->span, 1);
+			fputs("predicate\n", out);
+			dump_expr(&d, pr->pred, 2);
+		}
+		line(&d, pr->span, 1);
+		fputs("body\n", out);
+		dump_stmts(&d, &pr->body, 2);
+	}
+	dt_arena_free(d.a);
+}
+
+void dt_dump_types(const dt_program *p, FILE *out)
+{
+	dt_arena *a = dt_arena_new();
+	for (uint32_t i = 0; i < p->nmaps; i++) {
+		const dt_map_sym *m = p->maps[i];
+		dt_map_layout l;
+		dt_map_layout_of(m, &l);
+		fprintf(out, "map #%u %s key=%s value=%s\n", m->id, m->name,
+			m->key ? dt_type_name(a, m->key) : "none", dt_type_name(a, m->value));
+		fprintf(out, "  layout %s key_size=%u user_key_size=%u value_size=%u "
+			     "max_entries=%u%s\n",
+			l.percpu ? "percpu_hash" : "hash", l.key_size, l.user_key_size, l.value_size,
+			l.max_entries, l.bucketed ? " bucketed" : "");
+		if (m->key && m->key->kind == DT_T_TUPLE) {
+			for (uint32_t k = 0; k < m->key->tuple.n; k++)
+				fprintf(out, "  key[%u] offset=%u %s\n", k, m->key->tuple.offsets[k],
+					dt_type_name(a, m->key->tuple.elems[k]));
+		}
+	}
+	for (uint32_t i = 0; i < p->nprobes; i++) {
+		const dt_probe *pr = p->probes[i];
+		fprintf(out, "probe #%u", pr->index);
+		for (uint32_t j = 0; j < pr->nattach; j++)
+			fprintf(out, "%s%s", j ? ", " : " ", pr->attach[j]->text);
+		if (pr->uses_ustack_dwarf)
+			fprintf(out, " uses_ustack_dwarf%s",
+				pr->pred_uses_ustack_dwarf ? " (in predicate)" : "");
+		fputc('\n', out);
+		for (uint32_t j = 0; j < pr->nattach; j++) {
+			const dt_attach *at = pr->attach[j];
+			if (at->period_ns)
+				fprintf(out, "  attach #%u period_ns=%llu\n", at->index,
+					(unsigned long long)at->period_ns);
+			else
+				fprintf(out, "  attach #%u\n", at->index);
+		}
+		for (uint32_t j = 0; j < pr->nvars; j++)
+			fprintf(out, "  var #%u %s %s\n", pr->vars[j]->id, pr->vars[j]->name,
+				dt_type_name(a, pr->vars[j]->type));
+	}
+	for (uint32_t i = 0; i < p->nevents; i++) {
+		const dt_event_desc *ev = &p->events[i];
+		fprintf(out, "event #%u %s", i, dt_func_name(ev->func));
+		if (ev->fmt) {
+			fputc(' ', out);
+			put_escaped(out, ev->fmt, strlen(ev->fmt));
+		}
+		fprintf(out, " args=%s size=%u\n", dt_type_name(a, ev->args), ev->args ? ev->args->size : 0);
+		if (ev->args && ev->args->kind == DT_T_TUPLE)
+			for (uint32_t k = 0; k < ev->args->tuple.n; k++)
+				fprintf(out, "  arg[%u] offset=%u %s\n", k, ev->args->tuple.offsets[k],
+					dt_type_name(a, ev->args->tuple.elems[k]));
+	}
+	fprintf(out, "program%s\n", p->uses_ustack_dwarf ? " uses_ustack_dwarf" : "");
+	dt_arena_free(a);
+}

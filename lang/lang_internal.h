@@ -1,0 +1,112 @@
+/* lang_internal.h — what the files of lang/ share and nobody else sees: the token kinds and the
+ * lexer (tokens are slices of the source, SQLite style), the tables of providers, builtins and
+ * functions, "did you mean" by edit distance, and the tracepoint format reader. */
+#ifndef DT_LANG_INTERNAL_H
+#define DT_LANG_INTERNAL_H
+
+#include "lang/lang.h"
+#include "common/common.h"
+
+/* ---------------------------------------------------------------- tokens */
+
+#define DT_TOKENS(X)                                                                         \
+	X(EOF, "end of input") X(ERROR, "invalid character") X(INT, "integer")                \
+	X(STR, "string") X(IDENT, "identifier") X(VAR, "variable") X(POSPARAM, "parameter")  \
+	X(MAP, "map") X(ATTACH, "attach point")                                              \
+	X(LBRACE, "'{'") X(RBRACE, "'}'") X(LPAREN, "'('") X(RPAREN, "')'")                    \
+	X(LBRACK, "'['") X(RBRACK, "']'") X(COMMA, "','") X(SEMI, "';'") X(QUESTION, "'?'")    \
+	X(COLON, "':'") X(DOT, "'.'") X(ARROW, "'->'") X(ASSIGN, "'='")                        \
+	X(PLUS, "'+'") X(MINUS, "'-'") X(STAR, "'*'") X(SLASH, "'/'") X(PERCENT, "'%'")        \
+	X(AMP, "'&'") X(PIPE, "'|'") X(CARET, "'^'") X(TILDE, "'~'") X(BANG, "'!'")            \
+	X(LT, "'<'") X(GT, "'>'") X(LE, "'<='") X(GE, "'>='") X(EQ, "'=='") X(NE, "'!='")      \
+	X(SHL, "'<<'") X(SHR, "'>>'") X(LAND, "'&&'") X(LOR, "'||'") X(INC, "'++'")            \
+	X(DEC, "'--'") X(ADD_ASSIGN, "'+='") X(SUB_ASSIGN, "'-='") X(MUL_ASSIGN, "'*='")       \
+	X(DIV_ASSIGN, "'/='") X(MOD_ASSIGN, "'%='") X(AND_ASSIGN, "'&='")                     \
+	X(OR_ASSIGN, "'|='") X(XOR_ASSIGN, "'^='") X(SHL_ASSIGN, "'<<='")                     \
+	X(SHR_ASSIGN, "'>>='")
+
+typedef enum dt_tok_kind {
+#define X(k, s) DT_TOK_##k,
+	DT_TOKENS(X)
+#undef X
+	DT_TOK__COUNT
+} dt_tok_kind;
+
+typedef struct dt_token {
+	dt_tok_kind kind;
+	uint32_t off, len;
+	uint64_t ival;      /* DT_TOK_INT, DT_TOK_POSPARAM */
+	const char *err;    /* DT_TOK_ERROR, or an INT/STR with a lexical problem: what was wrong */
+} dt_token;
+
+/* The spelling of a kind for messages ("'{'", "identifier") and its name for dumps ("LBRACE"). */
+const char *dt_tok_desc(dt_tok_kind k);
+const char *dt_tok_name(dt_tok_kind k);
+
+/* Lexes the token starting at or after byte `off` (skipping blanks, comments and a leading `#!`
+ * line). Pure: the same offset always gives the same token, which is what lets the parser look
+ * ahead and switch to attach-point mode by re-lexing. */
+void dt_lex(const dt_source *src, uint32_t off, dt_token *t);
+/* Attach-point mode: one raw attach point (`uprobe:/usr/lib/libc.so.6:malloc+4`) as a single
+ * DT_TOK_ATTACH, or whatever ordinary token stands there if none starts at `off`. */
+void dt_lex_attach(const dt_source *src, uint32_t off, dt_token *t);
+/* Decodes a string literal token's escapes into the arena; *bad gets the offset of a bad escape
+ * (or UINT32_MAX). */
+char *dt_lex_string(dt_arena *a, const dt_source *src, const dt_token *t, uint32_t *len,
+		    uint32_t *bad);
+
+/* ---------------------------------------------------------------- names */
+
+/* Edit distance "did you mean": the closest of `cands` to `name` if it is close enough, else
+ * NULL. `cands` is NULL-terminated. */
+const char *dt_closest(const char *name, size_t name_len, const char *const *cands);
+
+/* Provider lookup from the first field of an attach point ("profile", "p", "BEGIN"). */
+bool dt_provider_lookup(const char *s, size_t n, dt_provider *out);
+const char *const *dt_provider_names(void);
+
+/* Builtins and functions by name; false when unknown. */
+bool dt_builtin_lookup(const char *s, size_t n, dt_builtin *out, uint32_t *argn);
+bool dt_func_lookup(const char *s, size_t n, dt_func *out);
+
+/* Known software/hardware perf events: canonical name, or NULL. */
+const char *dt_software_event(const char *name);
+const char *dt_hardware_event(const char *name);
+const char *const *dt_software_event_names(void);
+const char *const *dt_hardware_event_names(void);
+
+/* ---------------------------------------------------------------- types (types.c) */
+
+dt_type *dt_type_new(dt_arena *a, dt_type_kind k);
+/* A tuple over `n` element types with offsets and size computed by the layout rules. */
+dt_type *dt_type_tuple(dt_arena *a, const dt_type *const *elems, uint32_t n);
+const dt_type *dt_type_stack(dt_arena *a, dt_stack_kind k, dt_stack_mode m, uint32_t depth);
+/* The type both `a` and `b` fit in (ints with ints, strings widen to the larger, tuples element
+ * by element), or NULL when they are incompatible. */
+const dt_type *dt_type_unify(dt_arena *ar, const dt_type *a, const dt_type *b);
+
+/* ---------------------------------------------------------------- diagnostics */
+
+/* The diags' source (diagnostics carry spans into it). */
+const dt_source *dt_diags_source(const dt_diags *d);
+
+/* ---------------------------------------------------------------- tracefs (tracefs.c) */
+
+/* Finds the tracefs root (opts override, then the two usual places, then one mount attempt when
+ * root). NULL when none has an events/ directory. */
+const char *dt_tracefs_root(const char *override);
+/* Reads events/SUBSYS/EVENT/format into a DT_T_RECORD. 0, -ENOENT (no such tracepoint), or
+ * another -errno. */
+int dt_tracefs_record(dt_arena *a, const char *root, const char *subsys, const char *event,
+		      dt_type **out);
+/* The closest event name in events/SUBSYS (or closest subsystem when `event` is NULL). */
+const char *dt_tracefs_closest(dt_arena *a, const char *root, const char *subsys,
+			       const char *event);
+
+/* ---------------------------------------------------------------- parser hooks */
+
+/* Parses like dt_parse and also records every token consumed, for dt_dump_tokens. */
+typedef DT_VEC(dt_token) dt_token_vec;
+dt_program *dt_parse_recording(dt_arena *a, const dt_source *src, dt_diags *d, dt_token_vec *rec);
+
+#endif

@@ -1,0 +1,355 @@
+/* lexer.c — the hand-written tokenizer. A token is a slice of the source (offset + length), never
+ * a copy; string escapes are decoded only when the parser asks. Lexing is a pure function of an
+ * offset, so the parser looks ahead by lexing again and switches to attach-point mode (where
+ * `uprobe:/usr/lib/libc.so.6:malloc` is one token) simply by calling the other entry point at a
+ * probe's start. Bad input never stops the lexer: it returns a token that carries what was wrong
+ * and the parser reports it with the span. */
+#include "lang/lang_internal.h"
+
+#include <ctype.h>
+#include <string.h>
+
+static const char *const tok_desc[] = {
+#define X(k, s) s,
+	DT_TOKENS(X)
+#undef X
+};
+
+static const char *const tok_name[] = {
+#define X(k, s) #k,
+	DT_TOKENS(X)
+#undef X
+};
+
+const char *dt_tok_desc(dt_tok_kind k)
+{
+	return k < DT_TOK__COUNT ? tok_desc[k] : "?";
+}
+
+const char *dt_tok_name(dt_tok_kind k)
+{
+	return k < DT_TOK__COUNT ? tok_name[k] : "?";
+}
+
+static bool is_ident_start(int c)
+{
+	return isalpha(c) || c == '_';
+}
+
+static bool is_ident(int c)
+{
+	return isalnum(c) || c == '_';
+}
+
+/* Skips blanks, comments and a `#!` first line. An unterminated block comment runs to the end. */
+static uint32_t skip_space(const dt_source *src, uint32_t i)
+{
+	const char *s = src->text;
+	uint32_t n = (uint32_t)src->len;
+	if (i == 0 && n >= 2 && s[0] == '#' && s[1] == '!') {
+		while (i < n && s[i] != '\n')
+			i++;
+	}
+	for (;;) {
+		while (i < n && isspace((unsigned char)s[i]))
+			i++;
+		if (i + 1 < n && s[i] == '/' && s[i + 1] == '/') {
+			while (i < n && s[i] != '\n')
+				i++;
+			continue;
+		}
+		if (i + 1 < n && s[i] == '/' && s[i + 1] == '*') {
+			i += 2;
+			while (i + 1 < n && !(s[i] == '*' && s[i + 1] == '/'))
+				i++;
+			i = i + 1 < n ? i + 2 : n;
+			continue;
+		}
+		return i;
+	}
+}
+
+/* Integers: decimal, 0x hex, leading-0 octal, with `_` separators between digits, and bpftrace's
+ * `1e6` (decimal mantissa times a power of ten). */
+static void lex_int(const dt_source *src, uint32_t i, dt_token *t)
+{
+	const char *s = src->text;
+	uint32_t n = (uint32_t)src->len, start = i;
+	unsigned base = 10;
+	if (s[i] == '0' && i + 1 < n && (s[i + 1] == 'x' || s[i + 1] == 'X')) {
+		base = 16;
+		i += 2;
+	} else if (s[i] == '0') {
+		base = 8;
+	}
+	uint64_t v = 0;
+	bool overflow = false, digits = false, bad = false;
+	for (; i < n; i++) {
+		int c = (unsigned char)s[i], d;
+		if (c == '_')
+			continue;
+		if (isdigit(c))
+			d = c - '0';
+		else if (isxdigit(c) && base == 16)
+			d = tolower(c) - 'a' + 10;
+		else if ((c == 'e' || c == 'E') && base == 10 && digits && i + 1 < n &&
+			 isdigit((unsigned char)s[i + 1])) {
+			/* bpftrace's scientific integers: 1e6 is 1000000 (`elapsed / 1e6`). */
+			unsigned exp = 0;
+			for (i++; i < n && isdigit((unsigned char)s[i]); i++)
+				exp = exp < 100 ? exp * 10 + (unsigned)(s[i] - '0') : exp;
+			for (unsigned k = 0; k < exp && !overflow; k++) {
+				if (v > UINT64_MAX / 10)
+					overflow = true;
+				v *= 10;
+			}
+			if (i < n && is_ident((unsigned char)s[i]))
+				bad = true;
+			while (i < n && is_ident((unsigned char)s[i]))
+				i++;
+			break;
+		} else if (is_ident(c)) {
+			bad = true; /* 12abc, 09, 1K: a literal glued to letters */
+			continue;
+		} else
+			break;
+		if ((unsigned)d >= base) {
+			bad = true;
+			continue;
+		}
+		digits = true;
+		if (v > (UINT64_MAX - (uint64_t)d) / base)
+			overflow = true;
+		v = v * base + (uint64_t)d;
+	}
+	t->kind = DT_TOK_INT;
+	t->off = start;
+	t->len = i - start;
+	t->ival = v;
+	if (bad || (base == 16 && !digits))
+		t->err = base == 8 ? "invalid octal integer literal" : "invalid integer literal";
+	else if (overflow)
+		t->err = "integer literal does not fit in 64 bits";
+}
+
+static void lex_string(const dt_source *src, uint32_t i, dt_token *t)
+{
+	const char *s = src->text;
+	uint32_t n = (uint32_t)src->len, start = i;
+	i++;
+	while (i < n && s[i] != '"' && s[i] != '\n') {
+		if (s[i] == '\\' && i + 1 < n && s[i + 1] != '\n')
+			i++;
+		i++;
+	}
+	t->kind = DT_TOK_STR;
+	t->off = start;
+	if (i < n && s[i] == '"') {
+		t->len = i + 1 - start;
+	} else {
+		t->len = i - start;
+		t->err = "unterminated string literal";
+	}
+}
+
+struct op {
+	const char *text;
+	dt_tok_kind kind;
+};
+
+/* Longest first, so `<<=` wins over `<<` and `<`. */
+static const struct op ops[] = {
+	{ "<<=", DT_TOK_SHL_ASSIGN }, { ">>=", DT_TOK_SHR_ASSIGN },
+	{ "->", DT_TOK_ARROW }, { "<=", DT_TOK_LE }, { ">=", DT_TOK_GE }, { "==", DT_TOK_EQ },
+	{ "!=", DT_TOK_NE }, { "<<", DT_TOK_SHL }, { ">>", DT_TOK_SHR }, { "&&", DT_TOK_LAND },
+	{ "||", DT_TOK_LOR }, { "++", DT_TOK_INC }, { "--", DT_TOK_DEC },
+	{ "+=", DT_TOK_ADD_ASSIGN }, { "-=", DT_TOK_SUB_ASSIGN }, { "*=", DT_TOK_MUL_ASSIGN },
+	{ "/=", DT_TOK_DIV_ASSIGN }, { "%=", DT_TOK_MOD_ASSIGN }, { "&=", DT_TOK_AND_ASSIGN },
+	{ "|=", DT_TOK_OR_ASSIGN }, { "^=", DT_TOK_XOR_ASSIGN },
+	{ "{", DT_TOK_LBRACE }, { "}", DT_TOK_RBRACE }, { "(", DT_TOK_LPAREN },
+	{ ")", DT_TOK_RPAREN }, { "[", DT_TOK_LBRACK }, { "]", DT_TOK_RBRACK },
+	{ ",", DT_TOK_COMMA }, { ";", DT_TOK_SEMI }, { "?", DT_TOK_QUESTION },
+	{ ":", DT_TOK_COLON }, { ".", DT_TOK_DOT }, { "=", DT_TOK_ASSIGN }, { "+", DT_TOK_PLUS },
+	{ "-", DT_TOK_MINUS }, { "*", DT_TOK_STAR }, { "/", DT_TOK_SLASH },
+	{ "%", DT_TOK_PERCENT }, { "&", DT_TOK_AMP }, { "|", DT_TOK_PIPE },
+	{ "^", DT_TOK_CARET }, { "~", DT_TOK_TILDE }, { "!", DT_TOK_BANG }, { "<", DT_TOK_LT },
+	{ ">", DT_TOK_GT },
+};
+
+void dt_lex(const dt_source *src, uint32_t off, dt_token *t)
+{
+	const char *s = src->text;
+	uint32_t n = (uint32_t)src->len;
+	uint32_t i = skip_space(src, off);
+	memset(t, 0, sizeof(*t));
+	t->off = i;
+	if (i >= n) {
+		t->kind = DT_TOK_EOF;
+		t->off = n;
+		return;
+	}
+	int c = (unsigned char)s[i];
+	if (isdigit(c)) {
+		lex_int(src, i, t);
+		return;
+	}
+	if (c == '"') {
+		lex_string(src, i, t);
+		return;
+	}
+	if (is_ident_start(c)) {
+		uint32_t j = i;
+		while (j < n && is_ident((unsigned char)s[j]))
+			j++;
+		t->kind = DT_TOK_IDENT;
+		t->len = j - i;
+		return;
+	}
+	if (c == '$' || c == '@') {
+		uint32_t j = i + 1;
+		if (c == '$' && j < n && isdigit((unsigned char)s[j])) {
+			uint64_t v = 0;
+			while (j < n && isdigit((unsigned char)s[j])) {
+				if (v < 1000000)
+					v = v * 10 + (uint64_t)(s[j] - '0');
+				j++;
+			}
+			t->kind = DT_TOK_POSPARAM;
+			t->len = j - i;
+			t->ival = v;
+			return;
+		}
+		while (j < n && is_ident((unsigned char)s[j]))
+			j++;
+		t->kind = c == '$' ? DT_TOK_VAR : DT_TOK_MAP;
+		t->len = j - i;
+		if (c == '$' && j == i + 1) {
+			t->kind = DT_TOK_ERROR;
+			t->err = "expected a variable name after '$'";
+		}
+		return;
+	}
+	for (size_t k = 0; k < DT_ARRAY_SIZE(ops); k++) {
+		size_t l = strlen(ops[k].text);
+		if (i + l <= n && memcmp(s + i, ops[k].text, l) == 0) {
+			t->kind = ops[k].kind;
+			t->len = (uint32_t)l;
+			return;
+		}
+	}
+	t->kind = DT_TOK_ERROR;
+	/* One whole UTF-8 sequence, so the underline does not split a character. */
+	uint32_t j = i + 1;
+	while (j < n && ((unsigned char)s[j] & 0xc0) == 0x80)
+		j++;
+	t->len = j - i;
+	t->err = "invalid character";
+}
+
+/* Characters an attach point may contain. `/` is special: see dt_lex_attach. */
+static bool is_attach_char(int c)
+{
+	return is_ident(c) || c == ':' || c == '.' || c == '+' || c == '-' || c == '*' ||
+	       c == '?' || c == '@' || c == '[' || c == ']' || c == '~';
+}
+
+void dt_lex_attach(const dt_source *src, uint32_t off, dt_token *t)
+{
+	const char *s = src->text;
+	uint32_t n = (uint32_t)src->len;
+	uint32_t i = skip_space(src, off);
+	if (i >= n || !is_ident_start((unsigned char)s[i])) {
+		dt_lex(src, off, t);
+		return;
+	}
+	/* A `/` belongs to the attach point only in the path field of a uprobe/uretprobe
+	 * (`uprobe:/bin/bash:readline`); anywhere else it starts the predicate, so
+	 * `kprobe:f /pid == 1/` and `BEGIN/1/` mean what they say. */
+	uint32_t j = i, field = 0, prov_end = 0;
+	bool path_provider = false;
+	while (j < n) {
+		int c = (unsigned char)s[j];
+		if (c == ':') {
+			if (field == 0) {
+				prov_end = j;
+				dt_provider p;
+				path_provider = dt_provider_lookup(s + i, prov_end - i, &p) &&
+						(p == DT_P_UPROBE || p == DT_P_URETPROBE);
+			}
+			field++;
+		} else if (c == '/') {
+			if (!(path_provider && field == 1))
+				break;
+		} else if (!is_attach_char(c)) {
+			break;
+		}
+		j++;
+	}
+	memset(t, 0, sizeof(*t));
+	t->kind = DT_TOK_ATTACH;
+	t->off = i;
+	t->len = j - i;
+}
+
+static int hexval(int c)
+{
+	return isdigit(c) ? c - '0' : tolower(c) - 'a' + 10;
+}
+
+char *dt_lex_string(dt_arena *a, const dt_source *src, const dt_token *t, uint32_t *len,
+		    uint32_t *bad)
+{
+	const char *s = src->text + t->off + 1;
+	uint32_t n = t->len >= 2 && src->text[t->off + t->len - 1] == '"' && !t->err ? t->len - 2
+										      : t->len - 1;
+	char *out = dt_arena_alloc(a, n + 1);
+	uint32_t o = 0;
+	*bad = UINT32_MAX;
+	for (uint32_t i = 0; i < n; i++) {
+		if (s[i] != '\\' || i + 1 >= n) {
+			out[o++] = s[i];
+			continue;
+		}
+		char c = s[++i];
+		switch (c) {
+		case 'n': out[o++] = '\n'; break;
+		case 't': out[o++] = '\t'; break;
+		case 'r': out[o++] = '\r'; break;
+		case 'a': out[o++] = '\a'; break;
+		case 'b': out[o++] = '\b'; break;
+		case 'f': out[o++] = '\f'; break;
+		case 'v': out[o++] = '\v'; break;
+		case 'e': out[o++] = 27; break;
+		case '"': case '\\': case '\'': out[o++] = c; break;
+		case 'x': {
+			int v = 0, k = 0;
+			while (k < 2 && i + 1 < n && isxdigit((unsigned char)s[i + 1])) {
+				v = v * 16 + hexval((unsigned char)s[++i]);
+				k++;
+			}
+			if (!k && *bad == UINT32_MAX)
+				*bad = t->off + 1 + i - 1;
+			out[o++] = (char)v;
+			break;
+		}
+		default:
+			if (c >= '0' && c <= '7') {
+				int v = c - '0', k = 1;
+				while (k < 3 && i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '7') {
+					v = v * 8 + (s[++i] - '0');
+					k++;
+				}
+				if (v > 255 && *bad == UINT32_MAX)
+					*bad = t->off + 1 + i - (uint32_t)k;
+				out[o++] = (char)v;
+			} else {
+				if (*bad == UINT32_MAX)
+					*bad = t->off + 1 + i - 1;
+				out[o++] = c;
+			}
+		}
+	}
+	out[o] = 0;
+	*len = o;
+	return out;
+}

@@ -1,0 +1,212 @@
+/* names.c — the name tables of the language: providers and their short aliases, builtins,
+ * functions, the perf software and hardware events, and "did you mean" by edit distance over any
+ * of them. One table per concept so the parser, the checker, the dumps and REPL completion cannot
+ * disagree about a spelling. */
+#include "lang/lang_internal.h"
+
+#include <string.h>
+
+static const char *const provider_names[DT_P__COUNT] = {
+	[DT_P_BEGIN] = "BEGIN", [DT_P_END] = "END", [DT_P_INTERVAL] = "interval",
+	[DT_P_PROFILE] = "profile", [DT_P_UPROBE] = "uprobe", [DT_P_URETPROBE] = "uretprobe",
+	[DT_P_KPROBE] = "kprobe", [DT_P_KRETPROBE] = "kretprobe", [DT_P_TRACEPOINT] = "tracepoint",
+	[DT_P_SOFTWARE] = "software", [DT_P_HARDWARE] = "hardware", [DT_P_XPROBE] = "xprobe",
+};
+
+/* Everything a user may write before the first ':' (NULL-terminated for dt_closest). */
+static const char *const provider_spellings[] = {
+	"BEGIN", "END", "interval", "i", "profile", "p", "uprobe", "u", "uretprobe", "ur",
+	"kprobe", "k", "kretprobe", "kr", "tracepoint", "t", "software", "s", "hardware", "h",
+	NULL,
+};
+static const dt_provider provider_of_spelling[] = {
+	DT_P_BEGIN, DT_P_END, DT_P_INTERVAL, DT_P_INTERVAL, DT_P_PROFILE, DT_P_PROFILE,
+	DT_P_UPROBE, DT_P_UPROBE, DT_P_URETPROBE, DT_P_URETPROBE, DT_P_KPROBE, DT_P_KPROBE,
+	DT_P_KRETPROBE, DT_P_KRETPROBE, DT_P_TRACEPOINT, DT_P_TRACEPOINT, DT_P_SOFTWARE,
+	DT_P_SOFTWARE, DT_P_HARDWARE, DT_P_HARDWARE,
+};
+
+const char *dt_provider_name(dt_provider p)
+{
+	return p < DT_P__COUNT ? provider_names[p] : "?";
+}
+
+const char *const *dt_provider_names(void)
+{
+	return provider_spellings;
+}
+
+bool dt_provider_lookup(const char *s, size_t n, dt_provider *out)
+{
+	for (size_t i = 0; provider_spellings[i]; i++) {
+		if (strlen(provider_spellings[i]) == n && memcmp(provider_spellings[i], s, n) == 0) {
+			*out = provider_of_spelling[i];
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Builtin spellings; argN is arg0..arg9 and maps to DT_B_ARG. */
+static const char *const builtin_spellings[] = {
+	"pid", "tid", "uid", "gid", "comm", "nsecs", "elapsed", "cpu", "cgroup", "arg0", "arg1",
+	"arg2", "arg3", "arg4", "arg5", "arg6", "arg7", "arg8", "arg9", "retval", "func", "probe",
+	"kstack", "ustack", "ustack_dwarf", "args", "rand", "curtask", NULL,
+};
+
+static const char *const builtin_names[DT_B__COUNT] = {
+	[DT_B_PID] = "pid", [DT_B_TID] = "tid", [DT_B_UID] = "uid", [DT_B_GID] = "gid",
+	[DT_B_COMM] = "comm", [DT_B_NSECS] = "nsecs", [DT_B_ELAPSED] = "elapsed", [DT_B_CPU] = "cpu",
+	[DT_B_CGROUP] = "cgroup", [DT_B_ARG] = "arg", [DT_B_RETVAL] = "retval", [DT_B_FUNC] = "func",
+	[DT_B_PROBE] = "probe", [DT_B_KSTACK] = "kstack", [DT_B_USTACK] = "ustack",
+	[DT_B_USTACK_DWARF] = "ustack_dwarf", [DT_B_ARGS] = "args", [DT_B_RAND] = "rand",
+	[DT_B_CURTASK] = "curtask",
+};
+
+const char *dt_builtin_name(dt_builtin b)
+{
+	return b < DT_B__COUNT ? builtin_names[b] : "?";
+}
+
+const char *const *dt_builtin_names(void)
+{
+	return builtin_spellings;
+}
+
+bool dt_builtin_lookup(const char *s, size_t n, dt_builtin *out, uint32_t *argn)
+{
+	*argn = 0;
+	if (n == 4 && memcmp(s, "arg", 3) == 0 && s[3] >= '0' && s[3] <= '9') {
+		*out = DT_B_ARG;
+		*argn = (uint32_t)(s[3] - '0');
+		return true;
+	}
+	for (int b = 0; b < DT_B__COUNT; b++) {
+		if (b == DT_B_ARG)
+			continue;
+		if (strlen(builtin_names[b]) == n && memcmp(builtin_names[b], s, n) == 0) {
+			*out = (dt_builtin)b;
+			return true;
+		}
+	}
+	return false;
+}
+
+static const char *const func_names[DT_F__COUNT + 1] = {
+	[DT_F_PRINTF] = "printf", [DT_F_PRINT] = "print", [DT_F_CLEAR] = "clear",
+	[DT_F_DELETE] = "delete", [DT_F_ZERO] = "zero", [DT_F_EXIT] = "exit", [DT_F_TIME] = "time",
+	[DT_F_STR] = "str", [DT_F_KSYM] = "ksym", [DT_F_USYM] = "usym", [DT_F_COUNT] = "count",
+	[DT_F_SUM] = "sum", [DT_F_AVG] = "avg", [DT_F_MIN] = "min", [DT_F_MAX] = "max",
+	[DT_F_STATS] = "stats", [DT_F_HIST] = "hist", [DT_F_LHIST] = "lhist",
+	[DT_F__COUNT] = NULL,
+};
+
+const char *dt_func_name(dt_func f)
+{
+	return f < DT_F__COUNT ? func_names[f] : "?";
+}
+
+const char *const *dt_func_names(void)
+{
+	return func_names;
+}
+
+bool dt_func_lookup(const char *s, size_t n, dt_func *out)
+{
+	for (int f = 0; f < DT_F__COUNT; f++) {
+		if (strlen(func_names[f]) == n && memcmp(func_names[f], s, n) == 0) {
+			*out = (dt_func)f;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Pairs of (spelling, canonical name); aliases point at the perf name. */
+static const char *const sw_events[] = {
+	"cpu-clock", "task-clock", "page-faults", "faults", "context-switches", "cs",
+	"cpu-migrations", "minor-faults", "major-faults", "alignment-faults", "emulation-faults",
+	"dummy", "bpf-output", NULL,
+};
+static const char *const sw_canon[] = {
+	"cpu-clock", "task-clock", "page-faults", "page-faults", "context-switches",
+	"context-switches", "cpu-migrations", "minor-faults", "major-faults", "alignment-faults",
+	"emulation-faults", "dummy", "bpf-output",
+};
+static const char *const hw_events[] = {
+	"cpu-cycles", "cycles", "instructions", "cache-references", "cache-misses",
+	"branch-instructions", "branches", "branch-misses", "bus-cycles", "frontend-stalls",
+	"backend-stalls", "ref-cycles", NULL,
+};
+static const char *const hw_canon[] = {
+	"cpu-cycles", "cpu-cycles", "instructions", "cache-references", "cache-misses",
+	"branch-instructions", "branch-instructions", "branch-misses", "bus-cycles",
+	"frontend-stalls", "backend-stalls", "ref-cycles",
+};
+
+static const char *lookup_event(const char *const *names, const char *const *canon,
+				const char *name)
+{
+	for (size_t i = 0; names[i]; i++)
+		if (strcmp(names[i], name) == 0)
+			return canon[i];
+	return NULL;
+}
+
+const char *dt_software_event(const char *name)
+{
+	return lookup_event(sw_events, sw_canon, name);
+}
+
+const char *dt_hardware_event(const char *name)
+{
+	return lookup_event(hw_events, hw_canon, name);
+}
+
+const char *const *dt_software_event_names(void)
+{
+	return sw_events;
+}
+
+const char *const *dt_hardware_event_names(void)
+{
+	return hw_events;
+}
+
+/* Levenshtein distance, capped: names are short, so a small fixed row is enough. */
+static size_t edit_distance(const char *a, size_t la, const char *b, size_t lb)
+{
+	size_t row[65];
+	if (la > 64 || lb > 64)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t prev = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t cur = row[j];
+			size_t sub = prev + (a[i - 1] != b[j - 1]);
+			size_t del = row[j] + 1, ins = row[j - 1] + 1;
+			row[j] = DT_MIN(sub, DT_MIN(del, ins));
+			prev = cur;
+		}
+	}
+	return row[lb];
+}
+
+const char *dt_closest(const char *name, size_t name_len, const char *const *cands)
+{
+	const char *best = NULL;
+	size_t best_d = SIZE_MAX;
+	for (size_t i = 0; cands[i]; i++) {
+		size_t d = edit_distance(name, name_len, cands[i], strlen(cands[i]));
+		if (d < best_d) {
+			best_d = d;
+			best = cands[i];
+		}
+	}
+	/* Close enough to be a typo: at most a third of the name, and never 0-length matches. */
+	size_t limit = name_len < 3 ? 1 : name_len / 3 + 1;
+	return best && best_d > 0 && best_d <= limit ? best : NULL;
+}

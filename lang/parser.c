@@ -1,0 +1,1106 @@
+/* parser.c — the hand-written recursive-descent parser: text to AST, with every node spanning its
+ * source. It pulls tokens from the pure lexer on demand, which is what lets it (a) lex attach
+ * points in their own mode at a probe's start and (b) look two tokens ahead for the `>` rule.
+ * Syntax errors are reported once (a panic flag silences the cascade until the next statement)
+ * and parsing resumes at the next `;`, `}` or probe, so one run reports several errors.
+ *
+ * Probe bodies are `{ … }` (bpftrace) or `< … >`. WHEN `>` CLOSES A `<`-BLOCK:
+ *   1. Only a `>` directly in the `<`-block can close it. Inside ( ), [ ], call arguments, or a
+ *      nested { } block, `>` is always a comparison (`k:f < if (a > b) { @x = a > b; } >`).
+ *   2. A `>` where a statement may begin closes the block (`< @x = 1; >`).
+ *   3. A `>` after a complete operand is a comparison when the token after it can start an
+ *      operand — a literal, `$var`, `$1`, `@map`, `(`, unary `- ! ~ ++ --`, a builtin name, or
+ *      a name followed by `(` — and closes the block otherwise: end of input, `;`, `}`, `>`,
+ *      `:`, `?`, a keyword, or anything else such as the start of the next probe (`END`,
+ *      `kprobe:f`). So `< @ = 1 >` closes, `< @x = $a > 3 ? 1 : 2; >` compares, and
+ *      `< @x = 1 > END { }` closes before END.
+ *   4. When the block then fails to close, the error names the last `>` that rule 3 read as a
+ *      comparison, and says how to close there (`;` before it, or parentheses around a
+ *      comparison that was meant).
+ * A predicate is `/expr/`: a `/` outside parentheses ends it, so write `/(a / 2) > 1/`. */
+#include "lang/lang_internal.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DEPTH 256
+
+typedef struct parser {
+	dt_arena *a;
+	const dt_source *src;
+	dt_diags *d;
+	dt_token cur;
+	uint32_t cur_from; /* offset cur was lexed from (end of the previous token) */
+	uint32_t prev_end;
+	dt_token_vec *rec;
+	bool panic;        /* an error was reported; stay quiet until the next statement */
+	bool angle_top;    /* directly inside a `<` body: rule 1 above */
+	bool in_pred;      /* directly inside a predicate: a top-level `/` ends it */
+	bool have_gt;      /* a `>` in the current `<` body was read as a comparison */
+	dt_span last_gt;
+	int depth;
+	bool too_deep;
+} parser;
+
+static void lex_at(parser *p, uint32_t from, bool attach)
+{
+	p->cur_from = from;
+	for (;;) {
+		if (attach)
+			dt_lex_attach(p->src, from, &p->cur);
+		else
+			dt_lex(p->src, from, &p->cur);
+		if (p->cur.err) {
+			dt_diag(p->d, DT_DIAG_ERROR, (dt_span){ p->cur.off, p->cur.len ? p->cur.len : 1 },
+				"%s", p->cur.err);
+			if (p->cur.kind == DT_TOK_STR)
+				dt_diag_hint(p->d, "strings are written \"…\" on one line; use \\n for a "
+						   "newline");
+		}
+		/* An invalid character is reported once and then skipped, so it does not also
+		 * show up as "expected an expression". */
+		if (p->cur.kind != DT_TOK_ERROR)
+			return;
+		from = p->cur.off + p->cur.len;
+	}
+}
+
+static void advance(parser *p)
+{
+	if (p->rec)
+		DT_VEC_PUSH(p->rec, p->cur);
+	p->prev_end = p->cur.off + p->cur.len;
+	lex_at(p, p->prev_end, false);
+}
+
+static dt_span tok_span(const dt_token *t)
+{
+	return (dt_span){ t->off, t->len ? t->len : 1 };
+}
+
+static dt_span span_from(parser *p, uint32_t start)
+{
+	return (dt_span){ start, p->prev_end > start ? p->prev_end - start : 1 };
+}
+
+static bool is_kw(parser *p, const dt_token *t, const char *kw)
+{
+	size_t n = strlen(kw);
+	return t->kind == DT_TOK_IDENT && t->len == n && memcmp(p->src->text + t->off, kw, n) == 0;
+}
+
+static const char *tok_text(parser *p, const dt_token *t)
+{
+	return dt_arena_strndup(p->a, p->src->text + t->off, t->len);
+}
+
+/* Reports a syntax error at the current token unless one is already being recovered from. */
+static void syntax_error(parser *p, const char *what)
+{
+	if (p->panic)
+		return;
+	p->panic = true;
+	if (p->cur.kind == DT_TOK_EOF)
+		dt_diag(p->d, DT_DIAG_ERROR, tok_span(&p->cur), "%s, found end of input", what);
+	else
+		dt_diag(p->d, DT_DIAG_ERROR, tok_span(&p->cur), "%s, found '%.*s'", what,
+			(int)DT_MIN(p->cur.len, 40u), p->src->text + p->cur.off);
+}
+
+static bool expect(parser *p, dt_tok_kind k, const char *what)
+{
+	if (p->cur.kind == k) {
+		advance(p);
+		return true;
+	}
+	syntax_error(p, what);
+	return false;
+}
+
+static dt_expr *new_expr(parser *p, dt_expr_kind k, uint32_t start)
+{
+	dt_expr *e = dt_arena_alloc(p->a, sizeof(*e));
+	e->kind = k;
+	e->span = span_from(p, start);
+	return e;
+}
+
+typedef DT_VEC(dt_expr *) expr_vec;
+typedef DT_VEC(dt_stmt *) stmt_vec;
+
+static dt_expr **expr_vec_finish(parser *p, expr_vec *v, uint32_t *n)
+{
+	dt_expr **out = dt_arena_alloc(p->a, sizeof(dt_expr *) * (v->n ? v->n : 1));
+	if (v->n)
+		memcpy(out, v->v, sizeof(dt_expr *) * v->n);
+	*n = (uint32_t)v->n;
+	free(v->v);
+	return out;
+}
+
+static dt_stmt_list stmt_vec_finish(parser *p, stmt_vec *v)
+{
+	dt_stmt_list l = { .n = (uint32_t)v->n };
+	l.v = dt_arena_alloc(p->a, sizeof(dt_stmt *) * (v->n ? v->n : 1));
+	if (v->n)
+		memcpy(l.v, v->v, sizeof(dt_stmt *) * v->n);
+	free(v->v);
+	return l;
+}
+
+static dt_expr *parse_expr(parser *p);
+
+/* Parsing inside ( ) [ ] and argument lists: neither `>` (rule 1) nor `/` ends anything there. */
+struct nest_save {
+	bool angle_top, in_pred;
+};
+
+static struct nest_save nest_enter(parser *p)
+{
+	struct nest_save s = { p->angle_top, p->in_pred };
+	p->angle_top = false;
+	p->in_pred = false;
+	return s;
+}
+
+static void nest_leave(parser *p, struct nest_save s)
+{
+	p->angle_top = s.angle_top;
+	p->in_pred = s.in_pred;
+}
+
+/* An error node: keeps the tree well formed after a reported error. */
+static dt_expr *error_expr(parser *p, uint32_t start)
+{
+	dt_expr *e = new_expr(p, DT_E_INT, start);
+	return e;
+}
+
+/* Comma-separated expressions up to `close`; the opening token is already consumed. */
+static dt_expr **parse_list(parser *p, dt_tok_kind close, const char *what, uint32_t *n)
+{
+	expr_vec v = { 0 };
+	struct nest_save s = nest_enter(p);
+	if (p->cur.kind != close) {
+		for (;;) {
+			DT_VEC_PUSH(&v, parse_expr(p));
+			if (p->cur.kind != DT_TOK_COMMA)
+				break;
+			advance(p);
+		}
+	}
+	nest_leave(p, s);
+	expect(p, close, what);
+	return expr_vec_finish(p, &v, n);
+}
+
+/* kstack, kstack(N), kstack(perf), kstack(perf, N), ustack(raw), ustack_dwarf(N) … */
+static dt_expr *parse_stack_builtin(parser *p, dt_expr *e, const char *name, uint32_t start)
+{
+	advance(p); /* ( */
+	int nargs = 0;
+	bool bad = false;
+	while (p->cur.kind != DT_TOK_RPAREN && p->cur.kind != DT_TOK_EOF && nargs < 3) {
+		if (nargs)
+			if (!expect(p, DT_TOK_COMMA, "expected ',' or ')' in stack arguments"))
+				return e;
+		if (p->cur.kind == DT_TOK_IDENT && nargs == 0) {
+			if (is_kw(p, &p->cur, "perf"))
+				e->builtin.mode = DT_STACKMODE_PERF;
+			else if (is_kw(p, &p->cur, "raw"))
+				e->builtin.mode = DT_STACKMODE_RAW;
+			else if (is_kw(p, &p->cur, "bpftrace"))
+				e->builtin.mode = DT_STACKMODE_DEFAULT;
+			else
+				bad = true;
+		} else if (p->cur.kind == DT_TOK_INT && !e->builtin.depth) {
+			if (p->cur.ival < 1 || p->cur.ival > DT_STACK_MAX_DEPTH) {
+				dt_diag(p->d, DT_DIAG_ERROR, tok_span(&p->cur),
+					"stack depth must be between 1 and %d", DT_STACK_MAX_DEPTH);
+				e->builtin.depth = DT_STACK_DEFAULT_DEPTH;
+			} else {
+				e->builtin.depth = (uint32_t)p->cur.ival;
+			}
+		} else {
+			bad = true;
+		}
+		if (bad) {
+			if (!p->panic)
+				dt_diag(p->d, DT_DIAG_ERROR, tok_span(&p->cur),
+					"bad %s argument", name);
+			dt_diag_hint(p->d, "expected %s(N), %s(perf|raw|bpftrace) or %s(MODE, N) "
+					   "with N in 1..%d", name, name, name, DT_STACK_MAX_DEPTH);
+			p->panic = true;
+			return e;
+		}
+		advance(p);
+		nargs++;
+	}
+	expect(p, DT_TOK_RPAREN, "expected ')' after stack arguments");
+	e->span = span_from(p, start);
+	return e;
+}
+
+static dt_expr *parse_ident(parser *p)
+{
+	dt_token t = p->cur;
+	const char *s = p->src->text + t.off;
+	uint32_t start = t.off;
+	advance(p);
+	bool call = p->cur.kind == DT_TOK_LPAREN;
+	dt_builtin b;
+	uint32_t argn;
+	dt_func f;
+	if (dt_builtin_lookup(s, t.len, &b, &argn)) {
+		dt_expr *e = new_expr(p, DT_E_BUILTIN, start);
+		e->builtin.id = b;
+		e->builtin.arg = argn;
+		if (call && (b == DT_B_KSTACK || b == DT_B_USTACK || b == DT_B_USTACK_DWARF))
+			return parse_stack_builtin(p, e, dt_builtin_name(b), start);
+		if (call) {
+			dt_diag(p->d, DT_DIAG_ERROR, tok_span(&t),
+				"'%.*s' is a builtin value, not a function", (int)t.len, s);
+			dt_diag_hint(p->d, "write '%.*s' without parentheses", (int)t.len, s);
+			uint32_t n;
+			advance(p);
+			(void)parse_list(p, DT_TOK_RPAREN, "expected ')'", &n);
+		}
+		return e;
+	}
+	if (dt_func_lookup(s, t.len, &f)) {
+		if (!call) {
+			dt_diag(p->d, DT_DIAG_ERROR, tok_span(&t), "'%.*s' is a function", (int)t.len,
+				s);
+			dt_diag_hint(p->d, "call it: %.*s(…)", (int)t.len, s);
+			return error_expr(p, start);
+		}
+		advance(p);
+		dt_expr *e = new_expr(p, DT_E_CALL, start);
+		e->call.id = f;
+		e->call.name = dt_func_name(f);
+		e->call.args = parse_list(p, DT_TOK_RPAREN, "expected ',' or ')' in arguments",
+					  &e->call.nargs);
+		e->span = span_from(p, start);
+		return e;
+	}
+	/* Unknown name: suggest from the namespace the syntax points at. */
+	const char *sugg = call ? dt_closest(s, t.len, dt_func_names())
+				: dt_closest(s, t.len, dt_builtin_names());
+	if (!sugg)
+		sugg = call ? dt_closest(s, t.len, dt_builtin_names())
+			    : dt_closest(s, t.len, dt_func_names());
+	dt_diag(p->d, DT_DIAG_ERROR, tok_span(&t), "unknown %s '%.*s'",
+		call ? "function" : "identifier", (int)t.len, s);
+	if (sugg)
+		dt_diag_hint(p->d, "did you mean '%s'?", sugg);
+	else if (!call)
+		dt_diag_hint(p->d, "scratch variables start with '$' and maps with '@'");
+	if (call) {
+		uint32_t n;
+		advance(p);
+		(void)parse_list(p, DT_TOK_RPAREN, "expected ',' or ')' in arguments", &n);
+	}
+	return error_expr(p, start);
+}
+
+static dt_expr *parse_primary(parser *p)
+{
+	uint32_t start = p->cur.off;
+	dt_token t = p->cur;
+	switch (t.kind) {
+	case DT_TOK_INT: {
+		advance(p);
+		dt_expr *e = new_expr(p, DT_E_INT, start);
+		e->i.value = t.ival;
+		return e;
+	}
+	case DT_TOK_STR: {
+		advance(p);
+		dt_expr *e = new_expr(p, DT_E_STR, start);
+		uint32_t bad;
+		e->str.s = dt_lex_string(p->a, p->src, &t, &e->str.len, &bad);
+		if (bad != UINT32_MAX) {
+			dt_diag(p->d, DT_DIAG_ERROR, (dt_span){ bad, 2 }, "invalid escape sequence");
+			dt_diag_hint(p->d, "known escapes: \\n \\t \\r \\\" \\\\ \\xNN \\NNN (octal)");
+		}
+		return e;
+	}
+	case DT_TOK_POSPARAM: {
+		advance(p);
+		dt_expr *e = new_expr(p, DT_E_POSPARAM, start);
+		e->posparam.n = (uint32_t)t.ival;
+		if (t.ival == 0)
+			dt_diag(p->d, DT_DIAG_ERROR, tok_span(&t),
+				"positional parameters start at $1");
+		return e;
+	}
+	case DT_TOK_VAR: {
+		advance(p);
+		dt_expr *e = new_expr(p, DT_E_VAR, start);
+		e->var.name = tok_text(p, &t);
+		return e;
+	}
+	case DT_TOK_MAP: {
+		advance(p);
+		dt_expr *e = new_expr(p, DT_E_MAP, start);
+		e->map.name = tok_text(p, &t);
+		if (p->cur.kind == DT_TOK_LBRACK) {
+			advance(p);
+			e->map.keys = parse_list(p, DT_TOK_RBRACK, "expected ',' or ']' after map key",
+						 &e->map.nkeys);
+			if (!e->map.nkeys && !p->panic)
+				dt_diag(p->d, DT_DIAG_ERROR, span_from(p, start),
+					"empty map key: write %s for a map without keys", e->map.name);
+			e->span = span_from(p, start);
+		}
+		return e;
+	}
+	case DT_TOK_LPAREN: {
+		advance(p);
+		struct nest_save s = nest_enter(p);
+		dt_expr *first = parse_expr(p);
+		if (p->cur.kind == DT_TOK_COMMA) {
+			expr_vec v = { 0 };
+			DT_VEC_PUSH(&v, first);
+			while (p->cur.kind == DT_TOK_COMMA) {
+				advance(p);
+				DT_VEC_PUSH(&v, parse_expr(p));
+			}
+			nest_leave(p, s);
+			expect(p, DT_TOK_RPAREN, "expected ',' or ')' in tuple");
+			dt_expr *e = new_expr(p, DT_E_TUPLE, start);
+			e->tuple.elems = expr_vec_finish(p, &v, &e->tuple.n);
+			return e;
+		}
+		nest_leave(p, s);
+		expect(p, DT_TOK_RPAREN, "expected ')'");
+		return first;
+	}
+	case DT_TOK_IDENT:
+		return parse_ident(p);
+	default:
+		syntax_error(p, "expected an expression");
+		return error_expr(p, start);
+	}
+}
+
+static bool is_lvalue(const dt_expr *e)
+{
+	return e->kind == DT_E_VAR || e->kind == DT_E_MAP;
+}
+
+static dt_expr *parse_postfix(parser *p)
+{
+	uint32_t start = p->cur.off;
+	dt_expr *e = parse_primary(p);
+	for (;;) {
+		if (p->cur.kind == DT_TOK_DOT || p->cur.kind == DT_TOK_ARROW) {
+			bool arrow = p->cur.kind == DT_TOK_ARROW;
+			advance(p);
+			if (p->cur.kind != DT_TOK_IDENT) {
+				syntax_error(p, "expected a field name");
+				return e;
+			}
+			dt_expr *f = new_expr(p, DT_E_FIELD, start);
+			f->field.base = e;
+			f->field.arrow = arrow;
+			f->field.field = tok_text(p, &p->cur);
+			advance(p);
+			f->span = span_from(p, start);
+			e = f;
+		} else if (p->cur.kind == DT_TOK_INC || p->cur.kind == DT_TOK_DEC) {
+			dt_token t = p->cur;
+			advance(p);
+			if (!is_lvalue(e)) {
+				dt_diag(p->d, DT_DIAG_ERROR, tok_span(&t),
+					"'%s' needs a $variable or @map operand",
+					t.kind == DT_TOK_INC ? "++" : "--");
+				continue;
+			}
+			dt_expr *u = new_expr(p, DT_E_UNOP, start);
+			u->un.op = t.kind == DT_TOK_INC ? DT_UOP_POSTINC : DT_UOP_POSTDEC;
+			u->un.e = e;
+			e = u;
+		} else {
+			return e;
+		}
+	}
+}
+
+static dt_expr *parse_unary(parser *p)
+{
+	uint32_t start = p->cur.off;
+	dt_token t = p->cur;
+	dt_unop op;
+	switch (t.kind) {
+	case DT_TOK_MINUS: op = DT_UOP_NEG; break;
+	case DT_TOK_BANG: op = DT_UOP_LNOT; break;
+	case DT_TOK_TILDE: op = DT_UOP_BNOT; break;
+	case DT_TOK_INC: op = DT_UOP_PREINC; break;
+	case DT_TOK_DEC: op = DT_UOP_PREDEC; break;
+	default: return parse_postfix(p);
+	}
+	if (++p->depth > MAX_DEPTH) {
+		if (!p->too_deep)
+			dt_diag(p->d, DT_DIAG_ERROR, tok_span(&t), "expression nested too deeply");
+		p->too_deep = p->panic = true;
+		p->depth--;
+		return error_expr(p, start);
+	}
+	advance(p);
+	dt_expr *operand = parse_unary(p);
+	p->depth--;
+	if ((op == DT_UOP_PREINC || op == DT_UOP_PREDEC) && !is_lvalue(operand)) {
+		dt_diag(p->d, DT_DIAG_ERROR, tok_span(&t), "'%s' needs a $variable or @map operand",
+			op == DT_UOP_PREINC ? "++" : "--");
+		return operand;
+	}
+	/* Fold `-literal` so -9223372036854775808 and lhist(x, -10, …) are plain constants. */
+	if (op == DT_UOP_NEG && operand->kind == DT_E_INT) {
+		operand->i.value = (uint64_t)0 - operand->i.value;
+		operand->span = span_from(p, start);
+		return operand;
+	}
+	dt_expr *e = new_expr(p, DT_E_UNOP, start);
+	e->un.op = op;
+	e->un.e = operand;
+	return e;
+}
+
+static int binop_prec(dt_tok_kind k, dt_binop *op)
+{
+	switch (k) {
+	case DT_TOK_LOR: *op = DT_OP_LOR; return 1;
+	case DT_TOK_LAND: *op = DT_OP_LAND; return 2;
+	case DT_TOK_PIPE: *op = DT_OP_BOR; return 3;
+	case DT_TOK_CARET: *op = DT_OP_BXOR; return 4;
+	case DT_TOK_AMP: *op = DT_OP_BAND; return 5;
+	case DT_TOK_EQ: *op = DT_OP_EQ; return 6;
+	case DT_TOK_NE: *op = DT_OP_NE; return 6;
+	case DT_TOK_LT: *op = DT_OP_LT; return 7;
+	case DT_TOK_LE: *op = DT_OP_LE; return 7;
+	case DT_TOK_GT: *op = DT_OP_GT; return 7;
+	case DT_TOK_GE: *op = DT_OP_GE; return 7;
+	case DT_TOK_SHL: *op = DT_OP_SHL; return 8;
+	case DT_TOK_SHR: *op = DT_OP_SHR; return 8;
+	case DT_TOK_PLUS: *op = DT_OP_ADD; return 9;
+	case DT_TOK_MINUS: *op = DT_OP_SUB; return 9;
+	case DT_TOK_STAR: *op = DT_OP_MUL; return 10;
+	case DT_TOK_SLASH: *op = DT_OP_DIV; return 10;
+	case DT_TOK_PERCENT: *op = DT_OP_MOD; return 10;
+	default: return 0;
+	}
+}
+
+/* Rule 3 of the opening comment: can the token at `t` begin an operand? */
+static bool starts_operand(parser *p, const dt_token *t)
+{
+	switch (t->kind) {
+	case DT_TOK_INT: case DT_TOK_STR: case DT_TOK_VAR: case DT_TOK_POSPARAM: case DT_TOK_MAP:
+	case DT_TOK_LPAREN: case DT_TOK_MINUS: case DT_TOK_BANG: case DT_TOK_TILDE:
+	case DT_TOK_INC: case DT_TOK_DEC:
+		return true;
+	case DT_TOK_IDENT: {
+		dt_builtin b;
+		uint32_t argn;
+		if (dt_builtin_lookup(p->src->text + t->off, t->len, &b, &argn))
+			return true;
+		dt_token next;
+		dt_lex(p->src, t->off + t->len, &next);
+		return next.kind == DT_TOK_LPAREN;
+	}
+	default:
+		return false;
+	}
+}
+
+static dt_expr *parse_binary(parser *p, int min_prec)
+{
+	uint32_t start = p->cur.off;
+	if (++p->depth > MAX_DEPTH) {
+		if (!p->too_deep)
+			dt_diag(p->d, DT_DIAG_ERROR, tok_span(&p->cur), "expression nested too deeply");
+		p->too_deep = p->panic = true;
+		p->depth--;
+		return error_expr(p, start);
+	}
+	dt_expr *l = parse_unary(p);
+	for (;;) {
+		dt_binop op;
+		int prec = binop_prec(p->cur.kind, &op);
+		if (!prec || prec < min_prec)
+			break;
+		if (op == DT_OP_DIV && p->in_pred)
+			break; /* the predicate's closing '/' */
+		if (op == DT_OP_GT && p->angle_top) {
+			dt_token next;
+			dt_lex(p->src, p->cur.off + p->cur.len, &next);
+			if (!starts_operand(p, &next))
+				break; /* closes the `<` block */
+			p->have_gt = true;
+			p->last_gt = tok_span(&p->cur);
+		}
+		advance(p);
+		dt_expr *r = parse_binary(p, prec + 1);
+		dt_expr *e = new_expr(p, DT_E_BINOP, start);
+		e->bin.op = op;
+		e->bin.l = l;
+		e->bin.r = r;
+		l = e;
+	}
+	p->depth--;
+	return l;
+}
+
+static dt_expr *parse_expr(parser *p)
+{
+	uint32_t start = p->cur.off;
+	dt_expr *c = parse_binary(p, 1);
+	if (p->cur.kind != DT_TOK_QUESTION)
+		return c;
+	if (++p->depth > MAX_DEPTH) {
+		if (!p->too_deep)
+			dt_diag(p->d, DT_DIAG_ERROR, tok_span(&p->cur), "expression nested too deeply");
+		p->too_deep = p->panic = true;
+		p->depth--;
+		return c;
+	}
+	advance(p);
+	dt_expr *e = new_expr(p, DT_E_TERNARY, start);
+	e->tern.cond = c;
+	e->tern.t = parse_expr(p);
+	expect(p, DT_TOK_COLON, "expected ':' in conditional expression");
+	e->tern.f = parse_expr(p);
+	p->depth--;
+	e->span = span_from(p, start);
+	return e;
+}
+
+/* ---------------------------------------------------------------- statements */
+
+static dt_stmt *parse_stmt(parser *p);
+
+static dt_stmt *new_stmt(parser *p, dt_stmt_kind k, uint32_t start)
+{
+	dt_stmt *s = dt_arena_alloc(p->a, sizeof(*s));
+	s->kind = k;
+	s->span = span_from(p, start);
+	return s;
+}
+
+/* Skips to just past the next `;` or to a `}` / `>` / end that may close something, so the
+ * next statement starts clean. Brace-balanced so a broken `if (…) {…}` is skipped whole. */
+static void sync_stmt(parser *p)
+{
+	int depth = 0;
+	while (p->cur.kind != DT_TOK_EOF) {
+		if (p->cur.kind == DT_TOK_LBRACE)
+			depth++;
+		else if (p->cur.kind == DT_TOK_RBRACE) {
+			if (depth == 0)
+				break;
+			depth--;
+		} else if (depth == 0 && p->cur.kind == DT_TOK_SEMI) {
+			advance(p);
+			break;
+		} else if (depth == 0 && p->cur.kind == DT_TOK_GT && p->angle_top) {
+			break;
+		}
+		advance(p);
+	}
+	/* At the end of input the error already said what is missing: stay quiet. */
+	p->panic = p->cur.kind == DT_TOK_EOF;
+}
+
+/* `{ stmts }` — the `{` is current. */
+static dt_stmt_list parse_brace_block(parser *p)
+{
+	stmt_vec v = { 0 };
+	bool saved_top = p->angle_top;
+	p->angle_top = false;
+	if (!expect(p, DT_TOK_LBRACE, "expected '{'")) {
+		p->angle_top = saved_top;
+		return stmt_vec_finish(p, &v);
+	}
+	if (++p->depth > MAX_DEPTH) {
+		if (!p->too_deep)
+			dt_diag(p->d, DT_DIAG_ERROR, tok_span(&p->cur), "blocks nested too deeply");
+		p->too_deep = p->panic = true;
+	}
+	while (p->cur.kind != DT_TOK_RBRACE && p->cur.kind != DT_TOK_EOF && !p->too_deep) {
+		uint32_t before = p->cur.off;
+		dt_stmt *s = parse_stmt(p);
+		if (s)
+			DT_VEC_PUSH(&v, s);
+		bool compound = s && (s->kind == DT_S_IF || s->kind == DT_S_UNROLL ||
+				      s->kind == DT_S_BLOCK);
+		if (p->panic || p->cur.off == before) {
+			sync_stmt(p);
+			continue;
+		}
+		if (p->cur.kind == DT_TOK_SEMI)
+			advance(p);
+		else if (p->cur.kind != DT_TOK_RBRACE && !compound) {
+			syntax_error(p, "expected ';' or '}' after statement");
+			if (p->cur.kind == DT_TOK_GT && saved_top)
+				dt_diag_hint(p->d, "a '>' inside '{ }' is a comparison; close the "
+						   "'{' before the '<' block's '>'");
+		}
+		if (p->panic || p->cur.off == before)
+			sync_stmt(p);
+	}
+	p->depth--;
+	p->angle_top = saved_top;
+	if (p->cur.kind == DT_TOK_EOF)
+		syntax_error(p, "expected '}'");
+	else
+		advance(p);
+	return stmt_vec_finish(p, &v);
+}
+
+static dt_stmt *parse_if(parser *p, uint32_t start)
+{
+	advance(p); /* if */
+	dt_stmt *s = new_stmt(p, DT_S_IF, start);
+	expect(p, DT_TOK_LPAREN, "expected '(' after 'if'");
+	struct nest_save ns = nest_enter(p);
+	s->if_.cond = parse_expr(p);
+	nest_leave(p, ns);
+	expect(p, DT_TOK_RPAREN, "expected ')' after the condition");
+	if (p->panic)
+		return s;
+	s->if_.then = parse_brace_block(p);
+	if (is_kw(p, &p->cur, "else")) {
+		advance(p);
+		if (is_kw(p, &p->cur, "if")) {
+			stmt_vec v = { 0 };
+			uint32_t st = p->cur.off;
+			if (++p->depth > MAX_DEPTH) {
+				if (!p->too_deep)
+					dt_diag(p->d, DT_DIAG_ERROR, tok_span(&p->cur),
+						"'else if' chain too long");
+				p->too_deep = p->panic = true;
+			} else {
+				DT_VEC_PUSH(&v, parse_if(p, st));
+			}
+			p->depth--;
+			s->if_.els = stmt_vec_finish(p, &v);
+		} else {
+			s->if_.els = parse_brace_block(p);
+		}
+	}
+	s->span = span_from(p, start);
+	return s;
+}
+
+static dt_stmt *parse_stmt(parser *p)
+{
+	uint32_t start = p->cur.off;
+	p->panic = false;
+	if (is_kw(p, &p->cur, "if"))
+		return parse_if(p, start);
+	if (is_kw(p, &p->cur, "unroll")) {
+		advance(p);
+		dt_stmt *s = new_stmt(p, DT_S_UNROLL, start);
+		expect(p, DT_TOK_LPAREN, "expected '(' after 'unroll'");
+		if (p->cur.kind == DT_TOK_INT) {
+			if (p->cur.ival < 1 || p->cur.ival > 100)
+				dt_diag(p->d, DT_DIAG_ERROR, tok_span(&p->cur),
+					"unroll count must be between 1 and 100");
+			s->unroll.count = p->cur.ival <= 100 ? (uint32_t)p->cur.ival : 100;
+			advance(p);
+		} else {
+			syntax_error(p, "expected an integer literal (1..100) in unroll");
+		}
+		expect(p, DT_TOK_RPAREN, "expected ')' after the unroll count");
+		if (p->panic)
+			return s;
+		s->unroll.body = parse_brace_block(p);
+		s->span = span_from(p, start);
+		return s;
+	}
+	if (is_kw(p, &p->cur, "return")) {
+		advance(p);
+		return new_stmt(p, DT_S_RETURN, start);
+	}
+	if (is_kw(p, &p->cur, "else")) {
+		syntax_error(p, "'else' without a matching 'if'");
+		return NULL;
+	}
+	if (p->cur.kind == DT_TOK_LBRACE) {
+		dt_stmt *s = new_stmt(p, DT_S_BLOCK, start);
+		s->block = parse_brace_block(p);
+		s->span = span_from(p, start);
+		return s;
+	}
+	dt_expr *e = parse_expr(p);
+	dt_binop op = DT_OP_NONE;
+	switch (p->cur.kind) {
+	case DT_TOK_ASSIGN: op = DT_OP_NONE; break;
+	case DT_TOK_ADD_ASSIGN: op = DT_OP_ADD; break;
+	case DT_TOK_SUB_ASSIGN: op = DT_OP_SUB; break;
+	case DT_TOK_MUL_ASSIGN: op = DT_OP_MUL; break;
+	case DT_TOK_DIV_ASSIGN: op = DT_OP_DIV; break;
+	case DT_TOK_MOD_ASSIGN: op = DT_OP_MOD; break;
+	case DT_TOK_AND_ASSIGN: op = DT_OP_BAND; break;
+	case DT_TOK_OR_ASSIGN: op = DT_OP_BOR; break;
+	case DT_TOK_XOR_ASSIGN: op = DT_OP_BXOR; break;
+	case DT_TOK_SHL_ASSIGN: op = DT_OP_SHL; break;
+	case DT_TOK_SHR_ASSIGN: op = DT_OP_SHR; break;
+	default: {
+		dt_stmt *s = new_stmt(p, DT_S_EXPR, start);
+		s->expr = e;
+		return s;
+	}
+	}
+	dt_token optok = p->cur;
+	advance(p);
+	if (!is_lvalue(e) && !p->panic) {
+		dt_diag(p->d, DT_DIAG_ERROR, e->span, "cannot assign to this expression");
+		dt_diag_hint(p->d, "assign to a $variable or an @map");
+	}
+	(void)optok;
+	dt_stmt *s = new_stmt(p, DT_S_ASSIGN, start);
+	s->assign.target = e;
+	s->assign.op = op;
+	s->assign.value = parse_expr(p);
+	s->span = span_from(p, start);
+	return s;
+}
+
+/* `< stmts >` — the `<` is current. */
+static dt_stmt_list parse_angle_block(parser *p)
+{
+	stmt_vec v = { 0 };
+	dt_token open = p->cur;
+	advance(p);
+	p->angle_top = true;
+	p->have_gt = false;
+	for (;;) {
+		if (p->cur.kind == DT_TOK_GT) {
+			advance(p);
+			break;
+		}
+		if (p->cur.kind == DT_TOK_EOF) {
+			if (!p->panic) {
+				unsigned l, c;
+				dt_diag(p->d, DT_DIAG_ERROR, tok_span(&open),
+					"unterminated '<' block: expected '>'");
+				if (p->have_gt) {
+					dt_source_linecol(p->src, p->last_gt.off, &l, &c);
+					dt_diag_hint(p->d, "the '>' at %u:%u was read as a comparison "
+							   "because an operand follows it; to close the "
+							   "block there, end the statement with ';' first", l, c);
+				}
+			}
+			break;
+		}
+		uint32_t before = p->cur.off;
+		dt_stmt *s = parse_stmt(p);
+		if (s)
+			DT_VEC_PUSH(&v, s);
+		bool compound = s && (s->kind == DT_S_IF || s->kind == DT_S_UNROLL ||
+				      s->kind == DT_S_BLOCK);
+		if (p->panic || p->cur.off == before) {
+			sync_stmt(p);
+		} else if (p->cur.kind == DT_TOK_SEMI) {
+			advance(p);
+		} else if (p->cur.kind != DT_TOK_GT && p->cur.kind != DT_TOK_RBRACE && !compound) {
+			syntax_error(p, "expected ';' or '>' after statement");
+			if (p->have_gt) {
+				unsigned l, c;
+				dt_source_linecol(p->src, p->last_gt.off, &l, &c);
+				dt_diag_hint(p->d, "the '>' at %u:%u was read as a comparison because "
+						   "an operand follows it; to close the block there, end "
+						   "the statement with ';' first", l, c);
+			}
+		}
+		if (p->panic || p->cur.off == before)
+			sync_stmt(p);
+		if (p->cur.kind == DT_TOK_RBRACE) {
+			/* A stray '}' cannot belong to this block: say so and step over it. */
+			if (!p->panic) {
+				dt_diag(p->d, DT_DIAG_ERROR, tok_span(&p->cur),
+					"unexpected '}' in a block opened with '<'");
+				dt_diag_hint(p->d, "close a '<' block with '>'");
+			}
+			advance(p);
+		}
+	}
+	p->angle_top = false;
+	return stmt_vec_finish(p, &v);
+}
+
+/* ---------------------------------------------------------------- attach points */
+
+static bool parse_u64(const char *s, size_t n, uint64_t *out)
+{
+	if (!n)
+		return false;
+	uint64_t v = 0;
+	unsigned base = 10;
+	size_t i = 0;
+	if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		i = 2;
+	}
+	for (; i < n; i++) {
+		int c = (unsigned char)s[i], d;
+		if (c == '_')
+			continue;
+		if (isdigit(c))
+			d = c - '0';
+		else if (base == 16 && isxdigit(c))
+			d = tolower(c) - 'a' + 10;
+		else
+			return false;
+		if (v > (UINT64_MAX - (uint64_t)d) / base)
+			return false;
+		v = v * base + (uint64_t)d;
+	}
+	*out = v;
+	return true;
+}
+
+/* `sym` or `sym+off`; false if the offset is malformed. */
+static bool split_offset(parser *p, dt_attach *at, const char *s, size_t n)
+{
+	const char *plus = memchr(s, '+', n);
+	if (!plus) {
+		at->func = dt_arena_strndup(p->a, s, n);
+		return true;
+	}
+	at->func = dt_arena_strndup(p->a, s, (size_t)(plus - s));
+	at->has_offset = true;
+	return parse_u64(plus + 1, n - (size_t)(plus - s) - 1, &at->offset) && plus > s;
+}
+
+static const char *attach_form(dt_provider pr)
+{
+	switch (pr) {
+	case DT_P_BEGIN: return "BEGIN";
+	case DT_P_END: return "END";
+	case DT_P_INTERVAL: return "interval:s|ms|us|hz:N";
+	case DT_P_PROFILE: return "profile:hz:N or profile:s|ms|us:N";
+	case DT_P_UPROBE: return "uprobe:PATH_OR_LIB:SYMBOL[+OFFSET]";
+	case DT_P_URETPROBE: return "uretprobe:PATH_OR_LIB:SYMBOL";
+	case DT_P_KPROBE: return "kprobe:SYMBOL[+OFFSET]";
+	case DT_P_KRETPROBE: return "kretprobe:SYMBOL";
+	case DT_P_TRACEPOINT: return "tracepoint:SUBSYSTEM:EVENT";
+	case DT_P_SOFTWARE: return "software:EVENT[:PERIOD]";
+	case DT_P_HARDWARE: return "hardware:EVENT[:PERIOD]";
+	default: return "?";
+	}
+}
+
+static dt_attach *parse_attach(parser *p, const dt_token *t)
+{
+	dt_attach *at = dt_arena_alloc(p->a, sizeof(*at));
+	const char *s = p->src->text + t->off;
+	size_t n = t->len;
+	at->span = tok_span(t);
+	at->text = dt_arena_strndup(p->a, s, n);
+	/* Fields split on ':'; f[0] is the provider. */
+	const char *f[8];
+	size_t fl[8];
+	size_t nf = 0;
+	for (size_t i = 0, b = 0; i <= n; i++) {
+		if (i == n || s[i] == ':') {
+			if (nf < 8) {
+				f[nf] = s + b;
+				fl[nf] = i - b;
+			}
+			nf++;
+			b = i + 1;
+		}
+	}
+	if (!dt_provider_lookup(f[0], fl[0], &at->provider)) {
+		dt_diag(p->d, DT_DIAG_ERROR, (dt_span){ t->off, (uint32_t)fl[0] ? (uint32_t)fl[0] : 1 },
+			"unknown probe type '%.*s'", (int)fl[0], f[0]);
+		const char *sugg = dt_closest(f[0], fl[0], dt_provider_names());
+		if (sugg)
+			dt_diag_hint(p->d, "did you mean '%s'?", sugg);
+		else
+			dt_diag_hint(p->d, "probe types: BEGIN END interval profile uprobe uretprobe "
+					   "kprobe kretprobe tracepoint software hardware");
+		return at;
+	}
+	bool ok = true;
+	switch (at->provider) {
+	case DT_P_BEGIN: case DT_P_END:
+		ok = nf == 1;
+		break;
+	case DT_P_INTERVAL: case DT_P_PROFILE:
+		ok = nf == 3 && parse_u64(f[2], fl[2], &at->rate);
+		if (ok) {
+			if (fl[1] == 1 && f[1][0] == 's')
+				at->unit = DT_UNIT_S;
+			else if (fl[1] == 2 && !memcmp(f[1], "ms", 2))
+				at->unit = DT_UNIT_MS;
+			else if (fl[1] == 2 && !memcmp(f[1], "us", 2))
+				at->unit = DT_UNIT_US;
+			else if (fl[1] == 2 && !memcmp(f[1], "hz", 2))
+				at->unit = DT_UNIT_HZ;
+			else
+				ok = false;
+		}
+		break;
+	case DT_P_UPROBE: case DT_P_URETPROBE: {
+		if (nf < 3 || !fl[1]) {
+			ok = false;
+			break;
+		}
+		at->target = dt_arena_strndup(p->a, f[1], fl[1]);
+		/* The symbol is everything after the path: C++ names may hold "::". */
+		const char *sym = f[2];
+		size_t sl = (size_t)(s + n - sym);
+		ok = sl > 0 && split_offset(p, at, sym, sl) &&
+		     !(at->has_offset && at->provider == DT_P_URETPROBE);
+		break;
+	}
+	case DT_P_KPROBE: case DT_P_KRETPROBE:
+		ok = nf == 2 && fl[1] && split_offset(p, at, f[1], fl[1]) &&
+		     !(at->has_offset && at->provider == DT_P_KRETPROBE);
+		break;
+	case DT_P_TRACEPOINT:
+		ok = nf == 3 && fl[1] && fl[2];
+		if (ok) {
+			at->target = dt_arena_strndup(p->a, f[1], fl[1]);
+			at->func = dt_arena_strndup(p->a, f[2], fl[2]);
+		}
+		break;
+	case DT_P_SOFTWARE: case DT_P_HARDWARE:
+		ok = (nf == 2 || nf == 3) && fl[1];
+		if (ok) {
+			at->target = dt_arena_strndup(p->a, f[1], fl[1]);
+			if (nf == 3)
+				ok = parse_u64(f[2], fl[2], &at->rate);
+		}
+		break;
+	default:
+		ok = false;
+	}
+	if (!ok) {
+		dt_diag(p->d, DT_DIAG_ERROR, at->span, "malformed %s attach point '%s'",
+			dt_provider_name(at->provider), at->text);
+		dt_diag_hint(p->d, "expected %s", attach_form(at->provider));
+	}
+	return at;
+}
+
+/* ---------------------------------------------------------------- probes */
+
+static void skip_probe(parser *p)
+{
+	/* Give up on this probe: skip a balanced { } body if one follows, else to the next line
+	 * that could start a probe. */
+	int depth = 0;
+	while (p->cur.kind != DT_TOK_EOF) {
+		if (p->cur.kind == DT_TOK_LBRACE)
+			depth++;
+		if (p->cur.kind == DT_TOK_RBRACE && --depth <= 0) {
+			advance(p);
+			break;
+		}
+		if (depth == 0 && p->cur.kind == DT_TOK_GT) {
+			advance(p);
+			break;
+		}
+		advance(p);
+	}
+	p->panic = false;
+}
+
+static dt_probe *parse_probe(parser *p)
+{
+	dt_probe *pr = dt_arena_alloc(p->a, sizeof(*pr));
+	uint32_t start;
+	DT_VEC(dt_attach *) atts = { 0 };
+	lex_at(p, p->cur_from, true);
+	start = p->cur.off;
+	p->panic = false;
+	for (;;) {
+		if (p->cur.kind != DT_TOK_ATTACH) {
+			syntax_error(p, "expected an attach point (BEGIN, profile:hz:99, "
+					"uprobe:/bin/bash:readline, …)");
+			break;
+		}
+		DT_VEC_PUSH(&atts, parse_attach(p, &p->cur));
+		advance(p);
+		if (p->cur.kind != DT_TOK_COMMA)
+			break;
+		advance(p);
+		lex_at(p, p->cur_from, true);
+	}
+	pr->nattach = (uint32_t)atts.n;
+	pr->attach = dt_arena_alloc(p->a, sizeof(dt_attach *) * (atts.n ? atts.n : 1));
+	if (atts.n)
+		memcpy(pr->attach, atts.v, sizeof(dt_attach *) * atts.n);
+	free(atts.v);
+	if (p->panic) {
+		skip_probe(p);
+		pr->span = span_from(p, start);
+		return pr;
+	}
+	if (p->cur.kind == DT_TOK_SLASH) {
+		advance(p);
+		p->in_pred = true;
+		pr->pred = parse_expr(p);
+		p->in_pred = false;
+		expect(p, DT_TOK_SLASH, "expected '/' to end the predicate");
+		if (p->panic && p->cur.kind != DT_TOK_LBRACE && p->cur.kind != DT_TOK_LT) {
+			dt_diag_hint(p->d, "a '/' outside parentheses ends the predicate: write "
+					   "/(a / b) > c/ for a division");
+			skip_probe(p);
+			pr->span = span_from(p, start);
+			return pr;
+		}
+		p->panic = false;
+	}
+	if (p->cur.kind == DT_TOK_LBRACE) {
+		pr->body = parse_brace_block(p);
+	} else if (p->cur.kind == DT_TOK_LT) {
+		pr->angle_block = true;
+		pr->body = parse_angle_block(p);
+	} else {
+		syntax_error(p, "expected '{' or '<' to open the probe body");
+		if (pr->nattach && p->cur.kind != DT_TOK_EOF)
+			dt_diag_hint(p->d, "several attach points are separated by ','");
+		skip_probe(p);
+	}
+	pr->span = span_from(p, start);
+	return pr;
+}
+
+dt_program *dt_parse_recording(dt_arena *a, const dt_source *src, dt_diags *d, dt_token_vec *rec)
+{
+	parser p = { .a = a, .src = src, .d = d, .rec = rec };
+	dt_program *prog = dt_arena_alloc(a, sizeof(*prog));
+	prog->src = src;
+	DT_VEC(dt_probe *) probes = { 0 };
+	lex_at(&p, 0, false);
+	if (p.cur.kind == DT_TOK_EOF)
+		dt_diag(d, DT_DIAG_ERROR, (dt_span){ 0, 1 }, "empty program: no probes");
+	while (p.cur.kind != DT_TOK_EOF) {
+		uint32_t before = p.cur.off;
+		DT_VEC_PUSH(&probes, parse_probe(&p));
+		if (p.cur.off == before && p.cur.kind != DT_TOK_EOF)
+			advance(&p); /* guarantee progress whatever the input */
+		if (p.too_deep)
+			break;
+	}
+	if (rec)
+		DT_VEC_PUSH(rec, p.cur);
+	prog->nprobes = (uint32_t)probes.n;
+	prog->probes = dt_arena_alloc(a, sizeof(dt_probe *) * (probes.n ? probes.n : 1));
+	if (probes.n)
+		memcpy(prog->probes, probes.v, sizeof(dt_probe *) * probes.n);
+	free(probes.v);
+	return prog;
+}
+
+dt_program *dt_parse(dt_arena *a, const dt_source *src, dt_diags *d)
+{
+	return dt_parse_recording(a, src, d, NULL);
+}

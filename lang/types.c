@@ -1,0 +1,305 @@
+/* types.c — the type system's values and the byte layouts every other module reads: singletons
+ * for the simple types, arena-made composites, equality/unification (which ints and strings fit
+ * together), the spelling used in messages and dumps, and how a script map becomes a BPF map
+ * (dt_map_layout_of). Layout rules: ints and everything holding a u64 align to 8, strings to 1;
+ * tuple elements sit at offsets aligned to their alignment; a tuple's size rounds up to 8. */
+#include "lang/lang_internal.h"
+#include "bpf-lib/dt_abi.h"
+
+#include <linux/bpf.h>
+#include <string.h>
+
+static const dt_type t_void = { .kind = DT_T_VOID };
+static const dt_type t_ints[2][4] = {
+	{ { .kind = DT_T_INT, .size = 1, .align = 1 }, { .kind = DT_T_INT, .size = 2, .align = 2 },
+	  { .kind = DT_T_INT, .size = 4, .align = 4 }, { .kind = DT_T_INT, .size = 8, .align = 8 } },
+	{ { .kind = DT_T_INT, .size = 1, .align = 1, .is_signed = true },
+	  { .kind = DT_T_INT, .size = 2, .align = 2, .is_signed = true },
+	  { .kind = DT_T_INT, .size = 4, .align = 4, .is_signed = true },
+	  { .kind = DT_T_INT, .size = 8, .align = 8, .is_signed = true } },
+};
+
+const dt_type *dt_type_void(void)
+{
+	return &t_void;
+}
+
+const dt_type *dt_type_int(bool is_signed, uint32_t size)
+{
+	int i = size <= 1 ? 0 : size <= 2 ? 1 : size <= 4 ? 2 : 3;
+	return &t_ints[is_signed][i];
+}
+
+/* String types are interned in a process-wide list so the singletons never need an arena; the
+ * distinct sizes a process sees are few (64, 16, and str(p, N) lengths). */
+static struct str_type {
+	dt_type t;
+	struct str_type *next;
+} *str_types;
+
+const dt_type *dt_type_str(uint32_t size)
+{
+	for (struct str_type *s = str_types; s; s = s->next)
+		if (s->t.size == size)
+			return &s->t;
+	struct str_type *s = xcalloc(1, sizeof(*s));
+	s->t.kind = DT_T_STR;
+	s->t.size = size;
+	s->t.align = 1;
+	s->next = str_types;
+	str_types = s;
+	return &s->t;
+}
+
+dt_type *dt_type_new(dt_arena *a, dt_type_kind k)
+{
+	dt_type *t = dt_arena_alloc(a, sizeof(*t));
+	t->kind = k;
+	t->align = 8;
+	switch (k) {
+	case DT_T_COUNT: case DT_T_SUM: case DT_T_HIST: case DT_T_LHIST: case DT_T_KSYM:
+		t->size = 8;
+		break;
+	case DT_T_AVG: case DT_T_MIN: case DT_T_MAX: case DT_T_STACK: case DT_T_USYM:
+		t->size = 16;
+		break;
+	case DT_T_STATS:
+		t->size = 32;
+		break;
+	case DT_T_INT:
+		t->size = 8;
+		break;
+	default:
+		t->size = 0;
+		t->align = 1;
+	}
+	t->is_signed = k == DT_T_SUM || k == DT_T_AVG || k == DT_T_MIN || k == DT_T_MAX ||
+		       k == DT_T_STATS;
+	return t;
+}
+
+dt_type *dt_type_tuple(dt_arena *a, const dt_type *const *elems, uint32_t n)
+{
+	dt_type *t = dt_type_new(a, DT_T_TUPLE);
+	t->tuple.n = n;
+	t->tuple.elems = dt_arena_alloc(a, sizeof(dt_type *) * (n ? n : 1));
+	t->tuple.offsets = dt_arena_alloc(a, sizeof(uint32_t) * (n ? n : 1));
+	uint32_t off = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t al = elems[i]->align ? elems[i]->align : 1;
+		off = DT_ALIGN(off, al);
+		t->tuple.elems[i] = (dt_type *)elems[i];
+		t->tuple.offsets[i] = off;
+		off += elems[i]->size;
+	}
+	t->size = DT_ALIGN(off, 8);
+	t->align = 8;
+	return t;
+}
+
+const dt_type *dt_type_stack(dt_arena *a, dt_stack_kind k, dt_stack_mode m, uint32_t depth)
+{
+	dt_type *t = dt_type_new(a, DT_T_STACK);
+	t->stack.kind = k;
+	t->stack.mode = m;
+	t->stack.depth = depth ? depth : DT_STACK_DEFAULT_DEPTH;
+	return t;
+}
+
+bool dt_type_equal(const dt_type *a, const dt_type *b)
+{
+	if (a == b)
+		return true;
+	if (!a || !b || a->kind != b->kind || a->size != b->size)
+		return false;
+	switch (a->kind) {
+	case DT_T_INT:
+		return a->is_signed == b->is_signed;
+	case DT_T_STACK:
+		return a->stack.kind == b->stack.kind && a->stack.mode == b->stack.mode &&
+		       a->stack.depth == b->stack.depth;
+	case DT_T_TUPLE:
+		if (a->tuple.n != b->tuple.n)
+			return false;
+		for (uint32_t i = 0; i < a->tuple.n; i++)
+			if (!dt_type_equal(a->tuple.elems[i], b->tuple.elems[i]))
+				return false;
+		return true;
+	case DT_T_LHIST:
+		return a->lhist.min == b->lhist.min && a->lhist.max == b->lhist.max &&
+		       a->lhist.step == b->lhist.step;
+	case DT_T_RECORD:
+		return a->record.subsys == b->record.subsys && a->record.event == b->record.event;
+	default:
+		return true;
+	}
+}
+
+const dt_type *dt_type_unify(dt_arena *ar, const dt_type *a, const dt_type *b)
+{
+	if (!a || !b)
+		return NULL;
+	if (a->kind == DT_T_INT && b->kind == DT_T_INT)
+		return dt_type_int(a->is_signed, DT_MAX(a->size, b->size));
+	if (a->kind == DT_T_STR && b->kind == DT_T_STR)
+		return a->size >= b->size ? a : b;
+	if (a->kind == DT_T_TUPLE && b->kind == DT_T_TUPLE) {
+		if (a->tuple.n != b->tuple.n)
+			return NULL;
+		bool same = true;
+		const dt_type **el = dt_arena_alloc(ar, sizeof(*el) * (a->tuple.n ? a->tuple.n : 1));
+		for (uint32_t i = 0; i < a->tuple.n; i++) {
+			el[i] = dt_type_unify(ar, a->tuple.elems[i], b->tuple.elems[i]);
+			if (!el[i])
+				return NULL;
+			same = same && el[i] == a->tuple.elems[i];
+		}
+		return same ? a : dt_type_tuple(ar, el, a->tuple.n);
+	}
+	return dt_type_equal(a, b) ? a : NULL;
+}
+
+dt_type *dt_type_clone(dt_arena *a, const dt_type *t)
+{
+	if (!t)
+		return NULL;
+	dt_type *c = dt_arena_alloc(a, sizeof(*c));
+	*c = *t;
+	if (t->kind == DT_T_TUPLE) {
+		uint32_t n = t->tuple.n ? t->tuple.n : 1;
+		c->tuple.elems = dt_arena_alloc(a, sizeof(dt_type *) * n);
+		c->tuple.offsets = dt_arena_alloc(a, sizeof(uint32_t) * n);
+		for (uint32_t i = 0; i < t->tuple.n; i++) {
+			c->tuple.elems[i] = dt_type_clone(a, t->tuple.elems[i]);
+			c->tuple.offsets[i] = t->tuple.offsets[i];
+		}
+	} else if (t->kind == DT_T_RECORD) {
+		c->record.subsys = t->record.subsys ? dt_arena_strndup(a, t->record.subsys,
+								   strlen(t->record.subsys)) : NULL;
+		c->record.event = t->record.event ? dt_arena_strndup(a, t->record.event,
+								 strlen(t->record.event)) : NULL;
+		c->record.fields = dt_arena_alloc(a, sizeof(dt_tp_field) * (t->record.nfields + 1));
+		for (uint32_t i = 0; i < t->record.nfields; i++) {
+			c->record.fields[i] = t->record.fields[i];
+			const char *n = t->record.fields[i].name, *ct = t->record.fields[i].ctype;
+			c->record.fields[i].name = dt_arena_strndup(a, n, strlen(n));
+			c->record.fields[i].ctype = ct ? dt_arena_strndup(a, ct, strlen(ct)) : NULL;
+		}
+	}
+	return c;
+}
+
+bool dt_type_is_aggregation(const dt_type *t)
+{
+	return t && t->kind >= DT_T_COUNT && t->kind <= DT_T_LHIST;
+}
+
+static const char *stack_kind_name(dt_stack_kind k)
+{
+	switch (k) {
+	case DT_STACK_KERNEL: return "kstack";
+	case DT_STACK_USER_FP: return "ustack";
+	case DT_STACK_USER_DWARF: return "ustack_dwarf";
+	}
+	return "?";
+}
+
+const char *dt_type_name(dt_arena *a, const dt_type *t)
+{
+	if (!t)
+		return "none";
+	switch (t->kind) {
+	case DT_T_NONE: return "none";
+	case DT_T_VOID: return "void";
+	case DT_T_INT: return dt_arena_printf(a, "%sint%u", t->is_signed ? "" : "u", t->size * 8);
+	case DT_T_STR: return dt_arena_printf(a, "string[%u]", t->size);
+	case DT_T_STACK:
+		return dt_arena_printf(a, "%s(%s%u)", stack_kind_name(t->stack.kind),
+				       t->stack.mode == DT_STACKMODE_PERF  ? "perf, "
+				       : t->stack.mode == DT_STACKMODE_RAW ? "raw, "
+									    : "",
+				       t->stack.depth);
+	case DT_T_TUPLE: {
+		char *s = "(";
+		for (uint32_t i = 0; i < t->tuple.n; i++)
+			s = dt_arena_printf(a, "%s%s%s", s, i ? ", " : "",
+					    dt_type_name(a, t->tuple.elems[i]));
+		return dt_arena_printf(a, "%s)", s);
+	}
+	case DT_T_KSYM: return "ksym";
+	case DT_T_USYM: return "usym";
+	case DT_T_TIMESTAMP: return "timestamp";
+	case DT_T_RECORD:
+		return dt_arena_printf(a, "args(%s:%s)", t->record.subsys ? t->record.subsys : "?",
+				       t->record.event ? t->record.event : "?");
+	case DT_T_COUNT: return "count";
+	case DT_T_SUM: return "sum";
+	case DT_T_AVG: return "avg";
+	case DT_T_MIN: return "min";
+	case DT_T_MAX: return "max";
+	case DT_T_STATS: return "stats";
+	case DT_T_HIST: return "hist";
+	case DT_T_LHIST:
+		return dt_arena_printf(a, "lhist(%lld, %lld, %lld)", (long long)t->lhist.min,
+				       (long long)t->lhist.max, (long long)t->lhist.step);
+	}
+	return "?";
+}
+
+void dt_map_layout_of(const dt_map_sym *m, dt_map_layout *out)
+{
+	memset(out, 0, sizeof(*out));
+	const dt_type *v = m->value;
+	/* Keys round up to 8 so a hist bucket suffix lands aligned and the BPF side can copy
+	 * keys in u64 words. */
+	out->user_key_size = m->key ? DT_ALIGN(m->key->size ? m->key->size : 1, 8) : 8;
+	out->key_size = out->user_key_size;
+	out->max_entries = DT_MAP_MAX_ENTRIES;
+	out->bpf_map_type = BPF_MAP_TYPE_HASH;
+	switch (v ? v->kind : DT_T_NONE) {
+	case DT_T_HIST: case DT_T_LHIST:
+		out->bucketed = true;
+		out->key_size += 8;
+		out->value_size = 8;
+		out->percpu = true;
+		break;
+	case DT_T_COUNT: case DT_T_SUM:
+		out->value_size = sizeof(struct dt_agg_count);
+		out->percpu = true;
+		break;
+	case DT_T_AVG:
+		out->value_size = sizeof(struct dt_agg_avg);
+		out->percpu = true;
+		break;
+	case DT_T_MIN: case DT_T_MAX:
+		out->value_size = sizeof(struct dt_agg_minmax);
+		out->percpu = true;
+		break;
+	case DT_T_STATS:
+		out->value_size = sizeof(struct dt_agg_stats);
+		out->percpu = true;
+		break;
+	default:
+		out->value_size = v && v->size ? DT_ALIGN(v->size, 8) : 8;
+	}
+	if (out->percpu)
+		out->bpf_map_type = BPF_MAP_TYPE_PERCPU_HASH;
+}
+
+uint32_t dt_hist_bucket(int64_t v)
+{
+	if (v < 0)
+		return 0;
+	if (v == 0)
+		return 1;
+	return (uint32_t)(63 - __builtin_clzll((uint64_t)v)) + 2;
+}
+
+uint32_t dt_lhist_nbuckets(int64_t min, int64_t max, int64_t step)
+{
+	if (step <= 0 || max <= min)
+		return 0;
+	/* Below-min bucket, ceil((max - min) / step) in-range buckets, the >= max bucket. */
+	uint64_t span = (uint64_t)max - (uint64_t)min;
+	return (uint32_t)((span + (uint64_t)step - 1) / (uint64_t)step) + 2;
+}

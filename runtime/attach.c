@@ -1,0 +1,998 @@
+/* attach.c — connects loaded BPF programs to events, one function per provider, and resolves what
+ * attach points name: uprobe targets (paths, library names through the pid's mappings, the
+ * ld.so cache and the standard directories), symbols to file offsets (libelf: .symtab, then
+ * .dynsym, vaddr -> offset through PT_LOAD), tracepoint ids (tracefs, mounted on demand), and
+ * wildcards. Every attachment is a perf event with the program bound by PERF_EVENT_IOC_SET_BPF, so
+ * closing the fd detaches it. Failures are one sentence that names the attach point and says what
+ * to do; the session turns it into a file:line:col diagnostic. Nothing here scans tracefs, kallsyms
+ * or ELF files unless an attach point needs it: startup cost matters. */
+#include "runtime/session_internal.h"
+
+#include <bpf/bpf.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#define TRACEFS_MAGIC_ 0x74726163
+
+static int fail(char **err, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char **err, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(err, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- small system helpers */
+
+int dt_rt_online_cpus(int **cpus)
+{
+	char *text = NULL, *p;
+	DT_VEC(int) v = {0};
+	int rc = dt_read_file("/sys/devices/system/cpu/online", &text, NULL);
+
+	if (rc < 0)
+		return rc;
+	for (p = text; *p && *p != '\n';) {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+
+		if (end == p)
+			break;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (long c = a; c <= b; c++)
+			DT_VEC_PUSH(&v, (int)c);
+		p = *end == ',' ? end + 1 : end;
+	}
+	free(text);
+	if (!v.n) {
+		free(v.v);
+		return -ENOENT;
+	}
+	*cpus = v.v;
+	return (int)v.n;
+}
+
+static bool is_tracefs(const char *dir)
+{
+	struct statfs st;
+	char probe[PATH_MAX];
+
+	if (statfs(dir, &st) < 0)
+		return false;
+	if ((unsigned long)st.f_type == TRACEFS_MAGIC_)
+		return true;
+	/* debugfs's tracing dir is tracefs automounted; accept anything that has events/. */
+	snprintf(probe, sizeof(probe), "%s/events", dir);
+	return access(probe, F_OK) == 0;
+}
+
+const char *dt_rt_tracefs(void)
+{
+	static const char *root;
+	static bool tried;
+
+	if (tried)
+		return root;
+	tried = true;
+	if (is_tracefs("/sys/kernel/tracing"))
+		root = "/sys/kernel/tracing";
+	else if (is_tracefs("/sys/kernel/debug/tracing"))
+		root = "/sys/kernel/debug/tracing";
+	else if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0 &&
+		 is_tracefs("/sys/kernel/tracing"))
+		root = "/sys/kernel/tracing";
+	return root;
+}
+
+static int perf_open(struct perf_event_attr *attr, int pid, int cpu)
+{
+	int fd = (int)syscall(__NR_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* Binds the program and enables the event; the fd is closed on failure. */
+static int perf_bind(int pfd, int prog_fd)
+{
+	int rc = 0;
+
+	if (ioctl(pfd, PERF_EVENT_IOC_SET_BPF, prog_fd) < 0 ||
+	    ioctl(pfd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
+		rc = -errno;
+		close(pfd);
+	}
+	return rc;
+}
+
+static void close_from(dt_fdvec *fds, size_t n0)
+{
+	while (fds->n > n0)
+		close(fds->v[--fds->n]);
+}
+
+/* Opens one perf event per CPU in `cpus` (or the single cpu when ncpus is 0 and cpu0 given). */
+static int perf_attach_cpus(struct perf_event_attr *attr, int pid, const int *cpus, int ncpus,
+			    int prog_fd, dt_fdvec *fds)
+{
+	size_t n0 = fds->n;
+
+	for (int i = 0; i < ncpus; i++) {
+		int pfd = perf_open(attr, pid, cpus[i]), rc;
+
+		if (pfd < 0) {
+			close_from(fds, n0);
+			return pfd;
+		}
+		rc = perf_bind(pfd, prog_fd);
+		if (rc < 0) {
+			close_from(fds, n0);
+			return rc;
+		}
+		DT_VEC_PUSH(fds, pfd);
+	}
+	return 0;
+}
+
+static int read_pmu_type(const char *pmu, int *type)
+{
+	char path[128], *text = NULL;
+	int rc;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", pmu);
+	rc = dt_read_file(path, &text, NULL);
+	if (rc < 0)
+		return rc;
+	*type = atoi(text);
+	free(text);
+	return 0;
+}
+
+/* The config bit a PMU's format file assigns to `retprobe` ("config:0"). */
+static int read_retprobe_bit(const char *pmu, int *bit)
+{
+	char path[160], *text = NULL;
+	int rc;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/format/retprobe", pmu);
+	rc = dt_read_file(path, &text, NULL);
+	if (rc < 0)
+		return rc;
+	if (sscanf(text, "config:%d", bit) != 1)
+		rc = -EINVAL;
+	free(text);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- interval, profile, sw, hw */
+
+struct perf_name {
+	const char *name, *alias;
+	uint64_t config;
+	uint64_t default_period; /* bpftrace's */
+};
+
+static const struct perf_name sw_events[] = {
+	{ "cpu-clock", "cpu", PERF_COUNT_SW_CPU_CLOCK, 1000000 },
+	{ "task-clock", NULL, PERF_COUNT_SW_TASK_CLOCK, 1000000 },
+	{ "page-faults", "faults", PERF_COUNT_SW_PAGE_FAULTS, 100 },
+	{ "context-switches", "cs", PERF_COUNT_SW_CONTEXT_SWITCHES, 1000 },
+	{ "cpu-migrations", "migrations", PERF_COUNT_SW_CPU_MIGRATIONS, 1 },
+	{ "minor-faults", NULL, PERF_COUNT_SW_PAGE_FAULTS_MIN, 100 },
+	{ "major-faults", NULL, PERF_COUNT_SW_PAGE_FAULTS_MAJ, 1 },
+	{ "alignment-faults", NULL, PERF_COUNT_SW_ALIGNMENT_FAULTS, 1 },
+	{ "emulation-faults", NULL, PERF_COUNT_SW_EMULATION_FAULTS, 1 },
+	{ "dummy", NULL, PERF_COUNT_SW_DUMMY, 1 },
+	{ "bpf-output", NULL, PERF_COUNT_SW_BPF_OUTPUT, 1 },
+};
+
+static const struct perf_name hw_events[] = {
+	{ "cpu-cycles", "cycles", PERF_COUNT_HW_CPU_CYCLES, 1000000 },
+	{ "instructions", NULL, PERF_COUNT_HW_INSTRUCTIONS, 1000000 },
+	{ "cache-references", NULL, PERF_COUNT_HW_CACHE_REFERENCES, 1000000 },
+	{ "cache-misses", NULL, PERF_COUNT_HW_CACHE_MISSES, 1000000 },
+	{ "branch-instructions", "branches", PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 100000 },
+	{ "branch-misses", NULL, PERF_COUNT_HW_BRANCH_MISSES, 100000 },
+	{ "bus-cycles", NULL, PERF_COUNT_HW_BUS_CYCLES, 100000 },
+	{ "frontend-stalls", NULL, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, 1000000 },
+	{ "backend-stalls", NULL, PERF_COUNT_HW_STALLED_CYCLES_BACKEND, 1000000 },
+	{ "ref-cycles", NULL, PERF_COUNT_HW_REF_CPU_CYCLES, 1000000 },
+};
+
+static const struct perf_name *find_perf_name(const struct perf_name *t, size_t n, const char *name)
+{
+	for (size_t i = 0; name && i < n; i++)
+		if (!strcmp(t[i].name, name) || (t[i].alias && !strcmp(t[i].alias, name)))
+			return &t[i];
+	return NULL;
+}
+
+static int attach_timer(const dt_attach *a, int prog_fd, dt_fdvec *fds, char **err)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.disabled = 1,
+	};
+	int *cpus = NULL, ncpus, rc, cpu0 = 0;
+
+	if (!a->rate && !a->period_ns)
+		return fail(err, -EINVAL, "%s: the rate must be a positive number", a->text);
+	if (a->unit == DT_UNIT_HZ || (!a->period_ns && a->unit == DT_UNIT_NONE)) {
+		if (a->provider == DT_P_PROFILE) {
+			/* A frequency lets the kernel spread samples; bpftrace does the same. */
+			attr.freq = 1;
+			attr.sample_freq = a->rate;
+		} else {
+			attr.sample_period = 1000000000ull / a->rate;
+		}
+	} else {
+		attr.sample_period = a->period_ns;
+	}
+	if (!attr.freq && !attr.sample_period)
+		return fail(err, -EINVAL, "%s: the rate is too high (more than 1e9 per second)",
+			    a->text);
+	if (a->provider == DT_P_INTERVAL) {
+		cpus = &cpu0;
+		ncpus = 1;
+	} else {
+		ncpus = dt_rt_online_cpus(&cpus);
+		if (ncpus < 0)
+			return fail(err, ncpus, "%s: cannot read the list of online CPUs: %s",
+				    a->text, strerror(-ncpus));
+	}
+	rc = perf_attach_cpus(&attr, -1, cpus, ncpus, prog_fd, fds);
+	if (cpus != &cpu0)
+		free(cpus);
+	if (rc == -EINVAL && attr.freq) {
+		char *max = NULL;
+
+		dt_read_file("/proc/sys/kernel/perf_event_max_sample_rate", &max, NULL);
+		rc = fail(err, rc, "%s: %" PRIu64 " Hz is above the kernel's limit of %ld samples "
+			  "per second (sysctl kernel.perf_event_max_sample_rate); use a lower rate",
+			  a->text, (uint64_t)attr.sample_freq, max ? atol(max) : 0L);
+		free(max);
+		return rc;
+	}
+	if (rc < 0)
+		return fail(err, rc, "%s: cannot open a cpu-clock perf event: %s", a->text,
+			    strerror(-rc));
+	return 0;
+}
+
+static int attach_perf_counter(const dt_attach *a, int prog_fd, dt_fdvec *fds, char **err)
+{
+	bool hw = a->provider == DT_P_HARDWARE;
+	const struct perf_name *pn =
+		hw ? find_perf_name(hw_events, DT_ARRAY_SIZE(hw_events), a->target)
+		   : find_perf_name(sw_events, DT_ARRAY_SIZE(sw_events), a->target);
+	struct perf_event_attr attr = { .size = sizeof(attr), .disabled = 1 };
+	int *cpus = NULL, ncpus, rc;
+
+	if (!pn)
+		return fail(err, -EINVAL, "%s: unknown %s event '%s'; see -h for the list", a->text,
+			    hw ? "hardware" : "software", a->target ? a->target : "");
+	attr.type = hw ? PERF_TYPE_HARDWARE : PERF_TYPE_SOFTWARE;
+	attr.config = pn->config;
+	attr.sample_period = a->rate ? a->rate : pn->default_period;
+	ncpus = dt_rt_online_cpus(&cpus);
+	if (ncpus < 0)
+		return fail(err, ncpus, "%s: cannot read the list of online CPUs: %s", a->text,
+			    strerror(-ncpus));
+	rc = perf_attach_cpus(&attr, -1, cpus, ncpus, prog_fd, fds);
+	free(cpus);
+	if (rc >= 0)
+		return 0;
+	if (hw && (rc == -ENOENT || rc == -EOPNOTSUPP || rc == -ENODEV || rc == -EINVAL))
+		return fail(err, rc, "%s: this machine has no hardware performance counters "
+			    "(virtual machines often don't); use profile:hz:N or "
+			    "software:cpu-clock instead", a->text);
+	return fail(err, rc, "%s: cannot open the perf event: %s", a->text, strerror(-rc));
+}
+
+/* ---------------------------------------------------------------- uprobes: targets and symbols */
+
+static bool has_slash(const char *s)
+{
+	return strchr(s, '/') != NULL;
+}
+
+/* Does library file name `base` ("libc.so.6") match what the user wrote ("libc", "libc.so.6")? */
+static bool lib_matches(const char *base, const char *want)
+{
+	size_t n = strlen(want);
+
+	if (!strcmp(base, want))
+		return true;
+	if (strncmp(base, want, n))
+		return false;
+	/* "libc" matches "libc.so.6" and "libc-2.36.so" but not "libcap.so.2". */
+	return !strncmp(base + n, ".so", 3) || base[n] == '-';
+}
+
+static int search_pid_maps(int pid, const char *want, char **path)
+{
+	char file[64], line[PATH_MAX + 256];
+	FILE *f;
+	int rc = -ENOENT;
+
+	snprintf(file, sizeof(file), "/proc/%d/maps", pid);
+	f = fopen(file, "re");
+	if (!f)
+		return -errno;
+	while (rc && fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, '/'), *nl, *base;
+
+		if (!p)
+			continue;
+		nl = strchr(p, '\n');
+		if (nl)
+			*nl = 0;
+		base = strrchr(p, '/') + 1;
+		if (lib_matches(base, want)) {
+			/* Through the process's root, so containers resolve to the right file. */
+			*path = xasprintf("/proc/%d/root%s", pid, p);
+			rc = 0;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
+/* /etc/ld.so.cache, glibc's "new" format ("glibc-ld.so.cache1.1"): a header, nlibs entries of
+ * {i32 flags, u32 key, u32 value, u32 osversion, u64 hwcap}, and strings addressed from the start
+ * of the header. Only x86-64 libc6 entries count (flags 0x0303). */
+static int search_ld_cache(const char *want, char **path)
+{
+	static const char magic[] = "glibc-ld.so.cache1.1";
+	char *data = NULL;
+	size_t len = 0, hdr = strlen(magic) + 4 + 4 + 1 + 3 + 4 + 12, ent = 24;
+	uint32_t nlibs;
+	int rc = dt_read_file("/etc/ld.so.cache", &data, &len);
+
+	if (rc < 0)
+		return rc;
+	rc = -ENOENT;
+	if (len < hdr || memcmp(data, magic, strlen(magic)))
+		goto out;
+	memcpy(&nlibs, data + strlen(magic), 4);
+	if (nlibs > (len - hdr) / ent)
+		goto out;
+	for (uint32_t i = 0; i < nlibs; i++) {
+		const char *e = data + hdr + (size_t)i * ent;
+		int32_t flags;
+		uint32_t key, value;
+
+		memcpy(&flags, e, 4);
+		memcpy(&key, e + 4, 4);
+		memcpy(&value, e + 8, 4);
+		if (key >= len || value >= len || (flags & 0xffff) != 0x0303)
+			continue;
+		if (!memchr(data + key, 0, len - key) || !memchr(data + value, 0, len - value))
+			continue;
+		if (lib_matches(data + key, want) && access(data + value, R_OK) == 0) {
+			*path = xstrdup(data + value);
+			rc = 0;
+			break;
+		}
+	}
+out:
+	free(data);
+	return rc;
+}
+
+static int search_lib_dirs(const char *want, char **path)
+{
+	static const char *const dirs[] = { "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+					    "/lib64", "/usr/lib64", "/lib", "/usr/lib",
+					    "/usr/local/lib" };
+	char buf[PATH_MAX];
+
+	for (size_t i = 0; i < DT_ARRAY_SIZE(dirs); i++) {
+		/* Exact name first, then NAME.so, then NAME.so.* by scanning the directory. */
+		snprintf(buf, sizeof(buf), "%s/%s", dirs[i], want);
+		if (access(buf, R_OK) == 0 && strstr(want, ".so")) {
+			*path = xstrdup(buf);
+			return 0;
+		}
+		snprintf(buf, sizeof(buf), "%s/%s.so", dirs[i], want);
+		if (access(buf, R_OK) == 0) {
+			*path = xstrdup(buf);
+			return 0;
+		}
+	}
+	for (size_t i = 0; i < DT_ARRAY_SIZE(dirs); i++) {
+		DIR *d = opendir(dirs[i]);
+		struct dirent *de;
+		char *best = NULL;
+
+		while (d && (de = readdir(d))) {
+			/* The shortest match is the soname: "libfoo.so.1", not "libfoo.so.1.2". */
+			if (lib_matches(de->d_name, want) && strstr(de->d_name, ".so") &&
+			    (!best || strlen(de->d_name) < strlen(best))) {
+				free(best);
+				best = xstrdup(de->d_name);
+			}
+		}
+		if (d)
+			closedir(d);
+		if (best) {
+			*path = xasprintf("%s/%s", dirs[i], best);
+			free(best);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int dt_rt_resolve_binary(const char *target, int pid, char **path)
+{
+	char *name = NULL;
+
+	if (!target || !*target)
+		return -ENOENT;
+	if (has_slash(target)) {
+		if (access(target, R_OK) < 0)
+			return -errno;
+		*path = xstrdup(target);
+		return 0;
+	}
+	/* "lib" prefix is optional in bpftrace-style scripts ("c" is not a thing, but "pthread"
+	 * and "libpthread" both appear); try the name as written first. */
+	if (pid > 0 && search_pid_maps(pid, target, path) == 0)
+		return 0;
+	if (search_ld_cache(target, path) == 0 || search_lib_dirs(target, path) == 0)
+		return 0;
+	if (strncmp(target, "lib", 3)) {
+		int rc;
+
+		name = xasprintf("lib%s", target);
+		rc = dt_rt_resolve_binary(name, pid, path);
+		free(name);
+		if (rc == 0)
+			return 0;
+	}
+	/* A program on PATH ("bash"), as bpftrace accepts. */
+	{
+		const char *p = getenv("PATH");
+		char buf[PATH_MAX];
+
+		while (p && *p) {
+			const char *c = strchr(p, ':');
+			size_t n = c ? (size_t)(c - p) : strlen(p);
+
+			snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, p, target);
+			if (n && access(buf, X_OK) == 0) {
+				*path = xstrdup(buf);
+				return 0;
+			}
+			p = c ? c + 1 : NULL;
+		}
+	}
+	return -ENOENT;
+}
+
+/* libelf handle of a file; the caller ends it and closes *fd. */
+static Elf *elf_open_file(const char *path, int *fd)
+{
+	Elf *e;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return NULL;
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return NULL;
+	e = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		if (e)
+			elf_end(e);
+		close(*fd);
+		return NULL;
+	}
+	return e;
+}
+
+typedef int (*sym_visit_fn)(void *ctx, const char *name, const GElf_Sym *sym);
+
+/* Calls fn for each defined symbol of .symtab, then .dynsym; stops when fn returns non-zero. */
+static int elf_visit_syms(Elf *e, sym_visit_fn fn, void *ctx)
+{
+	static const uint32_t order[] = { SHT_SYMTAB, SHT_DYNSYM };
+
+	for (size_t k = 0; k < DT_ARRAY_SIZE(order); k++) {
+		Elf_Scn *scn = NULL;
+
+		while ((scn = elf_nextscn(e, scn))) {
+			GElf_Shdr sh;
+			Elf_Data *d;
+
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != order[k] || !sh.sh_entsize)
+				continue;
+			d = elf_getdata(scn, NULL);
+			if (!d)
+				continue;
+			for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+				GElf_Sym sym;
+				const char *name;
+				int r;
+
+				if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
+					continue;
+				name = elf_strptr(e, sh.sh_link, sym.st_name);
+				if (!name || !*name)
+					continue;
+				r = fn(ctx, name, &sym);
+				if (r)
+					return r;
+			}
+		}
+	}
+	return 0;
+}
+
+struct find_sym {
+	const char *want;
+	GElf_Sym sym;
+	bool found;
+};
+
+static int find_sym_cb(void *ctx, const char *name, const GElf_Sym *sym)
+{
+	struct find_sym *f = ctx;
+	size_t n = strlen(f->want);
+
+	/* Versioned names in .symtab ("memcpy@@GLIBC_2.14") match their base name. */
+	if (strncmp(name, f->want, n) || (name[n] && name[n] != '@'))
+		return 0;
+	if (GELF_ST_TYPE(sym->st_info) != STT_FUNC && GELF_ST_TYPE(sym->st_info) != STT_GNU_IFUNC &&
+	    GELF_ST_TYPE(sym->st_info) != STT_NOTYPE)
+		return 0;
+	f->sym = *sym;
+	f->found = true;
+	return 1;
+}
+
+static int vaddr_to_offset(Elf *e, uint64_t vaddr, uint64_t *off)
+{
+	size_t n;
+
+	if (elf_getphdrnum(e, &n) < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_memsz) {
+			*off = vaddr - ph.p_vaddr + ph.p_offset;
+			return 0;
+		}
+	}
+	return -ERANGE;
+}
+
+int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, uint64_t *file_off,
+			 char **err)
+{
+	struct find_sym f = { .want = sym };
+	uint64_t vaddr;
+	int fd = -1, rc = 0;
+	Elf *e = elf_open_file(path, &fd);
+	char *end;
+
+	if (!e)
+		return fail(err, -ENOEXEC, "%s is not an ELF file this machine can read", path);
+	errno = 0;
+	vaddr = strtoull(sym, &end, 0);
+	if (isdigit((unsigned char)sym[0]) && !*end && !errno) {
+		/* uprobe:bin:0x401000 — an address, not a symbol. */
+	} else {
+		elf_visit_syms(e, find_sym_cb, &f);
+		if (!f.found) {
+			rc = fail(err, -ENOENT, "no function '%s' in %s (check the name with "
+				  "`nm -D %s` or `nm %s`)", sym, path, path, path);
+			goto out_elf;
+		}
+		if (f.sym.st_size && off >= f.sym.st_size) {
+			rc = fail(err, -ERANGE, "offset %#" PRIx64 " is past the end of %s "
+				  "(%" PRIu64 " bytes)", off, sym, (uint64_t)f.sym.st_size);
+			goto out_elf;
+		}
+		vaddr = f.sym.st_value;
+	}
+	rc = vaddr_to_offset(e, vaddr + off, file_off);
+	if (rc < 0)
+		rc = fail(err, rc, "address %#" PRIx64 " of %s is in no executable segment of %s",
+			  vaddr + off, sym, path);
+out_elf:
+	elf_end(e);
+	close(fd);
+	return rc;
+}
+
+static int attach_uprobe(const dt_attach *a, int prog_fd, int pid, dt_fdvec *fds, char **err)
+{
+	bool ret = a->provider == DT_P_URETPROBE;
+	struct perf_event_attr attr = { .size = sizeof(attr), .disabled = 1 };
+	char *path = NULL, *why = NULL;
+	uint64_t off = 0;
+	int type, bit = 0, rc, pfd;
+
+	rc = dt_rt_resolve_binary(a->target, pid, &path);
+	if (rc < 0)
+		return fail(err, rc, "%s: cannot find '%s' (give a path, or a library name that "
+			    "`ldconfig -p` lists)", a->text, a->target ? a->target : "");
+	rc = dt_rt_resolve_symbol(path, a->func ? a->func : "", a->offset, &off, &why);
+	if (rc < 0) {
+		rc = fail(err, rc, "%s: %s", a->text, why);
+		goto out;
+	}
+	if (read_pmu_type("uprobe", &type) < 0 || (ret && read_retprobe_bit("uprobe", &bit) < 0)) {
+		rc = fail(err, -EOPNOTSUPP, "%s: this kernel has no uprobe support "
+			  "(CONFIG_UPROBE_EVENTS is not set)", a->text);
+		goto out;
+	}
+	attr.type = (uint32_t)type;
+	attr.config = ret ? 1ull << bit : 0;
+	attr.config1 = (uint64_t)(uintptr_t)path;
+	attr.config2 = off;
+	/* Trace events run their BPF program on every CPU, so one event (cpu 0) covers all. */
+	pfd = perf_open(&attr, pid > 0 ? pid : -1, pid > 0 ? -1 : 0);
+	if (pfd < 0) {
+		rc = pfd == -ESRCH ? fail(err, pfd, "%s: process %d does not exist", a->text, pid)
+				   : fail(err, pfd, "%s: cannot create the uprobe at %s offset %#"
+					  PRIx64 ": %s", a->text, path, off, strerror(-pfd));
+		goto out;
+	}
+	rc = perf_bind(pfd, prog_fd);
+	if (rc < 0) {
+		rc = fail(err, rc, "%s: cannot attach the program: %s", a->text, strerror(-rc));
+		goto out;
+	}
+	DT_VEC_PUSH(fds, pfd);
+out:
+	free(why);
+	free(path);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- kprobes, tracepoints */
+
+static int attach_kprobe(const dt_attach *a, int prog_fd, dt_fdvec *fds, char **err)
+{
+	bool ret = a->provider == DT_P_KRETPROBE;
+	struct perf_event_attr attr = { .size = sizeof(attr), .disabled = 1 };
+	int type, bit = 0, pfd, rc;
+
+	if (read_pmu_type("kprobe", &type) < 0 || (ret && read_retprobe_bit("kprobe", &bit) < 0))
+		return fail(err, -EOPNOTSUPP, "%s: this kernel has no kprobe support "
+			    "(CONFIG_KPROBES is not set); use a tracepoint (e.g. "
+			    "tracepoint:syscalls:sys_enter_openat) or fentry-capable kernel "
+			    "instead",
+			    a->text);
+	attr.type = (uint32_t)type;
+	attr.config = ret ? 1ull << bit : 0;
+	attr.config1 = (uint64_t)(uintptr_t)a->func;
+	attr.config2 = a->offset;
+	pfd = perf_open(&attr, -1, 0);
+	if (pfd < 0) {
+		if (pfd == -ENOENT || pfd == -EINVAL)
+			return fail(err, pfd, "%s: no kernel function '%s' can be probed (see "
+				    "/proc/kallsyms)", a->text, a->func ? a->func : "");
+		return fail(err, pfd, "%s: cannot create the kprobe: %s", a->text, strerror(-pfd));
+	}
+	rc = perf_bind(pfd, prog_fd);
+	if (rc < 0)
+		return fail(err, rc, "%s: cannot attach the program: %s", a->text, strerror(-rc));
+	DT_VEC_PUSH(fds, pfd);
+	return 0;
+}
+
+static int attach_tracepoint(const dt_attach *a, int prog_fd, dt_fdvec *fds, char **err)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr), .disabled = 1,
+					.type = PERF_TYPE_TRACEPOINT };
+	const char *root = dt_rt_tracefs();
+	char path[PATH_MAX], *text = NULL;
+	int rc, pfd;
+
+	if (!root)
+		return fail(err, -ENOENT, "%s: tracefs is not mounted and cannot be mounted at "
+			    "/sys/kernel/tracing (mount -t tracefs nodev /sys/kernel/tracing)",
+			    a->text);
+	if (!a->target || !a->func || strchr(a->target, '/') || strchr(a->func, '/'))
+		return fail(err, -EINVAL, "%s: write tracepoints as tracepoint:SUBSYSTEM:EVENT",
+			    a->text);
+	snprintf(path, sizeof(path), "%s/events/%s/%s/id", root, a->target, a->func);
+	rc = dt_read_file(path, &text, NULL);
+	if (rc < 0)
+		return fail(err, rc, "%s: no such tracepoint (see %s/available_events)", a->text,
+			    root);
+	attr.config = strtoull(text, NULL, 10);
+	free(text);
+	pfd = perf_open(&attr, -1, 0);
+	if (pfd < 0)
+		return fail(err, pfd, "%s: cannot open the tracepoint: %s", a->text,
+			    strerror(-pfd));
+	rc = perf_bind(pfd, prog_fd);
+	if (rc < 0)
+		return fail(err, rc, "%s: cannot attach the program: %s", a->text, strerror(-rc));
+	DT_VEC_PUSH(fds, pfd);
+	return 0;
+}
+
+int dt_rt_attach(const dt_attach *a, int prog_fd, int pid, dt_fdvec *fds, char **err)
+{
+	*err = NULL;
+	switch (a->provider) {
+	case DT_P_INTERVAL:
+	case DT_P_PROFILE:
+		return attach_timer(a, prog_fd, fds, err);
+	case DT_P_SOFTWARE:
+	case DT_P_HARDWARE:
+		return attach_perf_counter(a, prog_fd, fds, err);
+	case DT_P_UPROBE:
+	case DT_P_URETPROBE:
+		return attach_uprobe(a, prog_fd, pid, fds, err);
+	case DT_P_KPROBE:
+	case DT_P_KRETPROBE:
+		return attach_kprobe(a, prog_fd, fds, err);
+	case DT_P_TRACEPOINT:
+		return attach_tracepoint(a, prog_fd, fds, err);
+	case DT_P_BEGIN:
+	case DT_P_END:
+		return 0;
+	default:
+		return fail(err, -EOPNOTSUPP, "%s: this probe type cannot be attached yet",
+			    a->text ? a->text : "?");
+	}
+}
+
+/* ---------------------------------------------------------------- BEGIN / END */
+
+/* The uprobe target for BEGIN/END programs of uprobe type: a function of our own that we call. */
+__attribute__((noinline, used)) void dt_rt_trigger(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+/* File offset of our own code address, from /proc/self/maps. */
+static int self_offset(uintptr_t addr, char *path, size_t n, uint64_t *off)
+{
+	char line[PATH_MAX + 256];
+	FILE *f = fopen("/proc/self/maps", "re");
+	int rc = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (rc && fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi, foff;
+		char *p;
+
+		if (sscanf(line, "%lx-%lx %*s %lx", &lo, &hi, &foff) != 3 || addr < lo ||
+		    addr >= hi)
+			continue;
+		p = strchr(line, '/');
+		if (!p)
+			break;
+		p[strcspn(p, "\n")] = 0;
+		snprintf(path, n, "%s", p);
+		*off = addr - lo + foff;
+		rc = 0;
+	}
+	fclose(f);
+	return rc;
+}
+
+int dt_rt_run_once(int prog_fd, enum bpf_prog_type type, char **err)
+{
+	*err = NULL;
+	if (type == BPF_PROG_TYPE_KPROBE) {
+		/* kprobe-type programs cannot be test-run: fire them with a uprobe on ourselves,
+		 * bound to this process only. */
+		struct perf_event_attr attr = { .size = sizeof(attr), .disabled = 1 };
+		char path[PATH_MAX];
+		uint64_t off;
+		int ptype, pfd, rc;
+
+		rc = self_offset((uintptr_t)dt_rt_trigger, path, sizeof(path), &off);
+		if (rc == 0)
+			rc = read_pmu_type("uprobe", &ptype);
+		if (rc < 0)
+			return fail(err, rc, "cannot run BEGIN/END: no uprobe support (%s)",
+				    strerror(-rc));
+		attr.type = (uint32_t)ptype;
+		attr.config1 = (uint64_t)(uintptr_t)path;
+		attr.config2 = off;
+		pfd = perf_open(&attr, getpid(), -1);
+		if (pfd < 0)
+			return fail(err, pfd, "cannot run BEGIN/END: %s", strerror(-pfd));
+		rc = perf_bind(pfd, prog_fd);
+		if (rc < 0)
+			return fail(err, rc, "cannot run BEGIN/END: %s", strerror(-rc));
+		dt_rt_trigger();
+		close(pfd);
+		return 0;
+	}
+	{
+		/* Raw tracepoint, syscall, socket-filter style programs: one test run. A zeroed
+		 * context of eight u64 arguments is what a raw tracepoint program may read. */
+		uint64_t ctx[8] = {0};
+		unsigned char pkt[64] = {0};
+		LIBBPF_OPTS(bpf_test_run_opts, opts);
+		int rc;
+
+		if (type == BPF_PROG_TYPE_RAW_TRACEPOINT || type == BPF_PROG_TYPE_SYSCALL) {
+			opts.ctx_in = ctx;
+			opts.ctx_size_in = sizeof(ctx);
+		} else {
+			opts.data_in = pkt;
+			opts.data_size_in = sizeof(pkt);
+		}
+		rc = bpf_prog_test_run_opts(prog_fd, &opts);
+		if (rc < 0)
+			return fail(err, -errno, "cannot run BEGIN/END: %s", strerror(errno));
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- wildcards */
+
+typedef DT_VEC(char *) strvec;
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorts and removes duplicates. */
+static void strvec_uniq(strvec *v)
+{
+	size_t j = 0;
+
+	qsort(v->v, v->n, sizeof(*v->v), cmp_str);
+	for (size_t i = 0; i < v->n; i++) {
+		if (j && !strcmp(v->v[j - 1], v->v[i]))
+			free(v->v[i]);
+		else
+			v->v[j++] = v->v[i];
+	}
+	v->n = j;
+}
+
+struct match_syms {
+	const char *pat;
+	strvec *out;
+};
+
+static int match_sym_cb(void *ctx, const char *name, const GElf_Sym *sym)
+{
+	struct match_syms *m = ctx;
+	int t = GELF_ST_TYPE(sym->st_info);
+
+	if ((t == STT_FUNC || t == STT_GNU_IFUNC) && !strchr(name, '@') &&
+	    fnmatch(m->pat, name, 0) == 0)
+		DT_VEC_PUSH(m->out, xstrdup(name));
+	return 0;
+}
+
+static int expand_uprobe(const dt_attach *a, int pid, strvec *out)
+{
+	char *path = NULL;
+	int fd, rc = dt_rt_resolve_binary(a->target, pid, &path);
+	struct match_syms m = { .pat = a->func, .out = out };
+	Elf *e;
+
+	if (rc < 0)
+		return rc;
+	e = elf_open_file(path, &fd);
+	free(path);
+	if (!e)
+		return -ENOEXEC;
+	elf_visit_syms(e, match_sym_cb, &m);
+	elf_end(e);
+	close(fd);
+	return 0;
+}
+
+/* Matches lines of a tracefs list file. Tracepoints ("subsys:event") match both halves; the
+ * name returned is the event alone when the subsystem was literal, else "subsys:event". */
+static int expand_tracefs_list(const char *file, const dt_attach *a, bool tracepoint, strvec *out)
+{
+	const char *root = dt_rt_tracefs();
+	char path[PATH_MAX], line[512];
+	bool sub_wild = tracepoint && a->target && strpbrk(a->target, "*?[");
+	FILE *f;
+
+	if (!root)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/%s", root, file);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *name = line, *colon;
+
+		line[strcspn(line, " \t\n")] = 0; /* available_filter_functions: "name [module]" */
+		if (tracepoint) {
+			colon = strchr(line, ':');
+			if (!colon)
+				continue;
+			*colon = 0;
+			if (fnmatch(a->target ? a->target : "", line, 0) ||
+			    fnmatch(a->func ? a->func : "", colon + 1, 0))
+				continue;
+			if (sub_wild) {
+				*colon = ':';
+			} else {
+				name = colon + 1;
+			}
+		} else if (fnmatch(a->func ? a->func : "", line, 0)) {
+			continue;
+		}
+		DT_VEC_PUSH(out, xstrdup(name));
+	}
+	fclose(f);
+	return 0;
+}
+
+int dt_rt_expand(void *ctx, const dt_attach *a, char ***names, uint32_t *n)
+{
+	const struct dt_rt_expand_ctx *c = ctx;
+	strvec v = {0};
+	int rc;
+
+	switch (a->provider) {
+	case DT_P_UPROBE:
+	case DT_P_URETPROBE:
+		rc = expand_uprobe(a, c ? c->pid : -1, &v);
+		break;
+	case DT_P_TRACEPOINT:
+		rc = expand_tracefs_list("available_events", a, true, &v);
+		break;
+	case DT_P_KPROBE:
+	case DT_P_KRETPROBE:
+		if (access("/sys/bus/event_source/devices/kprobe", F_OK) != 0) {
+			/* No kprobes at all: keep the pattern so attaching says so in its one
+			 * sentence, instead of a puzzling failure to list functions. */
+			DT_VEC_PUSH(&v, xstrdup(a->func ? a->func : ""));
+			rc = 0;
+			break;
+		}
+		rc = expand_tracefs_list("available_filter_functions", a, false, &v);
+		break;
+	default:
+		rc = -EOPNOTSUPP;
+	}
+	if (rc < 0) {
+		for (size_t i = 0; i < v.n; i++)
+			free(v.v[i]);
+		free(v.v);
+		return rc;
+	}
+	strvec_uniq(&v);
+	*names = v.v;
+	*n = (uint32_t)v.n;
+	return 0;
+}

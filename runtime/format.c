@@ -1,0 +1,683 @@
+/* format.c — the renderers behind every line dwarftrace prints: one value (ints, strings, symbols,
+ * tuples), one stack, one hist/lhist body, one printf event, in bpftrace 0.17's text shapes or its
+ * JSON shapes. They write into a dt_sbuf so the caller decides where a record goes and can build
+ * a whole line before writing it. Where bpftrace's behaviour is odd but deliberate (32-bit %d of a
+ * 64-bit argument, float-computed bar widths, `[1K, 2K)` labels) it is reproduced on purpose: the
+ * golden tests compare our output with bpftrace's byte for byte. */
+#include "runtime/format_internal.h"
+#include "common/common.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- string buffer */
+
+static void sb_reserve(dt_sbuf *b, size_t extra)
+{
+	if (b->n + extra + 1 <= b->cap)
+		return;
+	size_t cap = b->cap ? b->cap : 256;
+	while (cap < b->n + extra + 1)
+		cap *= 2;
+	b->s = xrealloc(b->s, cap);
+	b->cap = cap;
+}
+
+void dt_sb_putn(dt_sbuf *b, const char *s, size_t n)
+{
+	sb_reserve(b, n);
+	memcpy(b->s + b->n, s, n);
+	b->n += n;
+	b->s[b->n] = '\0';
+}
+
+void dt_sb_puts(dt_sbuf *b, const char *s)
+{
+	dt_sb_putn(b, s, strlen(s));
+}
+
+void dt_sb_putc(dt_sbuf *b, char c)
+{
+	dt_sb_putn(b, &c, 1);
+}
+
+void dt_sb_vprintf(dt_sbuf *b, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	va_copy(ap2, ap);
+	int len = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (len <= 0)
+		return;
+	sb_reserve(b, (size_t)len);
+	vsnprintf(b->s + b->n, (size_t)len + 1, fmt, ap);
+	b->n += (size_t)len;
+}
+
+void dt_sb_printf(dt_sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	dt_sb_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
+const char *dt_sb_str(const dt_sbuf *b)
+{
+	return b->s ? b->s : "";
+}
+
+void dt_sb_reset(dt_sbuf *b)
+{
+	b->n = 0;
+	if (b->s)
+		b->s[0] = '\0';
+}
+
+/* Length of the valid UTF-8 sequence starting at s (at most n bytes), or 0 if it is not one. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len;
+	uint32_t cp;
+	if (s[0] < 0xc2)
+		return 0;
+	if (s[0] < 0xe0) {
+		len = 2;
+		cp = s[0] & 0x1f;
+	} else if (s[0] < 0xf0) {
+		len = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] < 0xf5) {
+		len = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates and values past U+10FFFF are not valid UTF-8. */
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+void dt_json_escape(dt_sbuf *b, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = s[i];
+		switch (c) {
+		case '"': dt_sb_puts(b, "\\\""); continue;
+		case '\\': dt_sb_puts(b, "\\\\"); continue;
+		case '\n': dt_sb_puts(b, "\\n"); continue;
+		case '\r': dt_sb_puts(b, "\\r"); continue;
+		case '\t': dt_sb_puts(b, "\\t"); continue;
+		}
+		if (c < 0x20) {
+			dt_sb_printf(b, "\\u%04x", c);
+		} else if (c < 0x80) {
+			dt_sb_putc(b, (char)c);
+		} else {
+			size_t len = utf8_len(s + i, n - i);
+			if (len) {
+				dt_sb_putn(b, (const char *)s + i, len);
+				i += len - 1;
+			} else {
+				dt_sb_printf(b, "\\u%04x", c);
+			}
+		}
+	}
+}
+
+/* ---------------------------------------------------------------- values */
+
+int64_t dt_fmt_read_int(const void *p, uint32_t size, bool is_signed)
+{
+	switch (size) {
+	case 1: {
+		uint8_t v;
+		memcpy(&v, p, 1);
+		return is_signed ? (int64_t)(int8_t)v : (int64_t)v;
+	}
+	case 2: {
+		uint16_t v;
+		memcpy(&v, p, 2);
+		return is_signed ? (int64_t)(int16_t)v : (int64_t)v;
+	}
+	case 4: {
+		uint32_t v;
+		memcpy(&v, p, 4);
+		return is_signed ? (int64_t)(int32_t)v : (int64_t)v;
+	}
+	default: {
+		int64_t v;
+		memcpy(&v, p, 8);
+		return v;
+	}
+	}
+}
+
+static void put_int(dt_sbuf *b, int64_t v, bool is_signed)
+{
+	if (is_signed)
+		dt_sb_printf(b, "%" PRId64, v);
+	else
+		dt_sb_printf(b, "%" PRIu64, (uint64_t)v);
+}
+
+static void put_quoted(dt_sbuf *b, const char *s, size_t n)
+{
+	dt_sb_putc(b, '"');
+	dt_json_escape(b, s, n);
+	dt_sb_putc(b, '"');
+}
+
+/* Symbol names as bpftrace prints ksym()/usym() values: the name, no offset; the address in hex
+ * when nothing covers it. */
+static void put_ksym(dt_out *o, dt_sbuf *b, uint64_t addr)
+{
+	char name[512];
+	if (o->sym)
+		dt_sym_kernel(o->sym, addr, false, name, sizeof(name));
+	else
+		snprintf(name, sizeof(name), "0x%" PRIx64, addr);
+	dt_sb_puts(b, name);
+}
+
+static void put_usym(dt_out *o, dt_sbuf *b, uint32_t pid, uint64_t addr)
+{
+	char name[512];
+	if (o->sym)
+		dt_sym_user(o->sym, pid, addr, false, name, sizeof(name));
+	else
+		snprintf(name, sizeof(name), "0x%" PRIx64, addr);
+	dt_sb_puts(b, name);
+}
+
+void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_fmt_ctx ctx)
+{
+	bool json = ctx == DT_FMT_JSON;
+	dt_sbuf tmp = {0};
+
+	if (!t || !data)
+		return;
+	switch (t->kind) {
+	case DT_T_INT:
+		put_int(b, dt_fmt_read_int(data, t->size, t->is_signed), t->is_signed);
+		break;
+	case DT_T_STR: {
+		size_t n = strnlen(data, t->size);
+		if (json)
+			put_quoted(b, data, n);
+		else
+			dt_sb_putn(b, data, n);
+		break;
+	}
+	case DT_T_STACK: {
+		struct dt_stack_ref ref;
+		memcpy(&ref, data, sizeof(ref));
+		dt_fmt_stack(o, b, t, &ref, ctx);
+		break;
+	}
+	case DT_T_KSYM:
+	case DT_T_USYM: {
+		dt_sbuf *dst = json ? &tmp : b;
+		if (t->kind == DT_T_KSYM) {
+			uint64_t addr;
+			memcpy(&addr, data, 8);
+			put_ksym(o, dst, addr);
+		} else {
+			struct dt_usym u;
+			memcpy(&u, data, sizeof(u));
+			put_usym(o, dst, u.pid, u.addr);
+		}
+		if (json)
+			put_quoted(b, dt_sb_str(&tmp), tmp.n);
+		break;
+	}
+	case DT_T_TUPLE:
+		dt_sb_putc(b, json ? '[' : '(');
+		for (uint32_t i = 0; i < t->tuple.n; i++) {
+			if (i)
+				dt_sb_puts(b, json ? "," : ", ");
+			dt_fmt_value(o, b, t->tuple.elems[i],
+				     (const char *)data + t->tuple.offsets[i], ctx);
+		}
+		dt_sb_putc(b, json ? ']' : ')');
+		break;
+	case DT_T_COUNT:
+	case DT_T_SUM:
+	case DT_T_MIN:
+	case DT_T_MAX:
+	case DT_T_TIMESTAMP: {
+		/* An aggregation read outside a map (already combined): its first 8 bytes. */
+		int64_t v;
+		memcpy(&v, data, 8);
+		put_int(b, v, t->is_signed || t->kind != DT_T_COUNT);
+		break;
+	}
+	default:
+		/* VOID, NONE, RECORD and the bucketed aggregations have no single-value form; say so
+		 * rather than print bytes that mean nothing. */
+		if (json)
+			dt_sb_puts(b, "null");
+		break;
+	}
+	free(tmp.s);
+}
+
+/* ---------------------------------------------------------------- stacks */
+
+void dt_fmt_stack(dt_out *o, dt_sbuf *b, const dt_type *t, const struct dt_stack_ref *ref,
+		  dt_fmt_ctx ctx)
+{
+	bool json = ctx == DT_FMT_JSON;
+	bool user = t->stack.kind != DT_STACK_KERNEL;
+	uint32_t max = t->stack.depth ? t->stack.depth : DT_STACK_DEFAULT_DEPTH;
+	if (max > DT_STACK_MAX_DEPTH)
+		max = DT_STACK_MAX_DEPTH;
+	uint64_t *frames = xcalloc(max, sizeof(*frames));
+	int n = o->stack_frames ? o->stack_frames(o->stack_ctx, t, ref, frames, max) : -ENOSYS;
+
+	/* bpftrace prints nothing at all for a stack it cannot look up (e.g. kstack taken in user
+	 * mode): keep that, so keys like `@[kstack, comm]` read the same. */
+	if (n < 0) {
+		if (json)
+			dt_sb_puts(b, "[]");
+		goto out;
+	}
+	if ((uint32_t)n > max)
+		n = (int)max;
+
+	dt_sb_puts(b, json ? "[" : "\n");
+	for (int i = 0; i < n; i++) {
+		uint64_t addr = frames[i];
+		char sym[512];
+		dt_sbuf line = {0};
+		int found = -ENOENT;
+
+		if (addr == 0)
+			break;
+		if (o->sym && user)
+			found = dt_sym_user(o->sym, ref->pid, addr, true, sym, sizeof(sym));
+		else if (o->sym)
+			found = dt_sym_kernel(o->sym, addr, true, sym, sizeof(sym));
+		else
+			snprintf(sym, sizeof(sym), "0x%" PRIx64, addr);
+
+		switch (t->stack.mode) {
+		case DT_STACKMODE_PERF:
+			dt_sb_printf(&line, "%" PRIx64 " %s", addr, sym);
+			if (user) {
+				const char *path = o->sym ? dt_sym_user_path(o->sym, ref->pid, addr) : NULL;
+				/* bpftrace names the module only when the address resolved. */
+				dt_sb_printf(&line, " (%s)", found == 0 && path ? path : "[unknown]");
+			}
+			break;
+		case DT_STACKMODE_RAW:
+			dt_sb_printf(&line, "%" PRIx64, addr);
+			break;
+		default:
+			dt_sb_puts(&line, sym);
+			break;
+		}
+
+		if (json) {
+			if (i)
+				dt_sb_puts(b, ", ");
+			put_quoted(b, dt_sb_str(&line), line.n);
+		} else if (t->stack.mode == DT_STACKMODE_PERF) {
+			dt_sb_printf(b, "\t%s\n", dt_sb_str(&line));
+		} else if (t->stack.mode == DT_STACKMODE_RAW) {
+			dt_sb_printf(b, "%s\n", dt_sb_str(&line));
+		} else {
+			dt_sb_printf(b, "%*s%s\n", ctx == DT_FMT_KEY ? 4 : 8, "", dt_sb_str(&line));
+		}
+		free(line.s);
+	}
+	if (json)
+		dt_sb_putc(b, ']');
+out:
+	free(frames);
+}
+
+/* ---------------------------------------------------------------- histograms */
+
+/* 2^power with bpftrace's K/M/G/T suffixes: 1, 2, …, 512, 1K, …, 512K, 1M, … */
+static void hist_label(dt_sbuf *b, int power)
+{
+	const char *suffix = "";
+	if (power >= 40) {
+		suffix = "T";
+		power -= 40;
+	} else if (power >= 30) {
+		suffix = "G";
+		power -= 30;
+	} else if (power >= 20) {
+		suffix = "M";
+		power -= 20;
+	} else if (power >= 10) {
+		suffix = "K";
+		power -= 10;
+	}
+	dt_sb_printf(b, "%" PRIu64 "%s", (uint64_t)1 << power, suffix);
+}
+
+static void lhist_label(dt_sbuf *b, int64_t v)
+{
+	if (v != 0 && v % 1048576 == 0)
+		dt_sb_printf(b, "%" PRId64 "M", v / 1048576);
+	else if (v != 0 && v % 1024 == 0)
+		dt_sb_printf(b, "%" PRId64 "K", v / 1024);
+	else
+		dt_sb_printf(b, "%" PRId64, v);
+}
+
+/* One text bucket line: label left in 16 columns, count right in 8, then a bar of up to 52 '@'
+ * scaled to the largest bucket (computed in float, as bpftrace does, so the widths match). */
+static void bucket_line(dt_sbuf *b, const char *label, uint64_t count, uint64_t shown,
+			uint64_t max_value)
+{
+	char bar[53];
+	int w = max_value ? (int)((float)count / (float)max_value * 52) : 0;
+	if (w < 0)
+		w = 0;
+	if (w > 52)
+		w = 52;
+	memset(bar, '@', (size_t)w);
+	bar[w] = '\0';
+	dt_sb_printf(b, "%-16s%8" PRIu64 " |%-52s|\n", label, shown, bar);
+}
+
+void dt_fmt_hist(dt_sbuf *b, const uint64_t *counts, uint32_t n, uint64_t div, bool json)
+{
+	int lo = -1, hi = -1;
+	uint64_t max_value = 0;
+	dt_sbuf label = {0};
+
+	if (!div)
+		div = 1;
+	for (uint32_t i = 0; i < n; i++) {
+		if (counts[i] > 0) {
+			if (lo < 0)
+				lo = (int)i;
+			hi = (int)i;
+		}
+		if (counts[i] > max_value)
+			max_value = counts[i];
+	}
+	if (hi < 0) {
+		if (json)
+			dt_sb_puts(b, "[]");
+		return;
+	}
+	if (json)
+		dt_sb_putc(b, '[');
+	for (int i = lo; i <= hi; i++) {
+		if (json) {
+			if (i > lo)
+				dt_sb_puts(b, ", ");
+			dt_sb_putc(b, '{');
+			if (i == 0)
+				dt_sb_puts(b, "\"max\": -1, ");
+			else if (i == 1)
+				dt_sb_puts(b, "\"min\": 0, \"max\": 0, ");
+			else if (i == 2)
+				dt_sb_puts(b, "\"min\": 1, \"max\": 1, ");
+			else
+				dt_sb_printf(b, "\"min\": %" PRId64 ", \"max\": %" PRId64 ", ",
+					     (int64_t)((uint64_t)1 << (i - 2)),
+					     (int64_t)(((uint64_t)1 << (i - 1)) - 1));
+			dt_sb_printf(b, "\"count\": %" PRIu64 "}", counts[i] / div);
+			continue;
+		}
+		dt_sb_reset(&label);
+		if (i == 0) {
+			dt_sb_puts(&label, "(..., 0)");
+		} else if (i == 1) {
+			dt_sb_puts(&label, "[0]");
+		} else if (i == 2) {
+			dt_sb_puts(&label, "[1]");
+		} else {
+			dt_sb_putc(&label, '[');
+			hist_label(&label, i - 2);
+			dt_sb_puts(&label, ", ");
+			hist_label(&label, i - 1);
+			dt_sb_putc(&label, ')');
+		}
+		bucket_line(b, dt_sb_str(&label), counts[i], counts[i] / div, max_value);
+	}
+	if (json)
+		dt_sb_putc(b, ']');
+	free(label.s);
+}
+
+void dt_fmt_lhist(dt_sbuf *b, const uint64_t *counts, uint32_t n, int64_t min, int64_t max,
+		  int64_t step, bool json)
+{
+	/* n comes from dt_lhist_nbuckets, the rule codegen fills buckets by: the last in-range
+	 * bucket may be cut short by max, and its label says so. */
+	int64_t buckets = n >= 2 ? (int64_t)n - 2 : 0;
+	int64_t last = (int64_t)n - 1;
+	int64_t lo = -1, hi = -1;
+	uint64_t max_value = 0;
+	dt_sbuf label = {0};
+
+	for (int64_t i = 0; i <= last; i++) {
+		if (counts[i] > 0) {
+			if (lo < 0)
+				lo = i;
+			hi = i;
+		}
+		if (counts[i] > max_value)
+			max_value = counts[i];
+	}
+	if (hi < 0) {
+		if (json)
+			dt_sb_puts(b, "[]");
+		return;
+	}
+	if (json)
+		dt_sb_putc(b, '[');
+	for (int64_t i = lo; i <= hi; i++) {
+		if (json) {
+			if (i > lo)
+				dt_sb_puts(b, ", ");
+			dt_sb_putc(b, '{');
+			if (i == 0)
+				dt_sb_printf(b, "\"max\": %" PRId64 ", ", min - 1);
+			else if (i == buckets + 1)
+				dt_sb_printf(b, "\"min\": %" PRId64 ", ", max);
+			else
+				dt_sb_printf(b, "\"min\": %" PRId64 ", \"max\": %" PRId64 ", ",
+					     (i - 1) * step + min, DT_MIN(i * step + min, max) - 1);
+			dt_sb_printf(b, "\"count\": %" PRIu64 "}", counts[i]);
+			continue;
+		}
+		dt_sb_reset(&label);
+		if (i == 0) {
+			dt_sb_puts(&label, "(..., ");
+			lhist_label(&label, min);
+			dt_sb_putc(&label, ')');
+		} else if (i == buckets + 1) {
+			dt_sb_putc(&label, '[');
+			lhist_label(&label, max);
+			dt_sb_puts(&label, ", ...)");
+		} else {
+			dt_sb_putc(&label, '[');
+			lhist_label(&label, (i - 1) * step + min);
+			dt_sb_puts(&label, ", ");
+			lhist_label(&label, DT_MIN(i * step + min, max));
+			dt_sb_putc(&label, ')');
+		}
+		bucket_line(b, dt_sb_str(&label), counts[i], counts[i], max_value);
+	}
+	if (json)
+		dt_sb_putc(b, ']');
+	free(label.s);
+}
+
+/* ---------------------------------------------------------------- printf */
+
+/* A parsed conversion: the flags/width/precision text to reuse, the length modifier's class and
+ * the conversion character. */
+struct conv {
+	char flags[48]; /* "%", flags, width, precision — without length and conversion */
+	int len;        /* -2 hh, -1 h, 0 none, 1 l/ll/z/j/t/q/L */
+	char c;
+};
+
+/* Parses the conversion at p (just after '%'); returns its length, or 0 if it is not one we
+ * know (the caller then copies the '%' literally). */
+static size_t parse_conv(const char *p, struct conv *cv)
+{
+	const char *s = p;
+	size_t k = 0;
+	cv->flags[k++] = '%';
+	while (*p && strchr("-+ #0", *p) && k < 20)
+		cv->flags[k++] = *p++;
+	while (*p >= '0' && *p <= '9' && k < 30)
+		cv->flags[k++] = *p++;
+	if (*p == '.') {
+		cv->flags[k++] = *p++;
+		while (*p >= '0' && *p <= '9' && k < 44)
+			cv->flags[k++] = *p++;
+	}
+	if ((*p >= '0' && *p <= '9') || *p == '*')
+		return 0; /* absurdly long width or a '*' width: not ours to interpret */
+	cv->flags[k] = '\0';
+	cv->len = 0;
+	if (p[0] == 'h' && p[1] == 'h') {
+		cv->len = -2;
+		p += 2;
+	} else if (p[0] == 'h') {
+		cv->len = -1;
+		p++;
+	} else if (p[0] == 'l' && p[1] == 'l') {
+		cv->len = 1;
+		p += 2;
+	} else if (*p && strchr("lzjtqL", *p)) {
+		cv->len = 1;
+		p++;
+	}
+	if (!*p || !strchr("diouxXcsp", *p))
+		return 0;
+	cv->c = *p++;
+	return (size_t)(p - s);
+}
+
+/* Formats one integer the way C's printf does when given a 64-bit argument with this
+ * conversion: the length modifier decides how many of its bits are read. */
+static void conv_int(dt_sbuf *b, const struct conv *cv, int64_t v)
+{
+	char spec[64];
+	bool is_signed = cv->c == 'd' || cv->c == 'i';
+
+	if (cv->c == 'c') {
+		snprintf(spec, sizeof(spec), "%sc", cv->flags);
+		dt_sb_printf(b, spec, (int)(unsigned char)v);
+		return;
+	}
+	if (cv->c == 'p') {
+		snprintf(spec, sizeof(spec), "%sp", cv->flags);
+		dt_sb_printf(b, spec, (void *)(uintptr_t)v);
+		return;
+	}
+	switch (cv->len) {
+	case -2:
+		snprintf(spec, sizeof(spec), "%shh%c", cv->flags, cv->c);
+		if (is_signed)
+			dt_sb_printf(b, spec, (int)(signed char)v);
+		else
+			dt_sb_printf(b, spec, (unsigned)(unsigned char)v);
+		break;
+	case -1:
+		snprintf(spec, sizeof(spec), "%sh%c", cv->flags, cv->c);
+		if (is_signed)
+			dt_sb_printf(b, spec, (int)(short)v);
+		else
+			dt_sb_printf(b, spec, (unsigned)(unsigned short)v);
+		break;
+	case 0:
+		snprintf(spec, sizeof(spec), "%s%c", cv->flags, cv->c);
+		if (is_signed)
+			dt_sb_printf(b, spec, (int)v);
+		else
+			dt_sb_printf(b, spec, (unsigned)v);
+		break;
+	default:
+		snprintf(spec, sizeof(spec), "%sll%c", cv->flags, cv->c);
+		if (is_signed)
+			dt_sb_printf(b, spec, (long long)v);
+		else
+			dt_sb_printf(b, spec, (unsigned long long)v);
+		break;
+	}
+}
+
+void dt_fmt_printf(dt_out *o, dt_sbuf *b, const char *fmt, const dt_type *args, const void *data,
+		   size_t len)
+{
+	uint32_t argi = 0;
+	uint32_t nargs = 0;
+	dt_sbuf tmp = {0};
+
+	if (!fmt)
+		return;
+	if (args && args->kind == DT_T_TUPLE)
+		nargs = args->tuple.n;
+
+	for (const char *p = fmt; *p;) {
+		const char *pct = strchr(p, '%');
+		if (!pct) {
+			dt_sb_puts(b, p);
+			break;
+		}
+		dt_sb_putn(b, p, (size_t)(pct - p));
+		if (pct[1] == '%') {
+			dt_sb_putc(b, '%');
+			p = pct + 2;
+			continue;
+		}
+		struct conv cv;
+		size_t cl = parse_conv(pct + 1, &cv);
+		if (!cl) {
+			dt_sb_putc(b, '%');
+			p = pct + 1;
+			continue;
+		}
+		p = pct + 1 + cl;
+
+		if (argi >= nargs)
+			continue; /* checked at compile time; never trust a payload to agree */
+		const dt_type *at = args->tuple.elems[argi];
+		uint32_t off = args->tuple.offsets[argi];
+		argi++;
+		if ((size_t)off + at->size > len)
+			continue;
+		const char *ap = (const char *)data + off;
+
+		if (at->kind == DT_T_INT && cv.c != 's') {
+			conv_int(b, &cv, dt_fmt_read_int(ap, at->size, at->is_signed));
+			continue;
+		}
+		/* Strings, symbols, stacks and tuples print as their text, with the spec's width and
+		 * precision; an integer under %s prints as its decimal text. */
+		char spec[64];
+		dt_sb_reset(&tmp);
+		dt_fmt_value(o, &tmp, at, ap, DT_FMT_VALUE);
+		snprintf(spec, sizeof(spec), "%ss", cv.flags);
+		dt_sb_printf(b, spec, dt_sb_str(&tmp));
+	}
+	free(tmp.s);
+}

@@ -1,0 +1,85 @@
+/* format_internal.h — what the output side's own files (output.c, format.c, symbols.c) share and
+ * the unit tests reach: a growable string buffer, the dt_out object itself, and the renderers that
+ * turn one value, one stack, one histogram or one printf event into bpftrace's text or JSON. Map
+ * printing is split so it can be tested without the kernel: dt_out_print_map reads a BPF map into
+ * flat arrays and hands them to dt_out_print_entries. Nobody outside runtime/ output includes this. */
+#ifndef DT_FORMAT_INTERNAL_H
+#define DT_FORMAT_INTERNAL_H
+
+#include "runtime/output_internal.h"
+
+#include <stdarg.h>
+
+/* ---------------------------------------------------------------- string buffer */
+
+/* A NUL-terminated growable string; `s` is NULL until the first write. Free with free(b.s). */
+typedef struct dt_sbuf {
+	char *s;
+	size_t n, cap;
+} dt_sbuf;
+
+void dt_sb_putn(dt_sbuf *b, const char *s, size_t n);
+void dt_sb_puts(dt_sbuf *b, const char *s);
+void dt_sb_putc(dt_sbuf *b, char c);
+void dt_sb_printf(dt_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void dt_sb_vprintf(dt_sbuf *b, const char *fmt, va_list ap);
+/* The contents ("" when empty); valid until the next write. */
+const char *dt_sb_str(const dt_sbuf *b);
+void dt_sb_reset(dt_sbuf *b);
+
+/* JSON string contents (no quotes): ", \, control characters escaped; valid UTF-8 kept; bytes
+ * that are not valid UTF-8 become \u00XX so the line always parses. */
+void dt_json_escape(dt_sbuf *b, const char *s, size_t n);
+
+/* ---------------------------------------------------------------- the output object */
+
+struct dt_out {
+	FILE *f;
+	dt_out_format format;
+	dt_symbolizer *sym;
+	dt_stack_frames_fn stack_frames;
+	void *stack_ctx;
+	int ncpus;
+	dt_sbuf line; /* scratch for one record, reused */
+};
+
+/* ---------------------------------------------------------------- renderers (format.c) */
+
+/* How a value is rendered: text as bpftrace prints a value, text as it prints a map key (stacks
+ * are indented by 4 there, by 8 as values), or a JSON value (strings and symbols quoted, stacks as
+ * arrays of frame strings, tuples as arrays). */
+typedef enum dt_fmt_ctx { DT_FMT_VALUE, DT_FMT_KEY, DT_FMT_JSON } dt_fmt_ctx;
+
+/* Signed or unsigned integer of `size` bytes (1, 2, 4, 8) at `p`, widened to 64 bits. */
+int64_t dt_fmt_read_int(const void *p, uint32_t size, bool is_signed);
+
+/* One non-aggregation value (int, string, stack, ksym, usym, tuple). */
+void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_fmt_ctx ctx);
+/* A stack the way bpftrace prints it: "\n" then one line per frame (indent spaces + sym+off in
+ * the default mode; "\t%lx sym+off (module)" in perf mode; the address in raw mode); "" when the
+ * frames cannot be read. With DT_FMT_JSON: a JSON array of frame strings. */
+void dt_fmt_stack(dt_out *o, dt_sbuf *b, const dt_type *t, const struct dt_stack_ref *ref,
+		  dt_fmt_ctx ctx);
+/* hist()/lhist() bodies from per-bucket counts (bpftrace's trimming, labels and 52-column bars);
+ * text ends with a newline per bucket, JSON is an array of {min,max,count} objects. */
+void dt_fmt_hist(dt_sbuf *b, const uint64_t *counts, uint32_t n, uint64_t div, bool json);
+void dt_fmt_lhist(dt_sbuf *b, const uint64_t *counts, uint32_t n, int64_t min, int64_t max,
+		  int64_t step, bool json);
+/* printf: C-like conversions with bpftrace's argument handling (integers are passed as 64-bit and
+ * narrowed by the conversion's length modifier, %s of symbols/stacks renders them). Arguments
+ * missing from a short payload print as nothing; a malformed spec is copied literally. */
+void dt_fmt_printf(dt_out *o, dt_sbuf *b, const char *fmt, const dt_type *args, const void *data,
+		   size_t len);
+
+/* ---------------------------------------------------------------- maps (output.c) */
+
+/* Prints a map from flat arrays as bpftrace would: `keys` holds n keys of layout->key_size bytes
+ * and `values` n values of layout->value_size bytes (times o->ncpus, each rounded up to 8 bytes, for
+ * per-CPU maps), both in the map's iteration order. 0 or -errno. */
+int dt_out_print_entries(dt_out *o, const dt_map_sym *m, const dt_map_layout *l, const void *keys,
+			 const void *values, size_t n, uint64_t top, uint64_t div);
+
+/* Number of hist buckets of a map value type (DT_HIST_BUCKETS, or lhist's 2 + (max-min)/step). */
+uint32_t dt_out_nbuckets(const dt_type *t);
+
+#endif

@@ -1,0 +1,612 @@
+/* output.c — the output object: where printf events, print() values, time() stamps, runtime
+ * messages and whole script maps become bpftrace-shaped text or NDJSON. Maps are read from the
+ * kernel into flat arrays (dt_out_print_map) and printed from there (dt_out_print_entries), which
+ * reproduces bpftrace 0.17's choices: per-CPU values combined, plain maps sorted by value
+ * (count/sum/int/min/max) or else by key, hist/lhist/avg/stats grouped per key, ordered by key
+ * bytes and then by total or average, `top` keeping the last entries, and the same separators
+ * (blank line after each map, two after avg/stats maps, none between stack values). */
+#include "runtime/format_internal.h"
+#include "common/common.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+dt_out *dt_out_new(const dt_out_opts *opts)
+{
+	dt_out *o = xcalloc(1, sizeof(*o));
+	o->f = opts->file ? opts->file : stdout;
+	o->format = opts->format;
+	o->sym = opts->sym;
+	o->stack_frames = opts->stack_frames;
+	o->stack_ctx = opts->stack_ctx;
+	o->ncpus = opts->ncpus;
+	if (o->ncpus <= 0) {
+		int n = libbpf_num_possible_cpus();
+		o->ncpus = n > 0 ? n : 1;
+	}
+	return o;
+}
+
+void dt_out_free(dt_out *o)
+{
+	if (!o)
+		return;
+	fflush(o->f);
+	free(o->line.s);
+	free(o);
+}
+
+void dt_out_flush(dt_out *o)
+{
+	fflush(o->f);
+}
+
+static void emit(dt_out *o)
+{
+	fwrite(dt_sb_str(&o->line), 1, o->line.n, o->f);
+	dt_sb_reset(&o->line);
+}
+
+/* {"type": "TYPE", "data": "TEXT"} — the JSON form of every text-only record. */
+static void emit_json_text(dt_out *o, const char *type, const char *s, size_t n)
+{
+	dt_sb_printf(&o->line, "{\"type\": \"%s\", \"data\": \"", type);
+	dt_json_escape(&o->line, s, n);
+	dt_sb_puts(&o->line, "\"}\n");
+	emit(o);
+}
+
+void dt_out_printf(dt_out *o, const char *fmt, const dt_type *args, const void *data, size_t len)
+{
+	dt_sbuf b = {0};
+	dt_fmt_printf(o, &b, fmt, args, data, len);
+	if (o->format == DT_OUT_JSON) {
+		emit_json_text(o, "printf", dt_sb_str(&b), b.n);
+	} else {
+		dt_sb_putn(&o->line, dt_sb_str(&b), b.n);
+		emit(o);
+	}
+	free(b.s);
+}
+
+void dt_out_value(dt_out *o, const dt_type *t, const void *data)
+{
+	if (o->format == DT_OUT_JSON) {
+		dt_sb_puts(&o->line, "{\"type\": \"value\", \"data\": ");
+		dt_fmt_value(o, &o->line, t, data, DT_FMT_JSON);
+		dt_sb_puts(&o->line, "}\n");
+	} else {
+		dt_fmt_value(o, &o->line, t, data, DT_FMT_VALUE);
+		dt_sb_putc(&o->line, '\n');
+	}
+	emit(o);
+}
+
+void dt_out_time(dt_out *o, const char *fmt)
+{
+	char buf[1024];
+	time_t now = time(NULL);
+	struct tm tm;
+	size_t n = 0;
+
+	if (localtime_r(&now, &tm))
+		n = strftime(buf, sizeof(buf), fmt, &tm);
+	if (n == 0)
+		snprintf(buf, sizeof(buf), "(?)"); /* bpftrace's text for a time it cannot format */
+	if (o->format == DT_OUT_JSON) {
+		emit_json_text(o, "time", buf, strlen(buf));
+	} else {
+		dt_sb_puts(&o->line, buf);
+		emit(o);
+	}
+}
+
+void dt_out_message(dt_out *o, const char *fmt, ...)
+{
+	dt_sbuf b = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	dt_sb_vprintf(&b, fmt, ap);
+	va_end(ap);
+	if (o->format == DT_OUT_JSON) {
+		emit_json_text(o, "message", dt_sb_str(&b), b.n);
+	} else {
+		dt_sb_printf(&o->line, "%s\n", dt_sb_str(&b));
+		emit(o);
+	}
+	free(b.s);
+}
+
+void dt_out_attached(dt_out *o, uint64_t nprobes)
+{
+	if (o->format == DT_OUT_JSON)
+		dt_sb_printf(&o->line, "{\"type\": \"attached_probes\", \"data\": {\"probes\": %" PRIu64
+			     "}}\n", nprobes);
+	else
+		dt_sb_printf(&o->line, "Attaching %" PRIu64 " probe%s...\n", nprobes,
+			     nprobes == 1 ? "" : "s");
+	emit(o);
+}
+
+void dt_out_lost_events(dt_out *o, uint64_t lost)
+{
+	if (o->format == DT_OUT_JSON)
+		dt_sb_printf(&o->line, "{\"type\": \"lost_events\", \"data\": {\"events\": %" PRIu64
+			     "}}\n", lost);
+	else
+		dt_sb_printf(&o->line, "Lost %" PRIu64 " events\n", lost);
+	emit(o);
+}
+
+void dt_out_maps_start(dt_out *o)
+{
+	/* bpftrace 0.17 writes two newlines before the maps it prints at exit, in JSON mode too. */
+	dt_sb_puts(&o->line, "\n\n");
+	emit(o);
+}
+
+/* ---------------------------------------------------------------- map entries */
+
+typedef struct ent {
+	const uint8_t *key;
+	const uint8_t *val;  /* first CPU's value (or the only one) */
+	int64_t v;           /* combined plain value; average for avg/stats; total for hist */
+	int64_t count, total;
+	uint64_t *buckets;   /* hist/lhist */
+} ent;
+
+typedef int (*ent_cmp)(const ent *a, const ent *b, void *ctx);
+
+/* bpftrace sorts with std::sort over the kernel's iteration order, which for the map sizes people
+ * read is an insertion sort and so stable; a stable merge sort gives the same order every time. */
+static void stable_sort(ent *v, size_t n, ent_cmp cmp, void *ctx)
+{
+	if (n < 2)
+		return;
+	ent *tmp = xmalloc(n * sizeof(*tmp));
+	for (size_t w = 1; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = DT_MIN(lo + w, n), hi = DT_MIN(lo + 2 * w, n);
+			size_t i = lo, j = mid, k = lo;
+			while (i < mid && j < hi)
+				tmp[k++] = cmp(&v[j], &v[i], ctx) < 0 ? v[j++] : v[i++];
+			while (i < mid)
+				tmp[k++] = v[i++];
+			while (j < hi)
+				tmp[k++] = v[j++];
+		}
+		memcpy(v, tmp, n * sizeof(*tmp));
+	}
+	free(tmp);
+}
+
+struct sort_ctx {
+	const dt_map_sym *m;
+	uint32_t key_bytes;
+	bool is_signed;
+};
+
+static int cmp_value(const ent *a, const ent *b, void *p)
+{
+	const struct sort_ctx *c = p;
+	if (c->is_signed)
+		return a->v < b->v ? -1 : a->v > b->v;
+	return (uint64_t)a->v < (uint64_t)b->v ? -1 : (uint64_t)a->v > (uint64_t)b->v;
+}
+
+static int cmp_key_bytes(const ent *a, const ent *b, void *p)
+{
+	const struct sort_ctx *c = p;
+	return memcmp(a->key, b->key, c->key_bytes);
+}
+
+/* bpftrace's sort_by_key: integers compared as unsigned, strings with strncmp, first element
+ * first; other element types do not take part. */
+static int cmp_key_elems(const ent *a, const ent *b, void *p)
+{
+	const struct sort_ctx *c = p;
+	const dt_type *k = c->m->key;
+	uint32_t n = k->kind == DT_T_TUPLE ? k->tuple.n : 1;
+	for (uint32_t i = 0; i < n; i++) {
+		const dt_type *e = k->kind == DT_T_TUPLE ? k->tuple.elems[i] : k;
+		uint32_t off = k->kind == DT_T_TUPLE ? k->tuple.offsets[i] : 0;
+		int r = 0;
+		if (e->kind == DT_T_INT) {
+			uint64_t x = (uint64_t)dt_fmt_read_int(a->key + off, e->size, false);
+			uint64_t y = (uint64_t)dt_fmt_read_int(b->key + off, e->size, false);
+			r = x < y ? -1 : x > y;
+		} else if (e->kind == DT_T_STR) {
+			r = strncmp((const char *)a->key + off, (const char *)b->key + off, e->size);
+		}
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static void put_key(dt_out *o, dt_sbuf *b, const dt_map_sym *m, const uint8_t *key, bool json)
+{
+	const dt_type *k = m->key;
+	if (!k)
+		return;
+	uint32_t n = k->kind == DT_T_TUPLE ? k->tuple.n : 1;
+	dt_sbuf tmp = {0};
+	for (uint32_t i = 0; i < n; i++) {
+		const dt_type *e = k->kind == DT_T_TUPLE ? k->tuple.elems[i] : k;
+		uint32_t off = k->kind == DT_T_TUPLE ? k->tuple.offsets[i] : 0;
+		if (i)
+			dt_sb_puts(&tmp, json ? "," : ", ");
+		dt_fmt_value(o, &tmp, e, key + off, DT_FMT_KEY);
+	}
+	if (json) {
+		dt_sb_putc(b, '"');
+		dt_json_escape(b, dt_sb_str(&tmp), tmp.n);
+		dt_sb_puts(b, "\": ");
+	} else {
+		dt_sb_printf(b, "[%s]", dt_sb_str(&tmp));
+	}
+	free(tmp.s);
+}
+
+/* The header of a JSON map record; `keyed` maps wrap their entries in an object. */
+static void json_open(dt_sbuf *b, const char *type, const dt_map_sym *m)
+{
+	dt_sb_printf(b, "{\"type\": \"%s\", \"data\": {\"", type);
+	dt_json_escape(b, m->name, strlen(m->name));
+	dt_sb_puts(b, "\": ");
+	if (m->key)
+		dt_sb_putc(b, '{');
+}
+
+static void json_close(dt_sbuf *b, const dt_map_sym *m)
+{
+	if (m->key)
+		dt_sb_putc(b, '}');
+	dt_sb_puts(b, "}}\n");
+}
+
+uint32_t dt_out_nbuckets(const dt_type *t)
+{
+	if (t->kind == DT_T_LHIST) {
+		uint32_t n = dt_lhist_nbuckets(t->lhist.min, t->lhist.max, t->lhist.step);
+		return n >= 2 ? n : 2;
+	}
+	return DT_HIST_BUCKETS;
+}
+
+/* Combines a plain value over CPUs the way its aggregation defines. */
+static int64_t combine_plain(const dt_type *t, const uint8_t *val, size_t ncpu, size_t stride)
+{
+	int64_t v = 0;
+	bool any = false;
+	for (size_t c = 0; c < ncpu; c++) {
+		const uint8_t *p = val + c * stride;
+		switch (t->kind) {
+		case DT_T_COUNT:
+		case DT_T_SUM: {
+			int64_t x;
+			memcpy(&x, p, 8);
+			v = (int64_t)((uint64_t)v + (uint64_t)x);
+			break;
+		}
+		case DT_T_MIN:
+		case DT_T_MAX: {
+			struct dt_agg_minmax mm;
+			memcpy(&mm, p, sizeof(mm));
+			if (!mm.set)
+				break;
+			if (!any || (t->kind == DT_T_MIN ? mm.value < v : mm.value > v))
+				v = mm.value;
+			any = true;
+			break;
+		}
+		case DT_T_INT:
+			return dt_fmt_read_int(p, t->size, t->is_signed);
+		default:
+			return 0;
+		}
+	}
+	return v;
+}
+
+static bool sorted_by_value(const dt_type *t)
+{
+	return t->kind == DT_T_COUNT || t->kind == DT_T_SUM || t->kind == DT_T_INT ||
+	       t->kind == DT_T_MIN || t->kind == DT_T_MAX;
+}
+
+static void put_plain_value(dt_out *o, dt_sbuf *b, const dt_type *t, const ent *e, uint64_t div,
+			    bool json)
+{
+	switch (t->kind) {
+	case DT_T_COUNT:
+		dt_sb_printf(b, "%" PRIu64, (uint64_t)e->v / div);
+		break;
+	case DT_T_SUM:
+	case DT_T_INT:
+		if (t->is_signed)
+			dt_sb_printf(b, "%" PRId64, e->v / (int64_t)div);
+		else
+			dt_sb_printf(b, "%" PRIu64, (uint64_t)e->v / div);
+		break;
+	case DT_T_MIN:
+	case DT_T_MAX:
+		dt_sb_printf(b, "%" PRId64, e->v / (int64_t)div);
+		break;
+	default:
+		dt_fmt_value(o, b, t, e->val, json ? DT_FMT_JSON : DT_FMT_VALUE);
+		break;
+	}
+}
+
+static void print_plain(dt_out *o, const dt_map_sym *m, ent *v, size_t n, uint64_t top,
+			uint64_t div)
+{
+	const dt_type *t = m->value;
+	bool json = o->format == DT_OUT_JSON;
+	struct sort_ctx sc = { .m = m, .is_signed = t->is_signed || t->kind == DT_T_MIN ||
+						    t->kind == DT_T_MAX };
+	dt_sbuf *b = &o->line;
+
+	if (sorted_by_value(t))
+		stable_sort(v, n, cmp_value, &sc);
+	else if (m->key)
+		stable_sort(v, n, cmp_key_elems, &sc);
+
+	if (json) {
+		if (!n)
+			return;
+		json_open(b, "map", m);
+	}
+	size_t skip = top && n > top ? n - top : 0;
+	for (size_t i = skip; i < n; i++) {
+		if (json) {
+			if (i > skip)
+				dt_sb_puts(b, ", ");
+			put_key(o, b, m, v[i].key, true);
+			put_plain_value(o, b, t, &v[i], div, true);
+			continue;
+		}
+		/* Stack values end with their own newline, so bpftrace puts nothing between them. */
+		if (i > skip && t->kind != DT_T_STACK)
+			dt_sb_putc(b, '\n');
+		dt_sb_puts(b, m->name);
+		put_key(o, b, m, v[i].key, false);
+		dt_sb_puts(b, ": ");
+		put_plain_value(o, b, t, &v[i], div, false);
+	}
+	if (json)
+		json_close(b, m);
+	else
+		dt_sb_putc(b, '\n');
+	emit(o);
+}
+
+/* hist/lhist: the map holds one entry per (key, bucket); regroup per key. */
+static int print_hist(dt_out *o, const dt_map_sym *m, const dt_map_layout *l, ent *v, size_t n,
+		      size_t ncpu, size_t stride, uint64_t top, uint64_t div)
+{
+	const dt_type *t = m->value;
+	bool json = o->format == DT_OUT_JSON;
+	uint32_t nb = dt_out_nbuckets(t);
+	struct sort_ctx sc = { .m = m, .key_bytes = l->user_key_size, .is_signed = true };
+	dt_sbuf *b = &o->line;
+	size_t ng = 0;
+
+	if (l->key_size < 8 || l->user_key_size > l->key_size - 8)
+		return -EINVAL;
+	stable_sort(v, n, cmp_key_bytes, &sc);
+	/* Fold entries with the same key prefix into the first of them. */
+	for (size_t i = 0; i < n; i++) {
+		uint64_t bucket, count = 0;
+		memcpy(&bucket, v[i].key + l->key_size - 8, 8);
+		for (size_t c = 0; c < ncpu; c++) {
+			uint64_t x;
+			memcpy(&x, v[i].val + c * stride, 8);
+			count += x;
+		}
+		if (!ng || memcmp(v[ng - 1].key, v[i].key, l->user_key_size) != 0) {
+			v[ng] = v[i];
+			v[ng].buckets = xcalloc(nb, sizeof(uint64_t));
+			v[ng].v = 0;
+			ng++;
+		}
+		if (bucket < nb) {
+			v[ng - 1].buckets[bucket] += count;
+			v[ng - 1].v += (int64_t)count;
+		}
+	}
+	stable_sort(v, ng, cmp_value, &sc);
+
+	if (json) {
+		if (!ng)
+			goto out;
+		json_open(b, "hist", m);
+	}
+	size_t skip = top && ng > top ? ng - top : 0;
+	for (size_t i = skip; i < ng; i++) {
+		if (json) {
+			if (i > skip)
+				dt_sb_puts(b, ", ");
+			put_key(o, b, m, v[i].key, true);
+		} else {
+			if (i > skip)
+				dt_sb_putc(b, '\n');
+			dt_sb_puts(b, m->name);
+			put_key(o, b, m, v[i].key, false);
+			dt_sb_puts(b, ": \n");
+		}
+		if (t->kind == DT_T_HIST)
+			dt_fmt_hist(b, v[i].buckets, nb, div, json);
+		else
+			dt_fmt_lhist(b, v[i].buckets, nb, t->lhist.min, t->lhist.max, t->lhist.step,
+				     json);
+	}
+	if (json)
+		json_close(b, m);
+	else
+		dt_sb_putc(b, '\n');
+	emit(o);
+out:
+	for (size_t i = 0; i < ng; i++)
+		free(v[i].buckets);
+	return 0;
+}
+
+static void print_stats(dt_out *o, const dt_map_sym *m, const dt_map_layout *l, ent *v, size_t n,
+			size_t ncpu, size_t stride, uint64_t top, uint64_t div)
+{
+	const dt_type *t = m->value;
+	bool json = o->format == DT_OUT_JSON;
+	struct sort_ctx sc = { .m = m, .key_bytes = l->key_size, .is_signed = true };
+	dt_sbuf *b = &o->line;
+
+	for (size_t i = 0; i < n; i++) {
+		v[i].count = v[i].total = 0;
+		for (size_t c = 0; c < ncpu; c++) {
+			const uint8_t *p = v[i].val + c * stride;
+			if (t->kind == DT_T_AVG) {
+				struct dt_agg_avg a;
+				memcpy(&a, p, sizeof(a));
+				v[i].count += (int64_t)a.count;
+				v[i].total += a.total;
+			} else {
+				struct dt_agg_stats s;
+				memcpy(&s, p, sizeof(s));
+				v[i].count += (int64_t)s.count;
+				v[i].total += s.total;
+			}
+		}
+		v[i].v = v[i].count ? v[i].total / v[i].count : 0;
+	}
+	stable_sort(v, n, cmp_key_bytes, &sc);
+	stable_sort(v, n, cmp_value, &sc);
+
+	if (json) {
+		if (!n)
+			return;
+		json_open(b, "stats", m);
+	}
+	/* bpftrace applies `top` to avg() maps only. */
+	size_t skip = t->kind == DT_T_AVG && top && n > top ? n - top : 0;
+	for (size_t i = skip; i < n; i++) {
+		if (i > skip)
+			dt_sb_puts(b, json ? ", " : "\n");
+		if (json) {
+			put_key(o, b, m, v[i].key, true);
+		} else {
+			dt_sb_puts(b, m->name);
+			put_key(o, b, m, v[i].key, false);
+			dt_sb_puts(b, ": ");
+		}
+		if (t->kind == DT_T_AVG)
+			dt_sb_printf(b, "%" PRId64, v[i].v / (int64_t)div);
+		else if (json)
+			dt_sb_printf(b, "{\"count\": %" PRId64 ", \"average\": %" PRId64
+				     ", \"total\": %" PRId64 "}", v[i].count, v[i].v, v[i].total);
+		else
+			dt_sb_printf(b, "count %" PRId64 ", average %" PRId64 ", total %" PRId64,
+				     v[i].count, v[i].v, v[i].total);
+	}
+	if (json)
+		json_close(b, m);
+	else
+		dt_sb_puts(b, "\n\n");
+	emit(o);
+}
+
+int dt_out_print_entries(dt_out *o, const dt_map_sym *m, const dt_map_layout *l, const void *keys,
+			 const void *values, size_t n, uint64_t top, uint64_t div)
+{
+	const dt_type *t = m->value;
+	size_t ncpu = l->percpu ? (size_t)o->ncpus : 1;
+	size_t stride = l->percpu ? DT_ALIGN(l->value_size, 8) : l->value_size;
+	int err = 0;
+
+	if (!t || !l->key_size)
+		return -EINVAL;
+	if (!div)
+		div = 1;
+	ent *v = xcalloc(n ? n : 1, sizeof(*v));
+	for (size_t i = 0; i < n; i++) {
+		v[i].key = (const uint8_t *)keys + i * l->key_size;
+		v[i].val = (const uint8_t *)values + i * stride * ncpu;
+		v[i].v = combine_plain(t, v[i].val, ncpu, stride);
+	}
+
+	switch (t->kind) {
+	case DT_T_HIST:
+	case DT_T_LHIST:
+		err = print_hist(o, m, l, v, n, ncpu, stride, top, div);
+		break;
+	case DT_T_AVG:
+	case DT_T_STATS:
+		print_stats(o, m, l, v, n, ncpu, stride, top, div);
+		break;
+	default:
+		print_plain(o, m, v, n, top, div);
+		break;
+	}
+	free(v);
+	return err;
+}
+
+int dt_out_print_map(dt_out *o, const dt_map_sym *m, int map_fd, uint64_t top, uint64_t div)
+{
+	dt_map_layout l;
+	DT_VEC(uint8_t) keys = {0}, vals = {0};
+	size_t n = 0;
+	int err = 0;
+
+	dt_map_layout_of(m, &l);
+	if (!l.key_size || !l.value_size)
+		return -EINVAL;
+	size_t vsize = l.percpu ? DT_ALIGN(l.value_size, 8) * (size_t)o->ncpus : l.value_size;
+	uint8_t *prev = NULL;
+	uint8_t *next = xmalloc(l.key_size), *prevbuf = xmalloc(l.key_size);
+
+	for (;;) {
+		if (bpf_map_get_next_key(map_fd, prev, next)) {
+			if (errno != ENOENT)
+				err = -errno;
+			break;
+		}
+		memcpy(prevbuf, next, l.key_size);
+		prev = prevbuf;
+		/* Make room for one more entry, then look it up in place. */
+		while (keys.cap < (n + 1) * l.key_size) {
+			keys.cap = keys.cap ? keys.cap * 2 : 64 * l.key_size;
+			keys.v = xrealloc(keys.v, keys.cap);
+		}
+		while (vals.cap < (n + 1) * vsize) {
+			vals.cap = vals.cap ? vals.cap * 2 : 64 * vsize;
+			vals.v = xrealloc(vals.v, vals.cap);
+		}
+		/* Zeroed first so a value shorter than expected never prints stale bytes. */
+		memset(vals.v + n * vsize, 0, vsize);
+		if (bpf_map_lookup_elem(map_fd, next, vals.v + n * vsize)) {
+			/* Deleted by the program between the two calls: skip it, keep walking. */
+			if (errno == ENOENT)
+				continue;
+			err = -errno;
+			break;
+		}
+		memcpy(keys.v + n * l.key_size, next, l.key_size);
+		n++;
+		if (n > (size_t)l.max_entries + 1024)
+			break; /* a map being refilled as we walk it: stop rather than loop forever */
+	}
+	if (!err)
+		err = dt_out_print_entries(o, m, &l, keys.v, vals.v, n, top, div);
+	free(next);
+	free(prevbuf);
+	free(keys.v);
+	free(vals.v);
+	return err;
+}

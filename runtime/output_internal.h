@@ -1,0 +1,87 @@
+/* output_internal.h — the contract between the session/event loop (session.c, main.c) and the
+ * output side (output.c, format.c, symbols.c): how values, printf events and maps become text or
+ * JSON, and how addresses become names. The session owns the maps and the stack sources; output
+ * owns formatting and symbolization. */
+#ifndef DT_OUTPUT_INTERNAL_H
+#define DT_OUTPUT_INTERNAL_H
+
+#include "lang/lang.h"
+#include "bpf-lib/dt_abi.h"
+
+#include <stdio.h>
+
+/* ---------------------------------------------------------------- symbolization */
+
+typedef struct dt_symbolizer dt_symbolizer;
+
+dt_symbolizer *dt_sym_new(void);
+void dt_sym_free(dt_symbolizer *s);
+/* Snapshot /proc/PID/maps (and open the objects lazily later), so the process's addresses still
+ * resolve after it exits or execs. Cheap if already known and unchanged. 0 or -errno. */
+int dt_sym_note_pid(dt_symbolizer *s, uint32_t pid);
+/* "func+26" (bpftrace's decimal offset; no offset when `with_off` is false); falls back to
+ * "module+0xoff" (file offset) for a mapped file without a covering symbol, then "0xaddr". Writes at most n bytes including NUL. Returns 0 if a symbol was found, -ENOENT if not
+ * (the buffer still holds the fallback text). */
+int dt_sym_kernel(dt_symbolizer *s, uint64_t addr, bool with_off, char *buf, size_t n);
+int dt_sym_user(dt_symbolizer *s, uint32_t pid, uint64_t addr, bool with_off, char *buf, size_t n);
+/* Module (path basename for users, "kernel" or "[module]" for the kernel) of an address. */
+const char *dt_sym_user_module(dt_symbolizer *s, uint32_t pid, uint64_t addr);
+/* Full path of the file mapped at a user address (as /proc/PID/maps names it, "[vdso]" for the
+ * vDSO), or NULL; valid until dt_sym_free. bpftrace's perf-mode stacks print it. */
+const char *dt_sym_user_path(dt_symbolizer *s, uint32_t pid, uint64_t addr);
+/* "kernel", or the "[module]" of a kernel address. */
+const char *dt_sym_kernel_module(dt_symbolizer *s, uint64_t addr);
+
+/* ---------------------------------------------------------------- stacks */
+
+/* How output gets the frames behind a struct dt_stack_ref: the session reads the stack-trace map
+ * of (kind, depth) or the DWARF walker's frames. Returns the number of frames (>= 0), or -errno. */
+typedef int (*dt_stack_frames_fn)(void *ctx, const dt_type *stack_type,
+				  const struct dt_stack_ref *ref, uint64_t *frames, uint32_t max);
+
+/* ---------------------------------------------------------------- output */
+
+typedef enum dt_out_format { DT_OUT_TEXT, DT_OUT_JSON } dt_out_format;
+
+typedef struct dt_out dt_out;
+
+typedef struct dt_out_opts {
+	FILE *file;             /* where everything goes (-o FILE or stdout) */
+	dt_out_format format;
+	dt_symbolizer *sym;
+	dt_stack_frames_fn stack_frames;
+	void *stack_ctx;
+	int ncpus;              /* possible CPUs: per-CPU values are arrays of this many */
+} dt_out_opts;
+
+dt_out *dt_out_new(const dt_out_opts *o);
+void dt_out_free(dt_out *o);
+
+/* A printf event: the format and the payload laid out as `args` (a tuple, possibly empty). */
+void dt_out_printf(dt_out *o, const char *fmt, const dt_type *args, const void *data, size_t len);
+/* print(value) and the text of one value (used for keys too). */
+void dt_out_value(dt_out *o, const dt_type *t, const void *data);
+/* time(fmt): the current wall-clock time through strftime. */
+void dt_out_time(dt_out *o, const char *fmt);
+/* A message from the runtime that belongs in the output stream (bpftrace's "Attaching 2 probes..."). */
+void dt_out_message(dt_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* "Attaching N probes..." / {"type": "attached_probes", ...}, bpftrace's shapes. */
+void dt_out_attached(dt_out *o, uint64_t nprobes);
+/* "Lost N events" / {"type": "lost_events", ...}. */
+void dt_out_lost_events(dt_out *o, uint64_t lost);
+/* What bpftrace prints before the maps at exit: two newlines (in JSON mode too). */
+void dt_out_maps_start(dt_out *o);
+
+/* Reads a whole script map from the kernel (fd) and prints it the way bpftrace does: entries
+ * sorted by value (ascending, so the biggest is last) or by key for hist/lhist, `@name[key]: value`
+ * lines, stacks one frame per line, histograms with bpftrace's bucket labels and @ bars, avg/stats
+ * combined across CPUs. top: only the last `top` entries (0 = all); div: divide values. A map with
+ * no entries prints what bpftrace 0.17 prints: an empty line ("\n\n" for avg/stats) in text,
+ * nothing in JSON. 0 or -errno. */
+int dt_out_print_map(dt_out *o, const dt_map_sym *m, int map_fd, uint64_t top, uint64_t div);
+
+/* Flushes the underlying FILE. */
+void dt_out_flush(dt_out *o);
+
+#endif

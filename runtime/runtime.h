@@ -1,0 +1,103 @@
+/* runtime.h — the session API: everything between a checked program and the kernel. A session
+ * owns the output and the symbolizer, the script maps (by name; they live across compilations so a
+ * REPL can add probes that share them), the auxiliary maps (stats, scratch, stack-trace maps,
+ * per-unit event ring buffers), and the loaded programs grouped in units — one unit per
+ * dt_session_add, i.e. per program text. The CLI is one session with one unit; the REPL is one
+ * session with many. Every function returns 0 or a negative errno unless it says otherwise, and
+ * prints user-facing messages (diagnostics, attach errors) on the session's error stream. */
+#ifndef DT_RUNTIME_H
+#define DT_RUNTIME_H
+
+#include "lang/lang.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct dt_session dt_session;
+typedef struct dt_unit dt_unit;
+
+/* -d flags: stage dumps, printed on the error stream (ir, asm, verifier) or the output. */
+enum {
+	DT_DUMP_TOKENS = 1u << 0,
+	DT_DUMP_AST = 1u << 1,
+	DT_DUMP_TYPES = 1u << 2,
+	DT_DUMP_IR = 1u << 3,
+	DT_DUMP_ASM = 1u << 4,
+	DT_DUMP_VERIFIER = 1u << 5,
+	DT_DUMP_UNWIND = 1u << 6,
+};
+
+typedef enum dt_session_format { DT_FORMAT_TEXT, DT_FORMAT_JSON } dt_session_format;
+
+typedef struct dt_session_opts {
+	size_t sz;              /* sizeof(struct dt_session_opts) */
+	FILE *out;              /* program output (printf, maps); NULL = stdout */
+	FILE *err;              /* diagnostics, errors, -v; NULL = stderr */
+	dt_session_format format;
+	uint32_t filter_pid;    /* -p: every probe only fires for this process (0 = none) */
+	int uprobe_pid;         /* -p/-c: uprobes fire in this process only (<= 0: every one) */
+	int verbose;            /* -v: attach list, stats totals, map memory, stage timings */
+	uint32_t dump;          /* DT_DUMP_* */
+	bool dry_run;           /* compile and load, attach nothing */
+	bool announce;          /* print bpftrace's "Attaching N probes..." before attaching */
+	bool count_hits;        /* enable BPF run statistics so dt_unit_hits works */
+	const char **params;    /* positional parameters $1..$n */
+	uint32_t nparams;
+} dt_session_opts;
+
+/* Creates a session. Cheap: no map, no tracefs scan, no unwinder until a program needs them.
+ * NULL with errno set on bad options. */
+dt_session *dt_session_new(const dt_session_opts *o);
+
+/* Compiles `src` (parse, check against the session's live maps, create missing maps, codegen),
+ * loads every program and — unless dry_run — attaches them and runs the unit's BEGIN probes.
+ * The text is copied. Returns 0 and the unit in *out (may be NULL), -EINVAL on script errors
+ * (diagnostics printed, nothing loaded), -EPERM without privileges (one sentence printed), or
+ * another -errno for load/attach failures (message printed, the unit is undone). */
+int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out);
+
+/* Detaches and unloads one unit; its maps live on (the REPL's `detach`). The unit is freed. */
+int dt_session_detach(dt_session *s, dt_unit *u);
+
+/* Creates the -c child stopped before exec, so its pid is known before compiling; call
+ * dt_session_start_child after every dt_session_add to let it exec. The session ends when it
+ * exits. */
+int dt_session_spawn_child(dt_session *s, const char *cmd, int *pid);
+int dt_session_start_child(dt_session *s);
+
+/* Watches -p PID: the event loop ends when that process exits. */
+int dt_session_watch_pid(dt_session *s, int pid);
+
+/* The event loop: dispatches events to the output until exit(), SIGINT/SIGTERM, the -c child's
+ * exit or the -p process's exit. Returns 0 (see dt_session_exit_code for exit()'s code). */
+int dt_session_run(dt_session *s);
+
+/* Ends the session's tracing: detaches every probe, runs END probes, drains the event buffers,
+ * prints every non-empty map (bpftrace's order: by name) and reports every non-zero loss counter
+ * on the error stream. Idempotent. */
+int dt_session_finish(dt_session *s);
+
+/* Prints every map now (bpftrace's order: sorted by name). */
+void dt_session_print_maps(dt_session *s);
+
+/* Detaches everything, closes every fd, reaps a -c child. NULL is fine. */
+void dt_session_free(dt_session *s);
+
+/* The code given to exit() in a probe, 0 if none. */
+int dt_session_exit_code(const dt_session *s);
+
+/* Units: id (1, 2, …), source text, and how many times its programs ran (-ENOTSUP unless
+ * count_hits was set). */
+uint32_t dt_unit_id(const dt_unit *u);
+const char *dt_unit_text(const dt_unit *u);
+int dt_unit_hits(const dt_unit *u, uint64_t *hits);
+/* Units in creation order: index 0..n-1, NULL past the end. */
+dt_unit *dt_session_unit(dt_session *s, uint32_t i);
+
+/* The CLI: parses argv and runs. Returns the process exit status (0, 1 script/runtime errors,
+ * 2 usage). */
+int dt_cli_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,1030 @@
+/* session.c — the session: script maps that live across compilations, the auxiliary maps generated
+ * code needs (created lazily, when codegen first asks for them), and units — one per program text —
+ * each compiled, loaded (with a verifier log only when something fails or -d verifier asks),
+ * attached through attach.c, and detachable on its own. Also the userspace side of map commands
+ * (clear, zero, delete of hist keys), the loss counters, and the exit sequence: detach, END, drain,
+ * print maps, report losses. The event loop itself is in loop.c. */
+#include "runtime/session_internal.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NEED_ROOT "dwarftrace needs root (or CAP_BPF and CAP_PERFMON) to load BPF programs"
+#define STACK_MAP_ENTRIES 4096
+#define VERIFIER_TAIL_LINES 25
+/* A bound on continuation slots of a session, below the unwinder's own array size. */
+#define DT_CONT_SLOTS 4096
+
+static uint64_t boot_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Prints the one sentence for missing privileges, once. */
+static int perm_error(dt_session *s, int rc)
+{
+	if ((rc == -EPERM || rc == -EACCES) && !s->perm_reported) {
+		s->perm_reported = true;
+		fprintf(s->err, "%s\n", NEED_ROOT);
+	}
+	return rc;
+}
+
+/* One tiny map tells whether BPF is allowed at all, before compiling anything: without it the
+ * first failure would surface inside codegen as a confusing internal error. */
+static int check_privileges(dt_session *s)
+{
+	int fd;
+
+	if (s->bpf_ok)
+		return 0;
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "dt_probe", 4, 4, 1, NULL);
+	if (fd < 0)
+		return perm_error(s, errno == EPERM || errno == EACCES ? -EPERM : -errno);
+	close(fd);
+	s->bpf_ok = true;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- life cycle */
+
+static int libbpf_verbosity;
+
+/* libbpf logs through a callback; its warnings only matter with -v, its debug with -vv. */
+static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (libbpf_verbosity < 1 || (level == LIBBPF_DEBUG && libbpf_verbosity < 2))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+dt_session *dt_session_new(const dt_session_opts *o)
+{
+	dt_session *s;
+	dt_out_opts oo = { 0 };
+
+	if (!o || o->sz < offsetof(dt_session_opts, params)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	s = xcalloc(1, sizeof(*s));
+	memcpy(&s->o, o, DT_MIN(o->sz, sizeof(s->o)));
+	s->o.sz = sizeof(s->o);
+	if (!s->o.out)
+		s->o.out = stdout;
+	s->err = s->o.err ? s->o.err : stderr;
+	s->arena = dt_arena_new();
+	libbpf_verbosity = s->o.verbose;
+	libbpf_set_print(libbpf_log);
+	s->ncpus = libbpf_num_possible_cpus();
+	if (s->ncpus <= 0)
+		s->ncpus = 1;
+	s->sym = dt_sym_new();
+	oo.file = s->o.out;
+	oo.format = s->o.format == DT_FORMAT_JSON ? DT_OUT_JSON : DT_OUT_TEXT;
+	oo.sym = s->sym;
+	oo.stack_frames = dt_session_stack_frames;
+	oo.stack_ctx = s;
+	oo.ncpus = s->ncpus;
+	s->out = dt_out_new(&oo);
+	s->stats_fd = s->scratch_fd = s->stats_enable_fd = -1;
+	s->child_go_fd = s->child_err_fd = s->pidfd = -1;
+	s->start_ns = boot_ns();
+	s->next_unit_id = 1;
+	return s;
+}
+
+static void close_fdvec(dt_fdvec *v)
+{
+	for (size_t i = 0; i < v->n; i++)
+		close(v->v[i]);
+	free(v->v);
+	memset(v, 0, sizeof(*v));
+}
+
+static void unit_free(dt_unit *u)
+{
+	if (!u)
+		return;
+	close_fdvec(&u->attached);
+	close_fdvec(&u->prog_fds);
+	/* begin/end fds are also in prog_fds: only free the arrays. */
+	free(u->begin_fds.v);
+	free(u->end_fds.v);
+	free(u->end_types.v);
+	free(u->begin_types.v);
+	if (u->events_fd >= 0)
+		close(u->events_fd);
+	free(u->map_index);
+	if (u->arena)
+		dt_arena_free(u->arena);
+	free(u->name);
+	free(u->text);
+	free(u);
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+void dt_session_free(dt_session *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->units.n; i++)
+		unit_free(s->units.v[i]);
+	free(s->units.v);
+	if (s->rb)
+		ring_buffer__free(s->rb);
+	for (size_t i = 0; i < s->rbctx.n; i++)
+		free(s->rbctx.v[i]);
+	free(s->rbctx.v);
+	for (size_t i = 0; i < s->maps.n; i++) {
+		close(s->maps.v[i]->fd);
+		free(s->maps.v[i]);
+	}
+	free(s->maps.v);
+	for (size_t i = 0; i < s->stackmaps.n; i++)
+		close(s->stackmaps.v[i].fd);
+	free(s->stackmaps.v);
+	close_fd(&s->stats_fd);
+	close_fd(&s->scratch_fd);
+	close_fd(&s->stats_enable_fd);
+	dt_unwinder_free(s->uw);
+	dt_child_reap(s);
+	close_fd(&s->pidfd);
+	if (s->out) {
+		dt_out_flush(s->out);
+		dt_out_free(s->out);
+	}
+	dt_sym_free(s->sym);
+	dt_arena_free(s->arena);
+	free(s);
+}
+
+int dt_session_exit_code(const dt_session *s)
+{
+	return s->exit_code;
+}
+
+uint32_t dt_unit_id(const dt_unit *u)
+{
+	return u->id;
+}
+
+const char *dt_unit_text(const dt_unit *u)
+{
+	return u->text;
+}
+
+dt_unit *dt_session_unit(dt_session *s, uint32_t i)
+{
+	return i < s->units.n ? s->units.v[i] : NULL;
+}
+
+int dt_unit_hits(const dt_unit *u, uint64_t *hits)
+{
+	*hits = 0;
+	if (u->s->stats_enable_fd < 0)
+		return -ENOTSUP;
+	for (size_t i = 0; i < u->prog_fds.n; i++) {
+		struct bpf_prog_info info = { 0 };
+		uint32_t len = sizeof(info);
+
+		if (bpf_obj_get_info_by_fd(u->prog_fds.v[i], &info, &len) == 0)
+			*hits += info.run_cnt;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- maps */
+
+dt_smap *dt_session_find_map(dt_session *s, const char *name)
+{
+	for (size_t i = 0; i < s->maps.n; i++)
+		if (!strcmp(s->maps.v[i]->sym.name, name))
+			return s->maps.v[i];
+	return NULL;
+}
+
+/* BPF object names: at most 15 characters of [A-Za-z0-9_.]; "@" becomes "AT_", as bpftrace. */
+static void bpf_name(char out[16], const char *prefix, const char *name)
+{
+	size_t j = 0;
+
+	for (const char *p = prefix; *p && j < 15; p++)
+		out[j++] = *p;
+	for (const char *p = name; *p && j < 15; p++) {
+		char c = *p;
+
+		if (c == '@')
+			continue;
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '.';
+
+		out[j++] = ok ? c : '_';
+	}
+	out[j] = 0;
+}
+
+static int create_script_map(dt_session *s, const dt_map_sym *m, dt_smap **out)
+{
+	dt_smap *sm = xcalloc(1, sizeof(*sm));
+	char name[16];
+	int fd;
+
+	sm->sym.name = dt_arena_strndup(s->arena, m->name, strlen(m->name));
+	sm->sym.key = m->key ? dt_type_clone(s->arena, m->key) : NULL;
+	sm->sym.value = dt_type_clone(s->arena, m->value);
+	sm->sym.id = (uint32_t)s->maps.n;
+	dt_map_layout_of(&sm->sym, &sm->layout);
+	bpf_name(name, "AT_", m->name);
+	fd = bpf_map_create(sm->layout.bpf_map_type, name, sm->layout.key_size,
+			    sm->layout.value_size, sm->layout.max_entries, NULL);
+	if (fd < 0) {
+		int rc = -errno;
+
+		if (rc != -EPERM)
+			fprintf(s->err, "cannot create map %s (key %u bytes, value %u bytes): %s\n",
+				m->name, sm->layout.key_size, sm->layout.value_size,
+				strerror(-rc));
+		free(sm);
+		return perm_error(s, rc);
+	}
+	sm->fd = fd;
+	DT_VEC_PUSH(&s->maps, sm);
+	*out = sm;
+	return 0;
+}
+
+static int aux_create(dt_session *s, int *fd, enum bpf_map_type type, const char *name,
+		      uint32_t key, uint32_t value, uint32_t entries)
+{
+	if (*fd >= 0)
+		return *fd;
+	*fd = bpf_map_create(type, name, key, value, entries, NULL);
+	if (*fd < 0) {
+		int rc = -errno;
+
+		*fd = -1;
+		if (rc != -EPERM)
+			fprintf(s->err, "cannot create the %s map: %s\n", name, strerror(-rc));
+		return perm_error(s, rc);
+	}
+	return *fd;
+}
+
+static int stack_map_fd(dt_session *s, dt_stack_kind kind, uint32_t depth, bool create)
+{
+	dt_stackmap sm = { .kind = kind, .depth = depth ? depth : DT_STACK_DEFAULT_DEPTH,
+			   .fd = -1 };
+	char name[16];
+	int rc;
+
+	for (size_t i = 0; i < s->stackmaps.n; i++)
+		if (s->stackmaps.v[i].kind == kind && s->stackmaps.v[i].depth == sm.depth)
+			return s->stackmaps.v[i].fd;
+	if (!create)
+		return -ENOENT;
+	snprintf(name, sizeof(name), "%cstack_%u", kind == DT_STACK_KERNEL ? 'k' : 'u', sm.depth);
+	rc = aux_create(s, &sm.fd, BPF_MAP_TYPE_STACK_TRACE, name, 4, sm.depth * 8,
+			STACK_MAP_ENTRIES);
+	if (rc < 0)
+		return rc;
+	DT_VEC_PUSH(&s->stackmaps, sm);
+	return sm.fd;
+}
+
+int dt_session_stack_frames(void *ctx, const dt_type *t, const struct dt_stack_ref *ref,
+			    uint64_t *frames, uint32_t max)
+{
+	dt_session *s = ctx;
+	uint32_t depth = t->stack.depth ? t->stack.depth : DT_STACK_DEFAULT_DEPTH, id, n = 0;
+	uint64_t *buf;
+	int fd, rc;
+
+	if (t->kind != DT_T_STACK)
+		return -EINVAL;
+	if (t->stack.kind == DT_STACK_USER_DWARF) {
+		if (!s->uw)
+			return -ENOENT;
+		if (ref->pid)
+			dt_sym_note_pid(s->sym, ref->pid);
+		return dt_unwinder_frames(s->uw, ref, frames, max);
+	}
+	fd = stack_map_fd(s, t->stack.kind, depth, false);
+	if (fd < 0)
+		return fd;
+	if (t->stack.kind != DT_STACK_KERNEL && ref->pid)
+		dt_sym_note_pid(s->sym, ref->pid);
+	buf = xcalloc(depth, sizeof(*buf));
+	id = (uint32_t)ref->id;
+	if (bpf_map_lookup_elem(fd, &id, buf) < 0) {
+		rc = -errno;
+		free(buf);
+		return rc;
+	}
+	while (n < depth && n < max && buf[n]) {
+		frames[n] = buf[n];
+		n++;
+	}
+	free(buf);
+	return (int)n;
+}
+
+/* Keys of a map, read before changing it: deleting while walking restarts the walk. */
+static int map_keys(int fd, uint32_t key_size, unsigned char **keys, size_t *n)
+{
+	unsigned char *cur = xcalloc(1, key_size), *v = NULL;
+	size_t cnt = 0, cap = 0;
+	const void *prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, cur) == 0) {
+		if (cnt == cap) {
+			cap = cap ? cap * 2 : 64;
+			v = xrealloc(v, cap * key_size);
+		}
+		memcpy(v + cnt * key_size, cur, key_size);
+		prev = v + cnt * key_size;
+		cnt++;
+	}
+	free(cur);
+	*keys = v;
+	*n = cnt;
+	return 0;
+}
+
+int dt_map_clear(dt_session *s, dt_smap *m)
+{
+	unsigned char *keys;
+	size_t n;
+
+	map_keys(m->fd, m->layout.key_size, &keys, &n);
+	for (size_t i = 0; i < n; i++)
+		bpf_map_delete_elem(m->fd, keys + i * m->layout.key_size);
+	free(keys);
+	return 0;
+}
+
+int dt_map_zero(dt_session *s, dt_smap *m)
+{
+	size_t vsz = m->layout.percpu ? DT_ALIGN(m->layout.value_size, 8) * (size_t)s->ncpus
+				      : m->layout.value_size;
+	unsigned char *keys, *zero = xcalloc(1, vsz);
+	size_t n;
+	int rc = 0;
+
+	map_keys(m->fd, m->layout.key_size, &keys, &n);
+	for (size_t i = 0; i < n; i++)
+		if (bpf_map_update_elem(m->fd, keys + i * m->layout.key_size, zero,
+					BPF_EXIST) < 0 && errno != ENOENT)
+			rc = -errno;
+	free(keys);
+	free(zero);
+	return rc;
+}
+
+int dt_map_delete_prefix(dt_session *s, dt_smap *m, const void *key, size_t len)
+{
+	unsigned char *keys;
+	size_t n, cmp = DT_MIN(len, m->layout.user_key_size);
+
+	map_keys(m->fd, m->layout.key_size, &keys, &n);
+	for (size_t i = 0; i < n; i++)
+		if (!memcmp(keys + i * m->layout.key_size, key, cmp))
+			bpf_map_delete_elem(m->fd, keys + i * m->layout.key_size);
+	free(keys);
+	return 0;
+}
+
+static int cmp_smap_name(const void *a, const void *b)
+{
+	return strcmp((*(dt_smap *const *)a)->sym.name, (*(dt_smap *const *)b)->sym.name);
+}
+
+void dt_session_print_maps(dt_session *s)
+{
+	dt_smap **sorted = xcalloc(s->maps.n + 1, sizeof(*sorted));
+
+	memcpy(sorted, s->maps.v, s->maps.n * sizeof(*sorted));
+	qsort(sorted, s->maps.n, sizeof(*sorted), cmp_smap_name);
+	for (size_t i = 0; i < s->maps.n; i++) {
+		int rc = dt_out_print_map(s->out, &sorted[i]->sym, sorted[i]->fd, 0, 0);
+
+		if (rc < 0)
+			fprintf(s->err, "cannot read map %s: %s\n", sorted[i]->sym.name,
+				strerror(-rc));
+	}
+	free(sorted);
+	dt_out_flush(s->out);
+}
+
+/* ---------------------------------------------------------------- codegen callbacks */
+
+struct cg_ctx {
+	dt_session *s;
+	dt_unit *u;
+};
+
+static int cg_map_fd(void *ctx, const dt_map_sym *m)
+{
+	struct cg_ctx *c = ctx;
+
+	if (m->id >= c->u->prog->nmaps)
+		return -EINVAL;
+	return c->s->maps.v[c->u->map_index[m->id]]->fd;
+}
+
+static void uw_log(void *ctx, const char *msg)
+{
+	dt_session *s = ctx;
+
+	if (s->o.verbose)
+		fprintf(s->err, "unwind: %s%s", msg,
+			*msg && msg[strlen(msg) - 1] == '\n' ? "" : "\n");
+}
+
+dt_unwinder *dt_session_unwinder(dt_session *s)
+{
+	dt_unwinder_opts uo = { .sz = sizeof(uo), .follow_exec_exit = true, .log = uw_log,
+				.log_ctx = s };
+	if (s->uw)
+		return s->uw;
+	s->uw = dt_unwinder_new(&uo);
+	if (!s->uw && !s->uw_reported) {
+		s->uw_reported = true;
+		if (errno == EPERM)
+			perm_error(s, -EPERM);
+		else
+			fprintf(s->err, "ustack_dwarf: cannot load the DWARF stack walker: %s (run "
+				"with -v for the details)\n", strerror(errno));
+	}
+	return s->uw;
+}
+
+static int wrap_uw(dt_session *s, int fd, enum bpf_prog_type t)
+{
+	if (fd == -EOPNOTSUPP)
+		fprintf(s->err, "ustack_dwarf cannot be used in this kind of probe (no stack "
+			"walker for BPF program type %d)\n", (int)t);
+	return fd;
+}
+
+static int cg_aux_fd(void *ctx, dt_aux_map which, dt_stack_kind kind, uint32_t depth,
+		     enum bpf_prog_type prog_type)
+{
+	struct cg_ctx *c = ctx;
+	dt_session *s = c->s;
+
+	switch (which) {
+	case DT_AUX_EVENTS:
+		return aux_create(s, &c->u->events_fd, BPF_MAP_TYPE_RINGBUF, "events", 0, 0,
+				  DT_EVENTS_RINGBUF_SIZE);
+	case DT_AUX_STATS:
+		return aux_create(s, &s->stats_fd, BPF_MAP_TYPE_PERCPU_ARRAY, "stats", 4, 8,
+				  DT_STAT__COUNT);
+	case DT_AUX_SCRATCH:
+		return aux_create(s, &s->scratch_fd, BPF_MAP_TYPE_PERCPU_ARRAY, "scratch", 4,
+				  DT_SCRATCH_SIZE, 1);
+	case DT_AUX_STACKS:
+		if (kind != DT_STACK_USER_DWARF)
+			return stack_map_fd(s, kind, depth, true);
+		break;
+	case DT_AUX_CONT_PROGS:
+	case DT_AUX_WALKER_PROGS:
+	case DT_AUX_WALKER_STATE:
+		break;
+	}
+	/* The DWARF walker's maps: the unwinder owns them, one set per program type. */
+	if (!dt_session_unwinder(s))
+		return -EOPNOTSUPP;
+	switch (which) {
+	case DT_AUX_STACKS:
+		return dt_unwinder_frames_fd(s->uw);
+	case DT_AUX_CONT_PROGS:
+		return wrap_uw(s, dt_unwinder_cont_progs_fd(s->uw, prog_type), prog_type);
+	case DT_AUX_WALKER_PROGS:
+		return wrap_uw(s, dt_unwinder_walker_progs_fd(s->uw, prog_type), prog_type);
+	case DT_AUX_WALKER_STATE:
+		return wrap_uw(s, dt_unwinder_state_fd(s->uw, prog_type), prog_type);
+	default:
+		return -EINVAL;
+	}
+}
+
+static int cg_cont_slot(void *ctx)
+{
+	struct cg_ctx *c = ctx;
+
+	/* Slots are handed out in order across the whole session and not reused, which bounds a
+	 * REPL session to DT_CONT_SLOTS ustack_dwarf probes — plenty. */
+	if (c->s->next_cont_slot >= DT_CONT_SLOTS ||
+	    (c->s->uw && (uint32_t)c->s->next_cont_slot >= dt_unwinder_cont_slots(c->s->uw)))
+		return -ENOSPC;
+	return c->s->next_cont_slot++;
+}
+
+static bool chk_existing_map(void *ctx, const char *name, const dt_type **key,
+			     const dt_type **value)
+{
+	dt_smap *m = dt_session_find_map(ctx, name);
+
+	if (!m)
+		return false;
+	*key = m->sym.key;
+	*value = m->sym.value;
+	return true;
+}
+
+/* The check callbacks share one ctx: the expansion context first, so dt_rt_expand can take it. */
+struct chk_ctx {
+	struct dt_rt_expand_ctx x;
+	dt_session *s;
+};
+
+static bool chk_existing(void *ctx, const char *name, const dt_type **key, const dt_type **value)
+{
+	return chk_existing_map(((struct chk_ctx *)ctx)->s, name, key, value);
+}
+
+/* ---------------------------------------------------------------- loading */
+
+static const char *prog_label(const dt_cg_prog *p)
+{
+	return p->attach && p->attach->text ? p->attach->text : p->name;
+}
+
+static void print_log_tail(FILE *f, const char *log, int lines)
+{
+	const char *p = log + strlen(log);
+
+	/* Skip trailing newlines, then walk back `lines` lines. */
+	while (p > log && p[-1] == '\n')
+		p--;
+	for (int n = 0; p > log; p--)
+		if (p[-1] == '\n' && ++n == lines)
+			break;
+	if (p > log)
+		fprintf(f, "...\n");
+	fprintf(f, "%s\n", p);
+}
+
+/* Loads one program. The first try has no log (cheap); a failure, or -d verifier, loads again
+ * with a log, growing the buffer on ENOSPC. */
+int dt_rt_load_prog(dt_session *s, const dt_cg_prog *p, int *fd_out)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = p->expected_attach_type);
+	bool with_log = s->o.dump & DT_DUMP_VERIFIER;
+	size_t logsz = 1u << 18;
+	char *log = NULL;
+	int fd, rc = 0;
+
+	for (;;) {
+		if (with_log) {
+			log = xrealloc(log, logsz);
+			log[0] = 0;
+			opts.log_buf = log;
+			opts.log_size = (uint32_t)logsz;
+			/* -d verifier wants every instruction's state; a failure needs less. */
+			opts.log_level = (s->o.dump & DT_DUMP_VERIFIER) ? 2 : 1;
+		}
+		fd = bpf_prog_load(p->prog_type, p->name, "GPL", p->insns, p->ninsns, &opts);
+		if (fd >= 0)
+			break;
+		rc = -errno;
+		if (rc == -EPERM && geteuid() != 0)
+			break; /* privileges, not the verifier: no log will help */
+		if (!with_log) {
+			with_log = true;
+			continue;
+		}
+		if (rc == -ENOSPC && logsz < (1u << 30)) {
+			logsz *= 4;
+			continue;
+		}
+		break;
+	}
+	if (fd >= 0 && (s->o.dump & DT_DUMP_VERIFIER) && log) {
+		fprintf(s->err, "-- verifier log for %s (%s, %zu instructions):\n%s\n",
+			prog_label(p), p->name, p->ninsns, log);
+	} else if (fd < 0 && rc == -EPERM && geteuid() != 0) {
+		perm_error(s, rc);
+	} else if (fd < 0) {
+		fprintf(s->err, "internal error: the verifier rejected generated code for probe %s "
+			"(this is a dwarftrace bug; please report it with the output of "
+			"-d verifier)\n", prog_label(p));
+		fprintf(s->err, "bpf_prog_load: %s\n", strerror(-rc));
+		if (log && *log)
+			print_log_tail(s->err, log, (s->o.dump & DT_DUMP_VERIFIER)
+							    ? 1 << 30 : VERIFIER_TAIL_LINES);
+	}
+	free(log);
+	*fd_out = fd < 0 ? -1 : fd;
+	return fd < 0 ? rc : 0;
+}
+
+static bool is_begin_end(const dt_cg_prog *p, dt_provider which)
+{
+	return p->attach && p->attach->provider == which;
+}
+
+/* Loads every program; continuations go into the prog-array slot their entry reserved. */
+static int load_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
+{
+	int *fds = xcalloc(cg->nprogs + 1, sizeof(int)), rc = 0;
+
+	for (uint32_t i = 0; i < cg->nprogs; i++) {
+		rc = dt_rt_load_prog(s, &cg->progs[i], &fds[i]);
+		if (rc < 0)
+			goto out;
+		DT_VEC_PUSH(&u->prog_fds, fds[i]);
+	}
+	for (uint32_t i = 0; i < cg->nprogs; i++) {
+		const dt_cg_prog *e = &cg->progs[i];
+		int cont = -1;
+
+		if (e->is_continuation || e->cont_slot < 0)
+			continue;
+		/* The entry's continuation: same probe and attach point, the next one first. */
+		for (uint32_t j = 0; j < cg->nprogs && cont < 0; j++) {
+			uint32_t k = (i + 1 + j) % cg->nprogs;
+
+			if (cg->progs[k].is_continuation && cg->progs[k].probe == e->probe &&
+			    cg->progs[k].attach == e->attach)
+				cont = (int)k;
+		}
+		int cfd = s->uw ? dt_unwinder_cont_progs_fd(s->uw, e->prog_type) : -1;
+
+		if (cont < 0 || cfd < 0) {
+			fprintf(s->err, "internal error: probe %s has no continuation program "
+				"(this is a dwarftrace bug; please report it)\n", prog_label(e));
+			rc = -EINVAL;
+			goto out;
+		}
+		if (bpf_map_update_elem(cfd, &e->cont_slot, &fds[cont], BPF_ANY) < 0) {
+			rc = -errno;
+			fprintf(s->err, "cannot install the continuation of %s: %s\n",
+				prog_label(e), strerror(-rc));
+			goto out;
+		}
+	}
+out:
+	free(fds);
+	return rc;
+}
+
+static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
+{
+	uint32_t nprobes = 0;
+	uint64_t t0 = dt_now_ns();
+
+	for (uint32_t i = 0; i < cg->nprogs; i++)
+		if (!cg->progs[i].is_continuation)
+			nprobes++;
+	if (s->o.announce) {
+		dt_out_attached(s->out, nprobes);
+		dt_out_flush(s->out);
+	}
+	for (uint32_t i = 0; i < cg->nprogs; i++) {
+		const dt_cg_prog *p = &cg->progs[i];
+		size_t before = u->attached.n;
+		char *err = NULL;
+		int rc;
+
+		if (p->is_continuation || !p->attach)
+			continue;
+		if (is_begin_end(p, DT_P_BEGIN)) {
+			DT_VEC_PUSH(&u->begin_fds, u->prog_fds.v[i]);
+			DT_VEC_PUSH(&u->begin_types, p->prog_type);
+			continue;
+		}
+		if (is_begin_end(p, DT_P_END)) {
+			DT_VEC_PUSH(&u->end_fds, u->prog_fds.v[i]);
+			DT_VEC_PUSH(&u->end_types, p->prog_type);
+			continue;
+		}
+		rc = dt_rt_attach(p->attach, u->prog_fds.v[i], s->o.uprobe_pid, &u->attached, &err);
+		if (rc < 0) {
+			perm_error(s, rc);
+			/* A fresh list: the compile's warnings were printed already. */
+			dt_diags *ad = dt_diags_new(&u->src);
+
+			dt_diag(ad, DT_DIAG_ERROR, p->attach->span, "%s",
+				err ? err : strerror(-rc));
+			dt_diags_print(ad, s->err, isatty(fileno(s->err)));
+			dt_diags_free(ad);
+			free(err);
+			return rc;
+		}
+		u->nprobes_attached++;
+		if (s->o.verbose)
+			fprintf(s->err, "attached %s (%zu perf event%s)\n", p->attach->text,
+				u->attached.n - before, u->attached.n - before == 1 ? "" : "s");
+	}
+	s->t_attach += dt_now_ns() - t0;
+	return 0;
+}
+
+/* Drops maps created after index n0 (a unit that failed must not leave maps behind). */
+static void drop_maps_from(dt_session *s, size_t n0)
+{
+	while (s->maps.n > n0) {
+		dt_smap *m = s->maps.v[--s->maps.n];
+
+		close(m->fd);
+		free(m);
+	}
+}
+
+static int create_unit_maps(dt_session *s, dt_unit *u)
+{
+	u->map_index = xcalloc(u->prog->nmaps + 1, sizeof(*u->map_index));
+	for (uint32_t i = 0; i < u->prog->nmaps; i++) {
+		const dt_map_sym *m = u->prog->maps[i];
+		dt_smap *sm = dt_session_find_map(s, m->name);
+		int rc;
+
+		if (!sm) {
+			rc = create_script_map(s, m, &sm);
+			if (rc < 0)
+				return rc;
+		}
+		u->map_index[m->id < u->prog->nmaps ? m->id : i] = sm->sym.id;
+	}
+	return 0;
+}
+
+int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
+{
+	dt_unit *u = xcalloc(1, sizeof(*u));
+	struct chk_ctx cc = { .x = { .pid = s->o.uprobe_pid }, .s = s };
+	dt_check_opts co = {
+		.sz = sizeof(co), .existing_map = chk_existing, .ctx = &cc, .expand = dt_rt_expand,
+		.params = s->o.params, .nparams = s->o.nparams,
+	};
+	struct cg_ctx gc = { .s = s, .u = u };
+	dt_cg_env env = {
+		.sz = sizeof(env), .ctx = &gc, .map_fd = cg_map_fd, .aux_fd = cg_aux_fd,
+		.cont_slot = cg_cont_slot, .start_ns = s->start_ns, .filter_pid = s->o.filter_pid,
+		.want_ir = s->o.dump & DT_DUMP_IR, .want_asm = s->o.dump & DT_DUMP_ASM,
+	};
+	dt_cg_result *cg = NULL;
+	size_t maps0 = s->maps.n;
+	bool color = isatty(fileno(s->err));
+	dt_diags *d;
+	uint64_t t;
+	int rc;
+
+	if (out)
+		*out = NULL;
+	u->s = s;
+	u->events_fd = -1;
+	u->name = xstrdup(src->name ? src->name : "-e");
+	u->text = xstrndup(src->text ? src->text : "", src->len);
+	u->src = (dt_source){ .name = u->name, .text = u->text, .len = src->len };
+	u->arena = dt_arena_new();
+	d = dt_diags_new(&u->src);
+
+	if (s->o.dump & DT_DUMP_TOKENS)
+		dt_dump_tokens(&u->src, s->o.out);
+	t = dt_now_ns();
+	u->prog = dt_parse(u->arena, &u->src, d);
+	s->t_parse += dt_now_ns() - t;
+	if (dt_diags_error_count(d)) {
+		rc = -EINVAL;
+		goto diags;
+	}
+	t = dt_now_ns();
+	rc = dt_check(u->prog, u->arena, d, &co);
+	s->t_check += dt_now_ns() - t;
+	if (s->o.dump & DT_DUMP_AST)
+		dt_dump_ast(u->prog, s->o.out);
+	if (rc < 0 || dt_diags_error_count(d)) {
+		rc = -EINVAL;
+		goto diags;
+	}
+	if (s->o.dump & DT_DUMP_TYPES)
+		dt_dump_types(u->prog, s->o.out);
+	/* Warnings (and notes) of a program that checks out. */
+	dt_diags_print(d, s->err, color);
+
+	rc = check_privileges(s);
+	if (rc < 0)
+		goto fail;
+	if ((s->o.count_hits || s->o.verbose) && s->stats_enable_fd < 0)
+		s->stats_enable_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	rc = create_unit_maps(s, u);
+	if (rc < 0)
+		goto fail;
+	t = dt_now_ns();
+	rc = dt_codegen(u->prog, &env, &cg, d);
+	s->t_codegen += dt_now_ns() - t;
+	if (rc < 0) {
+		if (dt_diags_error_count(d))
+			goto diags;
+		goto fail;
+	}
+	if (cg->ir)
+		fprintf(s->o.out, "%s\n", cg->ir);
+	if (cg->asm_text)
+		fprintf(s->o.out, "%s\n", cg->asm_text);
+	t = dt_now_ns();
+	rc = load_unit(s, u, cg);
+	s->t_load += dt_now_ns() - t;
+	if (rc < 0)
+		goto fail;
+	if (s->o.dry_run) {
+		fprintf(s->o.out, "dry run: %zu program%s loaded\n", u->prog_fds.n,
+			u->prog_fds.n == 1 ? "" : "s");
+	} else {
+		rc = attach_unit(s, u, cg);
+		if (rc < 0)
+			goto fail;
+	}
+	u->id = s->next_unit_id++;
+	DT_VEC_PUSH(&s->units, u);
+	if (u->events_fd >= 0) {
+		rc = dt_loop_add_unit(s, u);
+		if (rc < 0) {
+			fprintf(s->err, "cannot read the event ring buffer: %s\n", strerror(-rc));
+			s->units.n--;
+			goto fail;
+		}
+	}
+	dt_cg_result_free(cg);
+	dt_diags_free(d);
+	if (!s->o.dry_run) {
+		for (size_t i = 0; i < u->begin_fds.n; i++) {
+			char *err = NULL;
+
+			if (dt_rt_run_once(u->begin_fds.v[i], u->begin_types.v[i], &err) < 0) {
+				fprintf(s->err, "BEGIN: %s\n", err);
+				free(err);
+			}
+		}
+	}
+	if (out)
+		*out = u;
+	return 0;
+diags:
+	dt_diags_print(d, s->err, color);
+fail:
+	if (cg)
+		dt_cg_result_free(cg);
+	dt_diags_free(d);
+	unit_free(u);
+	drop_maps_from(s, maps0);
+	return rc;
+}
+
+int dt_session_detach(dt_session *s, dt_unit *u)
+{
+	size_t i;
+
+	for (i = 0; i < s->units.n && s->units.v[i] != u; i++)
+		;
+	if (i == s->units.n)
+		return -ENOENT;
+	/* Events already in its ring buffer are delivered first; the ring itself stays with the
+	 * loop's manager (libbpf cannot remove one) and its callback finds no unit afterwards. */
+	close_fdvec(&u->attached);
+	if (s->rb)
+		ring_buffer__consume(s->rb);
+	memmove(&s->units.v[i], &s->units.v[i + 1], (s->units.n - i - 1) * sizeof(*s->units.v));
+	s->units.n--;
+	unit_free(u);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- the end */
+
+struct stat_msg {
+	enum dt_stat id;
+	const char *what;
+};
+
+static const struct stat_msg stat_msgs[] = {
+	{ DT_STAT_EVENT_LOST, "events lost: the ring buffer was full (print less, or less often)" },
+	{ DT_STAT_MAP_FULL, "map updates failed: a map was full (" "4096" " entries; keep fewer "
+			    "keys, or clear() the map from an interval probe)" },
+	{ DT_STAT_READ_FAIL, "reads of kernel or user memory failed (str(), args fields): those "
+			     "values printed as zero or empty" },
+	{ DT_STAT_STACK_FAIL, "stacks could not be taken (the stack map was full or the stack "
+			      "unreadable)" },
+	{ DT_STAT_DWARF_REQ_LOST, "unwind table requests lost: the request ring buffer was "
+				  "full, so some processes were unwound late" },
+};
+
+/* Short names for the -v line, by enum dt_stat value. */
+static const char *const stat_names[DT_STAT__COUNT] = {
+	"event_lost", "map_full", "read_fail", "stack_fail", "dwarf_req_lost", "stat5", "stat6",
+	"stat7", "stat8", "stat9", "stat10", "stat11", "stat12", "stat13", "stat14", "stat15",
+};
+
+static void report_stats(dt_session *s)
+{
+	uint64_t *vals, totals[DT_STAT__COUNT] = { 0 };
+
+	if (s->stats_fd < 0)
+		return;
+	vals = xcalloc((size_t)s->ncpus, sizeof(*vals));
+	for (uint32_t k = 0; k < DT_STAT__COUNT; k++) {
+		const char *what = "events counted by an unnamed loss counter";
+
+		if (bpf_map_lookup_elem(s->stats_fd, &k, vals) < 0)
+			continue;
+		for (int c = 0; c < s->ncpus; c++)
+			totals[k] += vals[c];
+		for (size_t i = 0; i < DT_ARRAY_SIZE(stat_msgs); i++)
+			if (stat_msgs[i].id == k)
+				what = stat_msgs[i].what;
+		if (totals[k])
+			fprintf(s->err, "%llu %s\n", (unsigned long long)totals[k], what);
+	}
+	free(vals);
+	if (!s->o.verbose)
+		return;
+	fprintf(s->err, "loss counters:");
+	for (uint32_t k = 0; k < DT_STAT__COUNT; k++)
+		if (k < DT_ARRAY_SIZE(stat_msgs) || totals[k])
+			fprintf(s->err, " %s=%llu", stat_names[k], (unsigned long long)totals[k]);
+	fputc('\n', s->err);
+}
+
+static void report_verbose(dt_session *s)
+{
+	uint64_t mem = 0;
+
+	for (size_t i = 0; i < s->maps.n; i++) {
+		const dt_map_layout *l = &s->maps.v[i]->layout;
+		uint64_t v = l->percpu ? DT_ALIGN(l->value_size, 8) * (uint64_t)s->ncpus
+				       : l->value_size;
+
+		mem += (uint64_t)l->max_entries * (l->key_size + v);
+	}
+	for (size_t i = 0; i < s->stackmaps.n; i++)
+		mem += (uint64_t)STACK_MAP_ENTRIES * s->stackmaps.v[i].depth * 8;
+	for (size_t i = 0; i < s->units.n; i++) {
+		uint64_t hits;
+
+		if (s->units.v[i]->events_fd >= 0)
+			mem += DT_EVENTS_RINGBUF_SIZE;
+		if (dt_unit_hits(s->units.v[i], &hits) == 0)
+			fprintf(s->err, "unit %u: programs ran %llu times\n", s->units.v[i]->id,
+				(unsigned long long)hits);
+	}
+	fprintf(s->err, "maps: %zu script maps, %zu stack maps, at most %.1f MiB\n", s->maps.n,
+		s->stackmaps.n, (double)mem / (1 << 20));
+	if (s->uw)
+		dt_unwinder_print_stats(s->uw, s->err);
+	fprintf(s->err, "timings: parse %.2f ms, check %.2f ms, codegen %.2f ms, load %.2f ms, "
+		"attach %.2f ms\n", s->t_parse / 1e6, s->t_check / 1e6, s->t_codegen / 1e6,
+		s->t_load / 1e6, s->t_attach / 1e6);
+}
+
+int dt_session_finish(dt_session *s)
+{
+	if (s->finished)
+		return 0;
+	s->finished = true;
+	for (size_t i = 0; i < s->units.n; i++)
+		close_fdvec(&s->units.v[i]->attached);
+	if (!s->o.dry_run) {
+		for (size_t i = 0; i < s->units.n; i++) {
+			dt_unit *u = s->units.v[i];
+
+			for (size_t j = 0; j < u->end_fds.n; j++) {
+				char *err = NULL;
+
+				if (dt_rt_run_once(u->end_fds.v[j], u->end_types.v[j], &err) < 0) {
+					fprintf(s->err, "END: %s\n", err);
+					free(err);
+				}
+			}
+		}
+	}
+	if (s->rb)
+		ring_buffer__consume(s->rb);
+	dt_out_flush(s->out);
+	if (!s->o.dry_run) {
+		dt_out_maps_start(s->out);
+		dt_session_print_maps(s);
+	}
+	fflush(s->o.out);
+	report_stats(s);
+	if (s->o.verbose)
+		report_verbose(s);
+	return 0;
+}

@@ -1,0 +1,155 @@
+/* session_internal.h — what the runtime's own files share and nobody else sees: the attach layer
+ * (attach.c: one function per provider, target and symbol resolution, wildcard expansion), the
+ * layout of a session and its units (session.c), the event loop and child control (loop.c), and
+ * the command line (cli.c). The public face is runtime.h; output is output_internal.h. */
+#ifndef DT_SESSION_INTERNAL_H
+#define DT_SESSION_INTERNAL_H
+
+#include "runtime/runtime.h"
+#include "runtime/output_internal.h"
+#include "codegen/codegen.h"
+#include "common/common.h"
+#include "unwind/unwind.h"
+
+#include <sys/types.h>
+
+typedef DT_VEC(int) dt_fdvec;
+
+/* ---------------------------------------------------------------- attach.c */
+
+/* Attaches an already loaded program to every event attach point `a` names (one perf event per
+ * CPU for profile/software/hardware, one for the rest). `pid` restricts uprobes to one process
+ * (-p/-c), -1 for all. The perf event fds (closing them detaches) are appended to `fds`. On failure
+ * nothing stays attached, *err is a malloc'd sentence that starts with the attach point's text and
+ * says what to do, and the result is -errno. BEGIN/END are not attached: see dt_rt_run_once. */
+int dt_rt_attach(const dt_attach *a, int prog_fd, int pid, dt_fdvec *fds, char **err);
+
+/* Runs a BEGIN/END program once, now. 0 or -errno with *err set. */
+int dt_rt_run_once(int prog_fd, enum bpf_prog_type type, char **err);
+
+/* Resolves a uprobe target as written ("/bin/true", "./a.out", "libc", "libc.so.6") to a path:
+ * paths are used as they are; library names are looked up in the mappings of `pid` (if > 0), then
+ * /etc/ld.so.cache, then the standard library directories. 0 with *path malloc'd, or -ENOENT. */
+int dt_rt_resolve_binary(const char *target, int pid, char **path);
+
+/* Resolves `sym` (a symbol name, or a virtual address written as a number) in ELF file `path` to
+ * a file offset for the uprobe PMU, plus `off`. 0, or -errno with *err a malloc'd sentence. */
+int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, uint64_t *file_off,
+			 char **err);
+
+/* The dt_check_opts.expand callback: `ctx` points at a struct dt_rt_expand_ctx. */
+struct dt_rt_expand_ctx {
+	int pid;
+};
+int dt_rt_expand(void *ctx, const dt_attach *a, char ***names, uint32_t *n);
+
+/* tracefs root, mounted at /sys/kernel/tracing on first use if nothing is mounted; NULL if none. */
+const char *dt_rt_tracefs(void);
+
+/* Online CPUs (sorted); returns the count, or -errno. *cpus is malloc'd. */
+int dt_rt_online_cpus(int **cpus);
+
+/* ---------------------------------------------------------------- session.c */
+
+/* A script map as the session keeps it: the types live in the session arena so the map outlives
+ * the compilation that created it. */
+typedef struct dt_smap {
+	dt_map_sym sym;      /* name, key, value (session arena); id = index in the session */
+	dt_map_layout layout;
+	int fd;
+} dt_smap;
+
+/* A stack-trace map for one (kind, depth). */
+typedef struct dt_stackmap {
+	dt_stack_kind kind;
+	uint32_t depth;
+	int fd;
+} dt_stackmap;
+
+struct dt_unit {
+	uint32_t id;
+	dt_session *s;
+	char *name;           /* source name, e.g. "-e" */
+	char *text;           /* a copy of the source text */
+	dt_source src;
+	dt_arena *arena;      /* AST and types of this compilation */
+	dt_program *prog;
+	uint32_t *map_index;  /* program map id -> session map index */
+	int events_fd;        /* this unit's events ring buffer, or -1 */
+	dt_fdvec prog_fds;    /* every loaded program (entries and continuations) */
+	dt_fdvec attached;    /* perf event fds */
+	dt_fdvec begin_fds, end_fds;
+	DT_VEC(enum bpf_prog_type) begin_types, end_types;
+	uint32_t nprobes_attached; /* attach points attached (bpftrace's "N probes") */
+	bool detached;
+};
+
+/* What a ring buffer callback knows: units can go (detach) while libbpf keeps their ring. */
+struct dt_rb_ctx {
+	dt_session *s;
+	uint32_t unit_id;
+};
+
+struct dt_session {
+	dt_session_opts o;
+	FILE *err;
+	dt_arena *arena;      /* map types that live across compilations */
+	dt_symbolizer *sym;
+	dt_out *out;
+	int ncpus;
+	DT_VEC(dt_smap *) maps;
+	DT_VEC(dt_stackmap) stackmaps;
+	DT_VEC(dt_unit *) units;
+	uint32_t next_unit_id;
+	int next_cont_slot;
+	int stats_fd, scratch_fd;
+	dt_unwinder *uw;      /* created when a program first uses ustack_dwarf */
+	int stats_enable_fd;  /* BPF_ENABLE_STATS fd while hit counting is on */
+	uint64_t start_ns;    /* CLOCK_BOOTTIME at session start */
+	/* Event loop state (loop.c). */
+	struct ring_buffer *rb;
+	DT_VEC(struct dt_rb_ctx *) rbctx; /* ring buffer callback contexts (freed at the end) */
+	bool stop;
+	int exit_code;
+	const char *stop_reason;
+	dt_unit *cur_unit;    /* the unit whose ring buffer is being drained */
+	/* -c child / -p pid */
+	pid_t child;
+	int child_go_fd, child_err_fd;
+	bool child_exited, forwarded_signal;
+	int child_status;
+	int pidfd;
+	bool finished;
+	bool bpf_ok, perm_reported, uw_reported;
+	/* -v timings */
+	uint64_t t_parse, t_check, t_codegen, t_load, t_attach;
+};
+
+/* The unwinder, loaded on first use; NULL with a message printed if it cannot load. */
+dt_unwinder *dt_session_unwinder(dt_session *s);
+/* Loads one generated program (license GPL). A verifier rejection prints the internal-error
+ * sentence naming the probe and the log's tail; -d verifier prints every log. 0 or -errno. */
+int dt_rt_load_prog(dt_session *s, const dt_cg_prog *p, int *fd_out);
+/* Looks up a session map by name, or NULL. */
+dt_smap *dt_session_find_map(dt_session *s, const char *name);
+/* Adds a unit's events ring buffer to the loop's ring buffer manager. 0 or -errno. */
+int dt_loop_add_unit(dt_session *s, dt_unit *u);
+/* Empties every map (delete all keys) / sets every value to zero / deletes every hist bucket of
+ * one user key. 0 or -errno. */
+int dt_map_clear(dt_session *s, dt_smap *m);
+int dt_map_zero(dt_session *s, dt_smap *m);
+int dt_map_delete_prefix(dt_session *s, dt_smap *m, const void *key, size_t len);
+/* Stack frames behind a dt_stack_ref, for output (dt_stack_frames_fn). */
+int dt_session_stack_frames(void *ctx, const dt_type *t, const struct dt_stack_ref *ref,
+			    uint64_t *frames, uint32_t max);
+
+/* ---------------------------------------------------------------- loop.c */
+
+/* Forks the -c child stopped before exec. 0 or -errno (message printed). */
+int dt_child_spawn(dt_session *s, const char *cmd);
+/* Lets the child exec; reports exec failure. 0 or -errno (message printed). */
+int dt_child_release(dt_session *s);
+/* Kills (SIGTERM) and reaps a child still running at teardown. */
+void dt_child_reap(dt_session *s);
+
+#endif

@@ -1,0 +1,460 @@
+#!/usr/bin/env python3
+"""run.py -- runs dwarftrace's runtime tests: *.test files in a directive format (bpftrace's).
+
+Each test is a block of directive lines; blocks are separated by a NAME line. Lines starting with
+'#' are comments. Directives:
+
+  NAME n            the test's name (required, starts a block)
+  (an indented line continues the previous directive: multi-line programs)
+  PROG text         run `dwarftrace -e text` (no shell: quotes are part of the program)
+  RUN cmd           run `cmd` under /bin/sh (use $DWARFTRACE for the binary); one of PROG/RUN
+  ARGS a b          extra dwarftrace arguments placed before -e (PROG only), shell-split
+  BEFORE cmd        started (under /bin/sh) before the tracer; $PID is the first one's pid
+  AFTER cmd         started once the tracer printed "Attaching" (or after 3 s)
+  SIGNAL SIG SECS   send SIGINT/SIGTERM/... to the tracer SECS seconds after it attached
+  EXPECT line       some output line equals `line` (trailing blanks ignored)
+  EXPECT_NONE line  no output line equals `line`
+  EXPECT_REGEX re   `re` matches somewhere in the output (re.MULTILINE)
+  EXPECT_REGEX_NONE re   `re` matches nowhere
+  EXPECT_ORDER a / b / c  one stack (a run of indented lines) has frames a, b, c in this order,
+                    from leaf to root, maybe with other frames between them; `~re` matches a
+                    frame name by regex
+  EXPECT_STACK a / b / c  the same, but the frames are adjacent
+  EXPECT_EXIT n     the tracer's exit status (default 0); `nonzero` accepts any failure
+  TIMEOUT secs      hard limit; the whole process group is killed (default 10)
+  REQUIRES what     root | bpftrace | kprobes | hardware | cmd:NAME | file:PATH, or !what
+                    (the test is about the feature being absent); `a | b` needs all of them.
+                    Skips with the reason -- only for what the machine lacks, never a bug
+  ENV K=V           environment for every command of the test
+  SETUP cmd / CLEANUP cmd   run before / after (shell); a failing SETUP fails the test
+
+In every command and expectation, $DWARFTRACE, $TARGETS (the target programs' directory), $BUILD,
+$SRC (the source tree), $TMP (a fresh directory for this test) and $PID are substituted; other
+`$names` (script variables, $1) are left alone. Output is stdout and stderr interleaved.
+
+Usage: run.py --dwarftrace BIN --build-dir DIR [--filter RE] [--vm RUNVM] [-v] PATH...
+PATH is a .test file or a directory of them. Exit status: 0 all passed, 1 a failure, 77 nothing
+could run (not root).
+
+With --vm RUNVM, every test runs inside a VM booted by RUNVM (tests/vm/run-vm.sh): the test is
+turned into one shell script (BEFORE in the background, $PID a shell variable) run by the guest.
+"""
+
+import argparse
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+DIRECTIVES = {
+    "NAME", "PROG", "RUN", "ARGS", "BEFORE", "AFTER", "SIGNAL", "EXPECT", "EXPECT_NONE",
+    "EXPECT_REGEX", "EXPECT_REGEX_NONE", "EXPECT_ORDER", "EXPECT_STACK", "EXPECT_EXIT",
+    "TIMEOUT", "REQUIRES", "ENV", "SETUP", "CLEANUP",
+}
+MULTI = {"BEFORE", "AFTER", "EXPECT", "EXPECT_NONE", "EXPECT_REGEX", "EXPECT_REGEX_NONE",
+         "EXPECT_ORDER", "EXPECT_STACK", "REQUIRES", "ENV", "SETUP", "CLEANUP"}
+VAR_RE = re.compile(r"\$(DWARFTRACE|TARGETS|BUILD|SRC|TMP|PID)\b")
+
+
+class TestError(Exception):
+    pass
+
+
+def parse_file(path):
+    """Returns a list of dicts, one per test; raises TestError on a malformed file."""
+    tests, cur, last = [], None, None
+    with open(path, encoding="utf-8") as f:
+        for lineno, raw in enumerate(f, 1):
+            line = raw.rstrip("\n")
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            if line[0] in " \t":
+                # An indented line continues the previous directive (multi-line programs).
+                if cur is None or last is None:
+                    raise TestError(f"{path}:{lineno}: continuation line without a directive")
+                if last in MULTI:
+                    cur[last][-1] += "\n" + line
+                else:
+                    cur[last] += "\n" + line
+                continue
+            word, _, rest = line.partition(" ")
+            last = word
+            if word not in DIRECTIVES:
+                raise TestError(f"{path}:{lineno}: unknown directive '{word}'")
+            if word == "NAME":
+                cur = {"NAME": rest.strip(), "file": path, "line": lineno}
+                tests.append(cur)
+                continue
+            if cur is None:
+                raise TestError(f"{path}:{lineno}: '{word}' before the first NAME")
+            if word in MULTI:
+                cur.setdefault(word, []).append(rest)
+            elif word in cur:
+                raise TestError(f"{path}:{lineno}: '{word}' given twice in {cur['NAME']}")
+            else:
+                cur[word] = rest
+    for t in tests:
+        if ("PROG" in t) == ("RUN" in t):
+            raise TestError(f"{t['file']}:{t['line']}: {t['NAME']}: exactly one of PROG or RUN")
+    return tests
+
+
+def have_kprobes():
+    return os.path.isdir("/sys/bus/event_source/devices/kprobe")
+
+
+def have_hardware():
+    # A hardware PMU registers itself as the "cpu" event source (or cpu_core/cpu_atom).
+    return any(os.path.isdir(f"/sys/bus/event_source/devices/{d}")
+               for d in ("cpu", "cpu_core", "cpu_atom"))
+
+
+def missing_requirement(req, vm):
+    """None if `req` holds here, else the reason to skip."""
+    req = req.strip()
+    if req.startswith("!"):
+        # The path tested is the one where the feature is absent (a clear error).
+        return None if missing_requirement(req[1:], vm) else f"this machine has {req[1:]}"
+    if req == "root":
+        return None if os.geteuid() == 0 else "needs root"
+    if req == "bpftrace":
+        return None if shutil.which("bpftrace") else "bpftrace is not installed"
+    if req == "kprobes":
+        # The VM kernel has kprobes; the runner only learns that by booting it.
+        return None if vm or have_kprobes() else "this kernel has no kprobes (see tests/vm)"
+    if req == "hardware":
+        return None if have_hardware() else "no hardware PMU on this machine"
+    if req.startswith("cmd:"):
+        return None if shutil.which(req[4:]) else f"{req[4:]} is not installed"
+    if req.startswith("file:"):
+        return None if os.path.exists(req[5:]) else f"{req[5:]} does not exist"
+    return f"unknown requirement '{req}'"
+
+
+def reader(stream, sink):
+    """Collects a process's output in a thread so the runner can watch it while it runs."""
+    for chunk in iter(lambda: stream.read1(65536), b""):
+        sink.append(chunk)
+    stream.close()
+
+
+def kill_group(p):
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def stack_blocks(out):
+    """Runs of consecutive indented lines: stacks in bpftrace's text format."""
+    blocks, cur = [], []
+    for line in out.splitlines():
+        if line.startswith((" ", "\t")) and line.strip():
+            cur.append(frame_name(line))
+        else:
+            if cur:
+                blocks.append(cur)
+            cur = []
+    if cur:
+        blocks.append(cur)
+    return blocks
+
+
+def frame_name(line):
+    """`    d+98`, `\t55d0c0 d+98 (/path/x)` (perf mode), `Square::area(double) const+63` -> the
+    symbol alone; an unsymbolized address stays as it is."""
+    s = line.strip()
+    m = re.match(r"(0x)?[0-9a-fA-F]+\s+(\S.*)$", s)
+    if m:
+        s = m.group(2)
+    s = re.sub(r"\s+\([^()]*\)$", "", s)
+    return re.sub(r"\+(0x)?[0-9a-fA-F]+$", "", s)
+
+
+def order_in(frames, want, adjacent):
+    """Whether `want` is a subsequence of `frames` (a contiguous run when `adjacent`)."""
+    def match(f, w):
+        return re.fullmatch(w[1:], f) is not None if w.startswith("~") else f == w
+    if adjacent:
+        n = len(want)
+        return any(all(match(f, w) for f, w in zip(frames[k:k + n], want))
+                   for k in range(len(frames) - n + 1))
+    it = iter(frames)
+    return all(any(match(f, w) for f in it) for w in want)
+
+
+def check_output(t, out, status, subst):
+    """A list of failure reasons (empty when the test passed)."""
+    fails = []
+    lines = [l.rstrip() for l in out.splitlines()]
+    want_exit = t.get("EXPECT_EXIT", "0").strip()
+    if want_exit == "nonzero":
+        if status == 0:
+            fails.append("exit status 0, expected a failure")
+    elif status != int(want_exit):
+        fails.append(f"exit status {status}, expected {want_exit}")
+    for e in t.get("EXPECT", []):
+        e = subst(e).rstrip()
+        if e not in lines:
+            fails.append(f"no line equal to: {e}")
+    for e in t.get("EXPECT_NONE", []):
+        e = subst(e).rstrip()
+        if e in lines:
+            fails.append(f"unexpected line: {e}")
+    for e in t.get("EXPECT_REGEX", []):
+        if not re.search(subst(e), out, re.MULTILINE):
+            fails.append(f"no match for regex: {e}")
+    for e in t.get("EXPECT_REGEX_NONE", []):
+        m = re.search(subst(e), out, re.MULTILINE)
+        if m:
+            fails.append(f"unexpected match for regex {e}: {m.group(0)!r}")
+    blocks = None
+    for key, adjacent in (("EXPECT_ORDER", False), ("EXPECT_STACK", True)):
+        for e in t.get(key, []):
+            want = [w.strip() for w in e.split("/") if w.strip()]
+            blocks = blocks if blocks is not None else stack_blocks(out)
+            if not any(order_in(b, want, adjacent) for b in blocks):
+                fails.append(f"no stack with frames {' / '.join(want)}"
+                             f"{' (adjacent)' if adjacent else ''}")
+    return fails
+
+
+class Runner:
+    def __init__(self, args):
+        self.args = args
+        self.dt = os.path.abspath(args.dwarftrace)
+        self.build = os.path.abspath(args.build_dir)
+        self.src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        self.targets = os.path.join(self.build, "tests", "targets")
+
+    def subst_fn(self, tmp, pid):
+        vals = {"DWARFTRACE": self.dt, "TARGETS": self.targets, "BUILD": self.build,
+                "SRC": self.src, "TMP": tmp, "PID": pid}
+        return lambda s: VAR_RE.sub(lambda m: vals[m.group(1)], s)
+
+    def env_for(self, t):
+        env = dict(os.environ)
+        for kv in t.get("ENV", []):
+            k, _, v = kv.strip().partition("=")
+            env[k] = v
+        return env
+
+    def sh(self, cmd, env, timeout):
+        return subprocess.run(["/bin/sh", "-c", cmd], env=env, cwd=self.build, timeout=timeout,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+    def tracer_argv(self, t, subst):
+        if "RUN" in t:
+            return ["/bin/sh", "-c", subst(t["RUN"])]
+        return [self.dt] + [subst(a) for a in shlex.split(t.get("ARGS", ""))] + \
+            ["-e", subst(t["PROG"])]
+
+    def run_host(self, t, tmp):
+        """Runs one test here; returns (output, exit status, [failure reasons])."""
+        timeout = float(t.get("TIMEOUT", "10"))
+        env = self.env_for(t)
+        deadline = time.monotonic() + timeout
+        procs, pid = [], ""
+        out_chunks = []
+        status = None
+        fails = []
+        subst = self.subst_fn(tmp, pid)
+        try:
+            for cmd in t.get("SETUP", []):
+                r = self.sh(subst(cmd), env, max(1, deadline - time.monotonic()))
+                if r.returncode != 0:
+                    return r.stdout.decode(errors="replace"), None, \
+                        [f"SETUP failed ({r.returncode}): {cmd}"]
+            for cmd in t.get("BEFORE", []):
+                p = subprocess.Popen(["/bin/sh", "-c", "exec " + subst(cmd)], env=env,
+                                     cwd=self.build, start_new_session=True,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                procs.append(p)
+                if not pid:
+                    pid = str(p.pid)
+            if pid:
+                subst = self.subst_fn(tmp, pid)
+                # Let the program get past the dynamic loader so its mappings are final.
+                time.sleep(0.2)
+            tr = subprocess.Popen(self.tracer_argv(t, subst), env=env, cwd=self.build,
+                                  start_new_session=True, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            procs.append(tr)
+            th = threading.Thread(target=reader, args=(tr.stdout, out_chunks), daemon=True)
+            th.start()
+            start = time.monotonic()
+            attached_at = None
+            after = list(t.get("AFTER", []))
+            sig = t.get("SIGNAL", "").split()
+            sent = False
+            while tr.poll() is None:
+                now = time.monotonic()
+                if now > deadline:
+                    kill_group(tr)
+                    fails.append(f"timed out after {timeout:g} s (process group killed)")
+                    break
+                if attached_at is None and (b"Attaching" in b"".join(out_chunks)
+                                            or now - start > 3):
+                    attached_at = now
+                if attached_at is not None and after:
+                    for cmd in after:
+                        procs.append(subprocess.Popen(
+                            ["/bin/sh", "-c", "exec " + subst(cmd)], env=env, cwd=self.build,
+                            start_new_session=True, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL))
+                    after = []
+                if sig and not sent and attached_at is not None and \
+                        now - attached_at >= float(sig[1] if len(sig) > 1 else 1):
+                    os.kill(tr.pid, getattr(signal, "SIG" + sig[0].upper().removeprefix("SIG")))
+                    sent = True
+                time.sleep(0.02)
+            status = tr.wait()
+            th.join(timeout=2)
+        except subprocess.TimeoutExpired:
+            fails.append("timed out in SETUP")
+        finally:
+            for p in procs:
+                if p.poll() is None:
+                    kill_group(p)
+                    p.wait()
+            for cmd in t.get("CLEANUP", []):
+                try:
+                    self.sh(subst(cmd), env, 10)
+                except subprocess.TimeoutExpired:
+                    pass
+        return b"".join(out_chunks).decode(errors="replace"), status, fails
+
+    def vm_script(self, t, tmp):
+        """The test as one shell script for the guest: the guest has no Python."""
+        subst = self.subst_fn(tmp, "$PID")
+        s = ["PID=", f"mkdir -p {shlex.quote(tmp)}"]
+        for k, v in (kv.strip().partition("=")[::2] for kv in t.get("ENV", [])):
+            s.append(f"export {k}={shlex.quote(v)}")
+        s += [subst(c) + " || exit 99" for c in t.get("SETUP", [])]
+        for i, c in enumerate(t.get("BEFORE", [])):
+            s.append(f"{subst(c)} >/dev/null 2>&1 &")
+            if i == 0:
+                s.append("PID=$!")
+        if t.get("BEFORE"):
+            s.append("sleep 0.2")
+        if "RUN" in t:
+            s.append(subst(t["RUN"]))
+        else:
+            s.append(" ".join(shlex.quote(a) for a in self.tracer_argv(t, subst)))
+        s += ["st=$?", "[ -n \"$PID\" ] && kill $PID 2>/dev/null"]
+        s += [subst(c) for c in t.get("CLEANUP", [])]
+        s.append("exit $st")
+        return "\n".join(s) + "\n"
+
+    def run_vm(self, t, tmp):
+        timeout = float(t.get("TIMEOUT", "10")) + 120  # plus the boot
+        script = self.vm_script(t, tmp)
+        p = subprocess.Popen([self.args.vm, "--build-dir", self.build, "--", "/bin/sh", "-c",
+                              script], cwd=self.build, start_new_session=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            out, err = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            kill_group(p)
+            out, err = p.communicate()
+            return out.decode(errors="replace"), None, [f"VM timed out after {timeout:g} s"]
+        if p.returncode == 125:
+            return err.decode(errors="replace"), None, ["the VM harness failed: " +
+                                                       err.decode(errors="replace")[-400:]]
+        return out.decode(errors="replace"), p.returncode, []
+
+    def run_one(self, t):
+        for req in t.get("REQUIRES", []):
+            for alt in req.split("|"):
+                why = missing_requirement(alt, bool(self.args.vm))
+                if why:
+                    return "SKIP", why, ""
+        tmp = tempfile.mkdtemp(prefix="dt-test-")
+        try:
+            if self.args.vm:
+                out, status, fails = self.run_vm(t, tmp)
+            else:
+                out, status, fails = self.run_host(t, tmp)
+            if not fails:
+                fails = check_output(t, out, status, self.subst_fn(tmp, ""))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return ("FAIL" if fails else "PASS"), "; ".join(fails), out
+
+
+def collect(paths):
+    files = []
+    for p in paths:
+        if os.path.isdir(p):
+            files += sorted(os.path.join(p, f) for f in os.listdir(p) if f.endswith(".test"))
+        else:
+            files.append(p)
+    return files
+
+
+def main():
+    ap = argparse.ArgumentParser(description="dwarftrace runtime tests")
+    ap.add_argument("--dwarftrace", required=True, help="the dwarftrace binary")
+    ap.add_argument("--build-dir", required=True, help="build dir (tests/targets lives there)")
+    ap.add_argument("--filter", default="", help="regex: run the tests whose name matches")
+    ap.add_argument("--vm", help="run each test in a VM started by this script (run-vm.sh)")
+    ap.add_argument("-v", "--verbose", action="store_true", help="print output of passing tests")
+    ap.add_argument("paths", nargs="+")
+    args = ap.parse_args()
+
+    if os.geteuid() != 0:
+        print("runtime tests need root (BPF programs are loaded); skipping them all")
+        return 77
+    if args.vm and not shutil.which("qemu-system-x86_64"):
+        print("qemu-system-x86_64 is not installed; skipping the VM tests")
+        return 77
+    if not os.access(args.dwarftrace, os.X_OK):
+        print(f"{args.dwarftrace}: not an executable (build the dwarftrace target)")
+        return 1
+    try:
+        tests = [t for f in collect(args.paths) for t in parse_file(f)]
+    except (TestError, OSError) as e:
+        print(f"error: {e}")
+        return 1
+    names = [t["NAME"] for t in tests]
+    dups = {n for n in names if names.count(n) > 1}
+    if dups:
+        print(f"error: duplicate test names: {', '.join(sorted(dups))}")
+        return 1
+    flt = re.compile(args.filter) if args.filter else None
+    runner = Runner(args)
+    counts = {"PASS": 0, "FAIL": 0, "SKIP": 0}
+    failed = []
+    t0 = time.monotonic()
+    for t in tests:
+        if flt and not flt.search(t["NAME"]):
+            continue
+        start = time.monotonic()
+        verdict, why, out = runner.run_one(t)
+        counts[verdict] += 1
+        took = time.monotonic() - start
+        if verdict == "PASS":
+            print(f"PASS {t['NAME']} ({took:.1f}s)", flush=True)
+        elif verdict == "SKIP":
+            print(f"SKIP {t['NAME']}: {why}", flush=True)
+        else:
+            failed.append(t["NAME"])
+            print(f"FAIL {t['NAME']} ({took:.1f}s): {why}", flush=True)
+        if verdict == "FAIL" or (args.verbose and verdict == "PASS"):
+            shown = out if len(out) < 4000 else out[:2000] + "\n[...]\n" + out[-2000:]
+            print("  | " + shown.rstrip().replace("\n", "\n  | "), flush=True)
+    print(f"{counts['PASS']} passed, {counts['FAIL']} failed, {counts['SKIP']} skipped "
+          f"({time.monotonic() - t0:.0f}s)")
+    if failed:
+        print("failed: " + " ".join(failed))
+    return 1 if counts["FAIL"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

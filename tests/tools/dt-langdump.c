@@ -1,0 +1,142 @@
+/* dt-langdump.c — runs the language front end alone and prints one of its designed renderings:
+ * the token stream, the parsed AST, the checked AST, the types/tables, or only the diagnostics.
+ * The golden tests (tests/golden/run.sh) are built on it; it is also handy when writing the
+ * grammar. Wildcards in tracepoints are expanded against the tracefs given with --tracefs, and
+ * kprobe wildcards against its available_filter_functions, so golden runs do not depend on the
+ * machine. Exit status: 0, 1 when the program has errors, 2 on bad usage. */
+#include "lang/lang.h"
+#include "common/common.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *g_tracefs;
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: dt-langdump --tokens|--ast|--checked|--types|--diag [--tracefs DIR] "
+			"[--name NAME] (-e PROGRAM | FILE) [PARAM…]\n");
+	exit(2);
+}
+
+/* Tracepoint wildcards: match events/SUBSYS/EVENT directories of the tracefs with fnmatch. */
+static int expand(void *ctx, const dt_attach *a, char ***names, uint32_t *n)
+{
+	DT_VEC(char *) out = { 0 };
+	char path[4096];
+	const char *root = g_tracefs ? g_tracefs : "/sys/kernel/tracing";
+	if (a->provider == DT_P_TRACEPOINT) {
+		snprintf(path, sizeof(path), "%s/events", root);
+		DIR *sd = opendir(path);
+		if (!sd)
+			return -errno;
+		struct dirent *s;
+		while ((s = readdir(sd))) {
+			if (s->d_name[0] == '.' || fnmatch(a->target, s->d_name, 0))
+				continue;
+			char sub[4608];
+			snprintf(sub, sizeof(sub), "%s/%s", path, s->d_name);
+			DIR *ed = opendir(sub);
+			struct dirent *e;
+			while (ed && (e = readdir(ed)))
+				if (e->d_name[0] != '.' && !fnmatch(a->func, e->d_name, 0))
+					DT_VEC_PUSH(&out, xasprintf("%s:%s", s->d_name, e->d_name));
+			if (ed)
+				closedir(ed);
+		}
+		closedir(sd);
+	} else if (a->provider == DT_P_KPROBE || a->provider == DT_P_KRETPROBE) {
+		snprintf(path, sizeof(path), "%s/available_filter_functions", root);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			return -errno;
+		char buf[512];
+		while (fgets(buf, sizeof(buf), f)) {
+			buf[strcspn(buf, " \t\n")] = 0;
+			if (!fnmatch(a->func, buf, 0))
+				DT_VEC_PUSH(&out, xstrdup(buf));
+		}
+		fclose(f);
+	} else {
+		return -ENOTSUP;
+	}
+	/* Sorted so the output is stable whatever order readdir gives. */
+	for (size_t i = 1; i < out.n; i++)
+		for (size_t j = i; j > 0 && strcmp(out.v[j - 1], out.v[j]) > 0; j--) {
+			char *t = out.v[j];
+			out.v[j] = out.v[j - 1];
+			out.v[j - 1] = t;
+		}
+	*names = out.v;
+	*n = (uint32_t)out.n;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = NULL, *prog = NULL, *file = NULL, *name = NULL;
+	int i = 1;
+	for (; i < argc; i++) {
+		if (!strcmp(argv[i], "--tokens") || !strcmp(argv[i], "--ast") ||
+		    !strcmp(argv[i], "--checked") || !strcmp(argv[i], "--types") ||
+		    !strcmp(argv[i], "--diag"))
+			mode = argv[i] + 2;
+		else if (!strcmp(argv[i], "--tracefs") && i + 1 < argc)
+			g_tracefs = argv[++i];
+		else if (!strcmp(argv[i], "--name") && i + 1 < argc)
+			name = argv[++i];
+		else if (!strcmp(argv[i], "-e") && i + 1 < argc)
+			prog = argv[++i];
+		else if (argv[i][0] == '-' && argv[i][1])
+			usage();
+		else {
+			if (!prog)
+				file = argv[i++];
+			break;
+		}
+	}
+	if (!mode || (!prog && !file))
+		usage();
+	char *text = NULL;
+	size_t len;
+	if (file) {
+		int err = dt_read_file(file, &text, &len);
+		if (err) {
+			fprintf(stderr, "dt-langdump: %s: %s\n", file, strerror(-err));
+			return 2;
+		}
+	} else {
+		text = xstrdup(prog);
+		len = strlen(text);
+	}
+	dt_source src = { .name = name ? name : file ? file : "-e", .text = text, .len = len };
+	if (!strcmp(mode, "tokens")) {
+		dt_dump_tokens(&src, stdout);
+		free(text);
+		return 0;
+	}
+	dt_arena *a = dt_arena_new();
+	dt_diags *d = dt_diags_new(&src);
+	dt_program *p = dt_parse(a, &src, d);
+	if (!strcmp(mode, "ast")) {
+		dt_dump_ast(p, stdout);
+	} else if (!dt_diags_error_count(d)) {
+		dt_check_opts o = { .sz = sizeof(o), .tracefs = g_tracefs, .expand = expand,
+				    .params = (const char **)argv + i, .nparams = (uint32_t)(argc - i) };
+		int err = dt_check(p, a, d, &o);
+		if (!strcmp(mode, "checked"))
+			dt_dump_ast(p, stdout);
+		else if (!strcmp(mode, "types") && !err)
+			dt_dump_types(p, stdout);
+	}
+	dt_diags_print(d, stdout, false);
+	int rc = dt_diags_error_count(d) ? 1 : 0;
+	dt_diags_free(d);
+	dt_arena_free(a);
+	free(text);
+	return rc;
+}

@@ -1,0 +1,342 @@
+/* test_lang_check.c — the checker and the layouts: inferred map key/value types and their
+ * conflicts, read-before-assign across probes, scratch variable scope, builtin restrictions per
+ * probe type, printf events, ustack_dwarf flags, attach periods, existing maps (REPL) and
+ * wildcard expansion, tuple offsets, map layouts and the hist/lhist bucket functions. */
+#include "lang/lang.h"
+#include "common/common.h"
+#include "bpf-lib/dt_abi.h"
+#include "tests/unit/t.h"
+
+#include <errno.h>
+#include <linux/bpf.h>
+#include <stdlib.h>
+
+typedef struct checked {
+	dt_arena *a;
+	dt_diags *d;
+	dt_program *p;
+	int rc;
+	char *diag_text;
+} checked;
+
+static checked check_opts(const char *text, const dt_check_opts *o)
+{
+	checked r = { 0 };
+	r.a = dt_arena_new();
+	dt_source *src = dt_arena_alloc(r.a, sizeof(*src));
+	*src = (dt_source){ .name = "t", .text = text, .len = strlen(text) };
+	r.d = dt_diags_new(src);
+	r.p = dt_parse(r.a, src, r.d);
+	r.rc = dt_diags_error_count(r.d) ? -1 : dt_check(r.p, r.a, r.d, o);
+	size_t len;
+	FILE *f = open_memstream(&r.diag_text, &len);
+	dt_diags_print(r.d, f, false);
+	fclose(f);
+	return r;
+}
+
+static checked check(const char *text)
+{
+	/* No tracefs: the tests must not depend on the machine. */
+	dt_check_opts o = { .sz = sizeof(o), .tracefs = "/nonexistent" };
+	return check_opts(text, &o);
+}
+
+static void done(checked *r)
+{
+	free(r->diag_text);
+	dt_diags_free(r->d);
+	dt_arena_free(r->a);
+}
+
+static const dt_map_sym *map_named(checked *r, const char *name)
+{
+	for (uint32_t i = 0; i < r->p->nmaps; i++)
+		if (!strcmp(r->p->maps[i]->name, name))
+			return r->p->maps[i];
+	return NULL;
+}
+
+static const char *tn(checked *r, const dt_type *t)
+{
+	return t ? dt_type_name(r->a, t) : "(null)";
+}
+
+static void map_types(void)
+{
+	checked r = check("profile:hz:99 { @s[kstack, ustack_dwarf(8), comm] = count(); "
+			  "@h[pid] = hist(nsecs); @l = lhist(cpu, 0, 100, 10); @v[1, \"a\"] = comm; "
+			  "@v[2, comm] = \"x\"; }");
+	CHECK_EQ_INT(r.rc, 0);
+	const dt_map_sym *m = map_named(&r, "@s");
+	CHECK(m != NULL);
+	if (m) {
+		CHECK_EQ_STR(tn(&r, m->key), "(kstack(127), ustack_dwarf(8), string[16])");
+		CHECK_EQ_STR(tn(&r, m->value), "count");
+		CHECK_EQ_INT(m->key->tuple.offsets[1], 16);
+		CHECK_EQ_INT(m->key->tuple.offsets[2], 32);
+		CHECK_EQ_INT(m->key->size, 48);
+		dt_map_layout l;
+		dt_map_layout_of(m, &l);
+		CHECK_EQ_INT(l.bpf_map_type, BPF_MAP_TYPE_PERCPU_HASH);
+		CHECK_EQ_INT(l.key_size, 48);
+		CHECK_EQ_INT(l.value_size, sizeof(struct dt_agg_count));
+		CHECK(!l.bucketed);
+	}
+	m = map_named(&r, "@h");
+	if (m) {
+		dt_map_layout l;
+		dt_map_layout_of(m, &l);
+		CHECK(l.bucketed && l.user_key_size == 8 && l.key_size == 16 && l.value_size == 8);
+	}
+	m = map_named(&r, "@l");
+	CHECK(m && m->key == NULL && m->value->kind == DT_T_LHIST && m->value->lhist.step == 10);
+	/* Strings widen to the larger of their uses, in keys and values. */
+	m = map_named(&r, "@v");
+	CHECK(m && !strcmp(tn(&r, m->key), "(int64, string[16])"));
+	CHECK(m && !strcmp(tn(&r, m->value), "string[16]"));
+	CHECK(r.p->uses_ustack_dwarf && r.p->probes[0]->uses_ustack_dwarf);
+	CHECK(!r.p->probes[0]->pred_uses_ustack_dwarf);
+	done(&r);
+}
+
+static void scalar_layout(void)
+{
+	checked r = check("BEGIN { @x = 1; @s = \"abc\"; }");
+	const dt_map_sym *m = map_named(&r, "@x");
+	dt_map_layout l;
+	CHECK(m != NULL);
+	if (m) {
+		dt_map_layout_of(m, &l);
+		CHECK_EQ_INT(l.bpf_map_type, BPF_MAP_TYPE_HASH);
+		CHECK(l.key_size == 8 && l.user_key_size == 8 && l.value_size == 8 && !l.percpu);
+		CHECK_EQ_INT(l.max_entries, DT_MAP_MAX_ENTRIES);
+	}
+	m = map_named(&r, "@s");
+	if (m) {
+		dt_map_layout_of(m, &l);
+		CHECK_EQ_INT(l.value_size, 8); /* string[4] rounds up to 8 */
+	}
+	done(&r);
+}
+
+static void map_conflicts(void)
+{
+	checked r = check("BEGIN { @x = comm; @x = 1; }");
+	CHECK_EQ_INT(r.rc, -EINVAL);
+	CHECK(strstr(r.diag_text, "t:1:25: error: the value type of @x is int64 here, but "
+				  "string[16] before"));
+	CHECK(strstr(r.diag_text, "t:1:14: note: @x's value type was fixed here"));
+	done(&r);
+	r = check("BEGIN { @x[1] = 1; } END { @x = 2; }");
+	CHECK(strstr(r.diag_text, "@x is used without a key here but with a key elsewhere"));
+	done(&r);
+	r = check("BEGIN { @c = count(); @c = sum(1); }");
+	CHECK(strstr(r.diag_text, "the value type of @c is sum here, but count before"));
+	done(&r);
+}
+
+static void read_before_assign_across_probes(void)
+{
+	checked r = check("interval:s:1 { printf(\"%d\\n\", @later[1]); } BEGIN { @later[2] = 5; }");
+	CHECK_EQ_INT(r.rc, 0);
+	CHECK(r.p->nevents == 1 && !strcmp(tn(&r, r.p->events[0].args), "(int64)"));
+	done(&r);
+	r = check("BEGIN { @a = @never; }");
+	CHECK(strstr(r.diag_text, "@never is read but never assigned"));
+	done(&r);
+}
+
+static void var_scope(void)
+{
+	checked r = check("BEGIN { $x = 1; $y = (comm, $x); } END { @z = $x; }");
+	CHECK_EQ_INT(r.rc, -EINVAL);
+	CHECK(strstr(r.diag_text, "t:1:47: error: $x is used before it is assigned in this probe"));
+	CHECK_EQ_INT(r.p->probes[0]->nvars, 2);
+	CHECK_EQ_STR(tn(&r, r.p->probes[0]->vars[1]->type), "(string[16], int64)");
+	CHECK_EQ_INT(r.p->probes[0]->vars[1]->id, 1);
+	done(&r);
+}
+
+static void builtin_restrictions(void)
+{
+	static const struct {
+		const char *prog, *msg;
+	} cases[] = {
+		{ "BEGIN { @ = retval; }", "retval is only available in uretprobe and kretprobe" },
+		{ "kprobe:f { @ = retval; }", "retval is only available" },
+		{ "uretprobe:/bin/sh:f { @ = arg0; }", "arg0 is only available in uprobe and kprobe" },
+		{ "kprobe:f { @ = args.x; }", "args is only available in tracepoint probes" },
+		{ "profile:hz:99 { @ = func; }", "func is not available in profile probes" },
+		{ "interval:s:1 { @ = func; }", "func is not available in interval probes" },
+		{ "END { @ = func; }", "func is not available in END probes" },
+		{ "tracepoint:a:b { @ = args.x; }", "tracefs not found" },
+	};
+	for (size_t i = 0; i < DT_ARRAY_SIZE(cases); i++) {
+		checked r = check(cases[i].prog);
+		CHECK_EQ_INT(r.rc, -EINVAL);
+		if (!strstr(r.diag_text, cases[i].msg))
+			fprintf(stderr, "case %zu: %s\n", i, r.diag_text);
+		CHECK(strstr(r.diag_text, cases[i].msg) != NULL);
+		done(&r);
+	}
+	checked r = check("uretprobe:/bin/sh:f, kretprobe:g { @[func] = hist(retval); }");
+	CHECK_EQ_INT(r.rc, 0);
+	done(&r);
+}
+
+static void printf_events(void)
+{
+	checked r = check("BEGIN { printf(\"%s %5d %llx %%\\n\", comm, pid, nsecs); time(); "
+			  "print(1); printf(\"plain\\n\"); }");
+	CHECK_EQ_INT(r.rc, 0);
+	CHECK_EQ_INT(r.p->nevents, 4);
+	const dt_event_desc *e = r.p->events;
+	CHECK_EQ_INT(e[0].func, DT_F_PRINTF);
+	CHECK_EQ_STR(e[0].fmt, "%s %5d %llx %%\n");
+	CHECK_EQ_STR(tn(&r, e[0].args), "(string[16], uint64, uint64)");
+	CHECK_EQ_INT(e[0].args->tuple.offsets[1], 16);
+	CHECK_EQ_INT(e[0].args->size, 32);
+	CHECK_EQ_INT(e[1].func, DT_F_TIME);
+	CHECK_EQ_STR(e[1].fmt, "%H:%M:%S\n");
+	CHECK_EQ_INT(e[2].func, DT_F_PRINT);
+	CHECK_EQ_INT(e[3].args->size, 0);
+	/* Each call knows its event. */
+	CHECK_EQ_INT(r.p->probes[0]->body.v[2]->expr->call.event_id, 2);
+	done(&r);
+	r = check("BEGIN { printf(\"%d %s\\n\", comm, 1, 2); }");
+	CHECK_EQ_INT(r.rc, -EINVAL);
+	CHECK(strstr(r.diag_text, "printf conversion '%d' needs an integer, not string[16]"));
+	done(&r);
+}
+
+static void ustack_dwarf_in_predicate(void)
+{
+	checked r = check("profile:hz:9 /ustack_dwarf == ustack_dwarf/ { @ = 1; } BEGIN { @ = 2; }");
+	/* Stacks compare? They are not ints: an error, but the flags are still computed. */
+	CHECK(r.p->probes[0]->uses_ustack_dwarf);
+	CHECK(r.p->probes[0]->pred_uses_ustack_dwarf);
+	CHECK(!r.p->probes[1]->uses_ustack_dwarf);
+	done(&r);
+}
+
+static void periods_and_indexes(void)
+{
+	checked r = check("interval:ms:250, profile:hz:99 { } profile:us:100, software:faults:7 { }");
+	CHECK_EQ_INT(r.rc, 0);
+	dt_attach **a = r.p->probes[0]->attach;
+	CHECK(a[0]->period_ns == 250000000ull);
+	CHECK(a[1]->period_ns == 0);
+	CHECK_EQ_INT(a[1]->index, 1);
+	a = r.p->probes[1]->attach;
+	CHECK(a[0]->period_ns == 100000ull);
+	CHECK_EQ_INT(a[1]->index, 3);
+	CHECK_EQ_STR(a[1]->target, "page-faults"); /* aliases become the perf name */
+	CHECK_EQ_INT(r.p->probes[1]->index, 1);
+	done(&r);
+}
+
+static bool existing(void *ctx, const char *name, const dt_type **key, const dt_type **value)
+{
+	if (strcmp(name, "@old"))
+		return false;
+	*key = dt_type_str(16);
+	*value = dt_type_int(true, 8);
+	return true;
+}
+
+static void existing_maps(void)
+{
+	dt_check_opts o = { .sz = sizeof(o), .tracefs = "/nonexistent", .existing_map = existing };
+	checked r = check_opts("BEGIN { printf(\"%d\\n\", @old[\"x\"]); }", &o);
+	CHECK_EQ_INT(r.rc, 0);
+	done(&r);
+	r = check_opts("BEGIN { @old[1] = 1; }", &o);
+	CHECK(strstr(r.diag_text, "the key type of @old is int64 here, but string[16] before"));
+	done(&r);
+}
+
+static int expand(void *ctx, const dt_attach *a, char ***names, uint32_t *n)
+{
+	*names = malloc(2 * sizeof(char *));
+	(*names)[0] = strdup("vfs_read");
+	(*names)[1] = strdup("vfs_readv");
+	*n = 2;
+	return 0;
+}
+
+static void wildcard_expansion(void)
+{
+	dt_check_opts o = { .sz = sizeof(o), .tracefs = "/nonexistent", .expand = expand };
+	checked r = check_opts("BEGIN { } kprobe:vfs_read* { @[func] = count(); }", &o);
+	CHECK_EQ_INT(r.rc, 0);
+	CHECK_EQ_INT(r.p->probes[1]->nattach, 2);
+	CHECK_EQ_STR(r.p->probes[1]->attach[1]->func, "vfs_readv");
+	CHECK_EQ_STR(r.p->probes[1]->attach[1]->text, "kprobe:vfs_readv");
+	CHECK_EQ_INT(r.p->probes[1]->attach[1]->index, 2);
+	done(&r);
+	r = check("kprobe:vfs_* { }");
+	CHECK(strstr(r.diag_text, "wildcards are not supported here"));
+	done(&r);
+}
+
+static void positional_params(void)
+{
+	const char *params[] = { "10", "hello" };
+	dt_check_opts o = { .sz = sizeof(o), .tracefs = "/nonexistent", .params = params,
+			    .nparams = 2 };
+	checked r = check_opts("BEGIN { @a = $1 * 2; @b[$2] = 1; }", &o);
+	CHECK_EQ_INT(r.rc, 0);
+	CHECK_EQ_STR(tn(&r, map_named(&r, "@b")->key), "string[6]");
+	const dt_expr *v = r.p->probes[0]->body.v[0]->assign.value;
+	CHECK(v->bin.l->kind == DT_E_INT && v->bin.l->i.value == 10);
+	done(&r);
+}
+
+static void hist_buckets(void)
+{
+	CHECK_EQ_INT(dt_hist_bucket(-5), 0);
+	CHECK_EQ_INT(dt_hist_bucket(0), 1);
+	CHECK_EQ_INT(dt_hist_bucket(1), 2);
+	CHECK_EQ_INT(dt_hist_bucket(2), 3);
+	CHECK_EQ_INT(dt_hist_bucket(3), 3);
+	CHECK_EQ_INT(dt_hist_bucket(4), 4);
+	CHECK_EQ_INT(dt_hist_bucket(INT64_MAX), 64);
+	CHECK(dt_hist_bucket(INT64_MAX) < DT_HIST_BUCKETS);
+	CHECK_EQ_INT(dt_lhist_nbuckets(0, 100, 10), 12);
+	CHECK_EQ_INT(dt_lhist_nbuckets(0, 95, 10), 12);
+	CHECK_EQ_INT(dt_lhist_nbuckets(-10, 10, 5), 6);
+	CHECK_EQ_INT(dt_lhist_nbuckets(10, 0, 5), 0);
+}
+
+static void type_names(void)
+{
+	dt_arena *a = dt_arena_new();
+	CHECK_EQ_STR(dt_type_name(a, dt_type_int(true, 8)), "int64");
+	CHECK_EQ_STR(dt_type_name(a, dt_type_int(false, 4)), "uint32");
+	CHECK_EQ_STR(dt_type_name(a, dt_type_str(64)), "string[64]");
+	CHECK(dt_type_str(64) == dt_type_str(64));
+	CHECK(dt_type_equal(dt_type_str(16), dt_type_str(16)));
+	CHECK(!dt_type_equal(dt_type_str(16), dt_type_str(64)));
+	CHECK(!dt_type_equal(dt_type_int(true, 8), dt_type_int(false, 8)));
+	dt_arena_free(a);
+}
+
+int main(void)
+{
+	T_RUN(map_types);
+	T_RUN(scalar_layout);
+	T_RUN(map_conflicts);
+	T_RUN(read_before_assign_across_probes);
+	T_RUN(var_scope);
+	T_RUN(builtin_restrictions);
+	T_RUN(printf_events);
+	T_RUN(ustack_dwarf_in_predicate);
+	T_RUN(periods_and_indexes);
+	T_RUN(existing_maps);
+	T_RUN(wildcard_expansion);
+	T_RUN(positional_params);
+	T_RUN(hist_buckets);
+	T_RUN(type_names);
+	return t_done();
+}

@@ -1,0 +1,153 @@
+/* test_lang_lexer.c — the tokenizer: kinds and spans of every operator, integer forms and their
+ * errors, string escapes, comments and the `#!` line, and attach-point mode (where `/` belongs
+ * to a uprobe path but ends anything else). */
+#include "lang/lang_internal.h"
+#include "tests/unit/t.h"
+
+static dt_source src_of(const char *s)
+{
+	return (dt_source){ .name = "t", .text = s, .len = strlen(s) };
+}
+
+/* Lexes the whole text in ordinary mode, returning kinds in `out` (EOF included). */
+static int lex_all(const char *s, dt_token *out, int max)
+{
+	dt_source src = src_of(s);
+	uint32_t off = 0;
+	int n = 0;
+	while (n < max) {
+		dt_lex(&src, off, &out[n]);
+		off = out[n].off + out[n].len;
+		if (out[n++].kind == DT_TOK_EOF)
+			break;
+	}
+	return n;
+}
+
+static void operators(void)
+{
+	dt_token t[64];
+	int n = lex_all("<<= >>= -> <= >= == != << >> && || ++ -- += -= *= /= %= &= |= ^= "
+			"{ } ( ) [ ] , ; ? : . = + - * / % & | ^ ~ ! < >", t, 64);
+	static const dt_tok_kind want[] = {
+		DT_TOK_SHL_ASSIGN, DT_TOK_SHR_ASSIGN, DT_TOK_ARROW, DT_TOK_LE, DT_TOK_GE, DT_TOK_EQ,
+		DT_TOK_NE, DT_TOK_SHL, DT_TOK_SHR, DT_TOK_LAND, DT_TOK_LOR, DT_TOK_INC, DT_TOK_DEC,
+		DT_TOK_ADD_ASSIGN, DT_TOK_SUB_ASSIGN, DT_TOK_MUL_ASSIGN, DT_TOK_DIV_ASSIGN,
+		DT_TOK_MOD_ASSIGN, DT_TOK_AND_ASSIGN, DT_TOK_OR_ASSIGN, DT_TOK_XOR_ASSIGN,
+		DT_TOK_LBRACE, DT_TOK_RBRACE, DT_TOK_LPAREN, DT_TOK_RPAREN, DT_TOK_LBRACK,
+		DT_TOK_RBRACK, DT_TOK_COMMA, DT_TOK_SEMI, DT_TOK_QUESTION, DT_TOK_COLON, DT_TOK_DOT,
+		DT_TOK_ASSIGN, DT_TOK_PLUS, DT_TOK_MINUS, DT_TOK_STAR, DT_TOK_SLASH, DT_TOK_PERCENT,
+		DT_TOK_AMP, DT_TOK_PIPE, DT_TOK_CARET, DT_TOK_TILDE, DT_TOK_BANG, DT_TOK_LT,
+		DT_TOK_GT, DT_TOK_EOF,
+	};
+	CHECK_EQ_INT(n, (int)DT_ARRAY_SIZE(want));
+	for (int i = 0; i < n && i < (int)DT_ARRAY_SIZE(want); i++)
+		CHECK_EQ_STR(dt_tok_name(t[i].kind), dt_tok_name(want[i]));
+}
+
+static void integers(void)
+{
+	dt_token t[16];
+	int n = lex_all("42 0x2a 052 1_000 18446744073709551615 0", t, 16);
+	CHECK_EQ_INT(n, 7);
+	CHECK_EQ_INT(t[0].ival, 42);
+	CHECK_EQ_INT(t[1].ival, 42);
+	CHECK_EQ_INT(t[2].ival, 42);
+	CHECK_EQ_INT(t[3].ival, 1000);
+	CHECK(t[4].ival == UINT64_MAX);
+	CHECK_EQ_INT(t[5].ival, 0);
+	for (int i = 0; i < 6; i++)
+		CHECK(t[i].err == NULL);
+	n = lex_all("1e6 25e2 1e20 1e6x", t, 16);
+	CHECK_EQ_INT(n, 5);
+	CHECK_EQ_INT(t[0].ival, 1000000);
+	CHECK_EQ_INT(t[1].ival, 2500);
+	CHECK(t[0].err == NULL && t[1].err == NULL);
+	CHECK_EQ_STR(t[2].err, "integer literal does not fit in 64 bits");
+	CHECK_EQ_STR(t[3].err, "invalid integer literal");
+	n = lex_all("18446744073709551616 09 0x 12ab", t, 16);
+	CHECK_EQ_INT(n, 5);
+	CHECK_EQ_STR(t[0].err, "integer literal does not fit in 64 bits");
+	CHECK_EQ_STR(t[1].err, "invalid octal integer literal");
+	CHECK_EQ_STR(t[2].err, "invalid integer literal");
+	CHECK_EQ_STR(t[3].err, "invalid integer literal");
+	CHECK_EQ_INT(t[3].len, 4); /* the whole glued literal is one token */
+}
+
+static void strings(void)
+{
+	const char *s = "\"a\\n\\t\\\"\\\\\\x41\\101\\0z\"";
+	dt_source src = src_of(s);
+	dt_token t;
+	dt_lex(&src, 0, &t);
+	CHECK_EQ_INT(t.kind, DT_TOK_STR);
+	CHECK_EQ_INT(t.len, strlen(s));
+	dt_arena *a = dt_arena_new();
+	uint32_t len, bad;
+	char *v = dt_lex_string(a, &src, &t, &len, &bad);
+	CHECK_EQ_INT(bad, UINT32_MAX);
+	CHECK_EQ_INT(len, 9);
+	CHECK(memcmp(v, "a\n\t\"\\AA\0z", 9) == 0);
+	dt_source bad_src = src_of("\"x\\qy\"");
+	dt_lex(&bad_src, 0, &t);
+	dt_lex_string(a, &bad_src, &t, &len, &bad);
+	CHECK_EQ_INT(bad, 2);
+	dt_source unterminated = src_of("\"abc\nx");
+	dt_lex(&unterminated, 0, &t);
+	CHECK_EQ_STR(t.err, "unterminated string literal");
+	CHECK_EQ_INT(t.len, 4);
+	dt_arena_free(a);
+}
+
+static void comments_and_shebang(void)
+{
+	dt_token t[8];
+	int n = lex_all("#!/usr/bin/dwarftrace -q\n// line\n/* block\n */ pid /* x */ $v @m @ $12 "
+			"/* unterminated", t, 8);
+	CHECK_EQ_INT(n, 6);
+	CHECK_EQ_INT(t[0].kind, DT_TOK_IDENT);
+	CHECK_EQ_INT(t[1].kind, DT_TOK_VAR);
+	CHECK_EQ_INT(t[2].kind, DT_TOK_MAP);
+	CHECK_EQ_INT(t[3].kind, DT_TOK_MAP);
+	CHECK_EQ_INT(t[3].len, 1);
+	CHECK_EQ_INT(t[4].kind, DT_TOK_POSPARAM);
+	CHECK_EQ_INT(t[4].ival, 12);
+	CHECK_EQ_INT(t[5].kind, DT_TOK_EOF);
+	/* `#` anywhere else is an invalid character. */
+	n = lex_all("a # b", t, 8);
+	CHECK_EQ_INT(t[1].kind, DT_TOK_ERROR);
+	CHECK_EQ_STR(t[1].err, "invalid character");
+}
+
+static void attach_mode(void)
+{
+	dt_source s1 = src_of("  uprobe:/usr/lib/libc.so.6:malloc+0x10 /pid/ {");
+	dt_token t;
+	dt_lex_attach(&s1, 0, &t);
+	CHECK_EQ_INT(t.kind, DT_TOK_ATTACH);
+	CHECK_EQ_INT(t.off, 2);
+	CHECK_EQ_INT(t.len, strlen("uprobe:/usr/lib/libc.so.6:malloc+0x10"));
+	dt_source s2 = src_of("kprobe:vfs_read/pid == 1/{");
+	dt_lex_attach(&s2, 0, &t);
+	CHECK_EQ_INT(t.len, strlen("kprobe:vfs_read"));
+	dt_source s3 = src_of("profile:hz:99<");
+	dt_lex_attach(&s3, 0, &t);
+	CHECK_EQ_INT(t.len, strlen("profile:hz:99"));
+	dt_source s4 = src_of("BEGIN,END{");
+	dt_lex_attach(&s4, 0, &t);
+	CHECK_EQ_INT(t.len, 5);
+	/* Not an attach point: the ordinary token. */
+	dt_source s5 = src_of("{ x");
+	dt_lex_attach(&s5, 0, &t);
+	CHECK_EQ_INT(t.kind, DT_TOK_LBRACE);
+}
+
+int main(void)
+{
+	T_RUN(operators);
+	T_RUN(integers);
+	T_RUN(strings);
+	T_RUN(comments_and_shebang);
+	T_RUN(attach_mode);
+	return t_done();
+}

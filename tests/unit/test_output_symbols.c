@@ -1,0 +1,329 @@
+/* test_output_symbols.c — symbolization against real processes and the real kernel. A tiny target
+ * program is compiled at test time twice (-no-pie and -pie), run, and asked to print where its
+ * functions are; the symbolizer must name them (with bpftrace's decimal offsets), and the -no-pie
+ * addresses must agree with `nm`. A process that exits before its addresses are resolved still
+ * resolves from the snapshot taken while it lived; a deleted binary gives "module+0xoff";
+ * anonymous memory gives "0xaddr"; the vDSO and libc resolve; kernel addresses resolve from
+ * /proc/kallsyms (root). */
+#include "runtime/format_internal.h"
+#include "common/common.h"
+#include "t.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char prog_src[] =
+	"#include <stdio.h>\n"
+	"#include <unistd.h>\n"
+	"__attribute__((noinline)) int dt_target_alpha(int x) { return x * 3 + 1; }\n"
+	"__attribute__((noinline)) int dt_target_beta(int x) { return dt_target_alpha(x) + 2; }\n"
+	"int main(void)\n"
+	"{\n"
+	"	char c = 0;\n"
+	"	printf(\"%p %p %p\\n\", (void *)dt_target_alpha, (void *)dt_target_beta,\n"
+	"	       (void *)&fputs);\n"
+	"	fflush(stdout);\n"
+	"	if (read(0, &c, 1) < 0)\n"
+	"		return 1;\n"
+	"	return dt_target_beta(c) & 1;\n"
+	"}\n";
+
+static char dir[] = "/tmp/dt_symtest_XXXXXX";
+
+/* Compiles the target once per flavour; returns the binary's path or NULL. */
+static const char *build(const char *flavour)
+{
+	static char paths[2][128];
+	char *p = paths[strcmp(flavour, "pie") == 0];
+	char src[128], cmd[512];
+	snprintf(src, sizeof(src), "%s/prog.c", dir);
+	snprintf(p, 128, "%s/prog-%s", dir, flavour);
+	if (access(p, X_OK) == 0)
+		return p;
+	FILE *f = fopen(src, "w");
+	if (!f)
+		return NULL;
+	fputs(prog_src, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cc -O0 -%s -o %s %s", flavour, p, src);
+	return system(cmd) == 0 ? p : NULL;
+}
+
+struct target {
+	pid_t pid;
+	int in;                        /* write end of its stdin: closing it lets it exit */
+	uint64_t alpha, beta, fputs_addr;
+};
+
+static int spawn(const char *path, struct target *t)
+{
+	int in[2], out[2];
+	char line[256];
+	if (pipe(in) || pipe(out))
+		return -errno;
+	t->pid = fork();
+	if (t->pid < 0)
+		return -errno;
+	if (t->pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		execl(path, path, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	t->in = in[1];
+	FILE *f = fdopen(out[0], "r");
+	int ok = f && fgets(line, sizeof(line), f) &&
+		 sscanf(line, "%" SCNx64 " %" SCNx64 " %" SCNx64, &t->alpha, &t->beta,
+			&t->fputs_addr) == 3;
+	if (f)
+		fclose(f);
+	return ok ? 0 : -EIO;
+}
+
+static void finish(struct target *t)
+{
+	close(t->in);
+	waitpid(t->pid, NULL, 0);
+}
+
+/* `nm` address of a symbol in a binary, or 0. */
+static uint64_t nm_addr(const char *path, const char *sym)
+{
+	char cmd[512], line[256];
+	uint64_t a = 0;
+	snprintf(cmd, sizeof(cmd), "nm %s", path);
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return 0;
+	while (fgets(line, sizeof(line), p)) {
+		uint64_t v;
+		char type, name[128];
+		if (sscanf(line, "%" SCNx64 " %c %127s", &v, &type, name) == 3 && !strcmp(name, sym))
+			a = v;
+	}
+	pclose(p);
+	return a;
+}
+
+static void check_resolves(dt_symbolizer *s, const struct target *t)
+{
+	char buf[256];
+	CHECK_EQ_INT(dt_sym_user(s, (uint32_t)t->pid, t->alpha, false, buf, sizeof(buf)), 0);
+	CHECK_EQ_STR(buf, "dt_target_alpha");
+	CHECK_EQ_INT(dt_sym_user(s, (uint32_t)t->pid, t->beta + 7, true, buf, sizeof(buf)), 0);
+	CHECK_EQ_STR(buf, "dt_target_beta+7");
+	CHECK_EQ_INT(dt_sym_user(s, (uint32_t)t->pid, t->alpha, true, buf, sizeof(buf)), 0);
+	CHECK_EQ_STR(buf, "dt_target_alpha+0");
+	const char *mod = dt_sym_user_module(s, (uint32_t)t->pid, t->alpha);
+	CHECK(mod && strncmp(mod, "prog-", 5) == 0);
+}
+
+static void user_nopie(void)
+{
+	const char *path = build("no-pie");
+	struct target t;
+	CHECK(path != NULL);
+	if (!path || spawn(path, &t)) {
+		CHECK(!"target did not start");
+		return;
+	}
+	/* -no-pie: run-time addresses are the link-time ones nm prints. */
+	CHECK_EQ_INT(nm_addr(path, "dt_target_alpha"), t.alpha);
+	CHECK_EQ_INT(nm_addr(path, "dt_target_beta"), t.beta);
+	dt_symbolizer *s = dt_sym_new();
+	CHECK_EQ_INT(dt_sym_note_pid(s, (uint32_t)t.pid), 0);
+	check_resolves(s, &t);
+	finish(&t);
+	dt_sym_free(s);
+}
+
+/* PIE: loaded at a random base; the function's distance from the base is nm's address. */
+static void user_pie_and_libc(void)
+{
+	const char *path = build("pie");
+	struct target t;
+	char buf[256];
+	if (!path || spawn(path, &t)) {
+		CHECK(!"target did not start");
+		return;
+	}
+	uint64_t nm_alpha = nm_addr(path, "dt_target_alpha"), nm_beta = nm_addr(path, "dt_target_beta");
+	CHECK(nm_alpha && t.alpha != nm_alpha);
+	CHECK_EQ_INT(t.beta - t.alpha, nm_beta - nm_alpha);
+	dt_symbolizer *s = dt_sym_new();
+	CHECK_EQ_INT(dt_sym_note_pid(s, (uint32_t)t.pid), 0);
+	check_resolves(s, &t);
+
+	/* fputs in libc: .dynsym has _IO_fputs (global) and fputs (weak) at one address; a
+	 * debug file, when installed, may name it differently, so accept what the aliases are. */
+	CHECK_EQ_INT(dt_sym_user(s, (uint32_t)t.pid, t.fputs_addr + 2, true, buf, sizeof(buf)), 0);
+	CHECK(strcmp(buf, "_IO_fputs+2") == 0 || strcmp(buf, "fputs+2") == 0);
+	const char *lib = dt_sym_user_path(s, (uint32_t)t.pid, t.fputs_addr);
+	CHECK(lib && strstr(lib, "libc.so"));
+
+	/* The same object in a second process comes from the cache and still resolves. */
+	struct target t2;
+	if (spawn(path, &t2) == 0) {
+		CHECK_EQ_INT(dt_sym_note_pid(s, (uint32_t)t2.pid), 0);
+		check_resolves(s, &t2);
+		finish(&t2);
+	}
+	finish(&t);
+	dt_sym_free(s);
+}
+
+/* Snapshot while alive, resolve only after the process is gone (objects never opened before). */
+static void exited_process(void)
+{
+	const char *path = build("pie");
+	struct target t;
+	char buf[256];
+	if (!path || spawn(path, &t)) {
+		CHECK(!"target did not start");
+		return;
+	}
+	dt_symbolizer *s = dt_sym_new();
+	CHECK_EQ_INT(dt_sym_note_pid(s, (uint32_t)t.pid), 0);
+	finish(&t);
+	CHECK(kill(t.pid, 0) != 0);
+	check_resolves(s, &t);
+	/* Noting it again after exit fails but keeps the snapshot. */
+	CHECK(dt_sym_note_pid(s, (uint32_t)t.pid) < 0);
+	CHECK_EQ_INT(dt_sym_user(s, (uint32_t)t.pid, t.alpha + 1, true, buf, sizeof(buf)), 0);
+	CHECK_EQ_STR(buf, "dt_target_alpha+1");
+	/* A pid never seen and not running: the address itself. */
+	CHECK_EQ_INT(dt_sym_user(s, 0x7ffffff0, 0x1234, true, buf, sizeof(buf)), -ENOENT);
+	CHECK_EQ_STR(buf, "0x1234");
+	dt_sym_free(s);
+}
+
+/* The binary is deleted before anything was opened: "module+0xoff" (the file offset). */
+static void deleted_binary(void)
+{
+	const char *path = build("no-pie");
+	char copy[160], cmd[400], buf[256];
+	struct target t;
+	snprintf(copy, sizeof(copy), "%s/prog-gone", dir);
+	snprintf(cmd, sizeof(cmd), "cp %s %s", path ? path : "/nonexistent", copy);
+	if (!path || system(cmd) != 0 || spawn(copy, &t)) {
+		CHECK(!"target did not start");
+		return;
+	}
+	dt_symbolizer *s = dt_sym_new();
+	CHECK_EQ_INT(dt_sym_note_pid(s, (uint32_t)t.pid), 0);
+	unlink(copy);
+	finish(&t);
+	CHECK_EQ_INT(dt_sym_user(s, (uint32_t)t.pid, t.alpha, true, buf, sizeof(buf)), -ENOENT);
+	/* -no-pie text: file offset = vaddr - 0x400000 for the usual x86-64 link. */
+	char want[64];
+	snprintf(want, sizeof(want), "prog-gone+0x%" PRIx64, t.alpha - 0x400000);
+	CHECK_EQ_STR(buf, want);
+	dt_sym_free(s);
+}
+
+/* Our own process: anonymous memory and the vDSO. */
+static void self_anon_and_vdso(void)
+{
+	char buf[256];
+	dt_symbolizer *s = dt_sym_new();
+	uint32_t me = (uint32_t)getpid();
+	void *anon = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(anon != MAP_FAILED);
+	CHECK_EQ_INT(dt_sym_note_pid(s, me), 0);
+	CHECK_EQ_INT(dt_sym_user(s, me, (uint64_t)(uintptr_t)anon + 16, true, buf, sizeof(buf)),
+		     -ENOENT);
+	char want[64];
+	snprintf(want, sizeof(want), "0x%" PRIx64, (uint64_t)(uintptr_t)anon + 16);
+	CHECK_EQ_STR(buf, want);
+	munmap(anon, 4096);
+
+	/* No vDSO at all under valgrind: then there is nothing to resolve. */
+	void *h = dlopen("linux-vdso.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	void *f = h ? dlsym(h, "__vdso_clock_gettime") : NULL;
+	CHECK(f != NULL || getauxval(AT_SYSINFO_EHDR) == 0);
+	if (f) {
+		CHECK_EQ_INT(dt_sym_user(s, me, (uint64_t)(uintptr_t)f + 1, true, buf, sizeof(buf)),
+			     0);
+		CHECK(strcmp(buf, "__vdso_clock_gettime+1") == 0 ||
+		      strcmp(buf, "clock_gettime+1") == 0);
+		CHECK_EQ_STR(dt_sym_user_path(s, me, (uint64_t)(uintptr_t)f), "[vdso]");
+	}
+	/* A function of this test binary, resolved in our own process. */
+	CHECK_EQ_INT(dt_sym_user(s, me, (uint64_t)(uintptr_t)&check_resolves + 4, true, buf,
+				 sizeof(buf)), 0);
+	CHECK_EQ_STR(buf, "check_resolves+4");
+	dt_sym_free(s);
+}
+
+/* Kernel symbols from /proc/kallsyms, including one in a module if any is loaded. */
+static void kernel(void)
+{
+	T_SKIP_UNLESS_ROOT();
+	char *text = NULL, buf[256];
+	uint64_t vfs_read = 0, mod_addr = 0;
+	char mod_sym[128] = "", mod_name[128] = "";
+	CHECK_EQ_INT(dt_read_file("/proc/kallsyms", &text, NULL), 0);
+	for (char *line = text; line && *line;) {
+		char *nl = strchr(line, '\n');
+		uint64_t a;
+		char type, name[128], mod[128];
+		if (nl)
+			*nl = '\0';
+		int k = sscanf(line, "%" SCNx64 " %c %127s %127s", &a, &type, name, mod);
+		if (k >= 3 && type == 'T' && !strcmp(name, "vfs_read"))
+			vfs_read = a;
+		/* A module function that is not the only name at its address. */
+		if (k == 4 && type == 't' && !mod_addr && mod[0] == '[' && strcmp(mod, "[bpf]")) {
+			mod_addr = a;
+			snprintf(mod_sym, sizeof(mod_sym), "%s", name);
+			snprintf(mod_name, sizeof(mod_name), "%s", mod);
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	free(text);
+	dt_symbolizer *s = dt_sym_new();
+	CHECK(vfs_read != 0);
+	CHECK_EQ_INT(dt_sym_kernel(s, vfs_read + 5, true, buf, sizeof(buf)), 0);
+	CHECK_EQ_STR(buf, "vfs_read+5");
+	CHECK_EQ_INT(dt_sym_kernel(s, vfs_read, false, buf, sizeof(buf)), 0);
+	CHECK_EQ_STR(buf, "vfs_read");
+	CHECK_EQ_STR(dt_sym_kernel_module(s, vfs_read), "kernel");
+	if (mod_addr) {
+		CHECK_EQ_INT(dt_sym_kernel(s, mod_addr, false, buf, sizeof(buf)), 0);
+		CHECK_EQ_STR(dt_sym_kernel_module(s, mod_addr), mod_name);
+	}
+	CHECK_EQ_INT(dt_sym_kernel(s, 0x10, true, buf, sizeof(buf)), -ENOENT);
+	CHECK_EQ_STR(buf, "0x10");
+	dt_sym_free(s);
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	T_RUN(user_nopie);
+	T_RUN(user_pie_and_libc);
+	T_RUN(exited_process);
+	T_RUN(deleted_binary);
+	T_RUN(self_anon_and_vdso);
+	T_RUN(kernel);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
+	return t_done();
+}

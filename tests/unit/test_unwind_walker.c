@@ -1,0 +1,408 @@
+/* test_unwind_walker.c — the DWARF walker end to end, before the language exists (root + BPF):
+ * builds tests/unwind-targets/uw_target.c without frame pointers, loads the walker through
+ * dt_unwinder, attaches a hand-assembled perf_event entry program (cpu-clock, target pid only) that
+ * tail-calls the walker, and a continuation that records every dt_stack_ref it is handed. Then it
+ * asserts the exact symbol order of the sampled stacks (perf's dwarf-unwind test, in BPF): through
+ * a libc qsort callback, 500-deep recursion (truncated at the depth limit) and a signal handler. */
+#include "tests/unit/t.h"
+#include "common/common.h"
+#include "unwind/unwind.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+/* ---------------------------------------------------------------- a tiny assembler */
+
+#define INSN(c, d, s, o, i) ((struct bpf_insn){.code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i)})
+#define MOV64_REG(d, s) INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s, 0, 0)
+#define MOV64_IMM(d, i) INSN(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
+#define ADD64_IMM(d, i) INSN(BPF_ALU64 | BPF_ADD | BPF_K, d, 0, 0, i)
+#define RSH64_IMM(d, i) INSN(BPF_ALU64 | BPF_RSH | BPF_K, d, 0, 0, i)
+#define ST_W(d, o, i) INSN(BPF_ST | BPF_MEM | BPF_W, d, 0, o, i)
+#define ST_DW(d, o, i) INSN(BPF_ST | BPF_MEM | BPF_DW, d, 0, o, i)
+#define JNE_IMM(d, i, o) INSN(BPF_JMP | BPF_JNE | BPF_K, d, 0, o, i)
+#define JEQ_IMM(d, i, o) INSN(BPF_JMP | BPF_JEQ | BPF_K, d, 0, o, i)
+#define CALL(f) INSN(BPF_JMP | BPF_CALL, 0, 0, 0, f)
+#define EXIT() INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
+#define LD_MAP(d, fd) INSN(BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_MAP_FD, 0, fd), INSN(0, 0, 0, 0, 0)
+
+static int load_prog(const struct bpf_insn *insns, size_t n, const char *name)
+{
+	static char log[1 << 16];
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .log_buf = log, .log_size = sizeof(log), .log_level = 1);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_PERF_EVENT, name, "GPL", insns, n, &o);
+
+	if (fd < 0)
+		fprintf(stderr, "%s: %s\n%s\n", name, strerror(errno), log);
+	return fd;
+}
+
+/* entry: if (tgid == pid) { st = wstate[0]; st->cont_slot = 0; st->max_depth = depth;
+ * tail_call(ctx, wprogs, 0); } */
+static int load_entry(int wstate_fd, int wprogs_fd, uint32_t pid, uint32_t depth)
+{
+	struct bpf_insn p[] = {
+		MOV64_REG(6, 1),
+		CALL(BPF_FUNC_get_current_pid_tgid),
+		RSH64_IMM(0, 32),
+		JNE_IMM(0, (int)pid, 14),
+		ST_W(10, -4, 0),
+		LD_MAP(1, wstate_fd),
+		MOV64_REG(2, 10),
+		ADD64_IMM(2, -4),
+		CALL(BPF_FUNC_map_lookup_elem),
+		JEQ_IMM(0, 0, 7),
+		ST_W(0, 0, 0),
+		ST_W(0, 4, (int)depth),
+		MOV64_REG(1, 6),
+		LD_MAP(2, wprogs_fd),
+		MOV64_IMM(3, DT_WALKER_SLOT_START),
+		CALL(BPF_FUNC_tail_call),
+		MOV64_IMM(0, 0),
+		EXIT(),
+	};
+	return load_prog(p, DT_ARRAY_SIZE(p), "uw_entry");
+}
+
+/* continuation: st = wstate[0]; seen[st->result] = 1 */
+static int load_cont(int wstate_fd, int seen_fd)
+{
+	struct bpf_insn p[] = {
+		ST_W(10, -4, 0),
+		LD_MAP(1, wstate_fd),
+		MOV64_REG(2, 10),
+		ADD64_IMM(2, -4),
+		CALL(BPF_FUNC_map_lookup_elem),
+		JEQ_IMM(0, 0, 9),
+		MOV64_REG(2, 0),
+		ADD64_IMM(2, 8),
+		ST_DW(10, -16, 1),
+		LD_MAP(1, seen_fd),
+		MOV64_REG(3, 10),
+		ADD64_IMM(3, -16),
+		MOV64_IMM(4, BPF_ANY),
+		CALL(BPF_FUNC_map_update_elem),
+		MOV64_IMM(0, 0),
+		EXIT(),
+	};
+	return load_prog(p, DT_ARRAY_SIZE(p), "uw_cont");
+}
+
+/* ---------------------------------------------------------------- symbols of the target */
+
+typedef struct sym {
+	uint64_t addr;
+	char name[64];
+} sym;
+
+static sym syms[4096];
+static int nsyms;
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const sym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static void load_syms(const char *bin)
+{
+	char cmd[512], line[256], type;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "nm %s", bin);
+	f = popen(cmd, "r");
+	nsyms = 0;
+	while (f && fgets(line, sizeof(line), f) && nsyms < (int)DT_ARRAY_SIZE(syms)) {
+		unsigned long long a;
+
+		if (sscanf(line, "%llx %c %63s", &a, &type, syms[nsyms].name) == 3 &&
+		    (type == 'T' || type == 't')) {
+			syms[nsyms].addr = a;
+			nsyms++;
+		}
+	}
+	if (f)
+		pclose(f);
+	qsort(syms, nsyms, sizeof(*syms), cmp_sym);
+}
+
+/* The target's function containing pc (a non-PIE binary: link addresses are run addresses), or
+ * "?" for pcs outside it (libc). */
+static const char *symname(uint64_t pc)
+{
+	int i;
+
+	if (nsyms == 0 || pc < syms[0].addr || pc >= 0x1000000)
+		return "?";
+	for (i = nsyms - 1; i >= 0; i--)
+		if (syms[i].addr <= pc)
+			return syms[i].name;
+	return "?";
+}
+
+/* "uw_leaf uw_cmp ? ? uw_f3 …": one word per frame, libc runs collapsed to one "?". */
+static void render(const uint64_t *pcs, int n, char *out, size_t len)
+{
+	size_t o = 0;
+	int i;
+
+	out[0] = 0;
+	for (i = 0; i < n; i++) {
+		const char *s = symname(i ? pcs[i] - 1 : pcs[i]);
+
+		if (!strcmp(s, "?") && o >= 2 && !strcmp(out + o - 2, " ?"))
+			continue;
+		o += snprintf(out + o, len - o, "%s%s", o ? " " : "", s);
+		if (o >= len)
+			break;
+	}
+}
+
+/* ---------------------------------------------------------------- harness */
+
+static char bindir[] = "/tmp/dt_unwind_test.XXXXXX";
+static char target[256];
+
+static int build_target(void)
+{
+	char cmd[1024];
+
+	if (target[0])
+		return 0;
+	if (!mkdtemp(bindir))
+		return -errno;
+	snprintf(target, sizeof(target), "%s/uw_target", bindir);
+	snprintf(cmd, sizeof(cmd),
+		 "cc -O2 -fomit-frame-pointer -fno-optimize-sibling-calls -no-pie -o %s "
+		 "tests/unwind-targets/uw_target.c", target);
+	if (system(cmd) != 0) {
+		target[0] = 0;
+		return -EINVAL;
+	}
+	load_syms(target);
+	return 0;
+}
+
+/* Starts the target in `mode` and returns its pid once it printed "ready". */
+static pid_t start_target(const char *mode)
+{
+	char line[64];
+	int pfd[2];
+	pid_t pid;
+	FILE *f;
+
+	if (pipe(pfd) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		dup2(pfd[1], 1);
+		close(pfd[0]);
+		execl(target, target, mode, (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	f = fdopen(pfd[0], "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "ready", 5))
+			break;
+	if (f)
+		fclose(f);
+	return pid;
+}
+
+typedef struct result {
+	char stacks[8][4096];
+	uint32_t flags[8];
+	int nframes[8];
+	int n;
+} result;
+
+/* Samples `pid` for 300 ms and collects the distinct stacks. */
+static int sample(pid_t pid, uint32_t depth, bool pre_add, result *res)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, mo);
+	dt_unwinder_opts uo = {.sz = sizeof(uo), .ptypes = 1u << DT_WPT_PERF_EVENT};
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = 1000000, /* 1 ms */
+	};
+	int seen_fd = -1, entry_fd = -1, cont_fd = -1, pe_fd = -1, ret = -1, i;
+	struct dt_stack_ref key, next;
+	dt_unwinder *u;
+	uint32_t slot = 0;
+
+	memset(res, 0, sizeof(*res));
+	u = dt_unwinder_new(&uo);
+	if (!u) {
+		fprintf(stderr, "dt_unwinder_new: %s\n", strerror(errno));
+		return -1;
+	}
+	if (pre_add && dt_unwinder_add_pid(u, (uint32_t)pid) < 0)
+		goto out;
+	seen_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "uw_seen", sizeof(struct dt_stack_ref), 8, 64, &mo);
+	entry_fd = load_entry(dt_unwinder_state_fd(u, BPF_PROG_TYPE_PERF_EVENT),
+			      dt_unwinder_walker_progs_fd(u, BPF_PROG_TYPE_PERF_EVENT), (uint32_t)pid,
+			      depth);
+	cont_fd = load_cont(dt_unwinder_state_fd(u, BPF_PROG_TYPE_PERF_EVENT), seen_fd);
+	if (seen_fd < 0 || entry_fd < 0 || cont_fd < 0)
+		goto out;
+	if (bpf_map_update_elem(dt_unwinder_cont_progs_fd(u, BPF_PROG_TYPE_PERF_EVENT), &slot, &cont_fd,
+				BPF_ANY) < 0)
+		goto out;
+	pe_fd = (int)syscall(SYS_perf_event_open, &attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (pe_fd < 0 || ioctl(pe_fd, PERF_EVENT_IOC_SET_BPF, entry_fd) < 0 ||
+	    ioctl(pe_fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
+		fprintf(stderr, "perf_event: %s\n", strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < 30; i++) {
+		usleep(10000);
+		dt_unwinder_process(u);
+	}
+	ioctl(pe_fd, PERF_EVENT_IOC_DISABLE, 0);
+	for (ret = bpf_map_get_next_key(seen_fd, NULL, &key); ret == 0 && res->n < 8;
+	     ret = bpf_map_get_next_key(seen_fd, &key, &next), key = next) {
+		uint64_t pcs[DT_WALKER_MAX_FRAMES];
+		int n = dt_unwinder_frames(u, &key, pcs, DT_WALKER_MAX_FRAMES);
+
+		render(pcs, n, res->stacks[res->n], sizeof(res->stacks[0]));
+		res->flags[res->n] = key.flags;
+		res->nframes[res->n] = n;
+		res->n++;
+	}
+	ret = 0;
+	if (getenv("DT_TEST_VERBOSE")) {
+		for (i = 0; i < res->n; i++)
+			fprintf(stderr, "  [%s, %d frames] %s\n", dt_unwind_status_str(res->flags[i]),
+				res->nframes[i], res->stacks[i]);
+		dt_unwinder_print_stats(u, stderr);
+	}
+out:
+	if (pe_fd >= 0)
+		close(pe_fd);
+	if (entry_fd >= 0)
+		close(entry_fd);
+	if (cont_fd >= 0)
+		close(cont_fd);
+	if (seen_fd >= 0)
+		close(seen_fd);
+	dt_unwinder_free(u);
+	return ret;
+}
+
+static void stop_target(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+static int find_stack(const result *r, const char *want, uint32_t status)
+{
+	int i;
+
+	for (i = 0; i < r->n; i++)
+		if (!strcmp(r->stacks[i], want) && (r->flags[i] & DT_UNWIND_STATUS_MASK) == status)
+			return i;
+	fprintf(stderr, "wanted [%s] %s; got %d stacks:\n", dt_unwind_status_str(status), want, r->n);
+	for (i = 0; i < r->n; i++)
+		fprintf(stderr, "  [%s] %s\n", dt_unwind_status_str(r->flags[i]), r->stacks[i]);
+	return -1;
+}
+
+static void qsort_callback_stack(void)
+{
+	result r;
+	pid_t pid;
+
+	T_SKIP_UNLESS_ROOT();
+	CHECK(build_target() == 0);
+	pid = start_target("qsort");
+	CHECK(pid > 0);
+	CHECK(sample(pid, 0, true, &r) == 0);
+	stop_target(pid);
+	/* libc's qsort reaches the callback through msort internals: one "?" run. The outer "?" is
+	 * __libc_start_call_main/__libc_start_main. */
+	CHECK(find_stack(&r, "uw_leaf uw_cmp ? uw_f3 uw_f2 uw_f1 main ? _start",
+			 DT_UNWIND_COMPLETE) >= 0);
+}
+
+static void recursion_truncated(void)
+{
+	char want[4096] = "uw_leaf";
+	result r;
+	pid_t pid;
+	int i;
+
+	T_SKIP_UNLESS_ROOT();
+	CHECK(build_target() == 0);
+	pid = start_target("recurse");
+	CHECK(pid > 0);
+	CHECK(sample(pid, 0, true, &r) == 0);
+	stop_target(pid);
+	for (i = 1; i < DT_WALKER_DEFAULT_DEPTH; i++)
+		strcat(want, " uw_recurse");
+	i = find_stack(&r, want, DT_UNWIND_TRUNCATED_DEPTH);
+	CHECK(i >= 0);
+	if (i >= 0)
+		CHECK_EQ_INT(r.nframes[i], DT_WALKER_DEFAULT_DEPTH);
+}
+
+static void signal_frame(void)
+{
+	result r;
+	pid_t pid;
+	int i;
+
+	T_SKIP_UNLESS_ROOT();
+	CHECK(build_target() == 0);
+	pid = start_target("signal");
+	CHECK(pid > 0);
+	CHECK(sample(pid, 0, true, &r) == 0);
+	stop_target(pid);
+	/* handler <- __restore_rt (libc) <- the interrupted uw_wait <- main. */
+	i = find_stack(&r, "uw_leaf uw_handler ? uw_wait main ? _start", DT_UNWIND_COMPLETE);
+	CHECK(i >= 0);
+	if (i >= 0)
+		CHECK(r.flags[i] & DT_UNWIND_F_SIGNAL);
+}
+
+/* Without dt_unwinder_add_pid the first samples have no tables: the walker records the first
+ * frame, sends a request, and once served, later samples unwind completely. */
+static void discovered_by_request(void)
+{
+	result r;
+	pid_t pid;
+
+	T_SKIP_UNLESS_ROOT();
+	CHECK(build_target() == 0);
+	pid = start_target("qsort");
+	CHECK(pid > 0);
+	CHECK(sample(pid, 0, false, &r) == 0);
+	stop_target(pid);
+	CHECK(find_stack(&r, "uw_leaf", DT_UNWIND_NO_TABLES) >= 0);
+	CHECK(find_stack(&r, "uw_leaf uw_cmp ? uw_f3 uw_f2 uw_f1 main ? _start",
+			 DT_UNWIND_COMPLETE) >= 0);
+}
+
+int main(void)
+{
+	T_RUN(qsort_callback_stack);
+	T_RUN(recursion_truncated);
+	T_RUN(signal_frame);
+	T_RUN(discovered_by_request);
+	if (target[0]) {
+		unlink(target);
+		rmdir(bindir);
+	}
+	return t_done();
+}

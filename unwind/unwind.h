@@ -1,0 +1,87 @@
+/* unwind.h — the userspace side of ustack_dwarf: loads the precompiled DWARF walker (bpf-lib/),
+ * builds compact unwind tables from the CFI of every object a traced process maps (shared per
+ * object identity: libc is built once), keeps per-process mapping tables in the walker's maps,
+ * serves the walker's requests (unknown pid, PC in an unknown mapping, exec, exit), reads stacks
+ * back for printing, and renders tables for `-d unwind FILE`. The protocol with generated programs
+ * is documented in bpf-lib/dt_walker.h. Functions return 0 or -errno unless they say otherwise. */
+#ifndef DT_UNWIND_H
+#define DT_UNWIND_H
+
+#include "bpf-lib/dt_walker.h"
+
+#include <linux/bpf.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct dt_unwinder dt_unwinder;
+
+typedef struct dt_unwinder_opts {
+	size_t sz;                /* sizeof(struct dt_unwinder_opts) */
+	/* Kernel memory for row pages (the bulk of the tables); 0 = 64 MiB. */
+	uint64_t table_budget;
+	/* Entries of the frames map (distinct stacks kept); 0 = 16384. */
+	uint32_t max_stacks;
+	/* Processes with mapping tables at once; 0 = 1024. */
+	uint32_t max_procs;
+	/* Bit (1 << enum dt_walker_ptype) per program type to load a walker for; 0 = all four. */
+	uint32_t ptypes;
+	/* Load the sched_process_exec/exit followers (raw tracepoints); else exit is noticed only
+	 * when a request for the pid fails. */
+	bool follow_exec_exit;
+	/* libbpf/verifier messages and build warnings go here when set (else nowhere). */
+	void (*log)(void *ctx, const char *msg);
+	void *log_ctx;
+} dt_unwinder_opts;
+
+/* Opens and loads the walker. NULL with errno set (and a message through opts->log). */
+dt_unwinder *dt_unwinder_new(const dt_unwinder_opts *opts);
+void dt_unwinder_free(dt_unwinder *u);
+
+/* The walker's program type slot for a BPF program type, or -EOPNOTSUPP. */
+int dt_walker_ptype_of(enum bpf_prog_type t);
+
+/* Fds for the session / codegen (DT_AUX_WALKER_PROGS, DT_AUX_CONT_PROGS, DT_AUX_WALKER_STATE) for
+ * the given program type; -EOPNOTSUPP when no walker was loaded for it. The session puts each
+ * continuation's prog fd at its slot in the continuation array (bpf_map_update_elem). */
+int dt_unwinder_walker_progs_fd(const dt_unwinder *u, enum bpf_prog_type t);
+int dt_unwinder_cont_progs_fd(const dt_unwinder *u, enum bpf_prog_type t);
+int dt_unwinder_state_fd(const dt_unwinder *u, enum bpf_prog_type t);
+/* Size of each continuation prog array (cont_slot must be below it). */
+uint32_t dt_unwinder_cont_slots(const dt_unwinder *u);
+int dt_unwinder_frames_fd(const dt_unwinder *u);
+
+/* Builds tables for a running process now (for -p/-c and processes running at start), including
+ * every object it maps. -ESRCH when it is gone. */
+int dt_unwinder_add_pid(dt_unwinder *u, uint32_t pid);
+/* Forgets a process (exit); its objects are evicted later if no one else maps them. */
+void dt_unwinder_remove_pid(dt_unwinder *u, uint32_t pid);
+
+/* An fd that becomes readable when the walker has requests; then call dt_unwinder_process(). */
+int dt_unwinder_poll_fd(const dt_unwinder *u);
+/* Serves pending requests without blocking; returns the number served or -errno. */
+int dt_unwinder_process(dt_unwinder *u);
+
+/* Reads the frames of a ustack_dwarf value: up to `max` pcs into `pcs`; returns the count (0 for
+ * ref->id == 0) or -ENOENT when the id is not in the frames map. */
+int dt_unwinder_frames(const dt_unwinder *u, const struct dt_stack_ref *ref, uint64_t *pcs,
+		       uint32_t max);
+
+/* "complete", "truncated (depth)", … for the low byte of dt_stack_ref.flags. */
+const char *dt_unwind_status_str(uint32_t flags);
+
+typedef struct dt_unwinder_stats {
+	uint64_t objects, rows, rules, table_bytes, procs;
+	uint64_t requests_served, build_errors, evictions;
+	uint64_t wstat[DT_WSTAT__COUNT];  /* the walker's counters summed over CPUs */
+} dt_unwinder_stats;
+void dt_unwinder_get_stats(const dt_unwinder *u, dt_unwinder_stats *st);
+/* Writes the stats as "name value" lines (for -v). */
+void dt_unwinder_print_stats(const dt_unwinder *u, FILE *f);
+
+/* `-d unwind FILE`: the rows of an ELF file's CFI, one range per line, e.g.
+ * "0x1130-0x1135  cfa=rsp+8  rip=[cfa-8]  rbp=same", then a summary line. 0, or -errno after one
+ * line "PATH: why" on stderr (this is the CLI's dump, so it reports like the CLI). */
+int dt_unwind_dump(const char *path, FILE *f);
+
+#endif

@@ -1,0 +1,807 @@
+/* unwinder.c — the userspace side of the walker: loads the embedded walker object, owns its table
+ * maps, and keeps them in step with the traced processes. Objects (ELF files, the vdso) are built
+ * once per identity (build-id, else dev:ino:mtime) and shared: a process's mapping table only points
+ * at object ids. Rows live in fixed pages of one array map, allocated first-fit within the memory
+ * budget; objects no live process maps are evicted (least recently used first) when space runs out.
+ * Requests from the walker (unknown pid, pc outside every known mapping, exec, exit) arrive on a
+ * ring buffer and are served by dt_unwinder_process(). */
+#include "unwind/unwind.h"
+#include "unwind/unwind_internal.h"
+#include "bpf-lib/dt_walker_obj.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_OBJ_ROWS (1u << 22) /* the walker's binary search does 23 steps */
+#define MAX_SEGS 16
+
+typedef struct uobj {
+	bool used;
+	char *ident;          /* build-id hex or dev:ino:mtime; "vdso" */
+	char *path;           /* for messages and stats */
+	dev_t dev;            /* file identity cache (0/0 for the vdso) */
+	ino_t ino;
+	struct timespec mtime;
+	dt_elf_seg segs[MAX_SEGS];
+	int nsegs;
+	uint32_t page_start, npages, nrows;
+	uint32_t refs;        /* live processes mapping it */
+	uint32_t gen;
+	uint64_t last_use;
+} uobj;
+
+typedef struct uproc {
+	uint32_t pid;
+	uint32_t *objs;       /* object ids this process holds a reference on */
+	uint32_t nobjs;
+} uproc;
+
+struct dt_unwinder {
+	dt_unwinder_opts opts;
+	struct bpf_object *obj;
+	int wprogs_fd[DT_WPT__COUNT], cprogs_fd[DT_WPT__COUNT], wstate_fd[DT_WPT__COUNT];
+	int frames_fd, procs_fd, objects_fd, rows_fd, rules_fd, requests_fd, wstats_fd;
+	struct ring_buffer *rb;
+	struct bpf_link *links[2];
+	dt_ruleset rs;
+	uint32_t rules_pushed;
+	uint32_t npages;
+	uint8_t *page_used;
+	uobj objs[DT_MAX_OBJECTS];
+	DT_VEC(uproc) procs;
+	uint64_t clock;       /* use counter for LRU eviction */
+	uint64_t requests_served, build_errors, evictions, rows_total;
+	int pending_err;
+};
+
+static const char *const ptype_sfx[DT_WPT__COUNT] = {"perf", "kprobe", "tp", "rawtp"};
+
+static void ulog(const dt_unwinder *u, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	if (!u->opts.log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	u->opts.log(u->opts.log_ctx, buf);
+}
+
+int dt_walker_ptype_of(enum bpf_prog_type t)
+{
+	switch (t) {
+	case BPF_PROG_TYPE_PERF_EVENT: return DT_WPT_PERF_EVENT;
+	case BPF_PROG_TYPE_KPROBE: return DT_WPT_KPROBE;
+	case BPF_PROG_TYPE_TRACEPOINT: return DT_WPT_TRACEPOINT;
+	case BPF_PROG_TYPE_RAW_TRACEPOINT: return DT_WPT_RAW_TP;
+	default: return -EOPNOTSUPP;
+	}
+}
+
+static int map_fd(dt_unwinder *u, const char *name)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(u->obj, name);
+
+	return m ? bpf_map__fd(m) : -ENOENT;
+}
+
+static int request_cb(void *ctx, void *data, size_t size);
+
+dt_unwinder *dt_unwinder_new(const dt_unwinder_opts *opts)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "dt_walker");
+	dt_unwinder *u = xcalloc(1, sizeof(*u));
+	struct bpf_program *prog;
+	struct bpf_map *m;
+	uint64_t budget;
+	char name[64];
+	int ret = 0, i, k;
+
+	if (opts)
+		memcpy(&u->opts, opts, DT_MIN(opts->sz ? opts->sz : sizeof(*opts), sizeof(*opts)));
+	if (!u->opts.ptypes)
+		u->opts.ptypes = (1u << DT_WPT__COUNT) - 1;
+	budget = u->opts.table_budget ? u->opts.table_budget : 64ull << 20;
+	u->npages = (uint32_t)DT_MAX(budget / sizeof(struct dt_row_page), 16);
+	u->page_used = xcalloc(u->npages, 1);
+	for (i = 0; i < DT_WPT__COUNT; i++)
+		u->wprogs_fd[i] = u->cprogs_fd[i] = u->wstate_fd[i] = -1;
+	dt_ruleset_init(&u->rs);
+
+	u->obj = bpf_object__open_mem(dt_walker_bpf_obj, dt_walker_bpf_obj_len, &oo);
+	if (!u->obj) {
+		ret = -errno;
+		ulog(u, "walker: cannot open the embedded BPF object: %s", strerror(-ret));
+		goto fail;
+	}
+	m = bpf_object__find_map_by_name(u->obj, "rows");
+	if (m)
+		bpf_map__set_max_entries(m, u->npages);
+	m = bpf_object__find_map_by_name(u->obj, "frames");
+	if (m)
+		bpf_map__set_max_entries(m, u->opts.max_stacks ? u->opts.max_stacks : 16384);
+	m = bpf_object__find_map_by_name(u->obj, "procs");
+	if (m)
+		bpf_map__set_max_entries(m, u->opts.max_procs ? u->opts.max_procs : 1024);
+	bpf_object__for_each_program(prog, u->obj) {
+		const char *pn = bpf_program__name(prog);
+		bool want = false;
+
+		if (!strncmp(pn, "dt_follow_", 10)) {
+			want = u->opts.follow_exec_exit;
+		} else {
+			for (k = 0; k < DT_WPT__COUNT; k++) {
+				const char *sfx = strrchr(pn, '_');
+
+				if (sfx && !strcmp(sfx + 1, ptype_sfx[k]))
+					want = u->opts.ptypes & (1u << k);
+			}
+		}
+		bpf_program__set_autoload(prog, want);
+	}
+	ret = bpf_object__load(u->obj);
+	if (ret < 0) {
+		ulog(u, "walker: loading the BPF object failed: %s", strerror(-ret));
+		goto fail;
+	}
+	for (k = 0; k < DT_WPT__COUNT; k++) {
+		uint32_t slot;
+		int fd;
+
+		if (!(u->opts.ptypes & (1u << k)))
+			continue;
+		snprintf(name, sizeof(name), "wprogs_%s", ptype_sfx[k]);
+		u->wprogs_fd[k] = map_fd(u, name);
+		snprintf(name, sizeof(name), "cprogs_%s", ptype_sfx[k]);
+		u->cprogs_fd[k] = map_fd(u, name);
+		snprintf(name, sizeof(name), "wstate_%s", ptype_sfx[k]);
+		u->wstate_fd[k] = map_fd(u, name);
+		for (slot = 0; slot < 2; slot++) {
+			snprintf(name, sizeof(name), "dt_walk_%s_%s", slot ? "step" : "start",
+				 ptype_sfx[k]);
+			prog = bpf_object__find_program_by_name(u->obj, name);
+			fd = prog ? bpf_program__fd(prog) : -ENOENT;
+			if (fd < 0 || bpf_map_update_elem(u->wprogs_fd[k], &slot, &fd, BPF_ANY) < 0) {
+				ret = fd < 0 ? fd : -errno;
+				ulog(u, "walker: cannot install %s: %s", name, strerror(-ret));
+				goto fail;
+			}
+		}
+	}
+	u->frames_fd = map_fd(u, "frames");
+	u->procs_fd = map_fd(u, "procs");
+	u->objects_fd = map_fd(u, "objects");
+	u->rows_fd = map_fd(u, "rows");
+	u->rules_fd = map_fd(u, "rules");
+	u->requests_fd = map_fd(u, "requests");
+	u->wstats_fd = map_fd(u, "wstats");
+	u->rb = ring_buffer__new(u->requests_fd, request_cb, u, NULL);
+	if (!u->rb) {
+		ret = -errno;
+		ulog(u, "walker: request ring buffer: %s", strerror(-ret));
+		goto fail;
+	}
+	if (u->opts.follow_exec_exit) {
+		const char *names[2] = {"dt_follow_exec", "dt_follow_exit"};
+
+		for (i = 0; i < 2; i++) {
+			prog = bpf_object__find_program_by_name(u->obj, names[i]);
+			u->links[i] = prog ? bpf_program__attach(prog) : NULL;
+			if (!u->links[i]) {
+				ret = -errno;
+				ulog(u, "walker: cannot attach %s: %s", names[i], strerror(-ret));
+				goto fail;
+			}
+		}
+	}
+	return u;
+fail:
+	dt_unwinder_free(u);
+	errno = ret < 0 ? -ret : EINVAL;
+	return NULL;
+}
+
+void dt_unwinder_free(dt_unwinder *u)
+{
+	size_t i;
+
+	if (!u)
+		return;
+	for (i = 0; i < 2; i++)
+		bpf_link__destroy(u->links[i]);
+	ring_buffer__free(u->rb);
+	bpf_object__close(u->obj);
+	for (i = 0; i < DT_MAX_OBJECTS; i++) {
+		free(u->objs[i].ident);
+		free(u->objs[i].path);
+	}
+	for (i = 0; i < u->procs.n; i++)
+		free(u->procs.v[i].objs);
+	free(u->procs.v);
+	free(u->page_used);
+	dt_ruleset_fini(&u->rs);
+	free(u);
+}
+
+static int fd_for(const dt_unwinder *u, const int *fds, enum bpf_prog_type t)
+{
+	int k = dt_walker_ptype_of(t);
+
+	if (k < 0 || fds[k] < 0)
+		return -EOPNOTSUPP;
+	return fds[k];
+}
+
+int dt_unwinder_walker_progs_fd(const dt_unwinder *u, enum bpf_prog_type t)
+{
+	return fd_for(u, u->wprogs_fd, t);
+}
+
+int dt_unwinder_cont_progs_fd(const dt_unwinder *u, enum bpf_prog_type t)
+{
+	return fd_for(u, u->cprogs_fd, t);
+}
+
+int dt_unwinder_state_fd(const dt_unwinder *u, enum bpf_prog_type t)
+{
+	return fd_for(u, u->wstate_fd, t);
+}
+
+uint32_t dt_unwinder_cont_slots(const dt_unwinder *u)
+{
+	return DT_WALKER_CONT_SLOTS;
+}
+
+int dt_unwinder_frames_fd(const dt_unwinder *u)
+{
+	return u->frames_fd;
+}
+
+int dt_unwinder_poll_fd(const dt_unwinder *u)
+{
+	return ring_buffer__epoll_fd(u->rb);
+}
+
+/* ---------------------------------------------------------------- row pages */
+
+static void free_pages(dt_unwinder *u, uint32_t start, uint32_t n)
+{
+	memset(u->page_used + start, 0, n);
+}
+
+/* First fit of n contiguous pages; -ENOSPC when the budget has no such run. */
+static int alloc_pages(dt_unwinder *u, uint32_t n, uint32_t *start)
+{
+	uint32_t i, run = 0;
+
+	for (i = 0; i < u->npages; i++) {
+		run = u->page_used[i] ? 0 : run + 1;
+		if (run == n) {
+			*start = i + 1 - n;
+			memset(u->page_used + *start, 1, n);
+			return 0;
+		}
+	}
+	return -ENOSPC;
+}
+
+static void obj_drop_tables(dt_unwinder *u, uint32_t id)
+{
+	uobj *o = &u->objs[id];
+
+	free_pages(u, o->page_start, o->npages);
+	u->rows_total -= o->nrows;
+	o->npages = o->nrows = 0;
+}
+
+static void evict(dt_unwinder *u, uint32_t id)
+{
+	uobj *o = &u->objs[id];
+	struct dt_unwind_obj none = {0};
+
+	obj_drop_tables(u, id);
+	bpf_map_update_elem(u->objects_fd, &id, &none, BPF_ANY);
+	free(o->ident);
+	free(o->path);
+	memset(o, 0, sizeof(*o));
+	u->evictions++;
+}
+
+/* Pages for n rows, evicting unreferenced objects (least recently used first) as needed. */
+static int alloc_rows(dt_unwinder *u, uint32_t nrows, uint32_t *start, uint32_t *npages)
+{
+	*npages = (nrows + DT_ROWS_PER_PAGE - 1) / DT_ROWS_PER_PAGE;
+	while (alloc_pages(u, *npages, start) < 0) {
+		uint32_t i, victim = UINT32_MAX;
+
+		for (i = 0; i < DT_MAX_OBJECTS; i++) {
+			uobj *o = &u->objs[i];
+
+			if (o->used && !o->refs && o->npages &&
+			    (victim == UINT32_MAX || o->last_use < u->objs[victim].last_use))
+				victim = i;
+		}
+		if (victim == UINT32_MAX)
+			return -ENOSPC;
+		evict(u, victim);
+	}
+	return 0;
+}
+
+static int push_rules(dt_unwinder *u)
+{
+	for (; u->rules_pushed < u->rs.n; u->rules_pushed++) {
+		uint32_t k = u->rules_pushed;
+
+		if (bpf_map_update_elem(u->rules_fd, &k, &u->rs.rules[k], BPF_ANY) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+/* Copies the rows into kernel pages and publishes the object. */
+static int load_rows(dt_unwinder *u, uint32_t id, const dt_rows *rows)
+{
+	struct dt_row_page *pg = xmalloc(sizeof(*pg));
+	struct dt_unwind_obj ko = {0};
+	uobj *o = &u->objs[id];
+	uint32_t p, i, base;
+	int ret;
+
+	ret = push_rules(u);
+	if (ret < 0)
+		goto out;
+	ret = alloc_rows(u, rows->n, &o->page_start, &o->npages);
+	if (ret < 0)
+		goto out;
+	for (p = 0; p < o->npages; p++) {
+		uint32_t key = o->page_start + p;
+
+		base = p * DT_ROWS_PER_PAGE;
+		for (i = 0; i < DT_ROWS_PER_PAGE; i++) {
+			/* Padding rows repeat the last pc: never "<=" a smaller rel than it. */
+			uint32_t src = DT_MIN(base + i, rows->n - 1);
+
+			pg->pc[i] = rows->pc[src];
+			pg->rule[i] = rows->rule[src];
+		}
+		if (bpf_map_update_elem(u->rows_fd, &key, pg, BPF_ANY) < 0) {
+			ret = -errno;
+			free_pages(u, o->page_start, o->npages);
+			o->npages = 0;
+			goto out;
+		}
+	}
+	o->nrows = rows->n;
+	u->rows_total += rows->n;
+	ko.row_start = o->page_start * DT_ROWS_PER_PAGE;
+	ko.nrows = rows->n;
+	ko.gen = ++o->gen;
+	if (bpf_map_update_elem(u->objects_fd, &id, &ko, BPF_ANY) < 0)
+		ret = -errno;
+out:
+	free(pg);
+	return ret;
+}
+
+/* ---------------------------------------------------------------- objects */
+
+static int obj_slot(dt_unwinder *u)
+{
+	uint32_t i, victim = UINT32_MAX;
+
+	for (i = 0; i < DT_MAX_OBJECTS; i++)
+		if (!u->objs[i].used)
+			return (int)i;
+	for (i = 0; i < DT_MAX_OBJECTS; i++)
+		if (!u->objs[i].refs &&
+		    (victim == UINT32_MAX || u->objs[i].last_use < u->objs[victim].last_use))
+			victim = i;
+	if (victim == UINT32_MAX)
+		return -ENOSPC;
+	evict(u, victim);
+	return (int)victim;
+}
+
+/* Builds (or finds) the object for a file; returns its id or -errno. */
+static int obj_for_file(dt_unwinder *u, const char *path, const char *display)
+{
+	char ident[160], err[512];
+	dt_rows rows = {0};
+	struct stat st;
+	uint32_t i;
+	int id, ret;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	for (i = 0; i < DT_MAX_OBJECTS; i++) {
+		uobj *o = &u->objs[i];
+
+		if (o->used && o->dev == st.st_dev && o->ino == st.st_ino &&
+		    o->mtime.tv_sec == st.st_mtim.tv_sec && o->mtime.tv_nsec == st.st_mtim.tv_nsec)
+			return (int)i;
+	}
+	ret = dt_elf_identity(path, ident, sizeof(ident));
+	if (ret < 0)
+		return ret;
+	for (i = 0; i < DT_MAX_OBJECTS; i++)
+		if (u->objs[i].used && !strcmp(u->objs[i].ident, ident))
+			return (int)i; /* same build-id under another path */
+	id = obj_slot(u);
+	if (id < 0)
+		return id;
+	uobj *o = &u->objs[id];
+	o->used = true;
+	o->ident = xstrdup(ident);
+	o->path = xstrdup(display);
+	o->dev = st.st_dev;
+	o->ino = st.st_ino;
+	o->mtime = st.st_mtim;
+	o->last_use = ++u->clock;
+	o->nsegs = dt_elf_segments(path, o->segs, MAX_SEGS);
+	if (o->nsegs < 0)
+		o->nsegs = 0;
+	ret = dt_cfi_build_file(path, &u->rs, &rows, err, sizeof(err));
+	if (ret < 0) {
+		ulog(u, "unwind: %s", err);
+		u->build_errors++;
+	} else if (rows.n > MAX_OBJ_ROWS) {
+		ulog(u, "unwind: %s: %u rows, more than the walker searches; frame pointers used",
+		     display, rows.n);
+		u->build_errors++;
+	} else if (rows.n) {
+		ret = load_rows(u, (uint32_t)id, &rows);
+		if (ret < 0) {
+			ulog(u, "unwind: %s: no room for %u rows in the table budget (%s)", display,
+			     rows.n, strerror(-ret));
+			u->build_errors++;
+		}
+	}
+	dt_rows_fini(&rows);
+	return id;
+}
+
+/* The vdso is the same image in every process: build it once from our own mapping. */
+static int obj_for_vdso(dt_unwinder *u)
+{
+	const void *img = (const void *)getauxval(AT_SYSINFO_EHDR);
+	char err[256];
+	dt_rows rows = {0};
+	uint32_t i;
+	size_t size = 2 * 4096;
+	int id, ret;
+
+	for (i = 0; i < DT_MAX_OBJECTS; i++)
+		if (u->objs[i].used && !strcmp(u->objs[i].ident, "vdso"))
+			return (int)i;
+	if (!img)
+		return -ENOENT;
+	{
+		/* The ELF header says how far the image goes: its section headers are last. */
+		const unsigned char *e = img;
+		uint64_t shoff;
+		uint16_t shnum, shentsize;
+
+		memcpy(&shoff, e + 0x28, 8);
+		memcpy(&shentsize, e + 0x3a, 2);
+		memcpy(&shnum, e + 0x3c, 2);
+		if (shoff + (uint64_t)shnum * shentsize > size && shoff < (1u << 20))
+			size = shoff + (uint64_t)shnum * shentsize;
+	}
+	id = obj_slot(u);
+	if (id < 0)
+		return id;
+	uobj *o = &u->objs[id];
+	o->used = true;
+	o->ident = xstrdup("vdso");
+	o->path = xstrdup("[vdso]");
+	o->last_use = ++u->clock;
+	o->nsegs = dt_elf_segments_mem(img, size, o->segs, MAX_SEGS);
+	if (o->nsegs < 0)
+		o->nsegs = 0;
+	ret = dt_cfi_build_mem(img, size, &u->rs, &rows, err, sizeof(err));
+	if (ret == 0 && rows.n)
+		ret = load_rows(u, (uint32_t)id, &rows);
+	if (ret < 0) {
+		ulog(u, "unwind: [vdso]: %s", err);
+		u->build_errors++;
+	}
+	dt_rows_fini(&rows);
+	return id;
+}
+
+/* Load bias of a mapping of object o at `start` with file offset `off`. */
+static bool obj_bias(const uobj *o, uint64_t start, uint64_t off, bool vdso, uint64_t *bias)
+{
+	int i;
+
+	if (vdso) {
+		*bias = start - (o->nsegs ? o->segs[0].vaddr : 0);
+		return true;
+	}
+	for (i = 0; i < o->nsegs; i++) {
+		const dt_elf_seg *s = &o->segs[i];
+
+		if (s->exec && off >= (s->off & ~4095ull) && off < s->off + s->filesz) {
+			*bias = start - (s->vaddr - (s->off - off));
+			return true;
+		}
+	}
+	return false;
+}
+
+/* ---------------------------------------------------------------- processes */
+
+static uproc *find_proc(dt_unwinder *u, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < u->procs.n; i++)
+		if (u->procs.v[i].pid == pid)
+			return &u->procs.v[i];
+	return NULL;
+}
+
+static void proc_release(dt_unwinder *u, uproc *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nobjs; i++)
+		if (u->objs[p->objs[i]].refs)
+			u->objs[p->objs[i]].refs--;
+	free(p->objs);
+	p->objs = NULL;
+	p->nobjs = 0;
+}
+
+void dt_unwinder_remove_pid(dt_unwinder *u, uint32_t pid)
+{
+	uproc *p = find_proc(u, pid);
+
+	bpf_map_delete_elem(u->procs_fd, &pid);
+	if (!p)
+		return;
+	proc_release(u, p);
+	*p = u->procs.v[--u->procs.n];
+}
+
+/* Forgets processes that are gone (their exit may have been missed). */
+static void prune_dead(dt_unwinder *u)
+{
+	size_t i;
+
+	for (i = u->procs.n; i-- > 0;)
+		if (kill((pid_t)u->procs.v[i].pid, 0) < 0 && errno == ESRCH)
+			dt_unwinder_remove_pid(u, u->procs.v[i].pid);
+}
+
+int dt_unwinder_add_pid(dt_unwinder *u, uint32_t pid)
+{
+	struct dt_proc_maps *pm = xcalloc(1, sizeof(*pm));
+	char path[PATH_MAX], line[PATH_MAX + 256], mf[96];
+	DT_VEC(uint32_t) held = {0};
+	FILE *f;
+	uproc *p;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	f = fopen(path, "re");
+	if (!f) {
+		ret = errno == ENOENT ? -ESRCH : -errno;
+		goto out;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, off, ino;
+		char perms[8], *name;
+		unsigned dmaj, dmin;
+		int n = 0, id;
+		struct dt_mapping *m;
+		uint64_t bias = 0;
+		bool vdso;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off, &dmaj,
+			   &dmin, &ino, &n) < 7 || perms[2] != 'x')
+			continue;
+		name = line + n;
+		name[strcspn(name, "\n")] = 0;
+		if (pm->n >= DT_MAX_MAPPINGS) {
+			ulog(u, "unwind: pid %u: more than %d executable mappings, the rest ignored",
+			     pid, DT_MAX_MAPPINGS);
+			break;
+		}
+		m = &pm->m[pm->n];
+		m->start = start;
+		m->end = end;
+		m->obj_id = DT_OBJ_NONE;
+		vdso = !strcmp(name, "[vdso]");
+		if (vdso) {
+			id = obj_for_vdso(u);
+		} else if (name[0] == '/' && ino) {
+			/* map_files reaches the mapped file even when deleted or in another mount
+			 * namespace. */
+			snprintf(mf, sizeof(mf), "/proc/%u/map_files/%llx-%llx", pid, start, end);
+			id = obj_for_file(u, mf, name);
+		} else {
+			id = -ENOENT; /* anonymous executable memory (JIT): frame pointers */
+		}
+		if (id >= 0 && obj_bias(&u->objs[id], start, off, vdso, &bias) && bias <= start) {
+			m->obj_id = (uint32_t)id;
+			m->bias = bias;
+			u->objs[id].refs++;
+			u->objs[id].last_use = ++u->clock;
+			DT_VEC_PUSH(&held, (uint32_t)id);
+		}
+		pm->n++;
+	}
+	fclose(f);
+	if (bpf_map_update_elem(u->procs_fd, &pid, pm, BPF_ANY) < 0) {
+		ret = -errno;
+		if (ret == -E2BIG) {
+			prune_dead(u);
+			ret = bpf_map_update_elem(u->procs_fd, &pid, pm, BPF_ANY) < 0 ? -errno : 0;
+		}
+		if (ret < 0) {
+			ulog(u, "unwind: pid %u: procs map: %s", pid, strerror(-ret));
+			goto release;
+		}
+	}
+	p = find_proc(u, pid);
+	if (p) {
+		proc_release(u, p); /* re-read (dlopen, exec): drop the old references */
+	} else {
+		uproc np = {.pid = pid};
+
+		DT_VEC_PUSH(&u->procs, np);
+		p = &u->procs.v[u->procs.n - 1];
+	}
+	p->objs = held.v;
+	p->nobjs = (uint32_t)held.n;
+	held.v = NULL;
+	goto out;
+release:
+	for (size_t i = 0; i < held.n; i++)
+		u->objs[held.v[i]].refs--;
+out:
+	free(held.v);
+	free(pm);
+	return ret;
+}
+
+/* ---------------------------------------------------------------- requests */
+
+static int request_cb(void *ctx, void *data, size_t size)
+{
+	dt_unwinder *u = ctx;
+	const struct dt_unwind_req *r = data;
+	int ret;
+
+	if (size < sizeof(*r))
+		return 0;
+	u->requests_served++;
+	switch (r->kind) {
+	case DT_REQ_PID:
+	case DT_REQ_PC:
+	case DT_REQ_EXEC:
+		ret = dt_unwinder_add_pid(u, r->pid);
+		if (ret == -ESRCH)
+			dt_unwinder_remove_pid(u, r->pid);
+		break;
+	case DT_REQ_EXIT:
+		dt_unwinder_remove_pid(u, r->pid);
+		break;
+	}
+	return 0;
+}
+
+int dt_unwinder_process(dt_unwinder *u)
+{
+	uint64_t before = u->requests_served;
+	int ret = ring_buffer__consume(u->rb);
+
+	if (ret < 0)
+		return ret;
+	return (int)(u->requests_served - before);
+}
+
+/* ---------------------------------------------------------------- reading back */
+
+int dt_unwinder_frames(const dt_unwinder *u, const struct dt_stack_ref *ref, uint64_t *pcs,
+		       uint32_t max)
+{
+	struct dt_frames fr;
+	uint32_t n;
+
+	if (ref->id == 0)
+		return 0;
+	if (bpf_map_lookup_elem(u->frames_fd, &ref->id, &fr) < 0)
+		return -ENOENT;
+	n = DT_MIN(DT_MIN(fr.nframes, max), DT_WALKER_MAX_FRAMES);
+	memcpy(pcs, fr.pc, n * sizeof(*pcs));
+	return (int)n;
+}
+
+const char *dt_unwind_status_str(uint32_t flags)
+{
+	switch (flags & DT_UNWIND_STATUS_MASK) {
+	case DT_UNWIND_COMPLETE: return "complete";
+	case DT_UNWIND_TRUNCATED_DEPTH: return "truncated (depth)";
+	case DT_UNWIND_TRUNCATED_TAILCALLS: return "truncated (tail calls)";
+	case DT_UNWIND_NO_TABLES: return "no tables yet";
+	case DT_UNWIND_ERR_READ: return "error: stack read failed";
+	case DT_UNWIND_ERR_CFA: return "error: invalid CFA";
+	case DT_UNWIND_ERR_NO_USER: return "error: no user context";
+	case DT_UNWIND_ERR_STORE: return "error: frames map full";
+	case DT_UNWIND_ERR_NO_CFI: return "error: no CFI and no frame pointer";
+	default: return "not unwound";
+	}
+}
+
+void dt_unwinder_get_stats(const dt_unwinder *u, dt_unwinder_stats *st)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *vals;
+	uint32_t i, k;
+	int c;
+
+	memset(st, 0, sizeof(*st));
+	for (i = 0; i < DT_MAX_OBJECTS; i++) {
+		if (!u->objs[i].used)
+			continue;
+		st->objects++;
+		st->table_bytes += (uint64_t)u->objs[i].npages * sizeof(struct dt_row_page);
+	}
+	st->rows = u->rows_total;
+	st->rules = u->rs.n;
+	st->table_bytes += (uint64_t)u->rs.n * sizeof(struct dt_unwind_rule);
+	st->procs = u->procs.n;
+	st->requests_served = u->requests_served;
+	st->build_errors = u->build_errors;
+	st->evictions = u->evictions;
+	if (ncpu <= 0)
+		return;
+	vals = xcalloc((size_t)ncpu, sizeof(*vals));
+	for (k = 0; k < DT_WSTAT__COUNT; k++) {
+		if (bpf_map_lookup_elem(u->wstats_fd, &k, vals) < 0)
+			continue;
+		for (c = 0; c < ncpu; c++)
+			st->wstat[k] += vals[c];
+	}
+	free(vals);
+}
+
+void dt_unwinder_print_stats(const dt_unwinder *u, FILE *f)
+{
+	static const char *const wnames[DT_WSTAT__COUNT] = {
+		"walks", "frames", "requests_sent", "requests_lost", "requests_throttled",
+		"walks_no_tables", "frames_fp_fallback", "errors_read", "errors_cfa",
+		"stacks_dropped_map_full", "hash_collisions", "truncated_depth",
+		"truncated_tailcalls", "complete",
+	};
+	dt_unwinder_stats st;
+	int k;
+
+	dt_unwinder_get_stats(u, &st);
+	fprintf(f, "unwind objects %" PRIu64 "\n", st.objects);
+	fprintf(f, "unwind rows %" PRIu64 "\n", st.rows);
+	fprintf(f, "unwind rules %" PRIu64 "\n", st.rules);
+	fprintf(f, "unwind table_bytes %" PRIu64 "\n", st.table_bytes);
+	fprintf(f, "unwind procs %" PRIu64 "\n", st.procs);
+	fprintf(f, "unwind requests_served %" PRIu64 "\n", st.requests_served);
+	fprintf(f, "unwind build_errors %" PRIu64 "\n", st.build_errors);
+	fprintf(f, "unwind evictions %" PRIu64 "\n", st.evictions);
+	for (k = 0; k < DT_WSTAT__COUNT; k++)
+		if (wnames[k])
+			fprintf(f, "walker %s %" PRIu64 "\n", wnames[k], st.wstat[k]);
+}
