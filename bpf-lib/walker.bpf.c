@@ -170,28 +170,44 @@ struct step_ctx {
 	__u32 done;
 };
 
-/* The mapping of `pc`, by binary search over the sorted mappings. */
-static __always_inline const struct dt_mapping *find_mapping(const struct dt_proc_maps *pm, __u64 pc)
-{
-	__u32 lo = 0, hi = pm->n, mid, i;
+struct msearch_ctx {
+	struct dt_proc_maps *pm;
+	__u64 pc;
+	__u32 lo, hi;
+};
 
-	if (hi > DT_MAX_MAPPINGS)
-		hi = DT_MAX_MAPPINGS;
-	for (i = 0; i < 9; i++) { /* log2(DT_MAX_MAPPINGS) + 1 */
-		if (lo >= hi)
-			break;
-		mid = (lo + hi) / 2;
-		if (pm->m[mid & (DT_MAX_MAPPINGS - 1)].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
+/* One step of the mappings binary search. In a callback, like the rows search, so that the
+ * verifier sees one step with unknown bounds instead of 2^9 paths each carrying a different
+ * pointer offset into the rest of the frame step. */
+static long msearch_cb(__u32 i, struct msearch_ctx *mc)
+{
+	__u32 mid;
+
+	if (mc->lo >= mc->hi)
+		return 1;
+	mid = (mc->lo + mc->hi) / 2;
+	if (mc->pm->m[mid & (DT_MAX_MAPPINGS - 1)].start <= mc->pc)
+		mc->lo = mid + 1;
+	else
+		mc->hi = mid;
+	return 0;
+}
+
+/* The mapping of `pc`, by binary search over the sorted mappings. */
+static __always_inline const struct dt_mapping *find_mapping(struct dt_proc_maps *pm, __u64 pc)
+{
+	struct msearch_ctx mc = {.pm = pm, .pc = pc, .hi = pm->n};
+	__u32 idx;
+
+	if (mc.hi > DT_MAX_MAPPINGS)
+		mc.hi = DT_MAX_MAPPINGS;
+	bpf_loop(9, msearch_cb, &mc, 0); /* log2(DT_MAX_MAPPINGS) + 1 steps */
+	if (mc.lo == 0)
 		return 0;
-	lo = (lo - 1) & (DT_MAX_MAPPINGS - 1);
-	if (pc >= pm->m[lo].end)
+	idx = (mc.lo - 1) & (DT_MAX_MAPPINGS - 1);
+	if (pc >= pm->m[idx].end)
 		return 0;
-	return &pm->m[lo];
+	return &pm->m[idx];
 }
 
 struct bsearch_ctx {

@@ -27,7 +27,7 @@ typedef struct cg {
 	LLVMContextRef ctx;
 	LLVMModuleRef mod;
 	LLVMBuilderRef b;
-	LLVMTypeRef i1, i8, i16, i32, i64, i8p, i64p, voidt;
+	LLVMTypeRef i1, i8, i16, i32, i64, i8p;
 	LLVMValueRef pseudo_fn;
 	LLVMTypeRef pseudo_ty;
 

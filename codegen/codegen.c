@@ -113,8 +113,6 @@ static void set_types(cg *c)
 	c->i32 = LLVMInt32TypeInContext(c->ctx);
 	c->i64 = LLVMInt64TypeInContext(c->ctx);
 	c->i8p = LLVMPointerType(c->i8, 0);
-	c->i64p = LLVMPointerType(c->i64, 0);
-	c->voidt = LLVMVoidTypeInContext(c->ctx);
 	LLVMTypeRef pa[2] = { c->i64, c->i64 };
 	c->pseudo_ty = LLVMFunctionType(c->i64, pa, 2, false);
 	c->pseudo_fn = LLVMAddFunction(c->mod, "llvm.bpf.pseudo", c->pseudo_ty);

@@ -56,7 +56,32 @@ typedef struct dumper {
 	const dt_source *src;
 	FILE *out;
 	dt_arena *a;
+	/* Position cache: offsets mostly grow along the dump, so scan on from the last one
+	 * instead of from the start (a big script would otherwise dump in quadratic time). */
+	uint32_t last_off;
+	unsigned last_line, last_col;
 } dumper;
+
+static void dump_linecol(dumper *d, uint32_t off, unsigned *line, unsigned *col)
+{
+	if (off > d->src->len)
+		off = (uint32_t)d->src->len;
+	if (off < d->last_off || !d->last_line) {
+		d->last_off = 0;
+		d->last_line = d->last_col = 1;
+	}
+	for (uint32_t i = d->last_off; i < off; i++) {
+		if (d->src->text[i] == '\n') {
+			d->last_line++;
+			d->last_col = 1;
+		} else {
+			d->last_col++;
+		}
+	}
+	d->last_off = off;
+	*line = d->last_line;
+	*col = d->last_col;
+}
 
 static const char *const binop_names[] = {
 	[DT_OP_NONE] = "=", [DT_OP_ADD] = "+", [DT_OP_SUB] = "-", [DT_OP_MUL] = "*",
@@ -75,7 +100,7 @@ static const char *const unop_names[] = {
 static void line(dumper *d, dt_span at, int depth)
 {
 	unsigned l, c;
-	dt_source_linecol(d->src, at.off, &l, &c);
+	dump_linecol(d, at.off, &l, &c);
 	char pos[32];
 	snprintf(pos, sizeof(pos), "%u:%u", l, c);
 	fprintf(d->out, "%-7s %*s", pos, depth * 2, "");

@@ -281,6 +281,13 @@ static int attach_timer(const dt_attach *a, int prog_fd, dt_fdvec *fds, char **e
 	return 0;
 }
 
+static int no_pmu(const dt_attach *a, int rc, char **err)
+{
+	return fail(err, rc, "%s: this machine has no hardware performance counters (virtual "
+		    "machines often don't); use profile:hz:N or software:cpu-clock instead",
+		    a->text);
+}
+
 static int attach_perf_counter(const dt_attach *a, int prog_fd, dt_fdvec *fds, char **err)
 {
 	bool hw = a->provider == DT_P_HARDWARE;
@@ -305,9 +312,7 @@ static int attach_perf_counter(const dt_attach *a, int prog_fd, dt_fdvec *fds, c
 	if (rc >= 0)
 		return 0;
 	if (hw && (rc == -ENOENT || rc == -EOPNOTSUPP || rc == -ENODEV || rc == -EINVAL))
-		return fail(err, rc, "%s: this machine has no hardware performance counters "
-			    "(virtual machines often don't); use profile:hz:N or "
-			    "software:cpu-clock instead", a->text);
+		return no_pmu(a, rc, err);
 	return fail(err, rc, "%s: cannot open the perf event: %s", a->text, strerror(-rc));
 }
 
@@ -631,23 +636,38 @@ out_elf:
 	return rc;
 }
 
+/* Target path and file offset of a uprobe attach point; *path is malloc'd on success. */
+static int uprobe_resolve(const dt_attach *a, int pid, char **path, uint64_t *off, char **err)
+{
+	char *why = NULL;
+	int rc = dt_rt_resolve_binary(a->target, pid, path);
+
+	if (rc < 0 && a->target && has_slash(a->target))
+		return fail(err, rc, "%s: cannot read %s: %s", a->text, a->target, strerror(-rc));
+	if (rc < 0)
+		return fail(err, rc, "%s: cannot find '%s' (give a path, or a library name that "
+			    "`ldconfig -p` lists)", a->text, a->target ? a->target : "");
+	rc = dt_rt_resolve_symbol(*path, a->func ? a->func : "", a->offset, off, &why);
+	if (rc < 0) {
+		rc = fail(err, rc, "%s: %s", a->text, why);
+		free(why);
+		free(*path);
+		*path = NULL;
+	}
+	return rc;
+}
+
 static int attach_uprobe(const dt_attach *a, int prog_fd, int pid, dt_fdvec *fds, char **err)
 {
 	bool ret = a->provider == DT_P_URETPROBE;
 	struct perf_event_attr attr = { .size = sizeof(attr), .disabled = 1 };
-	char *path = NULL, *why = NULL;
+	char *path = NULL;
 	uint64_t off = 0;
 	int type, bit = 0, rc, pfd;
 
-	rc = dt_rt_resolve_binary(a->target, pid, &path);
+	rc = uprobe_resolve(a, pid, &path, &off, err);
 	if (rc < 0)
-		return fail(err, rc, "%s: cannot find '%s' (give a path, or a library name that "
-			    "`ldconfig -p` lists)", a->text, a->target ? a->target : "");
-	rc = dt_rt_resolve_symbol(path, a->func ? a->func : "", a->offset, &off, &why);
-	if (rc < 0) {
-		rc = fail(err, rc, "%s: %s", a->text, why);
-		goto out;
-	}
+		return rc;
 	if (read_pmu_type("uprobe", &type) < 0 || (ret && read_retprobe_bit("uprobe", &bit) < 0)) {
 		rc = fail(err, -EOPNOTSUPP, "%s: this kernel has no uprobe support "
 			  "(CONFIG_UPROBE_EVENTS is not set)", a->text);
@@ -672,12 +692,18 @@ static int attach_uprobe(const dt_attach *a, int prog_fd, int pid, dt_fdvec *fds
 	}
 	DT_VEC_PUSH(fds, pfd);
 out:
-	free(why);
 	free(path);
 	return rc;
 }
 
 /* ---------------------------------------------------------------- kprobes, tracepoints */
+
+static int no_kprobes(const dt_attach *a, char **err)
+{
+	return fail(err, -EOPNOTSUPP, "%s: this kernel has no kprobe support (CONFIG_KPROBES is "
+		    "not set); use a tracepoint (e.g. tracepoint:syscalls:sys_enter_openat) or "
+		    "fentry-capable kernel instead", a->text);
+}
 
 static int attach_kprobe(const dt_attach *a, int prog_fd, dt_fdvec *fds, char **err)
 {
@@ -686,11 +712,7 @@ static int attach_kprobe(const dt_attach *a, int prog_fd, dt_fdvec *fds, char **
 	int type, bit = 0, pfd, rc;
 
 	if (read_pmu_type("kprobe", &type) < 0 || (ret && read_retprobe_bit("kprobe", &bit) < 0))
-		return fail(err, -EOPNOTSUPP, "%s: this kernel has no kprobe support "
-			    "(CONFIG_KPROBES is not set); use a tracepoint (e.g. "
-			    "tracepoint:syscalls:sys_enter_openat) or fentry-capable kernel "
-			    "instead",
-			    a->text);
+		return no_kprobes(a, err);
 	attr.type = (uint32_t)type;
 	attr.config = ret ? 1ull << bit : 0;
 	attr.config1 = (uint64_t)(uintptr_t)a->func;
@@ -709,13 +731,11 @@ static int attach_kprobe(const dt_attach *a, int prog_fd, dt_fdvec *fds, char **
 	return 0;
 }
 
-static int attach_tracepoint(const dt_attach *a, int prog_fd, dt_fdvec *fds, char **err)
+static int tracepoint_id(const dt_attach *a, uint64_t *id, char **err)
 {
-	struct perf_event_attr attr = { .size = sizeof(attr), .disabled = 1,
-					.type = PERF_TYPE_TRACEPOINT };
 	const char *root = dt_rt_tracefs();
 	char path[PATH_MAX], *text = NULL;
-	int rc, pfd;
+	int rc;
 
 	if (!root)
 		return fail(err, -ENOENT, "%s: tracefs is not mounted and cannot be mounted at "
@@ -729,8 +749,21 @@ static int attach_tracepoint(const dt_attach *a, int prog_fd, dt_fdvec *fds, cha
 	if (rc < 0)
 		return fail(err, rc, "%s: no such tracepoint (see %s/available_events)", a->text,
 			    root);
-	attr.config = strtoull(text, NULL, 10);
+	*id = strtoull(text, NULL, 10);
 	free(text);
+	return 0;
+}
+
+static int attach_tracepoint(const dt_attach *a, int prog_fd, dt_fdvec *fds, char **err)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr), .disabled = 1,
+					.type = PERF_TYPE_TRACEPOINT };
+	uint64_t id = 0;
+	int rc = tracepoint_id(a, &id, err), pfd;
+
+	if (rc < 0)
+		return rc;
+	attr.config = id;
 	pfd = perf_open(&attr, -1, 0);
 	if (pfd < 0)
 		return fail(err, pfd, "%s: cannot open the tracepoint: %s", a->text,
@@ -740,6 +773,44 @@ static int attach_tracepoint(const dt_attach *a, int prog_fd, dt_fdvec *fds, cha
 		return fail(err, rc, "%s: cannot attach the program: %s", a->text, strerror(-rc));
 	DT_VEC_PUSH(fds, pfd);
 	return 0;
+}
+
+int dt_rt_validate(const dt_attach *a, int pid, char **err)
+{
+	char *path = NULL;
+	uint64_t v;
+	int rc = 0;
+
+	*err = NULL;
+	switch (a->provider) {
+	case DT_P_UPROBE:
+	case DT_P_URETPROBE:
+		rc = uprobe_resolve(a, pid, &path, &v, err);
+		free(path);
+		return rc;
+	case DT_P_KPROBE:
+	case DT_P_KRETPROBE:
+		if (access("/sys/bus/event_source/devices/kprobe", F_OK) != 0)
+			return no_kprobes(a, err);
+		return 0;
+	case DT_P_TRACEPOINT:
+		return tracepoint_id(a, &v, err);
+	case DT_P_HARDWARE:
+		if (!find_perf_name(hw_events, DT_ARRAY_SIZE(hw_events), a->target))
+			return fail(err, -EINVAL, "%s: unknown hardware event '%s'; see -h",
+				    a->text, a->target ? a->target : "");
+		/* Machines with a PMU have the "cpu" event source; VMs usually have none. */
+		if (access("/sys/bus/event_source/devices/cpu", F_OK) != 0)
+			return no_pmu(a, -ENOENT, err);
+		return 0;
+	case DT_P_SOFTWARE:
+		if (!find_perf_name(sw_events, DT_ARRAY_SIZE(sw_events), a->target))
+			return fail(err, -EINVAL, "%s: unknown software event '%s'; see -h",
+				    a->text, a->target ? a->target : "");
+		return 0;
+	default:
+		return 0;
+	}
 }
 
 int dt_rt_attach(const dt_attach *a, int prog_fd, int pid, dt_fdvec *fds, char **err)

@@ -304,14 +304,15 @@ void dt_fmt_stack(dt_out *o, dt_sbuf *b, const dt_type *t, const struct dt_stack
 		uint64_t addr = frames[i];
 		char sym[512];
 		dt_sbuf line = {0};
-		int found = -ENOENT;
 
 		if (addr == 0)
 			break;
-		if (o->sym && user)
-			found = dt_sym_user(o->sym, ref->pid, addr, true, sym, sizeof(sym));
+		if (t->stack.mode == DT_STACKMODE_RAW)
+			sym[0] = '\0'; /* addresses only: nothing to look up */
+		else if (o->sym && user)
+			dt_sym_user(o->sym, ref->pid, addr, true, sym, sizeof(sym));
 		else if (o->sym)
-			found = dt_sym_kernel(o->sym, addr, true, sym, sizeof(sym));
+			dt_sym_kernel(o->sym, addr, true, sym, sizeof(sym));
 		else
 			snprintf(sym, sizeof(sym), "0x%" PRIx64, addr);
 
@@ -320,8 +321,9 @@ void dt_fmt_stack(dt_out *o, dt_sbuf *b, const dt_type *t, const struct dt_stack
 			dt_sb_printf(&line, "%" PRIx64 " %s", addr, sym);
 			if (user) {
 				const char *path = o->sym ? dt_sym_user_path(o->sym, ref->pid, addr) : NULL;
-				/* bpftrace names the module only when the address resolved. */
-				dt_sb_printf(&line, " (%s)", found == 0 && path ? path : "[unknown]");
+				/* bpftrace says [unknown] whenever the symbol is; we still name the
+				 * file when the address is in one, as perf does. */
+				dt_sb_printf(&line, " (%s)", path ? path : "[unknown]");
 			}
 			break;
 		case DT_STACKMODE_RAW:
@@ -546,15 +548,23 @@ static size_t parse_conv(const char *p, struct conv *cv)
 	cv->flags[k++] = '%';
 	while (*p && strchr("-+ #0", *p) && k < 20)
 		cv->flags[k++] = *p++;
-	while (*p >= '0' && *p <= '9' && k < 30)
+	/* Widths and precisions of at most 4 digits: a 10-digit width would make a gigabyte of
+	 * padding out of one event. Longer ones, and '*', are copied literally. */
+	for (int d = 0; *p >= '0' && *p <= '9'; d++) {
+		if (d == 4)
+			return 0;
 		cv->flags[k++] = *p++;
+	}
 	if (*p == '.') {
 		cv->flags[k++] = *p++;
-		while (*p >= '0' && *p <= '9' && k < 44)
+		for (int d = 0; *p >= '0' && *p <= '9'; d++) {
+			if (d == 4)
+				return 0;
 			cv->flags[k++] = *p++;
+		}
 	}
-	if ((*p >= '0' && *p <= '9') || *p == '*')
-		return 0; /* absurdly long width or a '*' width: not ours to interpret */
+	if (*p == '*')
+		return 0;
 	cv->flags[k] = '\0';
 	cv->len = 0;
 	if (p[0] == 'h' && p[1] == 'h') {

@@ -567,6 +567,11 @@ int dt_out_print_map(dt_out *o, const dt_map_sym *m, int map_fd, uint64_t top, u
 	dt_map_layout_of(m, &l);
 	if (!l.key_size || !l.value_size)
 		return -EINVAL;
+	/* The kernel writes one value per possible CPU whatever we were told: size the buffers
+	 * and combine by its count, or a wrong ncpus would overflow them. */
+	int saved_ncpus = o->ncpus, possible = libbpf_num_possible_cpus();
+	if (l.percpu && possible > 0)
+		o->ncpus = possible;
 	size_t vsize = l.percpu ? DT_ALIGN(l.value_size, 8) * (size_t)o->ncpus : l.value_size;
 	uint8_t *prev = NULL;
 	uint8_t *next = xmalloc(l.key_size), *prevbuf = xmalloc(l.key_size);
@@ -604,6 +609,7 @@ int dt_out_print_map(dt_out *o, const dt_map_sym *m, int map_fd, uint64_t top, u
 	}
 	if (!err)
 		err = dt_out_print_entries(o, m, &l, keys.v, vals.v, n, top, div);
+	o->ncpus = saved_ncpus;
 	free(next);
 	free(prevbuf);
 	free(keys.v);

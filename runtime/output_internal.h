@@ -17,7 +17,8 @@ typedef struct dt_symbolizer dt_symbolizer;
 dt_symbolizer *dt_sym_new(void);
 void dt_sym_free(dt_symbolizer *s);
 /* Snapshot /proc/PID/maps (and open the objects lazily later), so the process's addresses still
- * resolve after it exits or execs. Cheap if already known and unchanged. 0 or -errno. */
+ * resolve after it exits or execs. Cheap if already known: re-read at most every 50 ms, replaced
+ * only if changed; a process that is gone keeps its last snapshot. 0 or -errno. */
 int dt_sym_note_pid(dt_symbolizer *s, uint32_t pid);
 /* "func+26" (bpftrace's decimal offset; no offset when `with_off` is false); falls back to
  * "module+0xoff" (file offset) for a mapped file without a covering symbol, then "0xaddr". Writes at most n bytes including NUL. Returns 0 if a symbol was found, -ENOENT if not

@@ -111,11 +111,19 @@ static void close_fdvec(dt_fdvec *v)
 	memset(v, 0, sizeof(*v));
 }
 
+/* Closing a perf event detaches it. A uprobe's detach waits for an RCU grace period in the kernel
+ * (~0.1 s each here, serialized by the kernel's uprobe locks: closing from several threads was
+ * measured and does not help), so sessions with many uprobes take a while to end; bpftrace too. */
+static void close_attached(dt_fdvec *v)
+{
+	close_fdvec(v);
+}
+
 static void unit_free(dt_unit *u)
 {
 	if (!u)
 		return;
-	close_fdvec(&u->attached);
+	close_attached(&u->attached);
 	close_fdvec(&u->prog_fds);
 	/* begin/end fds are also in prog_fds: only free the arrays. */
 	free(u->begin_fds.v);
@@ -737,6 +745,30 @@ static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 	return 0;
 }
 
+/* Attach points that cannot work are script errors, reported before anything loads (and before
+ * "Attaching N probes..."), as bpftrace does. */
+static int validate_attach_points(dt_session *s, dt_unit *u, dt_diags *d)
+{
+	int rc = 0;
+
+	for (uint32_t i = 0; i < u->prog->nprobes; i++) {
+		const dt_probe *p = u->prog->probes[i];
+
+		for (uint32_t j = 0; j < p->nattach; j++) {
+			char *err = NULL;
+			int r = dt_rt_validate(p->attach[j], s->o.uprobe_pid, &err);
+
+			if (r < 0) {
+				dt_diag(d, DT_DIAG_ERROR, p->attach[j]->span, "%s",
+					err ? err : strerror(-r));
+				rc = rc ? rc : r;
+			}
+			free(err);
+		}
+	}
+	return rc;
+}
+
 /* Drops maps created after index n0 (a unit that failed must not leave maps behind). */
 static void drop_maps_from(dt_session *s, size_t n0)
 {
@@ -817,6 +849,10 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	}
 	if (s->o.dump & DT_DUMP_TYPES)
 		dt_dump_types(u->prog, s->o.out);
+	if (validate_attach_points(s, u, d) < 0) {
+		rc = -EINVAL;
+		goto diags;
+	}
 	/* Warnings (and notes) of a program that checks out. */
 	dt_diags_print(d, s->err, color);
 
@@ -899,7 +935,7 @@ int dt_session_detach(dt_session *s, dt_unit *u)
 		return -ENOENT;
 	/* Events already in its ring buffer are delivered first; the ring itself stays with the
 	 * loop's manager (libbpf cannot remove one) and its callback finds no unit afterwards. */
-	close_fdvec(&u->attached);
+	close_attached(&u->attached);
 	if (s->rb)
 		ring_buffer__consume(s->rb);
 	memmove(&s->units.v[i], &s->units.v[i + 1], (s->units.n - i - 1) * sizeof(*s->units.v));
@@ -990,17 +1026,21 @@ static void report_verbose(dt_session *s)
 	if (s->uw)
 		dt_unwinder_print_stats(s->uw, s->err);
 	fprintf(s->err, "timings: parse %.2f ms, check %.2f ms, codegen %.2f ms, load %.2f ms, "
-		"attach %.2f ms\n", s->t_parse / 1e6, s->t_check / 1e6, s->t_codegen / 1e6,
-		s->t_load / 1e6, s->t_attach / 1e6);
+		"attach %.2f ms, detach %.2f ms\n", s->t_parse / 1e6, s->t_check / 1e6,
+		s->t_codegen / 1e6, s->t_load / 1e6, s->t_attach / 1e6, s->t_detach / 1e6);
 }
 
 int dt_session_finish(dt_session *s)
 {
+	uint64_t t;
+
 	if (s->finished)
 		return 0;
 	s->finished = true;
+	t = dt_now_ns();
 	for (size_t i = 0; i < s->units.n; i++)
-		close_fdvec(&s->units.v[i]->attached);
+		close_attached(&s->units.v[i]->attached);
+	s->t_detach = dt_now_ns() - t;
 	if (!s->o.dry_run) {
 		for (size_t i = 0; i < s->units.n; i++) {
 			dt_unit *u = s->units.v[i];

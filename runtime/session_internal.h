@@ -24,6 +24,11 @@ typedef DT_VEC(int) dt_fdvec;
  * says what to do, and the result is -errno. BEGIN/END are not attached: see dt_rt_run_once. */
 int dt_rt_attach(const dt_attach *a, int prog_fd, int pid, dt_fdvec *fds, char **err);
 
+/* Checks, without attaching, what can be known before loading: uprobe targets and symbols,
+ * tracepoints, kprobe and hardware counter support, event names. 0, or -errno with *err set
+ * exactly as dt_rt_attach would. */
+int dt_rt_validate(const dt_attach *a, int pid, char **err);
+
 /* Runs a BEGIN/END program once, now. 0 or -errno with *err set. */
 int dt_rt_run_once(int prog_fd, enum bpf_prog_type type, char **err);
 
@@ -122,7 +127,7 @@ struct dt_session {
 	bool finished;
 	bool bpf_ok, perm_reported, uw_reported;
 	/* -v timings */
-	uint64_t t_parse, t_check, t_codegen, t_load, t_attach;
+	uint64_t t_parse, t_check, t_codegen, t_load, t_attach, t_detach;
 };
 
 /* The unwinder, loaded on first use; NULL with a message printed if it cannot load. */

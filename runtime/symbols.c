@@ -24,6 +24,8 @@
 #include <unistd.h>
 
 #define HASH_SIZE 256
+#define KSYM_MAX_OFFSET (1u << 20)
+#define NOTE_INTERVAL_NS 50000000ull /* 50 ms */
 
 /* ---------------------------------------------------------------- types */
 
@@ -74,6 +76,7 @@ struct proc {
 	struct mapping *m;
 	size_t n;
 	uint64_t hash; /* of the maps text, to make a repeated note cheap */
+	uint64_t read_ns; /* when the maps were last read */
 	struct proc *next;
 };
 
@@ -133,9 +136,9 @@ static void kernel_load(dt_symbolizer *s)
 				*tab = '\0';
 				k.mod = (uint32_t)(tab + 1 - s->ktext);
 			}
-			/* Absolute symbols are not code; everything else (text, data, BPF programs)
-			 * can be the answer to ksym(). */
-			if (type != 'a' && type != 'A')
+			/* Data symbols are skipped as bcc (and so bpftrace) skips them: a stack
+			 * frame or a ksym() then never lands on a variable between two functions. */
+			if (!strchr("bBdDrR", type))
 				DT_VEC_PUSH(&v, k);
 		}
 		p = eol + 1;
@@ -170,6 +173,10 @@ static const struct ksym *kernel_find(dt_symbolizer *s, uint64_t addr)
 int dt_sym_kernel(dt_symbolizer *s, uint64_t addr, bool with_off, char *buf, size_t n)
 {
 	const struct ksym *k = s ? kernel_find(s, addr) : NULL;
+	/* No kernel function is a megabyte long: an address that far past the nearest symbol
+	 * (the end of the image, an unlisted JIT region) is unknown, not "_einittext+1015206693". */
+	if (k && addr - k->addr >= KSYM_MAX_OFFSET)
+		k = NULL;
 	if (!k) {
 		snprintf(buf, n, "0x%" PRIx64, addr);
 		return -ENOENT;
@@ -562,6 +569,13 @@ int dt_sym_note_pid(dt_symbolizer *s, uint32_t pid)
 	size_t len;
 	int err;
 
+	/* The session may note a pid for every stack it prints: within a short window the maps
+	 * cannot have changed in a way that matters, and a big process's maps take a millisecond
+	 * to read. */
+	struct proc *known = proc_find(s, pid);
+	uint64_t now = dt_now_ns();
+	if (known && known->n && now - known->read_ns < NOTE_INTERVAL_NS)
+		return 0;
 	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
 	err = dt_read_file(path, &text, &len);
 	if (err)
@@ -572,8 +586,9 @@ int dt_sym_note_pid(dt_symbolizer *s, uint32_t pid)
 		return proc_find(s, pid) ? 0 : -ESRCH;
 	}
 	uint64_t h = fnv(text, len);
-	struct proc *p = proc_find(s, pid);
+	struct proc *p = known;
 	if (p && p->hash == h) {
+		p->read_ns = now;
 		free(text);
 		return 0;
 	}
@@ -585,6 +600,7 @@ int dt_sym_note_pid(dt_symbolizer *s, uint32_t pid)
 	}
 	proc_clear(p);
 	p->hash = h;
+	p->read_ns = now;
 	proc_parse(p, text);
 	free(text);
 	return 0;
@@ -653,6 +669,15 @@ const char *dt_sym_user_path(dt_symbolizer *s, uint32_t pid, uint64_t addr)
 {
 	struct mapping *m = s ? proc_mapping(s, pid, addr) : NULL;
 	return m ? m->path : NULL;
+}
+
+size_t dt_sym_objects_loaded(const dt_symbolizer *s)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < HASH_SIZE; i++)
+		for (const struct obj *o = s->objs[i]; o; o = o->next)
+			n += o->loaded;
+	return n;
 }
 
 /* ---------------------------------------------------------------- lifetime */

@@ -523,6 +523,11 @@ static const char *const load_scripts[] = {
 	"uprobe:/bin/bash:readline { @s[str(arg0, 8)] = count(); }",
 	"uprobe:/bin/bash:readline { @s[str(arg0, arg1)] = count(); $n = arg2 & 0xff; @t[str(arg0, $n)] = count(); }",
 	"uprobe:/bin/bash:readline /str(arg0) == \"ls\" && comm != \"zsh\"/ { @[tid] = stats(arg1 - arg2); }",
+	/* Stack pressure: big keys and many live values (scratch, or a retry with less stack). */
+	"uprobe:/bin/bash:readline { $a = str(arg0); $b = str(arg1); $c = str(arg2); "
+	"@[$a, $b, $c, comm] = count(); @x[$c, $b, $a] = count(); printf(\"%s %s %s %d %d %d %d "
+	"%d %d %d %d %d %d %d\\n\", $a, $b, $c, nsecs, nsecs, nsecs, nsecs, nsecs, nsecs, nsecs, "
+	"nsecs, nsecs, nsecs, nsecs); }",
 	"uretprobe:/bin/bash:readline { @r = hist(retval); @l = lhist(retval, 0, 100, 10); }",
 	"uprobe:/bin/bash:readline { @[usym(arg0)] = count(); @k[ksym(arg1)] = count(); }",
 	"uprobe:/bin/bash:readline { @[func] = count(); @p[probe] = count(); }",

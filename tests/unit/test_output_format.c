@@ -574,6 +574,11 @@ static void printf_conversions(void)
 	CHECK_PF1("[%ld]", 1099511693317LL, "[1099511693317]");
 	CHECK_PF1("[%p]", 1099511693317LL, "[0x10000010005]");
 	CHECK_PF1("100%% [%d] %q", 7, "100% [7] %q");
+	/* Our guard, not bpftrace's: a huge width is printed literally, and eats no argument. */
+	CHECK_PF1("[%1000000000d][%d]", 7, "[%1000000000d][7]");
+	char *w = pf1("[%9999d]", 7);
+	CHECK(w && strlen(w) == 10001 && w[9999] == '7');
+	free(w);
 }
 
 /* bpftrace -e 'BEGIN { printf("%d %5s|%-4x|\n", -1, "ab", 255); exit(); }', text and JSON,
@@ -694,6 +699,17 @@ static void stacks(void)
 	s = fmap_print(&fm, DT_OUT_TEXT, 0, 0);
 	snprintf(want, sizeof(want), "@w: \n\t%llx vfs_read+5\n\t%llx ksys_read+10\n\n",
 		 (unsigned long long)k_vfs_read + 5, (unsigned long long)k_ksys_read + 10);
+	CHECK_EQ_STR(s, want);
+	free(s);
+
+	/* Raw mode (bpftrace 0.17 has none; later versions print bare hex addresses). */
+	static dt_type T_KSTACK_RAW = { .kind = DT_T_STACK, .size = 16, .align = 8,
+					.stack = { DT_STACK_KERNEL, DT_STACKMODE_RAW, 2 } };
+	fmap_init(&fm, "@r", NULL, &T_KSTACK_RAW);
+	fmap_add(&fm, &zero, &ref, NULL);
+	s = fmap_print(&fm, DT_OUT_TEXT, 0, 0);
+	snprintf(want, sizeof(want), "@r: \n%llx\n%llx\n\n", (unsigned long long)k_vfs_read + 5,
+		 (unsigned long long)k_ksys_read + 10);
 	CHECK_EQ_STR(s, want);
 	free(s);
 

@@ -175,10 +175,17 @@ static void user_pie_and_libc(void)
 
 	/* The same object in a second process comes from the cache and still resolves. */
 	struct target t2;
+	size_t nobj = dt_sym_objects_loaded(s);
+	CHECK(nobj >= 2); /* the program and libc */
 	if (spawn(path, &t2) == 0) {
 		CHECK_EQ_INT(dt_sym_note_pid(s, (uint32_t)t2.pid), 0);
 		check_resolves(s, &t2);
+		CHECK_EQ_INT(dt_sym_user(s, (uint32_t)t2.pid, t2.fputs_addr, false, buf,
+					 sizeof(buf)), 0);
+		CHECK_EQ_INT(dt_sym_objects_loaded(s), nobj);
 		finish(&t2);
+	} else {
+		CHECK(!"second target did not start");
 	}
 	finish(&t);
 	dt_sym_free(s);
@@ -199,7 +206,9 @@ static void exited_process(void)
 	finish(&t);
 	CHECK(kill(t.pid, 0) != 0);
 	check_resolves(s, &t);
-	/* Noting it again after exit fails but keeps the snapshot. */
+	/* Noting it again after exit (past the 50 ms re-read window) fails but keeps the
+	 * snapshot. */
+	usleep(60000);
 	CHECK(dt_sym_note_pid(s, (uint32_t)t.pid) < 0);
 	CHECK_EQ_INT(dt_sym_user(s, (uint32_t)t.pid, t.alpha + 1, true, buf, sizeof(buf)), 0);
 	CHECK_EQ_STR(buf, "dt_target_alpha+1");

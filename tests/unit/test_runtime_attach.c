@@ -365,6 +365,29 @@ static void attach_clear_errors(void)
 	counter_close(&c);
 }
 
+/* Validation gives the same sentences as attaching, without a program. */
+static void validate_before_load(void)
+{
+	dt_attach ok = mk(DT_P_UPROBE, "uprobe:self:t_target_fn", self_exe(), "t_target_fn");
+	dt_attach bad = mk(DT_P_UPROBE, "uprobe:self:t_nope", self_exe(), "t_nope");
+	dt_attach kp = mk(DT_P_KPROBE, "kprobe:vfs_read", NULL, "vfs_read");
+	dt_attach sw = mk(DT_P_SOFTWARE, "software:faults", "faults", NULL);
+	char *err = NULL;
+
+	CHECK_EQ_INT(dt_rt_validate(&ok, -1, &err), 0);
+	CHECK(err == NULL);
+	CHECK_EQ_INT(dt_rt_validate(&sw, -1, &err), 0);
+	CHECK_EQ_INT(dt_rt_validate(&bad, -1, &err), -ENOENT);
+	CHECK(err && !strncmp(err, "uprobe:self:t_nope: no function 't_nope' in ", 44));
+	free(err);
+	err = NULL;
+	if (access("/sys/bus/event_source/devices/kprobe", F_OK) != 0) {
+		CHECK_EQ_INT(dt_rt_validate(&kp, -1, &err), -EOPNOTSUPP);
+		CHECK(err && strstr(err, "kprobe:vfs_read: this kernel has no kprobe support"));
+		free(err);
+	}
+}
+
 static void run_once_begin(void)
 {
 	struct counter k, r;
@@ -393,6 +416,7 @@ int main(void)
 	T_RUN(attach_tracepoint_counts);
 	T_RUN(attach_profile_interval_software);
 	T_RUN(attach_clear_errors);
+	T_RUN(validate_before_load);
 	T_RUN(run_once_begin);
 	return t_done();
 }

@@ -3,14 +3,19 @@
  * dt_unwinder, attaches a hand-assembled perf_event entry program (cpu-clock, target pid only) that
  * tail-calls the walker, and a continuation that records every dt_stack_ref it is handed. Then it
  * asserts the exact symbol order of the sampled stacks (perf's dwarf-unwind test, in BPF): through
- * a libc qsort callback, 500-deep recursion (truncated at the depth limit) and a signal handler. */
+ * a libc qsort callback, 500-deep recursion (truncated at the depth limit), a signal handler, a
+ * function without CFI (frame-pointer fallback), from uprobe and tracepoint events, before and
+ * after the process's tables exist; and the exec/exit followers with shared objects. */
 #include "tests/unit/t.h"
 #include "common/common.h"
 #include "unwind/unwind.h"
+#include "unwind/unwind_internal.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,11 +38,13 @@
 #define EXIT() INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
 #define LD_MAP(d, fd) INSN(BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_MAP_FD, 0, fd), INSN(0, 0, 0, 0, 0)
 
+static enum bpf_prog_type prog_type = BPF_PROG_TYPE_PERF_EVENT;
+
 static int load_prog(const struct bpf_insn *insns, size_t n, const char *name)
 {
 	static char log[1 << 16];
 	LIBBPF_OPTS(bpf_prog_load_opts, o, .log_buf = log, .log_size = sizeof(log), .log_level = 1);
-	int fd = bpf_prog_load(BPF_PROG_TYPE_PERF_EVENT, name, "GPL", insns, n, &o);
+	int fd = bpf_prog_load(prog_type, name, "GPL", insns, n, &o);
 
 	if (fd < 0)
 		fprintf(stderr, "%s: %s\n%s\n", name, strerror(errno), log);
@@ -148,6 +155,16 @@ static const char *symname(uint64_t pc)
 	return "?";
 }
 
+static uint64_t symaddr(const char *name)
+{
+	int i;
+
+	for (i = 0; i < nsyms; i++)
+		if (!strcmp(syms[i].name, name))
+			return syms[i].addr;
+	return 0;
+}
+
 /* "uw_leaf uw_cmp ? ? uw_f3 …": one word per frame, libc runs collapsed to one "?". */
 static void render(const uint64_t *pcs, int n, char *out, size_t len)
 {
@@ -203,6 +220,12 @@ static pid_t start_target(const char *mode)
 		return -1;
 	pid = fork();
 	if (pid == 0) {
+		cpu_set_t one;
+
+		/* Pinned: uprobe and tracepoint events are opened on CPU 0 for this pid. */
+		CPU_ZERO(&one);
+		CPU_SET(0, &one);
+		sched_setaffinity(0, sizeof(one), &one);
 		dup2(pfd[1], 1);
 		close(pfd[0]);
 		execl(target, target, mode, (char *)NULL);
@@ -225,23 +248,68 @@ typedef struct result {
 	int n;
 } result;
 
-/* Samples `pid` for 300 ms and collects the distinct stacks. */
-static int sample(pid_t pid, uint32_t depth, bool pre_add, result *res)
+enum how { CPU_CLOCK, UPROBE_CMP, TP_GETPPID };
+
+static int read_int_file(const char *path)
+{
+	char *buf;
+	size_t len;
+	int v;
+
+	if (dt_read_file(path, &buf, &len) < 0)
+		return -1;
+	v = atoi(buf);
+	free(buf);
+	return v;
+}
+
+/* The perf event for `how`: cpu-clock of the pid, a uprobe at uw_cmp's entry, or the
+ * sys_enter_getppid tracepoint of the pid. */
+static int open_event(enum how how, pid_t pid)
+{
+	struct perf_event_attr attr = {.size = sizeof(attr), .sample_period = 1};
+	dt_elf_seg segs[8];
+	int i, n;
+
+	switch (how) {
+	case CPU_CLOCK:
+		attr.type = PERF_TYPE_SOFTWARE;
+		attr.config = PERF_COUNT_SW_CPU_CLOCK;
+		attr.sample_period = 1000000; /* 1 ms */
+		break;
+	case UPROBE_CMP:
+		attr.type = (uint32_t)read_int_file("/sys/bus/event_source/devices/uprobe/type");
+		attr.config1 = (uint64_t)(uintptr_t)target;
+		n = dt_elf_segments(target, segs, 8);
+		for (i = 0; i < n; i++)
+			if (segs[i].exec)
+				attr.config2 = symaddr("uw_cmp") - segs[i].vaddr + segs[i].off;
+		break;
+	case TP_GETPPID:
+		attr.type = PERF_TYPE_TRACEPOINT;
+		attr.config = (uint64_t)read_int_file(
+			"/sys/kernel/tracing/events/syscalls/sys_enter_getppid/id");
+		break;
+	}
+	return (int)syscall(SYS_perf_event_open, &attr, pid, how == CPU_CLOCK ? -1 : 0, -1,
+			    PERF_FLAG_FD_CLOEXEC);
+}
+
+/* Samples `pid` for 300 ms and collects the distinct stacks. Uprobe and tracepoint events are
+ * opened on CPU 0 only, where start_target pinned the target. */
+static int sample_how(enum how how, pid_t pid, uint32_t depth, bool pre_add, result *res)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, mo);
-	dt_unwinder_opts uo = {.sz = sizeof(uo), .ptypes = 1u << DT_WPT_PERF_EVENT};
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(attr),
-		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.sample_period = 1000000, /* 1 ms */
-	};
+	dt_unwinder_opts uo = {.sz = sizeof(uo)};
 	int seen_fd = -1, entry_fd = -1, cont_fd = -1, pe_fd = -1, ret = -1, i;
 	struct dt_stack_ref key, next;
 	dt_unwinder *u;
 	uint32_t slot = 0;
 
 	memset(res, 0, sizeof(*res));
+	prog_type = how == CPU_CLOCK ? BPF_PROG_TYPE_PERF_EVENT :
+		    how == UPROBE_CMP ? BPF_PROG_TYPE_KPROBE : BPF_PROG_TYPE_TRACEPOINT;
+	uo.ptypes = 1u << dt_walker_ptype_of(prog_type);
 	u = dt_unwinder_new(&uo);
 	if (!u) {
 		fprintf(stderr, "dt_unwinder_new: %s\n", strerror(errno));
@@ -250,16 +318,15 @@ static int sample(pid_t pid, uint32_t depth, bool pre_add, result *res)
 	if (pre_add && dt_unwinder_add_pid(u, (uint32_t)pid) < 0)
 		goto out;
 	seen_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "uw_seen", sizeof(struct dt_stack_ref), 8, 64, &mo);
-	entry_fd = load_entry(dt_unwinder_state_fd(u, BPF_PROG_TYPE_PERF_EVENT),
-			      dt_unwinder_walker_progs_fd(u, BPF_PROG_TYPE_PERF_EVENT), (uint32_t)pid,
-			      depth);
-	cont_fd = load_cont(dt_unwinder_state_fd(u, BPF_PROG_TYPE_PERF_EVENT), seen_fd);
+	entry_fd = load_entry(dt_unwinder_state_fd(u, prog_type),
+			      dt_unwinder_walker_progs_fd(u, prog_type), (uint32_t)pid, depth);
+	cont_fd = load_cont(dt_unwinder_state_fd(u, prog_type), seen_fd);
 	if (seen_fd < 0 || entry_fd < 0 || cont_fd < 0)
 		goto out;
-	if (bpf_map_update_elem(dt_unwinder_cont_progs_fd(u, BPF_PROG_TYPE_PERF_EVENT), &slot, &cont_fd,
+	if (bpf_map_update_elem(dt_unwinder_cont_progs_fd(u, prog_type), &slot, &cont_fd,
 				BPF_ANY) < 0)
 		goto out;
-	pe_fd = (int)syscall(SYS_perf_event_open, &attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	pe_fd = open_event(how, pid);
 	if (pe_fd < 0 || ioctl(pe_fd, PERF_EVENT_IOC_SET_BPF, entry_fd) < 0 ||
 	    ioctl(pe_fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
 		fprintf(stderr, "perf_event: %s\n", strerror(errno));
@@ -298,6 +365,11 @@ out:
 		close(seen_fd);
 	dt_unwinder_free(u);
 	return ret;
+}
+
+static int sample(pid_t pid, uint32_t depth, bool pre_add, result *res)
+{
+	return sample_how(CPU_CLOCK, pid, depth, pre_add, res);
 }
 
 static void stop_target(pid_t pid)
@@ -394,12 +466,167 @@ static void discovered_by_request(void)
 			 DT_UNWIND_COMPLETE) >= 0);
 }
 
+/* kprobe-type walker, ctx = the uprobe's user registers, first pc exactly at a function entry. */
+static void uprobe_entry_stack(void)
+{
+	result r;
+	pid_t pid;
+
+	T_SKIP_UNLESS_ROOT();
+	CHECK(build_target() == 0);
+	pid = start_target("sortloop");
+	CHECK(pid > 0);
+	CHECK(sample_how(UPROBE_CMP, pid, 0, true, &r) == 0);
+	stop_target(pid);
+	CHECK(find_stack(&r, "uw_cmp ? uw_f3 uw_f2 uw_f1 main ? _start", DT_UNWIND_COMPLETE) >= 0);
+}
+
+/* tracepoint-type walker: the ctx has no registers; the walker takes task_pt_regs (user state at
+ * the syscall), whose pc is in libc's getppid. */
+static void tracepoint_task_regs(void)
+{
+	result r;
+	pid_t pid;
+
+	T_SKIP_UNLESS_ROOT();
+	CHECK(build_target() == 0);
+	pid = start_target("syscall");
+	CHECK(pid > 0);
+	CHECK(sample_how(TP_GETPPID, pid, 0, true, &r) == 0);
+	stop_target(pid);
+	CHECK(find_stack(&r, "? uw_sys main ? _start", DT_UNWIND_COMPLETE) >= 0);
+}
+
+/* A function without CFI between two with CFI: crossed with its frame pointer, flagged. */
+static void frame_pointer_fallback(void)
+{
+	result r;
+	pid_t pid;
+	int i;
+
+	T_SKIP_UNLESS_ROOT();
+	CHECK(build_target() == 0);
+	pid = start_target("nocfi");
+	CHECK(pid > 0);
+	CHECK(sample(pid, 0, true, &r) == 0);
+	stop_target(pid);
+	i = find_stack(&r, "uw_leaf uw_nocfi main ? _start", DT_UNWIND_COMPLETE);
+	CHECK(i >= 0);
+	if (i >= 0)
+		CHECK(r.flags[i] & DT_UNWIND_F_FP_FALLBACK);
+}
+
+/* max_depth from the entry program is honoured. */
+static void depth_limit(void)
+{
+	result r;
+	pid_t pid;
+
+	T_SKIP_UNLESS_ROOT();
+	CHECK(build_target() == 0);
+	pid = start_target("qsort");
+	CHECK(pid > 0);
+	CHECK(sample(pid, 3, true, &r) == 0);
+	stop_target(pid);
+	CHECK(find_stack(&r, "uw_leaf uw_cmp ?", DT_UNWIND_TRUNCATED_DEPTH) >= 0);
+}
+
+/* Serves requests for up to `ms` milliseconds, until `done` says so. */
+static void serve(dt_unwinder *u, int ms, bool (*done)(dt_unwinder *))
+{
+	for (; ms > 0 && !done(u); ms -= 10) {
+		usleep(10000);
+		dt_unwinder_process(u);
+	}
+}
+
+static bool served_one(dt_unwinder *u)
+{
+	dt_unwinder_stats st;
+
+	dt_unwinder_get_stats(u, &st);
+	return st.requests_served >= 1;
+}
+
+static bool no_procs(dt_unwinder *u)
+{
+	dt_unwinder_stats st;
+
+	dt_unwinder_get_stats(u, &st);
+	return st.procs == 0;
+}
+
+/* The exec and exit followers: a shell known to the unwinder execs the target (its tables are
+ * rebuilt: the target's object appears), two processes share libc's object, and exits are
+ * noticed without any sample. */
+static void exec_exit_and_sharing(void)
+{
+	dt_unwinder_opts uo = {.sz = sizeof(uo), .ptypes = 1u << DT_WPT_PERF_EVENT,
+			       .follow_exec_exit = true};
+	dt_unwinder_stats a, b, c;
+	char cmd[512];
+	dt_unwinder *u;
+	pid_t sh, other;
+	int pfd[2];
+
+	T_SKIP_UNLESS_ROOT();
+	CHECK(build_target() == 0);
+	u = dt_unwinder_new(&uo);
+	CHECK(u != NULL);
+	if (!u)
+		return;
+	CHECK(pipe(pfd) == 0);
+	snprintf(cmd, sizeof(cmd), "read x; exec %s qsort", target);
+	sh = fork();
+	if (sh == 0) {
+		int devnull = open("/dev/null", O_WRONLY);
+
+		dup2(pfd[0], 0);
+		dup2(devnull, 1);
+		close(pfd[1]);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[0]);
+	usleep(100000);
+	CHECK_EQ_INT(dt_unwinder_add_pid(u, (uint32_t)sh), 0);
+	dt_unwinder_get_stats(u, &a);
+	CHECK_EQ_INT(a.procs, 1);
+	CHECK(write(pfd[1], "go\n", 3) == 3);
+	close(pfd[1]);
+	serve(u, 2000, served_one);
+	dt_unwinder_get_stats(u, &b);
+	CHECK(b.requests_served >= 1);
+	CHECK_EQ_INT(b.procs, 1);
+	CHECK_EQ_INT(b.objects, a.objects + 1); /* the target joins sh, libc, ld.so, vdso */
+
+	other = start_target("qsort");
+	CHECK_EQ_INT(dt_unwinder_add_pid(u, (uint32_t)other), 0);
+	dt_unwinder_get_stats(u, &c);
+	CHECK_EQ_INT(c.procs, 2);
+	CHECK_EQ_INT(c.objects, b.objects); /* everything the second process maps is shared */
+	CHECK_EQ_INT(c.rows, b.rows);
+
+	stop_target(sh);
+	stop_target(other);
+	serve(u, 2000, no_procs);
+	dt_unwinder_get_stats(u, &c);
+	CHECK_EQ_INT(c.procs, 0);
+	CHECK_EQ_INT(dt_unwinder_add_pid(u, (uint32_t)other), -ESRCH);
+	dt_unwinder_free(u);
+}
+
 int main(void)
 {
 	T_RUN(qsort_callback_stack);
 	T_RUN(recursion_truncated);
 	T_RUN(signal_frame);
 	T_RUN(discovered_by_request);
+	T_RUN(uprobe_entry_stack);
+	T_RUN(tracepoint_task_regs);
+	T_RUN(frame_pointer_fallback);
+	T_RUN(depth_limit);
+	T_RUN(exec_exit_and_sharing);
 	if (target[0]) {
 		unlink(target);
 		rmdir(bindir);

@@ -5,7 +5,11 @@
  *   qsort   main -> uw_f1 -> uw_f2 -> uw_f3 -> qsort (libc) -> uw_cmp -> uw_leaf
  *   recurse main -> uw_recurse x 500 -> uw_leaf
  *   signal  main -> uw_wait (spinning) <signal> uw_handler -> uw_leaf
- * It prints "ready" once it is spinning. */
+ *   nocfi   main -> uw_nocfi (assembly without CFI, with a frame pointer) -> uw_leaf
+ * and two modes that loop instead, for probes that fire on calls:
+ *   sortloop main -> uw_f1 -> uw_f2 -> uw_f3 -> qsort (libc) -> uw_cmp, again and again
+ *   syscall  main -> uw_sys -> getppid (libc) -> the kernel, again and again
+ * It prints "ready" once it is spinning or looping. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +18,7 @@
 
 static volatile unsigned long spins;
 static volatile int in_handler;
+static int no_leaf;
 
 __attribute__((noinline)) int uw_leaf(int x)
 {
@@ -32,7 +37,7 @@ __attribute__((noinline)) int uw_cmp(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
 
-	if (x == 3 && y != 3)
+	if (x == 3 && y != 3 && !no_leaf)
 		return uw_leaf(x) + 1;
 	return (x > y) - (x < y);
 }
@@ -70,9 +75,52 @@ __attribute__((noinline)) int uw_wait(void)
 	return 0;
 }
 
+/* No .cfi directives: no FDE covers it, so the walker must cross it with its frame pointer. */
+__asm__(".text\n"
+	".globl uw_nocfi\n"
+	".type uw_nocfi, @function\n"
+	"uw_nocfi:\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"	mov $7, %edi\n"
+	"	call uw_leaf\n"
+	"	pop %rbp\n"
+	"	ret\n"
+	".size uw_nocfi, .-uw_nocfi\n");
+int uw_nocfi(void);
+
+__attribute__((noinline)) int uw_sys(void)
+{
+	int s = 0;
+
+	for (;;)
+		s += getppid();
+	return s;
+}
+
+static void ready(void)
+{
+	printf("ready\n");
+	fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "qsort";
+	unsigned long n = 0;
+
+	if (!strcmp(mode, "sortloop")) {
+		no_leaf = 1;
+		ready();
+		for (;;)
+			n += (unsigned long)uw_f1(argc);
+	}
+	if (!strcmp(mode, "nocfi"))
+		return uw_nocfi() + 1;
+	if (!strcmp(mode, "syscall")) {
+		ready();
+		return uw_sys();
+	}
 
 	if (!strcmp(mode, "recurse"))
 		return uw_recurse(500);

@@ -1,0 +1,118 @@
+/* dt_xprobe.h — the contract of xprobes (bpf-lib/xprobe.bpf.c): where a user function's time goes.
+ * An xprobe joins a function's entry and return (uprobes) with the scheduler's events so that each
+ * call's wall time splits into on-CPU, runnable-but-waiting (runq), interruptible sleep (blocked)
+ * and uninterruptible sleep (iowait). Included by the BPF C, by runtime/xprobe.c and mirrored by
+ * codegen/cg_xprobe.c; every layout is static-asserted.
+ *
+ * PER-THREAD CLOCKS
+ *
+ *   `xthreads` (HASH, tid -> struct dt_xthread) holds, for every thread that has entered a watched
+ *   function, five cumulative counters (on-CPU ns, runq ns, blocked ns, iowait ns, switches) and a
+ *   stack of open calls. The counters only advance while the thread has at least one open call:
+ *   every nanosecond from the outermost entry on is charged to exactly one bucket, so for each call
+ *   oncpu + runq + blocked + iowait == wall. A call's entry snapshots the counters; its return
+ *   subtracts the snapshot. Nesting and recursion need nothing more: each frame has its own
+ *   snapshot.
+ *
+ *   The scheduler hooks (tp_btf/sched_switch, tp_btf/sched_wakeup) do one hash lookup by tid and
+ *   return at once for threads with no open call. Switching out charges on-CPU time and records
+ *   why the thread left: preempted or still TASK_RUNNING -> runq; TASK_UNINTERRUPTIBLE -> iowait;
+ *   anything else (TASK_INTERRUPTIBLE, stopped, traced) -> blocked. A wakeup ends a blocked or
+ *   iowait interval and starts a runq one (the wait for a CPU after the wakeup is contention, not
+ *   sleep). Switching in charges the interval to the recorded bucket. tp_btf/sched_process_exit
+ *   deletes the thread's entry, so threads that exit inside a call leak nothing.
+ *
+ * CALL STACK AND MATCHING
+ *
+ *   Each open call is a struct dt_xframe with the user stack pointer at entry (it points at the
+ *   return address; after `ret` the uretprobe sees sp + 8). A return for xprobe slot S at stack
+ *   pointer R first drops every frame deeper than R - 8 (calls abandoned by longjmp or exceptions),
+ *   then pops the frame at exactly R - 8 with slot S (the top one, or the one under it when a
+ *   tail call made two watched functions share an entry sp). An entry drops deeper frames too.
+ *   Depth is bounded by DT_XPROBE_MAX_DEPTH; a call beyond it is not tracked and is counted.
+ *
+ * PROGRAMS AND THE TAIL CALL
+ *
+ *   dt_xp_entry  (uprobe at the function's entry; bpf cookie = slot | period << 32) pushes a frame;
+ *                a period N > 1 keeps one call in N at random (sampling).
+ *   dt_xp_return (uretprobe; cookie = slot) pops, writes struct dt_xresult to key 0 of `xresult`
+ *                (PERCPU_ARRAY) and tail-calls xprogs[slot]: the generated program of the xprobe's
+ *                block, a kprobe-type program that reads wall, oncpu, … from xresult (and may itself
+ *                go on through the DWARF walker: entry -> block -> walker runs -> continuation stays
+ *                far under the 33 tail-call limit). Nothing else runs on this CPU in between: the
+ *                uprobe programs run with migration disabled and the result is read before any
+ *                other xprobe return can run here.
+ *   dt_xp_switch, dt_xp_wakeup, dt_xp_exit: the scheduler hooks.
+ *
+ * Maps found by name: xthreads, xresult, xprogs, xstats (PERCPU_ARRAY of enum dt_xstat).
+ */
+#ifndef DT_XPROBE_H
+#define DT_XPROBE_H
+
+#include "dt_abi.h"
+
+#define DT_XPROBE_MAX_DEPTH 32      /* open watched calls per thread */
+#define DT_XPROBE_SLOTS 256         /* xprobe attach points per session (xprogs entries) */
+#define DT_XPROBE_THREADS 65536     /* threads tracked at once (xthreads max_entries) */
+
+/* Buckets of the per-thread clock; also the order of the counters in dt_xthread.cum and of the
+ * snapshot in dt_xframe.snap. */
+enum dt_xbucket {
+	DT_XB_ONCPU = 0,
+	DT_XB_RUNQ = 1,
+	DT_XB_BLOCKED = 2,
+	DT_XB_IOWAIT = 3,
+	DT_XB_NSWITCH = 4, /* a count, not nanoseconds */
+	DT_XB__COUNT = 5,
+};
+
+struct dt_xframe {
+	__u64 sp;                  /* user stack pointer at entry */
+	__u64 t0;                  /* bpf_ktime_get_ns() at entry */
+	__u64 snap[DT_XB__COUNT];  /* dt_xthread.cum at entry */
+	__u32 slot;                /* the xprobe (xprogs index) */
+	__u32 pad;
+};
+DT_ABI_ASSERT(sizeof(struct dt_xframe) == 64, "dt_xframe");
+
+struct dt_xthread {
+	__u64 last_ns;             /* start of the interval not yet charged */
+	__u32 running;             /* 1: on CPU since last_ns; 0: off CPU in bucket `off` */
+	__u32 off;                 /* enum dt_xbucket while off CPU: RUNQ, BLOCKED or IOWAIT */
+	__u32 depth;               /* open calls in frames[] */
+	__u32 pad;
+	__u64 cum[DT_XB__COUNT];
+	struct dt_xframe frames[DT_XPROBE_MAX_DEPTH];
+};
+DT_ABI_ASSERT(sizeof(struct dt_xthread) == 64 + 64 * DT_XPROBE_MAX_DEPTH, "dt_xthread");
+
+/* What the block of an xprobe sees for this call (key 0 of the per-CPU `xresult`). */
+struct dt_xresult {
+	__u64 wall, oncpu, offcpu, runq, blocked, iowait, nswitch;
+	__u64 slot;
+};
+DT_ABI_ASSERT(sizeof(struct dt_xresult) == 64, "dt_xresult");
+#define DT_XRES_OFF_WALL 0
+#define DT_XRES_OFF_ONCPU 8
+#define DT_XRES_OFF_OFFCPU 16
+#define DT_XRES_OFF_RUNQ 24
+#define DT_XRES_OFF_BLOCKED 32
+#define DT_XRES_OFF_IOWAIT 40
+#define DT_XRES_OFF_NSWITCH 48
+DT_ABI_ASSERT(__builtin_offsetof(struct dt_xresult, oncpu) == DT_XRES_OFF_ONCPU, "oncpu");
+DT_ABI_ASSERT(__builtin_offsetof(struct dt_xresult, runq) == DT_XRES_OFF_RUNQ, "runq");
+DT_ABI_ASSERT(__builtin_offsetof(struct dt_xresult, nswitch) == DT_XRES_OFF_NSWITCH, "nswitch");
+
+/* Counters of what xprobes could not measure (xstats, one u64 per CPU each). */
+enum dt_xstat {
+	DT_XS_DEPTH = 0,      /* a call beyond DT_XPROBE_MAX_DEPTH was not measured */
+	DT_XS_THREADS = 1,    /* xthreads full: a thread's calls were not measured */
+	DT_XS_STALE = 2,      /* frames dropped because their call never returned (longjmp) */
+	DT_XS_UNMATCHED = 3,  /* a return with no matching entry (attached mid-call, sampled out) */
+	DT_XS_TAILCALL = 4,   /* the block's program was missing from xprogs */
+	DT_XS_CALLS = 5,      /* calls measured (returns that ran the block) */
+	DT_XS_SWITCH = 6,     /* scheduler hook runs that found a thread inside a watched call */
+	DT_XS__COUNT = 8,
+};
+
+#endif
