@@ -6,8 +6,11 @@
 #   bash bootstrap.sh build   deps, then configure and build into ./build (BUILD_DIR to change)
 #   bash bootstrap.sh demo    build, then profile a bundled program built without frame pointers
 #                             with ustack_dwarf and print its full stacks
-#   bash bootstrap.sh test    build, then run every test layer with ctest (unit, golden, runtime,
-#                             vm); the last line is ctest's "N% tests passed, N tests failed out of N"
+#   bash bootstrap.sh fuzz    build the libFuzzer harnesses (clang, ASan+UBSan) into BUILD_DIR-fuzz
+#                             and run each for FUZZ_SECONDS (default 60) from its seed corpus
+#   bash bootstrap.sh test    build, run the fuzzers for a bounded time, then every test layer with
+#                             ctest (unit, golden, runtime, vm); the last line is ctest's
+#                             "N% tests passed, N tests failed out of N"
 #
 # Everything is idempotent: packages already installed are not fetched again, the build directory
 # is reused. Non-interactive and quiet, so CI can run it with no terminal.
@@ -60,8 +63,13 @@ mount_tracefs() {
 build() {
 	deps
 	say "building into $BUILD_DIR ($BUILD_TYPE)"
-	cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" >/dev/null
-	cmake --build "$BUILD_DIR" -j"$(nproc)"
+	mkdir -p "$BUILD_DIR"
+	# The full log goes to a file; a failure shows its end, success stays quiet.
+	if ! { cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" &&
+		cmake --build "$BUILD_DIR" -j"$(nproc)"; } >"$BUILD_DIR/build.log" 2>&1; then
+		tail -n 40 "$BUILD_DIR/build.log" >&2
+		die "the build failed (full log: $BUILD_DIR/build.log)"
+	fi
 }
 
 demo() {
@@ -71,16 +79,45 @@ demo() {
 	[ -x "$dt" ] || dt=$(find "$BUILD_DIR" -name dwarftrace -type f -perm -u+x | head -n1)
 	[ -x "$dt" ] || die "the build produced no dwarftrace binary"
 	say "chain_nofp was built with -O2 -fomit-frame-pointer: main -> a -> b -> c -> d burns CPU in d"
-	say "$dt -c '$target 2' -e 'profile:hz:99 < @[ustack_dwarf] = count(); >'"
-	"$dt" -c "$target 2" -e 'profile:hz:99 < @[ustack_dwarf] = count(); >'
-	say "the same program through libc's qsort (a callback; libc has no frame pointers either)"
+	say "$dt -c '$target 2' -e 'profile:hz:99 /comm == \"chain_nofp\"/ < @[ustack_dwarf] = count(); >'"
+	"$dt" -c "$target 2" -e 'profile:hz:99 /comm == "chain_nofp"/ < @[ustack_dwarf] = count(); >'
+	say "a comparator called back from libc's qsort (libc has no frame pointers either)"
 	"$dt" -c "$BUILD_DIR/tests/targets/qsort_cb_nofp 1" \
-		-e 'profile:hz:49 { @[ustack_dwarf] = count(); }'
+		-e 'profile:hz:49 /comm == "qsort_cb_nofp"/ { @[ustack_dwarf] = count(); }'
+}
+
+# The fuzzers need clang as the compiler of the whole (separate) build, so they get their own
+# directory; only the harness targets are built. New inputs go to a scratch corpus, never into
+# the tree; a crash leaves its reproducer in BUILD_DIR-fuzz/artifacts and fails the run.
+fuzz() {
+	deps
+	local fdir=${BUILD_DIR}-fuzz secs=${FUZZ_SECONDS:-60} h corpus
+	mkdir -p "$fdir/artifacts"
+	say "building the fuzzers into $fdir"
+	if ! { CC=clang CXX=clang++ cmake -S "$ROOT" -B "$fdir" -DCMAKE_BUILD_TYPE=Debug -DDT_FUZZ=ON &&
+		cmake --build "$fdir" -j"$(nproc)" --target fuzz_lang fuzz_unwind; } \
+		>"$fdir/build.log" 2>&1; then
+		tail -n 40 "$fdir/build.log" >&2
+		die "the fuzzer build failed (full log: $fdir/build.log)"
+	fi
+	for h in lang unwind; do
+		corpus="$ROOT/tests/fuzz/corpus_$h"
+		rm -rf "$fdir/corpus_$h.new" && mkdir -p "$fdir/corpus_$h.new"
+		say "fuzz_$h for ${secs}s"
+		"$fdir/tests/fuzz_$h" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+			-print_final_stats=0 -artifact_prefix="$fdir/artifacts/$h-" \
+			"$fdir/corpus_$h.new" "$corpus" >"$fdir/fuzz_$h.log" 2>&1 || {
+			tail -n 60 "$fdir/fuzz_$h.log" >&2
+			die "fuzz_$h found a problem (reproducer in $fdir/artifacts/)"
+		}
+		grep -E '^#[0-9]+.*DONE' "$fdir/fuzz_$h.log" >&2 || tail -n 1 "$fdir/fuzz_$h.log" >&2
+	done
 }
 
 run_tests() {
 	build
 	mount_tracefs
+	fuzz
 	say "running every test layer (ctest)"
 	cd "$BUILD_DIR"
 	ctest --output-on-failure
@@ -90,9 +127,10 @@ case "${1:-}" in
 deps) deps ;;
 build) build ;;
 demo) demo ;;
+fuzz) fuzz ;;
 test) run_tests ;;
 *)
-	sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 	;;
 esac

@@ -18,6 +18,10 @@
 
 /* Every record in the events ring buffer (BPF_MAP_TYPE_RINGBUF, DT_EVENTS_RINGBUF_SIZE bytes)
  * starts with this header. */
+/* DT_EV_PID_SEEN repeats at most this often per process while it keeps recording user addresses
+ * (it maps libraries after its first sample). */
+#define DT_PID_NOTE_NS 20000000ull
+
 struct dt_event_hdr {
 	__u32 kind; /* enum dt_event_kind */
 	__u32 id;   /* meaning depends on kind, see below */
@@ -40,6 +44,9 @@ enum dt_event_kind {
 	DT_EV_DELETE_KEY = 7,
 	/* id = 0; payload = struct dt_ev_exit. */
 	DT_EV_EXIT = 8,
+	/* id = a tgid recording its first user stack or usym; no payload. Userspace snapshots the
+	 * process's mappings now, so its addresses resolve after it exits. */
+	DT_EV_PID_SEEN = 9,
 };
 
 struct dt_ev_print_map {

@@ -31,6 +31,11 @@
  * Tail calls only join programs of one type, so the walker object holds one (start, step) program
  * pair, one walker prog array, one continuation prog array and one state map per program type in
  * enum dt_walker_ptype; the frames map, the tables and the stats are shared by all of them.
+ * A state map per type also keeps walks from trampling each other: the kernel does not run a
+ * second kprobe/tracepoint/perf_event program on a CPU while one is running there
+ * (bpf_prog_active), and a perf_event interrupting a tracepoint walk uses another state. Raw
+ * tracepoint programs only guard against their own recursion, so on a preemptible kernel two
+ * raw_tracepoint walks on one CPU could in principle interleave (rare; not guarded).
  *
  * TABLES (userspace -> BPF, filled by unwind/)
  *
@@ -41,11 +46,15 @@
  *                  sorted by pc within an object; an object's rows start at a page boundary.
  *                  6 bytes per row: a 4-byte pc (ELF vaddr, low 32 bits) + a 2-byte rule index.
  *   rules    ARRAY rule index -> struct dt_unwind_rule: deduplicated across all objects.
+ *   rowidx   ARRAY page -> struct dt_index_page: per object, for each 2^index_shift bytes of its
+ *                  pc range, the global index of the row covering the bucket's first byte, so
+ *                  the binary search only spans one bucket's rows (a few, not a million).
  *   requests RINGBUF of struct dt_unwind_req: the walker asks userspace for tables.
  *   wstats   PERCPU_ARRAY of enum dt_walker_stat counters.
  *
  * Map names in the object (unwind/ finds them by name): wprogs_SFX, cprogs_SFX, wstate_SFX for
- * SFX in perf, kprobe, tp, rawtp; frames, procs, objects, rows, rules, requests, throttle, wstats.
+ * SFX in perf, kprobe, tp, rawtp; frames, procs, objects, rows, rules, rowidx, requests, throttle,
+ * wstats.
  * Programs: dt_walk_start_SFX, dt_walk_step_SFX, and the raw tracepoints dt_follow_exec and
  * dt_follow_exit (they delete the procs entry of a process that execs or exits and tell
  * userspace with DT_REQ_EXEC / DT_REQ_EXIT).
@@ -200,9 +209,20 @@ struct dt_unwind_obj {
 	__u32 row_start;
 	__u32 nrows;
 	__u32 gen;          /* bumped when the id is reused, for userspace's bookkeeping */
+	__u32 index_shift;  /* bucket size 2^index_shift bytes of pc */
+	__u32 index_start;  /* global rowidx entry of bucket 0 (a multiple of DT_INDEX_PER_PAGE) */
+	__u32 nbuckets;     /* 0: no index, search all rows */
+	__u32 base_pc;      /* pc of bucket 0 (= the object's first row) */
 	__u32 pad;
 };
-DT_ABI_ASSERT(sizeof(struct dt_unwind_obj) == 16, "dt_unwind_obj");
+DT_ABI_ASSERT(sizeof(struct dt_unwind_obj) == 32, "dt_unwind_obj");
+
+#define DT_INDEX_PER_PAGE 1024
+#define DT_INDEX_PAGE_SHIFT 10
+struct dt_index_page {
+	__u32 row[DT_INDEX_PER_PAGE];
+};
+DT_ABI_ASSERT(sizeof(struct dt_index_page) == 4096, "dt_index_page");
 
 #define DT_OBJ_NONE 0xffffffffu /* mapping without tables (anonymous executable memory, JIT) */
 

@@ -22,6 +22,13 @@
  *   sleep). Switching in charges the interval to the recorded bucket. tp_btf/sched_process_exit
  *   deletes the thread's entry, so threads that exit inside a call leak nothing.
  *
+ *   The kernel does not report every switch: on this host (6.18) a preempted thread is now and
+ *   then put back on its CPU with no sched_switch event (tracefs shows the same gap). A hook or
+ *   program that finds the thread running while the clock says it is off CPU (or the reverse)
+ *   splits the interval since last_ns with the scheduler's own on-CPU total
+ *   (task->se.sum_exec_runtime, exact at a switch, up to a tick stale in a uprobe), so the
+ *   buckets still add up to the wall time and on-CPU stays within a tick of the truth.
+ *
  * CALL STACK AND MATCHING
  *
  *   Each open call is a struct dt_xframe with the user stack pointer at entry (it points at the
@@ -81,10 +88,11 @@ struct dt_xthread {
 	__u32 off;                 /* enum dt_xbucket while off CPU: RUNQ, BLOCKED or IOWAIT */
 	__u32 depth;               /* open calls in frames[] */
 	__u32 pad;
+	__u64 sum_exec;            /* the task's se.sum_exec_runtime as of last_ns */
 	__u64 cum[DT_XB__COUNT];
 	struct dt_xframe frames[DT_XPROBE_MAX_DEPTH];
 };
-DT_ABI_ASSERT(sizeof(struct dt_xthread) == 64 + 64 * DT_XPROBE_MAX_DEPTH, "dt_xthread");
+DT_ABI_ASSERT(sizeof(struct dt_xthread) == 72 + 64 * DT_XPROBE_MAX_DEPTH, "dt_xthread");
 
 /* What the block of an xprobe sees for this call (key 0 of the per-CPU `xresult`). */
 struct dt_xresult {
@@ -112,6 +120,7 @@ enum dt_xstat {
 	DT_XS_TAILCALL = 4,   /* the block's program was missing from xprogs */
 	DT_XS_CALLS = 5,      /* calls measured (returns that ran the block) */
 	DT_XS_SWITCH = 6,     /* scheduler hook runs that found a thread inside a watched call */
+	DT_XS_CLOCK = 7,      /* no stable clock reading (preempted four times): call not measured */
 	DT_XS__COUNT = 8,
 };
 

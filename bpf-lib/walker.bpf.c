@@ -79,6 +79,13 @@ struct {
 } rules SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 256); /* set by unwind/ from the memory budget */
+	__type(key, __u32);
+	__type(value, struct dt_index_page);
+} rowidx SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, DT_UNWIND_REQ_RINGBUF_SIZE);
 } requests SEC(".maps");
@@ -237,16 +244,46 @@ static long bsearch_cb(__u32 i, struct bsearch_ctx *bc)
 	return 0;
 }
 
+static __always_inline int index_row(__u32 entry, __u32 *row)
+{
+	__u32 page = entry >> DT_INDEX_PAGE_SHIFT;
+	struct dt_index_page *p = bpf_map_lookup_elem(&rowidx, &page);
+
+	if (!p)
+		return -1;
+	*row = p->row[entry & (DT_INDEX_PER_PAGE - 1)];
+	return 0;
+}
+
 /* The rule for object-relative `rel`, or 0 when the object has no row at or before it. */
 static __always_inline const struct dt_unwind_rule *find_rule(const struct dt_unwind_obj *obj, __u32 rel)
 {
 	struct bsearch_ctx bc = {.lo = obj->row_start, .hi = obj->row_start + obj->nrows, .rel = rel};
 	struct dt_row_page *p;
-	__u32 page, ruleidx, lo;
+	__u32 page, ruleidx, lo, b, end = bc.hi;
 
+	if (obj->nbuckets && rel >= obj->base_pc) {
+		/* Narrow to the rows between the one covering this bucket's start and the one
+		 * covering the next bucket's start. */
+		b = (rel - obj->base_pc) >> (obj->index_shift & 31);
+		if (b < obj->nbuckets) {
+			if (index_row(obj->index_start + b, &bc.lo) < 0)
+				return 0;
+			if (b + 1 < obj->nbuckets) {
+				if (index_row(obj->index_start + b + 1, &bc.hi) < 0)
+					return 0;
+				bc.hi++;
+			}
+		} else if (index_row(obj->index_start + obj->nbuckets - 1, &bc.lo) < 0) {
+			return 0;
+		}
+		if (bc.lo < obj->row_start || bc.hi > end || bc.lo >= bc.hi)
+			return 0;
+	}
+	lo = bc.lo;
 	bpf_loop(23, bsearch_cb, &bc, 0); /* up to 4M rows per object (unwind/ enforces it) */
-	if (bc.err || bc.lo == obj->row_start)
-		return 0;
+	if (bc.err || bc.lo == lo)
+		return 0; /* no row at or before rel (only possible without the index) */
 	lo = bc.lo - 1;
 	page = lo >> DT_ROWS_PAGE_SHIFT;
 	p = bpf_map_lookup_elem(&rows, &page);

@@ -139,12 +139,56 @@ static LLVMValueRef tgid(cg *c)
 	return LLVMBuildLShr(c->b, helper0(c, BPF_FUNC_get_current_pid_tgid), cg_i64(c, 32), "");
 }
 
+/* Tells userspace when a process records a user address (a user stack or a usym), so the
+ * symbolizer snapshots its mappings while it still lives: a process that exits before the maps are
+ * printed still resolves. Its first record comes early (often while ld.so is still mapping
+ * libraries), so the note repeats at most every DT_PID_NOTE_NS while the process keeps recording:
+ * one lookup per record in the common case. The NOEXIST insert makes exactly one CPU win the race
+ * for a new process. */
+static void note_tgid(cg *c, LLVMValueRef pid)
+{
+	int fd = cg_aux_fd(c, DT_AUX_PIDS_SEEN, 0, 0);
+	LLVMValueRef key = cg_buf(c, 16), map = cg_map_ref(c, fd);
+	LLVMValueRef now = helper0(c, BPF_FUNC_ktime_get_ns);
+	LLVMBasicBlockRef known = cg_block(c, "seen.known"), stale = cg_block(c, "seen.stale");
+	LLVMBasicBlockRef fresh = cg_block(c, "seen.new"), send = cg_block(c, "seen.send");
+	LLVMBasicBlockRef done = cg_block(c, "seen.done");
+
+	cg_store_int(c, key, 0, 8, pid);
+	cg_store_int(c, key, 8, 8, now);
+	LLVMValueRef v = cg_map_lookup(c, map, key);
+	cg_br_nonnull(c, v, known, fresh);
+
+	LLVMPositionBuilderAtEnd(c->b, known);
+	LLVMValueRef age = LLVMBuildSub(c->b, now, cg_load_int(c, v, 0, 8, false), "");
+	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntULT, age, cg_i64(c, DT_PID_NOTE_NS), ""),
+			done, stale);
+	LLVMPositionBuilderAtEnd(c->b, stale);
+	/* Two CPUs may both find it stale and both send: userspace's re-read is cheap then. */
+	cg_store_int(c, v, 0, 8, now);
+	LLVMBuildBr(c->b, send);
+
+	LLVMPositionBuilderAtEnd(c->b, fresh);
+	LLVMValueRef args[4] = { map, key, cg_gep(c, key, 8), cg_i64(c, BPF_NOEXIST) };
+	LLVMValueRef r = cg_helper(c, BPF_FUNC_map_update_elem, c->i64, args, 4);
+	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, r, cg_i64(c, 0), ""), send, done);
+
+	LLVMPositionBuilderAtEnd(c->b, send);
+	LLVMValueRef ev = cg_event_new(c, DT_EV_PID_SEEN, 0, 0);
+	cg_store_int(c, ev, 4, 4, pid);
+	cg_event_output(c, ev, 8);
+	LLVMBuildBr(c->b, done);
+	LLVMPositionBuilderAtEnd(c->b, done);
+}
+
 static LLVMValueRef usym_of(cg *c, LLVMValueRef addr)
 {
 	LLVMValueRef b = cg_buf(c, 16);
+	LLVMValueRef pid = tgid(c);
 
 	cg_store_int(c, b, 0, 8, addr);
-	cg_store_int(c, b, 8, 4, tgid(c));
+	cg_store_int(c, b, 8, 4, pid);
+	note_tgid(c, pid);
 	return b;
 }
 
@@ -208,6 +252,7 @@ LLVMValueRef cg_stack_ref(cg *c, const dt_expr *e)
 			return ref;
 		}
 		cg_memcpy(c, ref, 0, c->dwarf_ref, 0, 16);
+		note_tgid(c, tgid(c));
 		return ref;
 	}
 	bool user = kind == DT_STACK_USER_FP;
@@ -220,7 +265,16 @@ LLVMValueRef cg_stack_ref(cg *c, const dt_expr *e)
 
 	id = LLVMBuildSExt(c->b, LLVMBuildTrunc(c->b, id, c->i32, ""), c->i64, "");
 	cg_store_int(c, ref, 0, 8, id);
-	cg_store_int(c, ref, 8, 4, tgid(c));
+	/* A kernel stack is the same whichever process ran into it: keyed by stack id alone (pid
+	 * 0), as bpftrace keys kstack, so one kernel path is one map entry, not one per process. */
+	if (user) {
+		LLVMValueRef pid = tgid(c);
+
+		cg_store_int(c, ref, 8, 4, pid);
+		note_tgid(c, pid);
+	} else {
+		cg_store_int(c, ref, 8, 4, cg_i64(c, 0));
+	}
 	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, id, cg_i64(c, 0), ""), bad, done);
 	LLVMPositionBuilderAtEnd(c->b, bad);
 	/* A user stack of a kernel thread is -EFAULT: that is "no stack", not a loss. */
@@ -311,6 +365,9 @@ static LLVMValueRef builtin(cg *c, const dt_expr *e)
 	}
 	case DT_B_KSTACK: case DT_B_USTACK: case DT_B_USTACK_DWARF:
 		return cg_stack_ref(c, e);
+	case DT_B_WALL: case DT_B_ONCPU: case DT_B_OFFCPU: case DT_B_RUNQ: case DT_B_BLOCKED:
+	case DT_B_IOWAIT: case DT_B_NSWITCH:
+		return cg_xprobe_value(c, e);
 	default:
 		cg_fail(c, e->span, "builtin %s used as a value", dt_builtin_name(e->builtin.id));
 		return cg_i64(c, 0);

@@ -141,6 +141,12 @@ void cg_stmts(cg *c, const dt_stmt_list *l);
 void cg_emit_program(cg *c, const dt_probe *p, const dt_attach *a, enum bpf_prog_type pt,
 		     const char *section, bool is_entry_of_dwarf, bool is_cont, int cont_slot);
 
+/* ------------------------------------------------------------ cg_xprobe.c */
+
+/* wall, oncpu, offcpu, runq, blocked, iowait, nswitch: the xprobe's numbers for this call. */
+bool cg_xprobe_is_builtin(dt_builtin b);
+LLVMValueRef cg_xprobe_value(cg *c, const dt_expr *e);
+
 /* ------------------------------------------------------------ cg_elf.c, cg_asm.c */
 
 /* Finds section `name` in the in-memory ELF object; fails if it carries relocations. */

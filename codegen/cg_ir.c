@@ -74,7 +74,8 @@ int cg_aux_fd(cg *c, dt_aux_map which, dt_stack_kind kind, uint32_t depth)
 		/* The session could not provide the map: its problem to explain, not a codegen bug. */
 		static const char *const names[] = { "events", "stats", "scratch", "stacks",
 						     "walker programs", "continuations",
-						     "walker state" };
+						     "walker state", "xprobe results",
+						     "seen processes" };
 
 		dt_diag(c->diags, DT_DIAG_ERROR, c->probe ? c->probe->span : (dt_span){ 0, 0 },
 			"cannot compile: the %s map is not available: %s",

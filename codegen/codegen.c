@@ -58,6 +58,7 @@ static enum bpf_prog_type prog_type_of(dt_provider p)
 	case DT_P_INTERVAL: case DT_P_PROFILE: case DT_P_SOFTWARE: case DT_P_HARDWARE:
 		return BPF_PROG_TYPE_PERF_EVENT;
 	case DT_P_UPROBE: case DT_P_URETPROBE: case DT_P_KPROBE: case DT_P_KRETPROBE:
+	case DT_P_XPROBE: /* tail-called by the precompiled uretprobe: bpf-lib/dt_xprobe.h */
 		return BPF_PROG_TYPE_KPROBE;
 	case DT_P_TRACEPOINT:
 		return BPF_PROG_TYPE_TRACEPOINT;
@@ -80,6 +81,7 @@ static const char *short_name(dt_provider p)
 	case DT_P_TRACEPOINT: return "tp";
 	case DT_P_SOFTWARE: return "sw";
 	case DT_P_HARDWARE: return "hw";
+	case DT_P_XPROBE: return "xprobe";
 	default: return "x";
 	}
 }

@@ -241,13 +241,17 @@ static bool all_attach(checker *c, bool (*pred)(dt_provider))
 	return c->probe->nattach > 0;
 }
 
-static bool is_ret(dt_provider p) { return p == DT_P_URETPROBE || p == DT_P_KRETPROBE; }
+static bool is_ret(dt_provider p)
+{
+	return p == DT_P_URETPROBE || p == DT_P_KRETPROBE || p == DT_P_XPROBE;
+}
+static bool is_xprobe(dt_provider p) { return p == DT_P_XPROBE; }
 static bool is_entry(dt_provider p) { return p == DT_P_UPROBE || p == DT_P_KPROBE; }
 static bool is_tp(dt_provider p) { return p == DT_P_TRACEPOINT; }
 static bool has_func(dt_provider p)
 {
 	return p == DT_P_UPROBE || p == DT_P_URETPROBE || p == DT_P_KPROBE ||
-	       p == DT_P_KRETPROBE || p == DT_P_TRACEPOINT;
+	       p == DT_P_KRETPROBE || p == DT_P_TRACEPOINT || p == DT_P_XPROBE;
 }
 
 /* Loads the tracepoint record of the probe (the first attach point's format). */
@@ -300,7 +304,8 @@ static const dt_type *check_builtin(checker *c, dt_expr *e)
 		return dt_type_int(false, 8);
 	case DT_B_RETVAL:
 		if (!all_attach(c, is_ret)) {
-			ERR(c, e->span, "retval is only available in uretprobe and kretprobe probes");
+			ERR(c, e->span, "retval is only available in uretprobe, kretprobe and xprobe "
+			    "probes");
 			return &t_none;
 		}
 		return dt_type_int(true, 8);
@@ -315,6 +320,15 @@ static const dt_type *check_builtin(checker *c, dt_expr *e)
 		return dt_type_str(DT_STRLEN);
 	case DT_B_PROBE:
 		return dt_type_str(DT_STRLEN);
+	case DT_B_WALL: case DT_B_ONCPU: case DT_B_OFFCPU: case DT_B_RUNQ: case DT_B_BLOCKED:
+	case DT_B_IOWAIT: case DT_B_NSWITCH:
+		if (!all_attach(c, is_xprobe)) {
+			ERR(c, e->span, "%s is only available in xprobe probes", name);
+			HINT(c, "xprobe:BINARY:FUNCTION { … } runs at the function's return with wall, "
+				"oncpu, offcpu, runq, blocked, iowait and nswitch for that call");
+			return &t_none;
+		}
+		return dt_type_int(false, 8);
 	case DT_B_KSTACK: case DT_B_USTACK: case DT_B_USTACK_DWARF: {
 		dt_stack_kind k = e->builtin.id == DT_B_KSTACK	 ? DT_STACK_KERNEL
 				  : e->builtin.id == DT_B_USTACK ? DT_STACK_USER_FP
@@ -437,6 +451,36 @@ static bool printf_arg_ok(char conv, const dt_type *t)
 	}
 }
 
+/* The source span of decoded characters [from, to) of a string literal, so a printf error can
+ * underline the conversion itself. Walks the literal's escapes the way the lexer decoded them. */
+static dt_span literal_span(checker *c, const dt_expr *lit, uint32_t from, uint32_t to)
+{
+	const dt_source *src = dt_diags_source(c->d);
+	if (!src || lit->span.off + lit->span.len > src->len)
+		return lit->span;
+	const char *t = src->text;
+	uint32_t i = lit->span.off + 1, end = lit->span.off + lit->span.len, k = 0, start = i;
+	while (i < end && k < to) {
+		if (k == from)
+			start = i;
+		if (t[i] == '\\' && i + 1 < end) {
+			i += 2;
+			if (t[i - 1] == 'x')
+				for (int n = 0; n < 2 && i < end && isxdigit((unsigned char)t[i]); n++)
+					i++;
+			else if (t[i - 1] >= '0' && t[i - 1] <= '7')
+				for (int n = 0; n < 2 && i < end && t[i] >= '0' && t[i] <= '7'; n++)
+					i++;
+		} else {
+			i++;
+		}
+		k++;
+	}
+	if (k < to || start >= i)
+		return lit->span;
+	return (dt_span){ start, i - start };
+}
+
 static const dt_type *check_printf(checker *c, dt_expr *e)
 {
 	if (!nargs_ok(c, e, 1, 64, "printf(\"format\", args…)"))
@@ -480,14 +524,16 @@ static const dt_type *check_printf(checker *c, dt_expr *e)
 		char conv = i < fe->str.len ? s[i] : 0;
 		const char *valid = longs ? "duxXoi" : "diuxXoscp";
 		if (!conv || !strchr(valid, conv)) {
-			ERR(c, fe->span, "invalid printf conversion '%.*s'",
-			    (int)(i - start + (conv ? 1 : 0)), s + start);
+			ERR(c, literal_span(c, fe, start, i + (conv ? 1 : 0)),
+			    "invalid printf conversion '%.*s'", (int)(i - start + (conv ? 1 : 0)),
+			    s + start);
 			HINT(c, "supported: %%d %%i %%u %%x %%X %%o %%s %%p %%c, with l/ll on integer "
 				"conversions, flags -+ 0#, width and precision; %%%% for a '%%'");
 			return dt_type_void();
 		}
 		if (argi >= e->call.nargs) {
-			ERR(c, fe->span, "printf format has more conversions than arguments (%u given)",
+			ERR(c, literal_span(c, fe, start, i + 1),
+			    "printf format has more conversions than arguments (%u given)",
 			    e->call.nargs - 1);
 			return dt_type_void();
 		}
@@ -495,6 +541,7 @@ static const dt_type *check_printf(checker *c, dt_expr *e)
 		if (!is_none(t) && !printf_arg_ok(conv, t)) {
 			ERR(c, e->call.args[argi]->span, "printf conversion '%%%c' needs %s, not %s",
 			    conv, conv == 's' ? "a printable value" : "an integer", tname(c, t));
+			NOTE(c, literal_span(c, fe, start, i + 1), "the conversion is here");
 			ok = false;
 		}
 		argi++;
@@ -834,7 +881,7 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 			return &t_none;
 		}
 		if (dt_type_is_aggregation(m->sym.value)) {
-			ERR(c, e->span, "cannot read %s in an expression: it holds a %s() aggregation",
+			ERR(c, e->span, "cannot read %s in an expression: it holds an aggregation (%s)",
 			    m->sym.name, tname(c, m->sym.value));
 			HINT(c, "aggregations are per-CPU and combined when printed; keep a plain "
 				"counter with %s++ if you need the value here", m->sym.name);
@@ -1029,7 +1076,7 @@ static void expand_probe(checker *c, dt_probe *pr)
 		dt_attach *a = pr->attach[i];
 		dt_provider p = a->provider;
 		if ((p == DT_P_UPROBE || p == DT_P_URETPROBE || p == DT_P_KPROBE ||
-		     p == DT_P_KRETPROBE || p == DT_P_TRACEPOINT) &&
+		     p == DT_P_KRETPROBE || p == DT_P_TRACEPOINT || p == DT_P_XPROBE) &&
 		    (has_wildcard(a->func) || (p == DT_P_TRACEPOINT && has_wildcard(a->target))))
 			any = true;
 	}
@@ -1078,6 +1125,9 @@ static void expand_probe(checker *c, dt_probe *pr)
 			if (x->has_offset)
 				x->text = dt_arena_printf(c->a, "%s+%llu", x->text,
 							  (unsigned long long)x->offset);
+			if (x->provider == DT_P_XPROBE && x->rate)
+				x->text = dt_arena_printf(c->a, "%s:%llu", x->text,
+							  (unsigned long long)x->rate);
 			DT_VEC_PUSH(&out, x);
 			free(names[j]);
 		}

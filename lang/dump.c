@@ -8,16 +8,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void put_escaped(FILE *out, const char *s, size_t n)
+static void put_quoted(FILE *out, const char *s, size_t n, char quote)
 {
-	fputc('"', out);
+	fputc(quote, out);
 	for (size_t i = 0; i < n; i++) {
 		unsigned char ch = (unsigned char)s[i];
 		switch (ch) {
 		case '\n': fputs("\\n", out); break;
 		case '\t': fputs("\\t", out); break;
 		case '\r': fputs("\\r", out); break;
-		case '"': fputs("\\\"", out); break;
+		case '"': case '\'':
+			if (ch == (unsigned char)quote)
+				fputc('\\', out);
+			fputc(ch, out);
+			break;
 		case '\\': fputs("\\\\", out); break;
 		default:
 			if (ch < 0x20 || ch == 0x7f)
@@ -26,7 +30,12 @@ static void put_escaped(FILE *out, const char *s, size_t n)
 				fputc(ch, out);
 		}
 	}
-	fputc('"', out);
+	fputc(quote, out);
+}
+
+static void put_escaped(FILE *out, const char *s, size_t n)
+{
+	put_quoted(out, s, n, '"');
 }
 
 void dt_dump_tokens(const dt_source *src, FILE *out)
@@ -42,7 +51,7 @@ void dt_dump_tokens(const dt_source *src, FILE *out)
 		fprintf(out, "%u:%u %s", l, c, dt_tok_name(rec.v[i].kind));
 		if (rec.v[i].kind != DT_TOK_EOF) {
 			fputc(' ', out);
-			put_escaped(out, src->text + rec.v[i].off, rec.v[i].len);
+			put_quoted(out, src->text + rec.v[i].off, rec.v[i].len, '\'');
 		}
 		fputc('\n', out);
 	}
@@ -66,9 +75,20 @@ static void dump_linecol(dumper *d, uint32_t off, unsigned *line, unsigned *col)
 {
 	if (off > d->src->len)
 		off = (uint32_t)d->src->len;
-	if (off < d->last_off || !d->last_line) {
+	if (!d->last_line) {
 		d->last_off = 0;
 		d->last_line = d->last_col = 1;
+	}
+	if (off < d->last_off) {
+		/* Step back (a "body" or "then" line repeats an earlier position): count the
+		 * newlines crossed, then the column from the start of that line. */
+		for (uint32_t i = off; i < d->last_off; i++)
+			d->last_line -= d->src->text[i] == '\n';
+		uint32_t bol = off;
+		while (bol > 0 && d->src->text[bol - 1] != '\n')
+			bol--;
+		d->last_col = off - bol + 1;
+		d->last_off = off;
 	}
 	for (uint32_t i = d->last_off; i < off; i++) {
 		if (d->src->text[i] == '\n') {

@@ -153,7 +153,7 @@ typedef enum dt_provider {
 	DT_P_TRACEPOINT, /* tracepoint:SUBSYS:EVENT */
 	DT_P_SOFTWARE,   /* software:EVENT[:PERIOD] */
 	DT_P_HARDWARE,   /* hardware:EVENT[:PERIOD] */
-	DT_P_XPROBE,     /* reserved for the xprobes issue */
+	DT_P_XPROBE,     /* xprobe:BIN:FUNC[:N] — a uprobe+uretprobe pair joined with the scheduler */
 	DT_P__COUNT
 } dt_provider;
 
@@ -171,7 +171,8 @@ typedef struct dt_attach {
 	uint64_t offset;      /* `symbol+offset` */
 	bool has_offset;
 	dt_time_unit unit;    /* interval/profile */
-	uint64_t rate;        /* interval/profile: N; software/hardware: period (0 = default) */
+	uint64_t rate;        /* interval/profile: N; software/hardware: period (0 = default);
+	                       * xprobe: measure one call in N, at random (`xprobe:BIN:FUNC:N`) */
 	/* Set by dt_check. */
 	uint64_t period_ns;   /* interval/profile with s/ms/us: the period in ns; 0 when hz */
 	uint32_t index;       /* position among all attach points of the program (for naming) */
@@ -182,6 +183,8 @@ typedef enum dt_builtin {
 	DT_B_CGROUP, DT_B_ARG /* argN, see builtin.arg */, DT_B_RETVAL, DT_B_FUNC, DT_B_PROBE,
 	DT_B_KSTACK, DT_B_USTACK, DT_B_USTACK_DWARF, DT_B_ARGS /* tracepoint args record */,
 	DT_B_RAND, DT_B_CURTASK,
+	/* xprobe only: this call's time in ns (nswitch: context switches), see bpf-lib/dt_xprobe.h */
+	DT_B_WALL, DT_B_ONCPU, DT_B_OFFCPU, DT_B_RUNQ, DT_B_BLOCKED, DT_B_IOWAIT, DT_B_NSWITCH,
 	DT_B__COUNT
 } dt_builtin;
 

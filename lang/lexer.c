@@ -274,7 +274,8 @@ void dt_lex_attach(const dt_source *src, uint32_t off, dt_token *t)
 				prov_end = j;
 				dt_provider p;
 				path_provider = dt_provider_lookup(s + i, prov_end - i, &p) &&
-						(p == DT_P_UPROBE || p == DT_P_URETPROBE);
+						(p == DT_P_UPROBE || p == DT_P_URETPROBE ||
+						 p == DT_P_XPROBE);
 			}
 			field++;
 		} else if (c == '/') {

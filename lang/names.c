@@ -17,13 +17,13 @@ static const char *const provider_names[DT_P__COUNT] = {
 static const char *const provider_spellings[] = {
 	"BEGIN", "END", "interval", "i", "profile", "p", "uprobe", "u", "uretprobe", "ur",
 	"kprobe", "k", "kretprobe", "kr", "tracepoint", "t", "software", "s", "hardware", "h",
-	NULL,
+	"xprobe", "x", NULL,
 };
 static const dt_provider provider_of_spelling[] = {
 	DT_P_BEGIN, DT_P_END, DT_P_INTERVAL, DT_P_INTERVAL, DT_P_PROFILE, DT_P_PROFILE,
 	DT_P_UPROBE, DT_P_UPROBE, DT_P_URETPROBE, DT_P_URETPROBE, DT_P_KPROBE, DT_P_KPROBE,
 	DT_P_KRETPROBE, DT_P_KRETPROBE, DT_P_TRACEPOINT, DT_P_TRACEPOINT, DT_P_SOFTWARE,
-	DT_P_SOFTWARE, DT_P_HARDWARE, DT_P_HARDWARE,
+	DT_P_SOFTWARE, DT_P_HARDWARE, DT_P_HARDWARE, DT_P_XPROBE, DT_P_XPROBE,
 };
 
 const char *dt_provider_name(dt_provider p)
@@ -51,7 +51,8 @@ bool dt_provider_lookup(const char *s, size_t n, dt_provider *out)
 static const char *const builtin_spellings[] = {
 	"pid", "tid", "uid", "gid", "comm", "nsecs", "elapsed", "cpu", "cgroup", "arg0", "arg1",
 	"arg2", "arg3", "arg4", "arg5", "arg6", "arg7", "arg8", "arg9", "retval", "func", "probe",
-	"kstack", "ustack", "ustack_dwarf", "args", "rand", "curtask", NULL,
+	"kstack", "ustack", "ustack_dwarf", "args", "rand", "curtask", "wall", "oncpu", "offcpu", "runq", "blocked", "iowait",
+	"nswitch", NULL,
 };
 
 static const char *const builtin_names[DT_B__COUNT] = {
@@ -60,7 +61,9 @@ static const char *const builtin_names[DT_B__COUNT] = {
 	[DT_B_CGROUP] = "cgroup", [DT_B_ARG] = "arg", [DT_B_RETVAL] = "retval", [DT_B_FUNC] = "func",
 	[DT_B_PROBE] = "probe", [DT_B_KSTACK] = "kstack", [DT_B_USTACK] = "ustack",
 	[DT_B_USTACK_DWARF] = "ustack_dwarf", [DT_B_ARGS] = "args", [DT_B_RAND] = "rand",
-	[DT_B_CURTASK] = "curtask",
+	[DT_B_CURTASK] = "curtask", [DT_B_WALL] = "wall", [DT_B_ONCPU] = "oncpu",
+	[DT_B_OFFCPU] = "offcpu", [DT_B_RUNQ] = "runq", [DT_B_BLOCKED] = "blocked",
+	[DT_B_IOWAIT] = "iowait", [DT_B_NSWITCH] = "nswitch",
 };
 
 const char *dt_builtin_name(dt_builtin b)

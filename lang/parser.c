@@ -14,10 +14,12 @@
  *      `:`, `?`, a keyword, or anything else such as the start of the next probe (`END`,
  *      `kprobe:f`). So `< @ = 1 >` closes, `< @x = $a > 3 ? 1 : 2; >` compares, and
  *      `< @x = 1 > END { }` closes before END.
- *   4. When the block then fails to close, the error names the last `>` that rule 3 read as a
- *      comparison, and says how to close there (`;` before it, or parentheses around a
- *      comparison that was meant).
- * A predicate is `/expr/`: a `/` outside parentheses ends it, so write `/(a / 2) > 1/`. */
+ *   4. When the block then fails to close, the error's hint names the last `>` that rule 3 read
+ *      as a comparison and says how to close the block there (end the statement with `;`).
+ * A `;` before the closing `>` is therefore always safe, and `( )` around a comparison always
+ * keeps it one. A predicate is `/expr/`: a `/` outside parentheses ends it, so write
+ * `/(a / 2) > 1/`. In an attach point a `/` belongs to it only in a uprobe's path field
+ * (`uprobe:/bin/bash:readline /pid == 1/`), see dt_lex_attach. */
 #include "lang/lang_internal.h"
 
 #include <ctype.h>
@@ -394,6 +396,7 @@ static dt_expr *parse_postfix(parser *p)
 {
 	uint32_t start = p->cur.off;
 	dt_expr *e = parse_primary(p);
+	bool chained = false;
 	for (;;) {
 		if (p->cur.kind == DT_TOK_DOT || p->cur.kind == DT_TOK_ARROW) {
 			bool arrow = p->cur.kind == DT_TOK_ARROW;
@@ -401,6 +404,16 @@ static dt_expr *parse_postfix(parser *p)
 			if (p->cur.kind != DT_TOK_IDENT) {
 				syntax_error(p, "expected a field name");
 				return e;
+			}
+			if (e->kind == DT_E_FIELD) {
+				/* Tracepoint fields are scalars; refusing the chain also keeps the
+				 * tree shallow whatever the input. */
+				if (!chained)
+					dt_diag(p->d, DT_DIAG_ERROR, tok_span(&p->cur),
+						"'%s' has no fields", e->field.field);
+				chained = true;
+				advance(p);
+				continue;
 			}
 			dt_expr *f = new_expr(p, DT_E_FIELD, start);
 			f->field.base = e;
@@ -526,11 +539,21 @@ static dt_expr *parse_binary(parser *p, int min_prec)
 		return error_expr(p, start);
 	}
 	dt_expr *l = parse_unary(p);
+	/* A left-assoc chain `a + b + c …` builds a tree as deep as it is long, and the later
+	 * passes recurse over it: count each link against the same depth budget. */
+	int links = 0;
 	for (;;) {
 		dt_binop op;
 		int prec = binop_prec(p->cur.kind, &op);
 		if (!prec || prec < min_prec)
 			break;
+		if (p->depth + links >= MAX_DEPTH) {
+			if (!p->too_deep)
+				dt_diag(p->d, DT_DIAG_ERROR, tok_span(&p->cur),
+					"expression nested too deeply");
+			p->too_deep = p->panic = true;
+			break;
+		}
 		if (op == DT_OP_DIV && p->in_pred)
 			break; /* the predicate's closing '/' */
 		if (op == DT_OP_GT && p->angle_top) {
@@ -542,7 +565,10 @@ static dt_expr *parse_binary(parser *p, int min_prec)
 			p->last_gt = tok_span(&p->cur);
 		}
 		advance(p);
+		links++;
+		p->depth += links;
 		dt_expr *r = parse_binary(p, prec + 1);
+		p->depth -= links;
 		dt_expr *e = new_expr(p, DT_E_BINOP, start);
 		e->bin.op = op;
 		e->bin.l = l;
@@ -890,6 +916,7 @@ static const char *attach_form(dt_provider pr)
 	case DT_P_TRACEPOINT: return "tracepoint:SUBSYSTEM:EVENT";
 	case DT_P_SOFTWARE: return "software:EVENT[:PERIOD]";
 	case DT_P_HARDWARE: return "hardware:EVENT[:PERIOD]";
+	case DT_P_XPROBE: return "xprobe:PATH_OR_LIB:SYMBOL[:SAMPLE_ONE_IN_N]";
 	default: return "?";
 	}
 }
@@ -923,7 +950,7 @@ static dt_attach *parse_attach(parser *p, const dt_token *t)
 			dt_diag_hint(p->d, "did you mean '%s'?", sugg);
 		else
 			dt_diag_hint(p->d, "probe types: BEGIN END interval profile uprobe uretprobe "
-					   "kprobe kretprobe tracepoint software hardware");
+					   "kprobe kretprobe tracepoint software hardware xprobe");
 		return at;
 	}
 	bool ok = true;
@@ -957,6 +984,34 @@ static dt_attach *parse_attach(parser *p, const dt_token *t)
 		size_t sl = (size_t)(s + n - sym);
 		ok = sl > 0 && split_offset(p, at, sym, sl) &&
 		     !(at->has_offset && at->provider == DT_P_URETPROBE);
+		break;
+	}
+	case DT_P_XPROBE: {
+		if (nf < 3 || !fl[1]) {
+			ok = false;
+			break;
+		}
+		at->target = dt_arena_strndup(p->a, f[1], fl[1]);
+		/* The symbol is everything after the path, as in uprobes (C++ "::"), except a last
+		 * field of digits: no symbol ends in ":123", so that is the sampling period. */
+		const char *sym = f[2];
+		size_t sl = (size_t)(s + n - sym);
+		const char *last = NULL;
+		for (const char *q = sym; q < s + n; q++)
+			if (*q == ':')
+				last = q;
+		if (nf > 3 && last && last + 1 < s + n && last[-1] != ':') {
+			size_t dl = (size_t)(s + n - last - 1);
+			bool digits = true;
+			for (size_t i = 0; i < dl; i++)
+				digits = digits && last[1 + i] >= '0' && last[1 + i] <= '9';
+			if (digits) {
+				ok = parse_u64(last + 1, dl, &at->rate) && at->rate > 0;
+				sl = (size_t)(last - sym);
+			}
+		}
+		at->func = ok && sl ? dt_arena_strndup(p->a, sym, sl) : NULL;
+		ok = ok && sl > 0;
 		break;
 	}
 	case DT_P_KPROBE: case DT_P_KRETPROBE:

@@ -657,14 +657,14 @@ static int uprobe_resolve(const dt_attach *a, int pid, char **path, uint64_t *of
 	return rc;
 }
 
-static int attach_uprobe(const dt_attach *a, int prog_fd, int pid, dt_fdvec *fds, char **err)
+int dt_rt_uprobe_open(const dt_attach *a, int pid, bool ret, char **err)
 {
-	bool ret = a->provider == DT_P_URETPROBE;
 	struct perf_event_attr attr = { .size = sizeof(attr), .disabled = 1 };
 	char *path = NULL;
 	uint64_t off = 0;
 	int type, bit = 0, rc, pfd;
 
+	*err = NULL;
 	rc = uprobe_resolve(a, pid, &path, &off, err);
 	if (rc < 0)
 		return rc;
@@ -685,15 +685,23 @@ static int attach_uprobe(const dt_attach *a, int prog_fd, int pid, dt_fdvec *fds
 					  PRIx64 ": %s", a->text, path, off, strerror(-pfd));
 		goto out;
 	}
-	rc = perf_bind(pfd, prog_fd);
-	if (rc < 0) {
-		rc = fail(err, rc, "%s: cannot attach the program: %s", a->text, strerror(-rc));
-		goto out;
-	}
-	DT_VEC_PUSH(fds, pfd);
+	rc = pfd;
 out:
 	free(path);
 	return rc;
+}
+
+static int attach_uprobe(const dt_attach *a, int prog_fd, int pid, dt_fdvec *fds, char **err)
+{
+	int rc, pfd = dt_rt_uprobe_open(a, pid, a->provider == DT_P_URETPROBE, err);
+
+	if (pfd < 0)
+		return pfd;
+	rc = perf_bind(pfd, prog_fd);
+	if (rc < 0)
+		return fail(err, rc, "%s: cannot attach the program: %s", a->text, strerror(-rc));
+	DT_VEC_PUSH(fds, pfd);
+	return 0;
 }
 
 /* ---------------------------------------------------------------- kprobes, tracepoints */
@@ -785,6 +793,7 @@ int dt_rt_validate(const dt_attach *a, int pid, char **err)
 	switch (a->provider) {
 	case DT_P_UPROBE:
 	case DT_P_URETPROBE:
+	case DT_P_XPROBE:
 		rc = uprobe_resolve(a, pid, &path, &v, err);
 		free(path);
 		return rc;
@@ -1037,6 +1046,7 @@ int dt_rt_expand(void *ctx, const dt_attach *a, char ***names, uint32_t *n)
 	switch (a->provider) {
 	case DT_P_UPROBE:
 	case DT_P_URETPROBE:
+	case DT_P_XPROBE:
 		rc = expand_uprobe(a, c ? c->pid : -1, &v);
 		break;
 	case DT_P_TRACEPOINT:

@@ -27,7 +27,16 @@ static const char usage_text[] =
 	"  -p PID          only trace process PID (every probe filters on it); stop when it exits\n"
 	"  -c CMD          run CMD, trace it (uprobes attach to it), stop when it exits\n"
 	"  -o FILE         write the output to FILE\n"
-	"  -f text|json    output format (json: one JSON object per line)\n"
+	"  -f text|json|folded  output format (json: one JSON object per line; folded:\n"
+	"                  stack maps as 'outer;...;leaf count' lines for flame graph tools)\n"
+	"  --pprof FILE    also write every stack-keyed map to FILE (gzipped pprof\n"
+	"                  profile.proto: go tool pprof, Pyroscope, Parca, Grafana)\n"
+	"  --flamegraph FILE  also write every stack-keyed map as an interactive SVG\n"
+	"  --no-demangle   print C++/Rust symbol names as they are in the binary\n"
+	"  --no-inline     no frames for inlined functions (shown by default with DWARF)\n"
+	"  --srcline       add (file:line) to frames when debug info has it\n"
+	"  --debuginfo DIR look for separate debug files in DIR (repeatable; also\n"
+	"                  DIR/.build-id); DEBUGINFOD_URLS servers are asked in the background\n"
 	"  -v              verbose: what was attached, loss counters, map memory, stage timings\n"
 	"  --dry-run       compile and load the programs, attach nothing\n"
 	"  -d WHAT         dump a stage: tokens, ast, types, ir, asm, verifier, unwind\n"
@@ -49,6 +58,10 @@ static const char usage_text[] =
 	"                                      { printf(\"%s\\n\", str(args->filename)); }\n"
 	"  software:EVENT[:PERIOD]         software:page-faults:100 { @[comm] = count(); }\n"
 	"  hardware:EVENT[:PERIOD]         hardware:cache-misses:1000000 { @[pid] = count(); }\n"
+	"  xprobe:BIN:FUNC[:N]             xprobe:./app:handle { @cpu = hist(oncpu); @q = hist(runq); }\n"
+	"                                  runs at FUNC's return; wall oncpu offcpu runq blocked\n"
+	"                                  iowait (ns) and nswitch are this call's; :N measures one\n"
+	"                                  call in N, at random\n"
 	"  Blocks are written { ... } or < ... >; FUNC and EVENT may hold '*' wildcards.\n"
 	"\n"
 	"examples:\n"
@@ -64,6 +77,10 @@ struct cli {
 	const char *out_path;
 	const char *unwind_file;
 	dt_session_format format;
+	bool no_demangle, no_inline, srcline;
+	const char *pprof_path, *flamegraph_path;
+	const char *debug_dirs[16];
+	uint32_t ndebug_dirs;
 	int verbose;
 	uint32_t dump;
 	bool dry_run, repl;
@@ -112,6 +129,12 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "dry-run", no_argument, NULL, 'n' },
+		{ "no-demangle", no_argument, NULL, 1001 },
+		{ "no-inline", no_argument, NULL, 1002 },
+		{ "srcline", no_argument, NULL, 1003 },
+		{ "debuginfo", required_argument, NULL, 1004 },
+		{ "pprof", required_argument, NULL, 1005 },
+		{ "flamegraph", required_argument, NULL, 1006 },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt, rc;
@@ -139,9 +162,31 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 				c->format = DT_FORMAT_TEXT;
 			else if (!strcmp(optarg, "json"))
 				c->format = DT_FORMAT_JSON;
+			else if (!strcmp(optarg, "folded"))
+				c->format = DT_FORMAT_FOLDED;
 			else
-				return usage_error("-f: unknown format '%s' (text or json)",
+				return usage_error("-f: unknown format '%s' (text, json or folded)",
 						   optarg);
+			break;
+		case 1001:
+			c->no_demangle = true;
+			break;
+		case 1002:
+			c->no_inline = true;
+			break;
+		case 1003:
+			c->srcline = true;
+			break;
+		case 1004:
+			if (c->ndebug_dirs == DT_ARRAY_SIZE(c->debug_dirs))
+				return usage_error("%s", "--debuginfo: at most 16 directories");
+			c->debug_dirs[c->ndebug_dirs++] = optarg;
+			break;
+		case 1005:
+			c->pprof_path = optarg;
+			break;
+		case 1006:
+			c->flamegraph_path = optarg;
 			break;
 		case 'v':
 			c->verbose++;
@@ -242,6 +287,8 @@ int dt_cli_main(int argc, char **argv)
 		/* `-d unwind FILE` is the unwinder's table dump; it reports its own errors. */
 		return dt_unwind_dump(c.unwind_file, stdout) < 0 ? 1 : 0;
 	}
+	if (c.dump & DT_DUMP_UNWIND && !c.prog_text && !c.file && !c.unwind_file)
+		return usage_error("%s", "-d unwind: give the ELF file to dump (-d unwind FILE)");
 	if (!c.prog_text && !c.file) {
 		if (c.repl || isatty(STDIN_FILENO)) {
 			/* REPL DISPATCH POINT: the REPL (a later issue) starts here, with
@@ -272,6 +319,13 @@ int dt_cli_main(int argc, char **argv)
 	so.out = out ? out : stdout;
 	so.err = stderr;
 	so.format = c.format;
+	so.no_demangle = c.no_demangle;
+	so.no_inline = c.no_inline;
+	so.srcline = c.srcline;
+	so.debug_dirs = c.debug_dirs;
+	so.ndebug_dirs = c.ndebug_dirs;
+	so.pprof_path = c.pprof_path;
+	so.flamegraph_path = c.flamegraph_path;
 	so.verbose = c.verbose;
 	so.dump = c.dump;
 	so.dry_run = c.dry_run;

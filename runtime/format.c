@@ -300,52 +300,67 @@ void dt_fmt_stack(dt_out *o, dt_sbuf *b, const dt_type *t, const struct dt_stack
 		n = (int)max;
 
 	dt_sb_puts(b, json ? "[" : "\n");
-	for (int i = 0; i < n; i++) {
+	for (int i = 0, shown = 0; i < n; i++) {
 		uint64_t addr = frames[i];
-		char sym[512];
-		dt_sbuf line = {0};
+		dt_sym_frame fr[DT_SYM_MAX_INLINE];
+		int nf = 1;
 
 		if (addr == 0)
 			break;
-		if (t->stack.mode == DT_STACKMODE_RAW)
-			sym[0] = '\0'; /* addresses only: nothing to look up */
-		else if (o->sym && user)
-			dt_sym_user(o->sym, ref->pid, addr, true, sym, sizeof(sym));
-		else if (o->sym)
-			dt_sym_kernel(o->sym, addr, true, sym, sizeof(sym));
-		else
-			snprintf(sym, sizeof(sym), "0x%" PRIx64, addr);
+		memset(fr, 0, sizeof(fr));
+		/* Every frame but the first holds a return address: its inline context and line
+		 * are the call's. An address gives one line per inlined callee, then its own. */
+		if (t->stack.mode == DT_STACKMODE_RAW || !o->sym)
+			;
+		else if (user)
+			nf = DT_MAX(dt_sym_user_frames(o->sym, ref->pid, addr, i > 0, fr,
+						       DT_SYM_MAX_INLINE), 1);
+		for (int k = 0; k < nf; k++, shown++) {
+			char sym[1024];
+			dt_sbuf line = {0};
 
-		switch (t->stack.mode) {
-		case DT_STACKMODE_PERF:
-			dt_sb_printf(&line, "%" PRIx64 " %s", addr, sym);
-			if (user) {
-				const char *path = o->sym ? dt_sym_user_path(o->sym, ref->pid, addr) : NULL;
-				/* bpftrace says [unknown] whenever the symbol is; we still name the
-				 * file when the address is in one, as perf does. */
-				dt_sb_printf(&line, " (%s)", path ? path : "[unknown]");
+			if (t->stack.mode == DT_STACKMODE_RAW)
+				sym[0] = '\0'; /* addresses only: nothing to look up */
+			else if (o->sym && user)
+				dt_sym_frame_text(&fr[k], addr, true, sym, sizeof(sym));
+			else if (o->sym)
+				dt_sym_kernel(o->sym, addr, true, sym, sizeof(sym));
+			else
+				snprintf(sym, sizeof(sym), "0x%" PRIx64, addr);
+
+			switch (t->stack.mode) {
+			case DT_STACKMODE_PERF:
+				dt_sb_printf(&line, "%" PRIx64 " %s", addr, sym);
+				if (user) {
+					const char *path = o->sym ? dt_sym_user_path(o->sym, ref->pid,
+										     addr) : NULL;
+					/* bpftrace says [unknown] whenever the symbol is; we still
+					 * name the file when the address is in one, as perf does. */
+					dt_sb_printf(&line, " (%s)", path ? path : "[unknown]");
+				}
+				break;
+			case DT_STACKMODE_RAW:
+				dt_sb_printf(&line, "%" PRIx64, addr);
+				break;
+			default:
+				dt_sb_puts(&line, sym);
+				break;
 			}
-			break;
-		case DT_STACKMODE_RAW:
-			dt_sb_printf(&line, "%" PRIx64, addr);
-			break;
-		default:
-			dt_sb_puts(&line, sym);
-			break;
-		}
 
-		if (json) {
-			if (i)
-				dt_sb_puts(b, ", ");
-			put_quoted(b, dt_sb_str(&line), line.n);
-		} else if (t->stack.mode == DT_STACKMODE_PERF) {
-			dt_sb_printf(b, "\t%s\n", dt_sb_str(&line));
-		} else if (t->stack.mode == DT_STACKMODE_RAW) {
-			dt_sb_printf(b, "%s\n", dt_sb_str(&line));
-		} else {
-			dt_sb_printf(b, "%*s%s\n", ctx == DT_FMT_KEY ? 4 : 8, "", dt_sb_str(&line));
+			if (json) {
+				if (shown)
+					dt_sb_puts(b, ", ");
+				put_quoted(b, dt_sb_str(&line), line.n);
+			} else if (t->stack.mode == DT_STACKMODE_PERF) {
+				dt_sb_printf(b, "\t%s\n", dt_sb_str(&line));
+			} else if (t->stack.mode == DT_STACKMODE_RAW) {
+				dt_sb_printf(b, "%s\n", dt_sb_str(&line));
+			} else {
+				dt_sb_printf(b, "%*s%s\n", ctx == DT_FMT_KEY ? 4 : 8, "",
+					     dt_sb_str(&line));
+			}
+			free(line.s);
 		}
-		free(line.s);
 	}
 	if (json)
 		dt_sb_putc(b, ']');

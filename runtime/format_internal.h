@@ -84,6 +84,27 @@ size_t dt_sym_objects_loaded(const dt_symbolizer *s);
 int dt_out_print_entries(dt_out *o, const dt_map_sym *m, const dt_map_layout *l, const void *keys,
 			 const void *values, size_t n, uint64_t top, uint64_t div);
 
+/* Reads a whole map into flat arrays as dt_out_print_entries takes them (values per possible CPU
+ * for per-CPU maps: *ncpus says how many). 0 with the arrays malloc'd, or -errno. */
+int dt_out_read_map(dt_out *o, const dt_map_sym *m, int map_fd, dt_map_layout *l, void **keys,
+		    void **vals, size_t *n, int *ncpus);
+/* A count/sum/int/min/max value combined over `ncpu` per-CPU copies `stride` bytes apart. */
+int64_t dt_out_plain_value(const dt_type *t, const uint8_t *val, size_t ncpu, size_t stride);
+
+/* ---------------------------------------------------------------- profiles (profile.c) */
+
+/* Whether a map key (one element or a tuple) holds a stack. */
+bool dt_prof_key_has_stack(const dt_type *key);
+/* The folded form of one key: other key parts first, then user stacks and kernel stacks, each
+ * from the outermost frame to the leaf, joined with ';'. Kernel frames end in "_[k]" and inlined
+ * ones in "_[i]" (flamegraph.pl's and inferno's annotations). */
+void dt_prof_folded_key(dt_out *o, dt_sbuf *b, const dt_type *key, const uint8_t *data);
+
+/* Writes folded stacks ("a;b;c") with their values as a self-contained interactive SVG flame
+ * graph (flamegraph.c). 0 or -EIO. */
+int dt_flamegraph_write(FILE *f, const char *title, const char *const *folded,
+			const int64_t *values, size_t n);
+
 /* Number of hist buckets of a map value type (DT_HIST_BUCKETS, or lhist's 2 + (max-min)/step). */
 uint32_t dt_out_nbuckets(const dt_type *t);
 

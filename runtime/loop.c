@@ -14,9 +14,13 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <sys/timerfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* How often the pids behind user addresses are noted (see dt_session_note_pids). */
+#define NOTE_PIDS_NS 200000000L
 
 /* ---------------------------------------------------------------- events */
 
@@ -78,6 +82,10 @@ static int on_event(void *ctx, void *data, size_t len)
 		break;
 	case DT_EV_EXIT:
 		break;
+	case DT_EV_PID_SEEN:
+		/* Snapshot now, while the process lives: its stacks print after it exits. */
+		dt_sym_note_pid(s->sym, h.id);
+		return 0;
 	default:
 		goto bad;
 	}
@@ -366,8 +374,12 @@ int dt_session_run(dt_session *s)
 {
 	struct epoll_event ev, evs[8];
 	sigset_t set;
-	int ep, sfd, rc = 0;
+	int ep, sfd, tfd = -1, rc = 0;
 
+	/* Each run starts afresh (the REPL runs several times); a -c session whose command has
+	 * ended has nothing left to wait for. */
+	s->stop = s->child > 0 && s->child_exited;
+	s->stop_reason = s->stop ? "the -c command exited" : NULL;
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
@@ -396,6 +408,18 @@ int dt_session_run(dt_session *s)
 		dt_unwinder_process(s->uw);
 	}
 
+	/* Processes behind user stacks may exit before the maps print: note them while they live. */
+	if (dt_session_has_user_addrs(s) || s->child > 0 || s->o.filter_pid) {
+		struct itimerspec its = { .it_interval.tv_nsec = NOTE_PIDS_NS,
+					  .it_value.tv_nsec = NOTE_PIDS_NS };
+
+		tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+		if (tfd >= 0 && timerfd_settime(tfd, 0, &its, NULL) == 0) {
+			ev = (struct epoll_event){ .events = EPOLLIN, .data.u32 = 5 };
+			epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &ev);
+		}
+		dt_session_note_pids(s);
+	}
 	/* The child may have ended before we blocked SIGCHLD's delivery into the signalfd. */
 	if (s->child > 0 && !s->child_exited &&
 	    waitpid(s->child, &s->child_status, WNOHANG) == s->child) {
@@ -435,6 +459,13 @@ int dt_session_run(dt_session *s)
 			case 4:
 				dt_unwinder_process(s->uw);
 				break;
+			case 5: {
+				uint64_t ticks;
+
+				if (read(tfd, &ticks, sizeof(ticks)) > 0)
+					dt_session_note_pids(s);
+				break;
+			}
 			}
 		}
 		dt_out_flush(s->out);
@@ -446,6 +477,8 @@ int dt_session_run(dt_session *s)
 	if (s->o.verbose && s->stop_reason)
 		fprintf(s->err, "stopping: %s\n", s->stop_reason);
 out:
+	if (tfd >= 0)
+		close(tfd);
 	if (ep >= 0)
 		close(ep);
 	if (sfd >= 0)

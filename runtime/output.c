@@ -280,8 +280,7 @@ uint32_t dt_out_nbuckets(const dt_type *t)
 	return DT_HIST_BUCKETS;
 }
 
-/* Combines a plain value over CPUs the way its aggregation defines. */
-static int64_t combine_plain(const dt_type *t, const uint8_t *val, size_t ncpu, size_t stride)
+int64_t dt_out_plain_value(const dt_type *t, const uint8_t *val, size_t ncpu, size_t stride)
 {
 	int64_t v = 0;
 	bool any = false;
@@ -345,6 +344,69 @@ static void put_plain_value(dt_out *o, dt_sbuf *b, const dt_type *t, const ent *
 	}
 }
 
+struct folded {
+	char *text;
+	int64_t v;
+};
+
+static int cmp_folded(const void *a, const void *b)
+{
+	return strcmp(((const struct folded *)a)->text, ((const struct folded *)b)->text);
+}
+
+static int cmp_folded_value(const void *a, const void *b)
+{
+	const struct folded *x = a, *y = b;
+	if (x->v != y->v)
+		return x->v < y->v ? -1 : 1;
+	return strcmp(x->text, y->text);
+}
+
+/* -f folded: one "frames value" line per distinct folded stack. Entries that differ only in
+ * addresses inside one function fold into one line, so lines are merged (values added) and
+ * printed by value, biggest last as in text. Stacks that could not be read (a kernel stack
+ * of a sample taken in user mode) are left out: a folded line must have frames. */
+static void print_folded(dt_out *o, const dt_map_sym *m, ent *v, size_t n, uint64_t top,
+			 uint64_t div)
+{
+	struct folded *f = xcalloc(n ? n : 1, sizeof(*f));
+	size_t k = 0;
+	dt_sbuf *b = &o->line;
+
+	for (size_t i = 0; i < n; i++) {
+		dt_sbuf line = {0};
+		dt_prof_folded_key(o, &line, m->key, v[i].key);
+		if (!line.s || !strcmp(line.s, "[empty]")) {
+			free(line.s);
+			continue;
+		}
+		f[k].text = line.s;
+		f[k++].v = v[i].v;
+	}
+	qsort(f, k, sizeof(*f), cmp_folded);
+	size_t w = 0;
+	for (size_t i = 0; i < k; i++) {
+		if (w && !strcmp(f[w - 1].text, f[i].text)) {
+			f[w - 1].v += f[i].v;
+			free(f[i].text);
+		} else {
+			f[w++] = f[i];
+		}
+	}
+	qsort(f, w, sizeof(*f), cmp_folded_value);
+	for (size_t i = top && top < w ? w - top : 0; i < w; i++) {
+		ent e = { .v = f[i].v };
+		dt_sb_puts(b, f[i].text);
+		dt_sb_putc(b, ' ');
+		put_plain_value(o, b, m->value, &e, div, false);
+		dt_sb_putc(b, '\n');
+	}
+	for (size_t i = 0; i < w; i++)
+		free(f[i].text);
+	free(f);
+	emit(o);
+}
+
 static void print_plain(dt_out *o, const dt_map_sym *m, ent *v, size_t n, uint64_t top,
 			uint64_t div)
 {
@@ -358,6 +420,10 @@ static void print_plain(dt_out *o, const dt_map_sym *m, ent *v, size_t n, uint64
 		stable_sort(v, n, cmp_value, &sc);
 	else if (m->key)
 		stable_sort(v, n, cmp_key_elems, &sc);
+	if (o->format == DT_OUT_FOLDED && dt_prof_key_has_stack(m->key) && sorted_by_value(t)) {
+		print_folded(o, m, v, n, top, div);
+		return;
+	}
 
 	if (json) {
 		if (!n)
@@ -537,7 +603,7 @@ int dt_out_print_entries(dt_out *o, const dt_map_sym *m, const dt_map_layout *l,
 	for (size_t i = 0; i < n; i++) {
 		v[i].key = (const uint8_t *)keys + i * l->key_size;
 		v[i].val = (const uint8_t *)values + i * stride * ncpu;
-		v[i].v = combine_plain(t, v[i].val, ncpu, stride);
+		v[i].v = dt_out_plain_value(t, v[i].val, ncpu, stride);
 	}
 
 	switch (t->kind) {
@@ -557,24 +623,26 @@ int dt_out_print_entries(dt_out *o, const dt_map_sym *m, const dt_map_layout *l,
 	return err;
 }
 
-int dt_out_print_map(dt_out *o, const dt_map_sym *m, int map_fd, uint64_t top, uint64_t div)
+int dt_out_read_map(dt_out *o, const dt_map_sym *m, int map_fd, dt_map_layout *l, void **keys_out,
+		    void **vals_out, size_t *n_out, int *ncpus_out)
 {
-	dt_map_layout l;
 	DT_VEC(uint8_t) keys = {0}, vals = {0};
 	size_t n = 0;
 	int err = 0;
 
-	dt_map_layout_of(m, &l);
-	if (!l.key_size || !l.value_size)
+	*keys_out = *vals_out = NULL;
+	*n_out = 0;
+	dt_map_layout_of(m, l);
+	if (!l->key_size || !l->value_size)
 		return -EINVAL;
 	/* The kernel writes one value per possible CPU whatever we were told: size the buffers
 	 * and combine by its count, or a wrong ncpus would overflow them. */
-	int saved_ncpus = o->ncpus, possible = libbpf_num_possible_cpus();
-	if (l.percpu && possible > 0)
-		o->ncpus = possible;
-	size_t vsize = l.percpu ? DT_ALIGN(l.value_size, 8) * (size_t)o->ncpus : l.value_size;
+	int ncpus = o->ncpus, possible = libbpf_num_possible_cpus();
+	if (l->percpu && possible > 0)
+		ncpus = possible;
+	size_t vsize = l->percpu ? DT_ALIGN(l->value_size, 8) * (size_t)ncpus : l->value_size;
 	uint8_t *prev = NULL;
-	uint8_t *next = xmalloc(l.key_size), *prevbuf = xmalloc(l.key_size);
+	uint8_t *next = xmalloc(l->key_size), *prevbuf = xmalloc(l->key_size);
 
 	for (;;) {
 		if (bpf_map_get_next_key(map_fd, prev, next)) {
@@ -582,11 +650,11 @@ int dt_out_print_map(dt_out *o, const dt_map_sym *m, int map_fd, uint64_t top, u
 				err = -errno;
 			break;
 		}
-		memcpy(prevbuf, next, l.key_size);
+		memcpy(prevbuf, next, l->key_size);
 		prev = prevbuf;
 		/* Make room for one more entry, then look it up in place. */
-		while (keys.cap < (n + 1) * l.key_size) {
-			keys.cap = keys.cap ? keys.cap * 2 : 64 * l.key_size;
+		while (keys.cap < (n + 1) * l->key_size) {
+			keys.cap = keys.cap ? keys.cap * 2 : 64 * l->key_size;
 			keys.v = xrealloc(keys.v, keys.cap);
 		}
 		while (vals.cap < (n + 1) * vsize) {
@@ -602,17 +670,40 @@ int dt_out_print_map(dt_out *o, const dt_map_sym *m, int map_fd, uint64_t top, u
 			err = -errno;
 			break;
 		}
-		memcpy(keys.v + n * l.key_size, next, l.key_size);
+		memcpy(keys.v + n * l->key_size, next, l->key_size);
 		n++;
-		if (n > (size_t)l.max_entries + 1024)
+		if (n > (size_t)l->max_entries + 1024)
 			break; /* a map being refilled as we walk it: stop rather than loop forever */
 	}
-	if (!err)
-		err = dt_out_print_entries(o, m, &l, keys.v, vals.v, n, top, div);
-	o->ncpus = saved_ncpus;
 	free(next);
 	free(prevbuf);
-	free(keys.v);
-	free(vals.v);
+	if (err) {
+		free(keys.v);
+		free(vals.v);
+		return err;
+	}
+	*keys_out = keys.v;
+	*vals_out = vals.v;
+	*n_out = n;
+	*ncpus_out = ncpus;
+	return 0;
+}
+
+int dt_out_print_map(dt_out *o, const dt_map_sym *m, int map_fd, uint64_t top, uint64_t div)
+{
+	dt_map_layout l;
+	void *keys, *vals;
+	size_t n;
+	int ncpus, err;
+
+	err = dt_out_read_map(o, m, map_fd, &l, &keys, &vals, &n, &ncpus);
+	if (err)
+		return err;
+	int saved_ncpus = o->ncpus;
+	o->ncpus = ncpus;
+	err = dt_out_print_entries(o, m, &l, keys, vals, n, top, div);
+	o->ncpus = saved_ncpus;
+	free(keys);
+	free(vals);
 	return err;
 }

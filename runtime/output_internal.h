@@ -16,6 +16,42 @@ typedef struct dt_symbolizer dt_symbolizer;
 
 dt_symbolizer *dt_sym_new(void);
 void dt_sym_free(dt_symbolizer *s);
+
+/* How names are made (the CLI's switches). */
+typedef struct dt_sym_opts {
+	bool no_demangle;       /* --no-demangle: raw C++/Rust symbol names */
+	bool no_inline;         /* --no-inline: no frames for inlined callees */
+	bool srcline;           /* --srcline: " (file.c:12)" after each frame that has a line */
+	bool no_debuginfod;     /* never ask DEBUGINFOD_URLS servers */
+	const char *const *debug_dirs; /* --debuginfo DIR...: searched before /usr/lib/debug */
+	size_t ndebug_dirs;
+} dt_sym_opts;
+/* Sets the options (copied); call before the first lookup. */
+void dt_sym_set_opts(dt_symbolizer *s, const dt_sym_opts *o);
+/* Waits at most timeout_ns for background debuginfod downloads; true if none is pending. */
+bool dt_sym_wait_downloads(dt_symbolizer *s, uint64_t timeout_ns);
+/* A C++ or Rust (legacy, v0) name demangled, malloc'd; NULL if `raw` is not a mangled name. */
+char *dt_sym_demangle(const char *raw);
+
+/* One frame of a user address. An address gives one frame per inlined callee (innermost first,
+ * inlined = true) and then the function itself. Strings live until dt_sym_free. */
+#define DT_SYM_MAX_INLINE 16
+typedef struct dt_sym_frame {
+	const char *name;       /* demangled unless no_demangle; NULL when nothing names it */
+	uint64_t off;           /* from the function's symbol (the function frame only) */
+	const char *module;     /* basename of the mapped file; NULL outside any mapping */
+	uint64_t module_off;    /* file offset of the address in module */
+	const char *file;       /* source file (with srcline), or NULL */
+	uint32_t line;
+	bool inlined;
+} dt_sym_frame;
+/* The frames at a user address (is_return: it is a return address, so the call before it is what
+ * ran: lines and inline context come from addr - 1). Returns how many (1..max) with a name, or
+ * -ENOENT with out[0] still holding module/module_off when the address is mapped. */
+int dt_sym_user_frames(dt_symbolizer *s, uint32_t pid, uint64_t addr, bool is_return,
+		       dt_sym_frame *out, int max);
+/* "name+off", "name [inlined]", "module+0xoff" or "0xaddr", then " (file:line)" if known. */
+void dt_sym_frame_text(const dt_sym_frame *f, uint64_t addr, bool with_off, char *buf, size_t n);
 /* Snapshot /proc/PID/maps (and open the objects lazily later), so the process's addresses still
  * resolve after it exits or execs. Cheap if already known: re-read at most every 50 ms, replaced
  * only if changed; a process that is gone keeps its last snapshot. 0 or -errno. */
@@ -42,7 +78,8 @@ typedef int (*dt_stack_frames_fn)(void *ctx, const dt_type *stack_type,
 
 /* ---------------------------------------------------------------- output */
 
-typedef enum dt_out_format { DT_OUT_TEXT, DT_OUT_JSON } dt_out_format;
+/* FOLDED: maps keyed by stacks print as folded lines, every other map as TEXT. */
+typedef enum dt_out_format { DT_OUT_TEXT, DT_OUT_JSON, DT_OUT_FOLDED } dt_out_format;
 
 typedef struct dt_out dt_out;
 
@@ -81,6 +118,12 @@ void dt_out_maps_start(dt_out *o);
  * no entries prints what bpftrace 0.17 prints: an empty line ("\n\n" for avg/stats) in text,
  * nothing in JSON. 0 or -errno. */
 int dt_out_print_map(dt_out *o, const dt_map_sym *m, int map_fd, uint64_t top, uint64_t div);
+
+/* Profile files written at exit from every map whose key holds a stack (one sample type per map,
+ * the value summed over other key parts; maps with hist/lhist/avg/stats values are skipped). */
+typedef enum dt_profile_kind { DT_PROFILE_PPROF, DT_PROFILE_FLAMEGRAPH } dt_profile_kind;
+int dt_out_write_profile(dt_out *o, dt_profile_kind kind, const char *path,
+			 const dt_map_sym *const *maps, const int *fds, size_t n);
 
 /* Flushes the underlying FILE. */
 void dt_out_flush(dt_out *o);

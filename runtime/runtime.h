@@ -29,7 +29,8 @@ enum {
 	DT_DUMP_UNWIND = 1u << 6,
 };
 
-typedef enum dt_session_format { DT_FORMAT_TEXT, DT_FORMAT_JSON } dt_session_format;
+/* FOLDED: stack-keyed maps print as folded stacks ("outer;...;leaf count"), others as text. */
+typedef enum dt_session_format { DT_FORMAT_TEXT, DT_FORMAT_JSON, DT_FORMAT_FOLDED } dt_session_format;
 
 typedef struct dt_session_opts {
 	size_t sz;              /* sizeof(struct dt_session_opts) */
@@ -45,6 +46,14 @@ typedef struct dt_session_opts {
 	bool count_hits;        /* enable BPF run statistics so dt_unit_hits works */
 	const char **params;    /* positional parameters $1..$n */
 	uint32_t nparams;
+	/* Symbols and profile files (runtime/symbols.c, runtime/profile.c). */
+	bool no_demangle;       /* --no-demangle */
+	bool no_inline;         /* --no-inline: no frames for inlined callees */
+	bool srcline;           /* --srcline: file:line after frames */
+	const char **debug_dirs;/* --debuginfo DIR (repeatable) */
+	uint32_t ndebug_dirs;
+	const char *pprof_path; /* --pprof FILE: every stack-keyed map as a gzipped profile.proto */
+	const char *flamegraph_path; /* --flamegraph FILE: an interactive SVG flame graph */
 } dt_session_opts;
 
 /* Creates a session. Cheap: no map, no tracefs scan, no unwinder until a program needs them.
@@ -71,7 +80,10 @@ int dt_session_start_child(dt_session *s);
 int dt_session_watch_pid(dt_session *s, int pid);
 
 /* The event loop: dispatches events to the output until exit(), SIGINT/SIGTERM, the -c child's
- * exit or the -p process's exit. Returns 0 (see dt_session_exit_code for exit()'s code). */
+ * exit or the -p process's exit. SIGINT, SIGTERM and SIGCHLD are blocked in the calling thread
+ * (they arrive through a signalfd) and stay blocked on return, so a second Ctrl-C cannot cut the
+ * exit sequence short; a caller that wants them back restores its own mask. Can be called again
+ * (the REPL). Returns 0 or -errno (see dt_session_exit_code for exit()'s code). */
 int dt_session_run(dt_session *s);
 
 /* Ends the session's tracing: detaches every probe, runs END probes, drains the event buffers,

@@ -90,13 +90,19 @@ dt_session *dt_session_new(const dt_session_opts *o)
 		s->ncpus = 1;
 	s->sym = dt_sym_new();
 	oo.file = s->o.out;
-	oo.format = s->o.format == DT_FORMAT_JSON ? DT_OUT_JSON : DT_OUT_TEXT;
+	oo.format = s->o.format == DT_FORMAT_JSON ? DT_OUT_JSON :
+		    s->o.format == DT_FORMAT_FOLDED ? DT_OUT_FOLDED : DT_OUT_TEXT;
+	dt_sym_set_opts(s->sym, &(dt_sym_opts){ .no_demangle = s->o.no_demangle,
+						.no_inline = s->o.no_inline,
+						.srcline = s->o.srcline,
+						.debug_dirs = s->o.debug_dirs,
+						.ndebug_dirs = s->o.ndebug_dirs });
 	oo.sym = s->sym;
 	oo.stack_frames = dt_session_stack_frames;
 	oo.stack_ctx = s;
 	oo.ncpus = s->ncpus;
 	s->out = dt_out_new(&oo);
-	s->stats_fd = s->scratch_fd = s->stats_enable_fd = -1;
+	s->stats_fd = s->scratch_fd = s->stats_enable_fd = s->pids_seen_fd = -1;
 	s->child_go_fd = s->child_err_fd = s->pidfd = -1;
 	s->start_ns = boot_ns();
 	s->next_unit_id = 1;
@@ -168,9 +174,11 @@ void dt_session_free(dt_session *s)
 		close(s->stackmaps.v[i].fd);
 	free(s->stackmaps.v);
 	close_fd(&s->stats_fd);
+	close_fd(&s->pids_seen_fd);
 	close_fd(&s->scratch_fd);
 	close_fd(&s->stats_enable_fd);
 	dt_unwinder_free(s->uw);
+	dt_xprobe_free(s);
 	dt_child_reap(s);
 	close_fd(&s->pidfd);
 	if (s->out) {
@@ -417,6 +425,103 @@ int dt_map_delete_prefix(dt_session *s, dt_smap *m, const void *key, size_t len)
 	return 0;
 }
 
+/* ---------------------------------------------------------------- processes behind user addresses */
+
+/* Does a value of this type carry a pid whose address space names its addresses? */
+static bool type_has_upid(const dt_type *t)
+{
+	if (!t)
+		return false;
+	if (t->kind == DT_T_USYM || (t->kind == DT_T_STACK && t->stack.kind != DT_STACK_KERNEL))
+		return true;
+	if (t->kind == DT_T_TUPLE)
+		for (uint32_t i = 0; i < t->tuple.n; i++)
+			if (type_has_upid(t->tuple.elems[i]))
+				return true;
+	return false;
+}
+
+static void note_type_pids(dt_session *s, const dt_type *t, const unsigned char *p)
+{
+	uint32_t pid = 0;
+
+	if (t->kind == DT_T_TUPLE) {
+		for (uint32_t i = 0; i < t->tuple.n; i++)
+			note_type_pids(s, t->tuple.elems[i], p + t->tuple.offsets[i]);
+		return;
+	}
+	if (!type_has_upid(t))
+		return;
+	/* struct dt_stack_ref and struct dt_usym both keep the pid at byte 8. */
+	memcpy(&pid, p + 8, sizeof(pid));
+	if (pid)
+		dt_sym_note_pid(s->sym, pid);
+}
+
+bool dt_session_has_user_addrs(dt_session *s)
+{
+	for (size_t i = 0; i < s->maps.n; i++)
+		if (type_has_upid(s->maps.v[i]->sym.key) || type_has_upid(s->maps.v[i]->sym.value))
+			return true;
+	return false;
+}
+
+void dt_session_note_pids(dt_session *s)
+{
+	for (size_t i = 0; i < s->maps.n; i++) {
+		dt_smap *m = s->maps.v[i];
+		bool k = type_has_upid(m->sym.key);
+		bool v = !m->layout.percpu && type_has_upid(m->sym.value);
+		unsigned char *keys, *val;
+		size_t n;
+
+		if (!k && !v)
+			continue;
+		map_keys(m->fd, m->layout.key_size, &keys, &n);
+		val = xcalloc(1, m->layout.value_size);
+		for (size_t j = 0; j < n; j++) {
+			const unsigned char *key = keys + j * m->layout.key_size;
+
+			if (k)
+				note_type_pids(s, m->sym.key, key);
+			if (v && bpf_map_lookup_elem(m->fd, key, val) == 0)
+				note_type_pids(s, m->sym.value, val);
+		}
+		free(val);
+		free(keys);
+	}
+	if (s->child > 0 && !s->child_exited)
+		dt_sym_note_pid(s->sym, (uint32_t)s->child);
+	if (s->o.filter_pid)
+		dt_sym_note_pid(s->sym, s->o.filter_pid);
+}
+
+/* --pprof / --flamegraph: every stack-keyed map, written once at the end (runtime/profile.c). */
+static void write_profiles(dt_session *s)
+{
+	const char *paths[2] = { s->o.pprof_path, s->o.flamegraph_path };
+	dt_profile_kind kinds[2] = { DT_PROFILE_PPROF, DT_PROFILE_FLAMEGRAPH };
+
+	for (int k = 0; k < 2; k++) {
+		const dt_map_sym **syms;
+		int *fds, rc;
+
+		if (!paths[k])
+			continue;
+		syms = xcalloc(s->maps.n + 1, sizeof(*syms));
+		fds = xcalloc(s->maps.n + 1, sizeof(*fds));
+		for (size_t i = 0; i < s->maps.n; i++) {
+			syms[i] = &s->maps.v[i]->sym;
+			fds[i] = s->maps.v[i]->fd;
+		}
+		rc = dt_out_write_profile(s->out, kinds[k], paths[k], syms, fds, s->maps.n);
+		if (rc < 0)
+			fprintf(s->err, "cannot write %s: %s\n", paths[k], strerror(-rc));
+		free(syms);
+		free(fds);
+	}
+}
+
 static int cmp_smap_name(const void *a, const void *b)
 {
 	return strcmp((*(dt_smap *const *)a)->sym.name, (*(dt_smap *const *)b)->sym.name);
@@ -506,10 +611,17 @@ static int cg_aux_fd(void *ctx, dt_aux_map which, dt_stack_kind kind, uint32_t d
 	case DT_AUX_SCRATCH:
 		return aux_create(s, &s->scratch_fd, BPF_MAP_TYPE_PERCPU_ARRAY, "scratch", 4,
 				  DT_SCRATCH_SIZE, 1);
+	case DT_AUX_PIDS_SEEN:
+		/* LRU: a long session sees more processes than fit; a forgotten one is only
+		 * noted again. */
+		return aux_create(s, &s->pids_seen_fd, BPF_MAP_TYPE_LRU_HASH, "pids_seen", 4, 8,
+				  16384);
 	case DT_AUX_STACKS:
 		if (kind != DT_STACK_USER_DWARF)
 			return stack_map_fd(s, kind, depth, true);
 		break;
+	case DT_AUX_XPROBE_RESULT:
+		return dt_xprobe_result_fd(s);
 	case DT_AUX_CONT_PROGS:
 	case DT_AUX_WALKER_PROGS:
 	case DT_AUX_WALKER_STATE:
@@ -723,7 +835,10 @@ static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 			DT_VEC_PUSH(&u->end_types, p->prog_type);
 			continue;
 		}
-		rc = dt_rt_attach(p->attach, u->prog_fds.v[i], s->o.uprobe_pid, &u->attached, &err);
+		rc = p->attach->provider == DT_P_XPROBE
+			     ? dt_xprobe_attach(s, p->attach, u->prog_fds.v[i], &u->attached, &err)
+			     : dt_rt_attach(p->attach, u->prog_fds.v[i], s->o.uprobe_pid,
+					    &u->attached, &err);
 		if (rc < 0) {
 			perm_error(s, rc);
 			/* A fresh list: the compile's warnings were printed already. */
@@ -755,8 +870,16 @@ static int validate_attach_points(dt_session *s, dt_unit *u, dt_diags *d)
 		const dt_probe *p = u->prog->probes[i];
 
 		for (uint32_t j = 0; j < p->nattach; j++) {
+			dt_provider pv = p->attach[j]->provider;
 			char *err = NULL;
-			int r = dt_rt_validate(p->attach[j], s->o.uprobe_pid, &err);
+			int r;
+
+			/* A dry run loads without attaching, so what the machine lacks (kprobes,
+			 * a PMU) is not an error there; what the script names wrongly still is. */
+			if (s->o.dry_run && (pv == DT_P_KPROBE || pv == DT_P_KRETPROBE ||
+					     pv == DT_P_HARDWARE))
+				continue;
+			r = dt_rt_validate(p->attach[j], s->o.uprobe_pid, &err);
 
 			if (r < 0) {
 				dt_diag(d, DT_DIAG_ERROR, p->attach[j]->span, "%s",
@@ -1037,6 +1160,9 @@ int dt_session_finish(dt_session *s)
 	if (s->finished)
 		return 0;
 	s->finished = true;
+	/* Processes that are still alive are read before the maps print, while they can be. */
+	if (dt_session_has_user_addrs(s))
+		dt_session_note_pids(s);
 	t = dt_now_ns();
 	for (size_t i = 0; i < s->units.n; i++)
 		close_attached(&s->units.v[i]->attached);
@@ -1061,9 +1187,11 @@ int dt_session_finish(dt_session *s)
 	if (!s->o.dry_run) {
 		dt_out_maps_start(s->out);
 		dt_session_print_maps(s);
+		write_profiles(s);
 	}
 	fflush(s->o.out);
 	report_stats(s);
+	dt_xprobe_report(s);
 	if (s->o.verbose)
 		report_verbose(s);
 	return 0;

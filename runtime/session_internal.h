@@ -42,6 +42,10 @@ int dt_rt_resolve_binary(const char *target, int pid, char **path);
 int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, uint64_t *file_off,
 			 char **err);
 
+/* Opens (disabled, unbound) the perf event of a uprobe (`ret`: a uretprobe) at the target and
+ * symbol of `a`, restricted to `pid` if > 0. The fd, or -errno with *err set as dt_rt_attach. */
+int dt_rt_uprobe_open(const dt_attach *a, int pid, bool ret, char **err);
+
 /* The dt_check_opts.expand callback: `ctx` points at a struct dt_rt_expand_ctx. */
 struct dt_rt_expand_ctx {
 	int pid;
@@ -108,7 +112,9 @@ struct dt_session {
 	uint32_t next_unit_id;
 	int next_cont_slot;
 	int stats_fd, scratch_fd;
+	int pids_seen_fd;     /* DT_AUX_PIDS_SEEN: processes whose mappings output has snapshot */
 	dt_unwinder *uw;      /* created when a program first uses ustack_dwarf */
+	struct dt_xprobes *xp; /* xprobe programs and maps, loaded on first use (xprobe.c) */
 	int stats_enable_fd;  /* BPF_ENABLE_STATS fd while hit counting is on */
 	uint64_t start_ns;    /* CLOCK_BOOTTIME at session start */
 	/* Event loop state (loop.c). */
@@ -144,9 +150,28 @@ int dt_loop_add_unit(dt_session *s, dt_unit *u);
 int dt_map_clear(dt_session *s, dt_smap *m);
 int dt_map_zero(dt_session *s, dt_smap *m);
 int dt_map_delete_prefix(dt_session *s, dt_smap *m, const void *key, size_t len);
+/* Whether any map holds user stacks or user symbols (whose pids must be noted while alive), and
+ * the noting itself: every pid found in such keys and values, plus the -c/-p process, is handed
+ * to the symbolizer so its addresses still resolve after it exits. */
+bool dt_session_has_user_addrs(dt_session *s);
+void dt_session_note_pids(dt_session *s);
 /* Stack frames behind a dt_stack_ref, for output (dt_stack_frames_fn). */
 int dt_session_stack_frames(void *ctx, const dt_type *t, const struct dt_stack_ref *ref,
 			    uint64_t *frames, uint32_t max);
+
+/* ---------------------------------------------------------------- xprobe.c */
+
+/* fd of the per-CPU xresult map the block of an xprobe reads (loads the xprobe object and
+ * attaches the scheduler hooks on first use), or -errno with a message printed. */
+int dt_xprobe_result_fd(dt_session *s);
+/* Attaches xprobe attach point `a` whose block is the loaded program `prog_fd`: the block goes
+ * into a slot of the xprobe prog array, and the shared entry and return programs are attached
+ * to the function with that slot (and the sampling period) as their bpf cookie. fds to close
+ * are appended to `fds`. 0 or -errno with *err a malloc'd sentence, as dt_rt_attach. */
+int dt_xprobe_attach(dt_session *s, const dt_attach *a, int prog_fd, dt_fdvec *fds, char **err);
+/* Prints what xprobes could not measure (and, with -v, their counters). */
+void dt_xprobe_report(dt_session *s);
+void dt_xprobe_free(dt_session *s);
 
 /* ---------------------------------------------------------------- loop.c */
 

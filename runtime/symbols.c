@@ -1,19 +1,28 @@
 /* symbols.c — addresses become names, after the fact. Kernel addresses are looked up in
  * /proc/kallsyms (read once, lazily, sorted, modules and BPF programs included). User addresses go
- * through a snapshot of the process's /proc/PID/maps taken when the session first saw the pid, so
- * processes that have exited or exec'd still resolve; the snapshot's mapping gives a file offset,
- * the object's PT_LOAD headers turn it into an ELF virtual address, and the object's symbols
- * (.symtab and .dynsym through libelf, one sorted table per object, shared by every process that
- * maps it: objects are cached by device and inode, never per pid) give the name. Files in another
- * mount namespace are opened through /proc/PID/root. The vDSO is read from our own process's image
- * (every process of one kernel maps the same one). Names pass through finalize_name, the one place
- * where demangling will be added. */
+ * through a snapshot of the process's /proc/PID/maps taken when the session first saw the pid (the
+ * generated code tells it, DT_EV_PID_SEEN), so processes that have exited or exec'd still resolve;
+ * the snapshot's mapping gives a file offset, the object's PT_LOAD headers turn it into an ELF
+ * virtual address, and the object's symbols give the name: .symtab and .dynsym through libelf,
+ * else MiniDebugInfo or a separate debug file (debuginfo.c: build-id tree, debuglink, --debuginfo
+ * dirs, debuginfod in the background). One sorted table per object, shared by every process that
+ * maps it: objects are cached by device and inode, never per pid, and opened while the process
+ * still lives. Files in another mount namespace are opened through /proc/PID/root. The vDSO is
+ * read from our own process's image (every process of one kernel maps the same one). Names are
+ * demangled (C++, Rust legacy and v0, through libiberty) once per symbol; with DWARF, inlined
+ * callees at an address become frames of their own, with source lines (libdw), cached per
+ * address. Every string handed out is interned and lives until dt_sym_free. */
 #include "runtime/format_internal.h"
 #include "common/common.h"
 
+#include "runtime/symbols_internal.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <libiberty/demangle.h>
 #include <inttypes.h>
 #include <libelf.h>
 #include <stdio.h>
@@ -25,7 +34,7 @@
 
 #define HASH_SIZE 256
 #define KSYM_MAX_OFFSET (1u << 20)
-#define NOTE_INTERVAL_NS 50000000ull /* 50 ms */
+#define NOTE_INTERVAL_NS (DT_PID_NOTE_NS / 2)
 
 /* ---------------------------------------------------------------- types */
 
@@ -39,10 +48,18 @@ struct usym {
 	uint64_t addr, size;
 	uint32_t name; /* offset into obj->names */
 	uint32_t rank; /* which of several symbols at one address wins */
+	const char *shown; /* the demangled (or raw) interned name, computed on first use */
+};
+
+/* A cached answer for one (address, is-return) in an object: frames [first, first + n). */
+struct pc_slot {
+	uint64_t key; /* vaddr * 2 + is_return, + 1 so that 0 marks an empty slot */
+	uint32_t first, n;
 };
 
 struct seg {
 	uint64_t vaddr, off, filesz, memsz;
+	bool exec;
 };
 
 /* An ELF object, identified by the device and inode /proc/PID/maps names (the vDSO by a flag). */
@@ -59,6 +76,20 @@ struct obj {
 	size_t names_n, names_cap;
 	struct seg *segs;
 	size_t nsegs;
+	/* DWARF for inline frames and lines: the object itself or its debug file, kept open. */
+	char *dw_path;
+	bool dw_tried;
+	int dw_fd;
+	Elf *dw_elf;
+	Dwarf *dw;
+	void *mini;            /* decompressed MiniDebugInfo image (its Elf is closed after reading) */
+	uint8_t bid[64];
+	int bidn;
+	bool dbgd_wait;        /* a debuginfod fetch was queued for this object */
+	/* Cache of resolved addresses (open addressing, power-of-two size). */
+	struct pc_slot *slots;
+	size_t nslots, used;
+	DT_VEC(dt_sym_frame) frames;
 	struct obj *next;
 };
 
@@ -81,6 +112,10 @@ struct proc {
 };
 
 struct dt_symbolizer {
+	dt_sym_opts opts;      /* debug_dirs copied */
+	dt_dbgd *dbgd;
+	char **strs;           /* interned strings: open addressing, power-of-two size */
+	size_t nstrs, strs_used;
 	bool kloaded;
 	char *ktext;
 	struct ksym *ksyms;
@@ -93,13 +128,68 @@ struct dt_symbolizer {
 
 /* ---------------------------------------------------------------- names */
 
-/* The single place a raw symbol name becomes the printed one (C++/Rust demangling goes here). */
-static void finalize_name(const char *raw, uint64_t off, bool with_off, char *buf, size_t n)
+static uint64_t fnv(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+/* One copy of every string handed out, so frames can point at names for the symbolizer's life. */
+static const char *intern(dt_symbolizer *s, const char *str)
+{
+	if (s->strs_used * 2 >= s->nstrs) {
+		size_t n = s->nstrs ? s->nstrs * 2 : 1024;
+		char **v = xcalloc(n, sizeof(*v));
+		for (size_t i = 0; i < s->nstrs; i++) {
+			if (!s->strs[i])
+				continue;
+			size_t h = fnv(s->strs[i], strlen(s->strs[i])) & (n - 1);
+			while (v[h])
+				h = (h + 1) & (n - 1);
+			v[h] = s->strs[i];
+		}
+		free(s->strs);
+		s->strs = v;
+		s->nstrs = n;
+	}
+	size_t h = fnv(str, strlen(str)) & (s->nstrs - 1);
+	while (s->strs[h]) {
+		if (!strcmp(s->strs[h], str))
+			return s->strs[h];
+		h = (h + 1) & (s->nstrs - 1);
+	}
+	s->strs[h] = xstrdup(str);
+	s->strs_used++;
+	return s->strs[h];
+}
+
+char *dt_sym_demangle(const char *raw)
+{
+	/* Only mangled-looking names go to the demangler: "_Z" (C++ and Rust legacy) and "_R"
+	 * (Rust v0). DMGL_AUTO tries Rust first (legacy Rust looks like C++ but ends in a hash the
+	 * Rust demangler drops), then the C++ ABI. */
+	if (!raw || raw[0] != '_' || (raw[1] != 'Z' && raw[1] != 'R'))
+		return NULL;
+	return cplus_demangle(raw, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+}
+
+/* The printed form of a raw symbol or linkage name, interned. */
+static const char *shown_name(dt_symbolizer *s, const char *raw)
+{
+	char *d = s->opts.no_demangle ? NULL : dt_sym_demangle(raw);
+	const char *r = intern(s, d ? d : raw);
+	free(d);
+	return r;
+}
+
+static void finalize_name(const char *name, uint64_t off, bool with_off, char *buf, size_t n)
 {
 	if (with_off)
-		snprintf(buf, n, "%s+%" PRIu64, raw, off);
+		snprintf(buf, n, "%s+%" PRIu64, name, off);
 	else
-		snprintf(buf, n, "%s", raw);
+		snprintf(buf, n, "%s", name);
 }
 
 /* ---------------------------------------------------------------- kernel */
@@ -267,109 +357,183 @@ static void read_syms(struct obj *o, Elf *e, void *vec, bool *has_symtab)
 	}
 }
 
-/* Where a stripped object's separate debug file is: /usr/lib/debug/.build-id/xx/rest.debug from
- * the GNU build-id note, else the .gnu_debuglink name next to the file or under /usr/lib/debug.
- * Returns a malloc'd path of an existing file, or NULL. */
-static char *debug_file(Elf *e, const char *path)
+static bool has_section(Elf *e, const char *want)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
-	char *found = NULL;
 
 	if (elf_getshdrstrndx(e, &shstrndx))
-		return NULL;
-	while (!found && (scn = elf_nextscn(e, scn))) {
+		return false;
+	while ((scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
-		Elf_Data *d;
-		if (!gelf_getshdr(scn, &sh) || !(d = elf_getdata(scn, NULL)) || !d->d_buf)
-			continue;
-		const char *sname = elf_strptr(e, shstrndx, sh.sh_name);
-		if (sh.sh_type == SHT_NOTE) {
-			GElf_Nhdr nh;
-			size_t off = 0, name_off, desc_off;
-			while ((off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-				if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-				    memcmp((char *)d->d_buf + name_off, "GNU", 4) || nh.n_descsz < 2)
-					continue;
-				const unsigned char *id = (const unsigned char *)d->d_buf + desc_off;
-				char hex[160];
-				size_t k = 0;
-				for (size_t i = 1; i < nh.n_descsz && k + 3 < sizeof(hex); i++)
-					k += (size_t)snprintf(hex + k, sizeof(hex) - k, "%02x", id[i]);
-				char *p = xasprintf("/usr/lib/debug/.build-id/%02x/%s.debug", id[0], hex);
-				if (access(p, R_OK) == 0) {
-					found = p;
-					break;
-				}
-				free(p);
-			}
-		} else if (sname && !strcmp(sname, ".gnu_debuglink") &&
-			   memchr(d->d_buf, '\0', d->d_size)) {
-			const char *link = d->d_buf;
-			const char *slash = strrchr(path, '/');
-			int dirlen = slash ? (int)(slash - path) : 0;
-			char *cands[3] = {
-				xasprintf("%.*s/%s", dirlen, path, link),
-				xasprintf("%.*s/.debug/%s", dirlen, path, link),
-				xasprintf("/usr/lib/debug%.*s/%s", dirlen, path, link),
-			};
-			for (int i = 0; i < 3; i++) {
-				/* The link may name the file itself: that is no help. */
-				if (!found && strcmp(cands[i], path) && access(cands[i], R_OK) == 0)
-					found = cands[i];
-				else
-					free(cands[i]);
-			}
-		}
+		const char *name;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+		    (name = elf_strptr(e, shstrndx, sh.sh_name)) && !strcmp(name, want))
+			return true;
 	}
-	return found;
+	return false;
 }
 
-static int obj_read_elf(struct obj *o, Elf *e, const char *path)
+/* Remembers `path` as where the object's DWARF is (for inline frames and lines), if the object has
+ * none yet. It is opened on first use (dwarf_open): libdw reads and inflates the debug sections up
+ * front, which noting a process must not pay for every library it maps. */
+static void obj_open_dwarf(struct obj *o, const char *path)
+{
+	if (!o->dw_path)
+		o->dw_path = xstrdup(path);
+}
+
+static Dwarf *dwarf_open(struct obj *o)
+{
+	if (o->dw || !o->dw_path || o->dw_tried)
+		return o->dw;
+	o->dw_tried = true;
+	/* The object's own file is held open (dw_fd) since its path may die with the process. */
+	int fd = o->dw_fd > 0 ? o->dw_fd : open(o->dw_path, O_RDONLY | O_CLOEXEC);
+	Elf *e = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	Dwarf *dw = e && has_section(e, ".debug_info") ? dwarf_begin_elf(e, DWARF_C_READ, NULL) : NULL;
+
+	if (!dw) {
+		if (e)
+			elf_end(e);
+		if (fd >= 0)
+			close(fd);
+		o->dw_fd = 0;
+		return NULL;
+	}
+	o->dw_fd = fd;
+	o->dw_elf = e;
+	o->dw = dw;
+	return dw;
+}
+
+/* Whether vaddr lies in an executable PT_LOAD segment (true when there are none to go by). */
+static bool in_exec(const struct seg *segs, size_t n, uint64_t vaddr)
+{
+	bool any = false;
+	for (size_t i = 0; i < n; i++) {
+		if (!segs[i].exec)
+			continue;
+		any = true;
+		if (vaddr >= segs[i].vaddr && vaddr < segs[i].vaddr + segs[i].memsz)
+			return true;
+	}
+	return !any;
+}
+
+/* Sorts by address, best symbol first at each address, then keeps one per address. Only code can
+ * be a frame: symbols outside executable segments (_end, _edata, data objects typed NOTYPE)
+ * would otherwise swallow every unnamed address after them. */
+static void obj_finish_syms(struct obj *o, struct usym *v, size_t n)
+{
+	qsort_r(v, n, sizeof(*v), cmp_usym, o->names);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if ((!k || v[k - 1].addr != v[i].addr) && in_exec(o->segs, o->nsegs, v[i].addr))
+			v[k++] = v[i];
+	o->syms = v;
+	o->nsyms = k;
+}
+
+static void obj_cache_reset(struct obj *o)
+{
+	free(o->slots);
+	o->slots = NULL;
+	o->nslots = o->used = 0;
+	o->frames.n = 0;
+}
+
+/* Adds the symbols (if the object lacks a .symtab) and DWARF of a debug file found later (a
+ * debuginfod download). */
+static void obj_merge_debug(struct obj *o, const char *path)
+{
+	DT_VEC(struct usym) v = { .v = o->syms, .n = o->nsyms, .cap = o->nsyms };
+	bool has_symtab = false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *e = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+
+	if (e && elf_kind(e) == ELF_K_ELF)
+		read_syms(o, e, &v, &has_symtab);
+	if (e)
+		elf_end(e);
+	if (fd >= 0)
+		close(fd);
+	obj_finish_syms(o, v.v, v.n);
+	/* The download is the better DWARF source when the object had only a debuglink stub. */
+	if (!o->dw) {
+		free(o->dw_path);
+		o->dw_path = NULL;
+		o->dw_tried = false;
+	}
+	obj_open_dwarf(o, path);
+	obj_cache_reset(o);
+}
+
+static int obj_read_elf(dt_symbolizer *s, struct obj *o, Elf *e, const char *path)
 {
 	DT_VEC(struct usym) v = {0};
 	DT_VEC(struct seg) segs = {0};
 	size_t nph = 0;
-	bool has_symtab = false;
+	bool has_symtab = false, has_dwarf;
 
 	if (elf_kind(e) != ELF_K_ELF || elf_getphdrnum(e, &nph))
 		return -ENOEXEC;
 	for (size_t i = 0; i < nph; i++) {
 		GElf_Phdr ph;
 		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD) {
-			struct seg sg = { ph.p_vaddr, ph.p_offset, ph.p_filesz, ph.p_memsz };
+			struct seg sg = { ph.p_vaddr, ph.p_offset, ph.p_filesz, ph.p_memsz,
+					  (ph.p_flags & PF_X) != 0 };
 			DT_VEC_PUSH(&segs, sg);
 		}
 	}
+	o->segs = segs.v;
+	o->nsegs = segs.n;
 	read_syms(o, e, &v, &has_symtab);
-	/* Stripped (only .dynsym): the separate debug file has the full table, at the same
-	 * addresses. */
-	char *dbg = path && !has_symtab ? debug_file(e, path) : NULL;
+	o->bidn = DT_MAX(dt_dbg_build_id(e, o->bid, sizeof(o->bid)), 0);
+	has_dwarf = path && has_section(e, ".debug_info");
+	if (has_dwarf)
+		obj_open_dwarf(o, path);
+
+	/* Stripped: a separate debug file has the full table (at the same addresses) and the DWARF
+	 * the object lacks. */
+	char *dbg = !has_symtab || !has_dwarf ? dt_dbg_find_local(e, path, s->opts.debug_dirs,
+								   s->opts.ndebug_dirs) : NULL;
 	if (dbg) {
 		int fd = open(dbg, O_RDONLY | O_CLOEXEC);
 		Elf *de = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
-		if (de && elf_kind(de) == ELF_K_ELF)
+		if (de && elf_kind(de) == ELF_K_ELF && !has_symtab)
 			read_syms(o, de, &v, &has_symtab);
 		if (de)
 			elf_end(de);
 		if (fd >= 0)
 			close(fd);
+		obj_open_dwarf(o, dbg);
 		free(dbg);
 	}
-	/* Sort by address, best symbol first at each address, then keep one per address. */
-	qsort_r(v.v, v.n, sizeof(*v.v), cmp_usym, o->names);
-	size_t k = 0;
-	for (size_t i = 0; i < v.n; i++)
-		if (!k || v.v[k - 1].addr != v.v[i].addr)
-			v.v[k++] = v.v[i];
-	o->syms = v.v;
-	o->nsyms = k;
-	o->segs = segs.v;
-	o->nsegs = segs.n;
+	/* MiniDebugInfo: the local symbols a stripped Fedora/CentOS object keeps, xz'd. */
+	if (!has_symtab) {
+		size_t len;
+		if (!dt_dbg_minidebuginfo(e, &o->mini, &len)) {
+			Elf *me = elf_memory(o->mini, len);
+			if (me && elf_kind(me) == ELF_K_ELF)
+				read_syms(o, me, &v, &has_symtab);
+			if (me)
+				elf_end(me);
+			/* read_syms copied the names: the image is no longer needed. */
+			free(o->mini);
+			o->mini = NULL;
+		}
+	}
+	/* Still no full table or no DWARF: ask debuginfod, in the background. */
+	if ((!has_symtab || !o->dw_path) && s->dbgd && o->bidn > 0 && path) {
+		if (!dt_dbgd_request(s->dbgd, o->bid, (size_t)o->bidn))
+			o->dbgd_wait = true;
+	}
+	obj_finish_syms(o, v.v, v.n);
 	return 0;
 }
 
-static int obj_open_file(struct obj *o, const char *path)
+static int obj_open_file(dt_symbolizer *s, struct obj *o, const char *path)
 {
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -388,9 +552,12 @@ static int obj_open_file(struct obj *o, const char *path)
 		close(fd);
 		return -ENOEXEC;
 	}
-	err = obj_read_elf(o, e, path);
+	err = obj_read_elf(s, o, e, path);
 	elf_end(e);
-	close(fd);
+	if (!err && o->dw_path && !strcmp(o->dw_path, path))
+		o->dw_fd = fd; /* its DWARF is read later, maybe after the process is gone */
+	else
+		close(fd);
 	return err;
 }
 
@@ -432,17 +599,17 @@ static void obj_load(dt_symbolizer *s, struct obj *o, uint32_t pid)
 		if (o->err)
 			return;
 		e = elf_memory(s->vdso_image, s->vdso_size);
-		o->err = e ? obj_read_elf(o, e, NULL) : -ENOEXEC;
+		o->err = e ? obj_read_elf(s, o, e, NULL) : -ENOEXEC;
 		if (e)
 			elf_end(e);
 		return;
 	}
 	/* Through the process's root first (containers), then the path as we see it. */
 	char *root = xasprintf("/proc/%u/root%s", pid, o->path);
-	o->err = obj_open_file(o, root);
+	o->err = obj_open_file(s, o, root);
 	free(root);
 	if (o->err)
-		o->err = obj_open_file(o, o->path);
+		o->err = obj_open_file(s, o, o->path);
 }
 
 static struct obj *obj_get(dt_symbolizer *s, const struct mapping *m)
@@ -504,14 +671,6 @@ static const struct usym *obj_find(const struct obj *o, uint64_t vaddr)
 }
 
 /* ---------------------------------------------------------------- processes */
-
-static uint64_t fnv(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
-}
 
 static void proc_clear(struct proc *p)
 {
@@ -603,6 +762,15 @@ int dt_sym_note_pid(dt_symbolizer *s, uint32_t pid)
 	p->read_ns = now;
 	proc_parse(p, text);
 	free(text);
+	/* Open the objects now, while the process lives: its files may be gone or replaced (a
+	 * rebuilt binary, a container that stops) by the time stacks print, and a debuginfod fetch
+	 * started now has the whole session to finish. Objects are shared, so this is paid once. */
+	for (size_t i = 0; i < p->n; i++) {
+		struct mapping *m = &p->m[i];
+		m->obj = obj_get(s, m);
+		if (!m->obj->loaded)
+			obj_load(s, m->obj, pid);
+	}
 	return 0;
 }
 
@@ -639,24 +807,247 @@ static struct mapping *proc_mapping(dt_symbolizer *s, uint32_t pid, uint64_t add
 	return m;
 }
 
+/* ---------------------------------------------------------------- DWARF: inline frames, lines */
+
+static const char *die_str(Dwarf_Die *d, int at)
+{
+	Dwarf_Attribute a;
+	return dwarf_formstring(dwarf_attr_integrate(d, at, &a));
+}
+
+/* A subprogram's or inlined subroutine's printed name: the linkage name demangled (it carries the
+ * namespace and the parameters), else DW_AT_name. */
+static const char *die_name(dt_symbolizer *s, Dwarf_Die *d)
+{
+	const char *n = die_str(d, DW_AT_linkage_name);
+	if (!n)
+		n = die_str(d, DW_AT_MIPS_linkage_name);
+	if (n)
+		return shown_name(s, n);
+	n = die_str(d, DW_AT_name);
+	return n ? intern(s, n) : NULL;
+}
+
+static void call_site(dt_symbolizer *s, Dwarf_Die *cu, Dwarf_Die *inl, const char **file,
+		      uint32_t *line)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w;
+	Dwarf_Files *files;
+	size_t nfiles;
+
+	*file = NULL;
+	*line = 0;
+	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_line, &a), &w) == 0)
+		*line = (uint32_t)w;
+	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &a), &w) == 0 &&
+	    dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && w < nfiles) {
+		const char *f = dwarf_filesrc(files, w, NULL, NULL);
+		*file = f ? intern(s, f) : NULL;
+	}
+}
+
+/* Appends the frames DWARF knows at pc to o->frames, innermost first: each inlined callee
+ * (inlined = true), then the function they were inlined into, whose name the caller replaces by
+ * the symbol table's. Returns how many were added (0: no DWARF covers pc). */
+static uint32_t dwarf_frames(dt_symbolizer *s, struct obj *o, uint64_t pc)
+{
+	Dwarf_Die cu, *scopes = NULL;
+	int n;
+	uint32_t added = 0;
+	const char *file = NULL;
+	uint32_t line = 0;
+
+	if (!dwarf_open(o) || !dwarf_addrdie(o->dw, pc, &cu))
+		return 0;
+	Dwarf_Line *l = dwarf_getsrc_die(&cu, pc);
+	if (l) {
+		int ln = 0;
+		const char *f = dwarf_linesrc(l, NULL, NULL);
+		dwarf_lineno(l, &ln);
+		file = f ? intern(s, f) : NULL;
+		line = (uint32_t)DT_MAX(ln, 0);
+	}
+	n = dwarf_getscopes(&cu, pc, &scopes);
+	for (int i = 0; i < n; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		dt_sym_frame f = { .name = die_name(s, &scopes[i]), .file = file, .line = line,
+				   .inlined = tag == DW_TAG_inlined_subroutine };
+		DT_VEC_PUSH(&o->frames, f);
+		added++;
+		if (tag == DW_TAG_subprogram)
+			break;
+		/* The caller's line is where this callee was inlined. */
+		call_site(s, &cu, &scopes[i], &file, &line);
+	}
+	free(scopes);
+	/* Only inlined scopes and no enclosing subprogram (odd DWARF): the function frame is
+	 * still needed, it comes from the symbol table. */
+	if (added && o->frames.v[o->frames.n - 1].inlined) {
+		dt_sym_frame f = { .file = file, .line = line };
+		DT_VEC_PUSH(&o->frames, f);
+		added++;
+	}
+	return added;
+}
+
+static struct pc_slot *cache_slot(struct obj *o, uint64_t key)
+{
+	if (!o->nslots)
+		return NULL;
+	for (size_t h = (key * 0x9e3779b97f4a7c15ull >> 20) & (o->nslots - 1);;
+	     h = (h + 1) & (o->nslots - 1))
+		if (!o->slots[h].key || o->slots[h].key == key)
+			return &o->slots[h];
+}
+
+static struct pc_slot *cache_insert(struct obj *o, uint64_t key)
+{
+	if ((o->used + 1) * 2 > o->nslots) {
+		struct pc_slot *old = o->slots;
+		size_t oldn = o->nslots;
+		o->nslots = oldn ? oldn * 2 : 256;
+		o->slots = xcalloc(o->nslots, sizeof(*o->slots));
+		for (size_t i = 0; i < oldn; i++)
+			if (old[i].key)
+				*cache_slot(o, old[i].key) = old[i];
+		free(old);
+	}
+	struct pc_slot *sl = cache_slot(o, key);
+	sl->key = key;
+	o->used++;
+	return sl;
+}
+
+/* A debuginfod download that has arrived is merged before the object answers again. */
+static void obj_poll_dbgd(dt_symbolizer *s, struct obj *o)
+{
+	char *path = NULL;
+	int rc;
+
+	if (!o->dbgd_wait)
+		return;
+	rc = dt_dbgd_result(s->dbgd, o->bid, (size_t)o->bidn, &path);
+	if (rc == -EINPROGRESS)
+		return;
+	o->dbgd_wait = false;
+	if (rc == 0)
+		obj_merge_debug(o, path);
+	free(path);
+}
+
+/* Resolves one object-relative address: the cached frames, computed on first use. */
+static const struct pc_slot *obj_resolve(dt_symbolizer *s, struct obj *o, uint64_t vaddr,
+					 bool is_return)
+{
+	uint64_t key = (vaddr * 2 + is_return) + 1;
+	struct pc_slot *sl = cache_slot(o, key);
+
+	if (sl && sl->key == key)
+		return sl;
+	uint32_t first = (uint32_t)o->frames.n, n = 0;
+	const struct usym *u = obj_find(o, vaddr);
+
+	/* A return address points after the call: the call itself (vaddr - 1) is the line and the
+	 * inline context that was running. The offset printed stays the return address's. */
+	if (!s->opts.no_inline || s->opts.srcline)
+		n = dwarf_frames(s, o, is_return && vaddr ? vaddr - 1 : vaddr);
+	if (n && s->opts.no_inline) {
+		/* Only the line was wanted: keep the outermost frame, with the call's line. */
+		dt_sym_frame last = o->frames.v[first + n - 1];
+		o->frames.n = first;
+		DT_VEC_PUSH(&o->frames, last);
+		n = 1;
+	}
+	if (!n) {
+		dt_sym_frame f = { 0 };
+		DT_VEC_PUSH(&o->frames, f);
+		n = 1;
+	}
+	dt_sym_frame *fn = &o->frames.v[first + n - 1];
+	if (u) {
+		if (!u->shown)
+			((struct usym *)u)->shown = shown_name(s, o->names + u->name);
+		fn->name = u->shown;
+		fn->off = vaddr - u->addr;
+	} else if (fn->name) {
+		fn->off = 0; /* named by DWARF only: no symbol to measure from */
+	}
+	fn->inlined = false;
+	if (!s->opts.srcline)
+		for (uint32_t i = 0; i < n; i++)
+			o->frames.v[first + i].file = NULL, o->frames.v[first + i].line = 0;
+	sl = cache_insert(o, key);
+	sl->first = first;
+	sl->n = n;
+	return sl;
+}
+
+int dt_sym_user_frames(dt_symbolizer *s, uint32_t pid, uint64_t addr, bool is_return,
+		       dt_sym_frame *out, int max)
+{
+	struct mapping *m = s && max > 0 ? proc_mapping(s, pid, addr) : NULL;
+
+	if (max <= 0)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	if (!m)
+		return -ENOENT;
+	uint64_t off = addr - m->start + m->pgoff;
+	out->module = m->base;
+	out->module_off = off;
+	if (m->obj->err)
+		return -ENOENT;
+	obj_poll_dbgd(s, m->obj);
+	const struct pc_slot *sl = obj_resolve(s, m->obj, obj_vaddr(m->obj, off), is_return);
+	int n = (int)DT_MIN(sl->n, (uint32_t)max);
+	/* Keep the outermost (the function) when the caller has less room than inline frames. */
+	const dt_sym_frame *src = &m->obj->frames.v[sl->first + sl->n - (uint32_t)n];
+	for (int i = 0; i < n; i++) {
+		out[i] = src[i];
+		out[i].module = m->base;
+		out[i].module_off = off;
+	}
+	return out[n - 1].name ? n : -ENOENT;
+}
+
+void dt_sym_frame_text(const dt_sym_frame *f, uint64_t addr, bool with_off, char *buf, size_t n)
+{
+	int k;
+
+	if (f->name && (f->inlined || !with_off))
+		k = snprintf(buf, n, "%s", f->name);
+	else if (f->name)
+		k = snprintf(buf, n, "%s+%" PRIu64, f->name, f->off);
+	else if (f->module)
+		k = snprintf(buf, n, "%s+0x%" PRIx64, f->module, f->module_off);
+	else
+		k = snprintf(buf, n, "0x%" PRIx64, addr);
+	if (k < 0 || (size_t)k >= n)
+		return;
+	if (f->inlined)
+		k += snprintf(buf + k, n - (size_t)k, " [inlined]");
+	if (f->file && (size_t)k < n) {
+		const char *base = strrchr(f->file, '/');
+		snprintf(buf + k, n - (size_t)k, " (%s:%u)", base ? base + 1 : f->file, f->line);
+	}
+}
+
 int dt_sym_user(dt_symbolizer *s, uint32_t pid, uint64_t addr, bool with_off, char *buf, size_t n)
 {
-	struct mapping *m = s ? proc_mapping(s, pid, addr) : NULL;
-	if (!m) {
-		snprintf(buf, n, "0x%" PRIx64, addr);
-		return -ENOENT;
-	}
-	uint64_t off = addr - m->start + m->pgoff;
-	if (!m->obj->err) {
-		uint64_t vaddr = obj_vaddr(m->obj, off);
-		const struct usym *u = obj_find(m->obj, vaddr);
-		if (u) {
-			finalize_name(m->obj->names + u->name, vaddr - u->addr, with_off, buf, n);
-			return 0;
-		}
-	}
-	snprintf(buf, n, "%s+0x%" PRIx64, m->base, off);
-	return -ENOENT;
+	dt_sym_frame f[DT_SYM_MAX_INLINE];
+	int k = dt_sym_user_frames(s, pid, addr, false, f, DT_SYM_MAX_INLINE);
+	const dt_sym_frame *fn = k > 0 ? &f[k - 1] : &f[0];
+
+	/* One name for usym() and callers that want one: the real function, not inlined ones. */
+	dt_sym_frame plain = *fn;
+	plain.file = NULL;
+	if (k < 0 && !s)
+		plain.module = NULL;
+	dt_sym_frame_text(&plain, addr, with_off, buf, n);
+	return k > 0 ? 0 : -ENOENT;
 }
 
 const char *dt_sym_user_module(dt_symbolizer *s, uint32_t pid, uint64_t addr)
@@ -684,14 +1075,42 @@ size_t dt_sym_objects_loaded(const dt_symbolizer *s)
 
 dt_symbolizer *dt_sym_new(void)
 {
+	dt_symbolizer *s = xcalloc(1, sizeof(dt_symbolizer));
+
 	elf_version(EV_CURRENT);
-	return xcalloc(1, sizeof(dt_symbolizer));
+	s->dbgd = dt_dbgd_new();
+	return s;
+}
+
+void dt_sym_set_opts(dt_symbolizer *s, const dt_sym_opts *o)
+{
+	for (size_t i = 0; i < s->opts.ndebug_dirs; i++)
+		free((char *)s->opts.debug_dirs[i]);
+	free((void *)s->opts.debug_dirs);
+	s->opts = *o;
+	s->opts.debug_dirs = NULL; /* ours are copies, below */
+	if (o->ndebug_dirs) {
+		const char **d = xcalloc(o->ndebug_dirs, sizeof(*d));
+		for (size_t i = 0; i < o->ndebug_dirs; i++)
+			d[i] = xstrdup(o->debug_dirs[i]);
+		s->opts.debug_dirs = d;
+	}
+	if (o->no_debuginfod) {
+		dt_dbgd_free(s->dbgd);
+		s->dbgd = NULL;
+	}
+}
+
+bool dt_sym_wait_downloads(dt_symbolizer *s, uint64_t timeout_ns)
+{
+	return dt_dbgd_wait(s ? s->dbgd : NULL, timeout_ns);
 }
 
 void dt_sym_free(dt_symbolizer *s)
 {
 	if (!s)
 		return;
+	dt_dbgd_free(s->dbgd);
 	for (size_t i = 0; i < HASH_SIZE; i++) {
 		for (struct proc *p = s->procs[i], *next; p; p = next) {
 			next = p->next;
@@ -700,6 +1119,16 @@ void dt_sym_free(dt_symbolizer *s)
 		}
 		for (struct obj *o = s->objs[i], *next; o; o = next) {
 			next = o->next;
+			if (o->dw)
+				dwarf_end(o->dw);
+			if (o->dw_elf)
+				elf_end(o->dw_elf);
+			if (o->dw_fd > 0)
+				close(o->dw_fd);
+			free(o->dw_path);
+			free(o->mini);
+			free(o->slots);
+			free(o->frames.v);
 			free(o->path);
 			free(o->syms);
 			free(o->names);
@@ -707,6 +1136,12 @@ void dt_sym_free(dt_symbolizer *s)
 			free(o);
 		}
 	}
+	for (size_t i = 0; i < s->nstrs; i++)
+		free(s->strs[i]);
+	free(s->strs);
+	for (size_t i = 0; i < s->opts.ndebug_dirs; i++)
+		free((char *)s->opts.debug_dirs[i]);
+	free((void *)s->opts.debug_dirs);
 	free(s->ksyms);
 	free(s->ktext);
 	free(s->vdso_image);

@@ -94,6 +94,39 @@ static void rows_push(dt_rows *t, uint32_t pc, uint16_t rule)
 	t->n++;
 }
 
+/* a := a where a has a rule, else b: .eh_frame wins, .debug_frame fills its gaps (binaries
+ * whose own code has only .debug_frame while crt1.o and the PLT brought .eh_frame). */
+void dt_rows_merge(dt_rows *a, const dt_rows *b)
+{
+	dt_rows out = {0};
+	uint32_t i = 0, j = 0;
+	uint16_t ra = 0, rb = 0;
+
+	if (b->n == 0)
+		return;
+	while (i < a->n || j < b->n) {
+		uint32_t pc;
+		uint16_t r;
+
+		if (j >= b->n || (i < a->n && a->pc[i] <= b->pc[j]))
+			pc = a->pc[i];
+		else
+			pc = b->pc[j];
+		while (i < a->n && a->pc[i] == pc)
+			ra = a->rule[i++];
+		while (j < b->n && b->pc[j] == pc)
+			rb = b->rule[j++];
+		r = ra ? ra : rb;
+		if (out.n && out.rule[out.n - 1] == r)
+			continue;
+		if (!out.n && r == 0)
+			continue;
+		rows_push(&out, pc, r);
+	}
+	dt_rows_fini(a);
+	*a = out;
+}
+
 /* ---------------------------------------------------------------- reading */
 
 typedef struct rd {
@@ -686,6 +719,13 @@ static const cie *get_cie(cie_cache *cc, const uint8_t *sec, size_t size, uint64
 	return &cc->v[cc->n - 1];
 }
 
+/* Counts a skipped FDE; the first error's message is the one kept. */
+static void note_bad(char *err, size_t errlen, const char *msg, uint32_t *nbad)
+{
+	if ((*nbad)++ == 0)
+		snprintf(err, errlen, "%s", msg);
+}
+
 typedef struct fde_span {
 	uint64_t pc;
 	uint32_t first, n; /* rows in the unsorted buffer */
@@ -705,6 +745,8 @@ int dt_cfi_parse(const uint8_t *sec, size_t size, uint64_t sec_addr, bool is_eh,
 	DT_VEC(fde_span) spans = {0};
 	dt_rows tmp = {0};
 	emit_ctx ec = {rs, &tmp, 0, 0};
+	char err1[256];
+	uint32_t nbad = 0;
 	uint64_t off = 0, prev_pc = 0;
 	bool sorted = true;
 	int ret = 0;
@@ -731,41 +773,38 @@ int dt_cfi_parse(const uint8_t *sec, size_t size, uint64_t sec_addr, bool is_eh,
 			dwarf64 = true;
 		}
 		if (r.bad || len > (uint64_t)(r.end - r.p) || len < 4) {
-			snprintf(err, errlen, "entry at 0x%llx: length 0x%llx past the section end",
+			/* Nothing after this can be found: stop, keeping what was parsed. */
+			snprintf(err1, sizeof(err1), "entry at 0x%llx: length 0x%llx past the section end",
 				 (unsigned long long)off, (unsigned long long)len);
-			ret = -EINVAL;
-			goto out;
+			note_bad(err, errlen, err1, &nbad);
+			break;
 		}
 		body_end = r.p + len;
+		off = (uint64_t)(body_end - sec);
 		id_pos = (uint64_t)(r.p - sec);
 		id = rd_u(&r, dwarf64 ? 8 : 4);
 		r.end = body_end;
-		if ((is_eh && id == 0) || (!is_eh && id == (dwarf64 ? ~0ull : 0xffffffffu))) {
-			off = (uint64_t)(body_end - sec);
+		if ((is_eh && id == 0) || (!is_eh && id == (dwarf64 ? ~0ull : 0xffffffffu)))
 			continue; /* a CIE: parsed when an FDE uses it */
-		}
+		/* From here on an error only loses this FDE: its range unwinds by frame pointer. */
 		if (is_eh) {
 			if (id > id_pos) {
-				snprintf(err, errlen, "FDE at 0x%llx: CIE pointer out of the section",
-					 (unsigned long long)off);
-				ret = -EINVAL;
-				goto out;
+				snprintf(err1, sizeof(err1), "FDE at 0x%llx: CIE pointer out of the section",
+					 (unsigned long long)fde_off);
+				goto bad_fde;
 			}
 			cie_off = id_pos - id;
 		} else {
 			cie_off = id;
 		}
 		if (cie_off >= size) {
-			snprintf(err, errlen, "FDE at 0x%llx: CIE pointer out of the section",
-				 (unsigned long long)off);
-			ret = -EINVAL;
-			goto out;
+			snprintf(err1, sizeof(err1), "FDE at 0x%llx: CIE pointer out of the section",
+				 (unsigned long long)fde_off);
+			goto bad_fde;
 		}
-		c = get_cie(&cc, sec, size, sec_addr, cie_off, is_eh, err, errlen);
-		if (!c) {
-			ret = -EINVAL;
-			goto out;
-		}
+		c = get_cie(&cc, sec, size, sec_addr, cie_off, is_eh, err1, sizeof(err1));
+		if (!c)
+			goto bad_fde;
 		if (is_eh) {
 			pc = rd_ptr(&r, c->fde_enc, sec, sec_addr, &ok);
 			range = rd_ptr(&r, c->fde_enc & 0x0f, sec, sec_addr, &ok);
@@ -774,26 +813,23 @@ int dt_cfi_parse(const uint8_t *sec, size_t size, uint64_t sec_addr, bool is_eh,
 			range = rd_u(&r, c->addr_size);
 		}
 		if (!ok) {
-			snprintf(err, errlen, "FDE at 0x%llx: unsupported pointer encoding 0x%02x",
-				 (unsigned long long)off, c->fde_enc);
-			ret = -EINVAL;
-			goto out;
+			snprintf(err1, sizeof(err1), "FDE at 0x%llx: unsupported pointer encoding 0x%02x",
+				 (unsigned long long)fde_off, c->fde_enc);
+			goto bad_fde;
 		}
 		if (c->has_z) {
 			uint64_t alen = rd_uleb(&r);
 
-			if (r.bad || alen > (uint64_t)(r.end - r.p)) {
+			if (r.bad || alen > (uint64_t)(r.end - r.p))
 				r.bad = true;
-			} else {
+			else
 				r.p += alen;
-			}
 		}
 		if (r.bad) {
-			snprintf(err, errlen, "FDE at 0x%llx: truncated", (unsigned long long)off);
-			ret = -EINVAL;
-			goto out;
+			snprintf(err1, sizeof(err1), "FDE at 0x%llx: truncated",
+				 (unsigned long long)fde_off);
+			goto bad_fde;
 		}
-		off = (uint64_t)(body_end - sec);
 		/* Empty FDEs (range 0) and FDEs of discarded sections (pc 0 in .debug_frame of
 		 * relocatable code) have no rows; past 4 GiB the 32-bit row pcs cannot hold them. */
 		if (range == 0 || pc + range < pc || pc + range > 0xffffffffull || pc == 0)
@@ -802,12 +838,19 @@ int dt_cfi_parse(const uint8_t *sec, size_t size, uint64_t sec_addr, bool is_eh,
 		in.c = c;
 		in.st = c->init;
 		ec.fde_start_row = tmp.n;
-		ret = run_cfa(&in, r.p, body_end, pc, pc + range, &ec, err, errlen);
-		if (ret < 0) {
-			size_t l = strlen(err);
-
-			snprintf(err + l, errlen - l, " (FDE at 0x%llx)", (unsigned long long)fde_off);
+		ret = run_cfa(&in, r.p, body_end, pc, pc + range, &ec, err1, sizeof(err1));
+		if (ret == -ENOSPC) {
+			snprintf(err, errlen, "more than %d distinct unwind rules", DT_MAX_RULES);
 			goto out;
+		}
+		if (ret < 0) {
+			size_t l = strlen(err1);
+
+			snprintf(err1 + l, sizeof(err1) - l, " (FDE at 0x%llx)",
+				 (unsigned long long)fde_off);
+			tmp.n = ec.fde_start_row; /* drop this FDE's rows */
+			ret = 0;
+			goto bad_fde;
 		}
 		rows_push(&tmp, (uint32_t)(pc + range), 0);
 		{
@@ -818,7 +861,21 @@ int dt_cfi_parse(const uint8_t *sec, size_t size, uint64_t sec_addr, bool is_eh,
 			prev_pc = pc;
 			DT_VEC_PUSH(&spans, sp);
 		}
+		continue;
+bad_fde:
+		note_bad(err, errlen, err1, &nbad);
 	}
+	if (nbad && spans.n == 0) {
+		/* Nothing usable: the first error is the answer. */
+		ret = -EINVAL;
+		goto out;
+	}
+	if (nbad) {
+		size_t l = strlen(err);
+
+		snprintf(err + l, errlen - l, " (%u FDE%s skipped)", nbad, nbad == 1 ? "" : "s");
+	}
+	out->nbad += nbad;
 	/* FDEs are nearly always in address order already; sort the spans (not the rows) if not. */
 	if (!sorted)
 		qsort(spans.v, spans.n, sizeof(*spans.v), cmp_span);

@@ -29,6 +29,8 @@ int dt_unwind_dump(const char *path, FILE *f)
 		dt_rule_format(&rs.rules[rows.rule[i]], rule, sizeof(rule));
 		fprintf(f, "0x%" PRIx32 "-0x%" PRIx32 "  %s\n", rows.pc[i], rows.pc[i + 1], rule);
 	}
+	if (rows.nbad)
+		fprintf(f, "# warning: %s\n", err);
 	fprintf(f, "# %s: %u rows, %u rules, %zu bytes in kernel tables\n", path, rows.n,
 		rs.n, (size_t)rows.n * 6 + (size_t)rs.n * sizeof(struct dt_unwind_rule));
 out:

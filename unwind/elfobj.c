@@ -111,24 +111,30 @@ bad:
 	return -EINVAL;
 }
 
-/* Parses whichever CFI `e` has; *found says whether it had any. */
-static int build_elf(Elf *e, dt_ruleset *rs, dt_rows *out, elf_cfi *ec, bool *found, char *err,
+/* Parses the CFI `e` has: .eh_frame, gaps filled from .debug_frame. *have_dbg says whether a
+ * .debug_frame was there (else a separate debug file may hold one). */
+static int build_elf(Elf *e, dt_ruleset *rs, dt_rows *out, elf_cfi *ec, bool *have_dbg, char *err,
 		     size_t errlen)
 {
+	dt_rows dbg = {0};
 	int ret = scan_sections(e, ec, err, errlen);
 
-	*found = false;
+	*have_dbg = false;
 	if (ret < 0)
 		return ret;
 	if (ec->eh) {
-		*found = true;
-		return parse_scn(ec->eh, true, rs, out, err, errlen);
+		ret = parse_scn(ec->eh, true, rs, out, err, errlen);
+		if (ret < 0)
+			return ret;
 	}
 	if (ec->dbg) {
-		*found = true;
-		return parse_scn(ec->dbg, false, rs, out, err, errlen);
+		*have_dbg = true;
+		ret = parse_scn(ec->dbg, false, rs, &dbg, err, errlen);
+		if (ret == 0)
+			dt_rows_merge(out, &dbg);
+		dt_rows_fini(&dbg);
 	}
-	return 0;
+	return ret;
 }
 
 typedef struct mapped {
@@ -189,9 +195,12 @@ static void map_close(mapped *m)
 		close(m->fd);
 }
 
-static int try_debug_file(const char *path, dt_ruleset *rs, dt_rows *out, bool *found)
+/* Merges the .debug_frame of a separate debug file into `out`; *found when it had one. A broken
+ * debug file is not the object's fault: its error is reported, the object keeps its own rows. */
+static int try_debug_file(const char *path, dt_ruleset *rs, dt_rows *out, bool *found, char *err,
+			  size_t errlen)
 {
-	char err[256];
+	dt_rows dbg = {0};
 	elf_cfi ec;
 	mapped m;
 	int ret;
@@ -199,15 +208,18 @@ static int try_debug_file(const char *path, dt_ruleset *rs, dt_rows *out, bool *
 	*found = false;
 	if (access(path, R_OK) != 0)
 		return 0;
-	if (map_open(path, &m, err, sizeof(err)) < 0)
-		return 0;
-	ret = scan_sections(m.e, &ec, err, sizeof(err));
+	ret = map_open(path, &m, err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = scan_sections(m.e, &ec, err, errlen);
 	if (ret == 0 && ec.dbg) {
 		*found = true;
-		ret = parse_scn(ec.dbg, false, rs, out, err, sizeof(err));
+		if (parse_scn(ec.dbg, false, rs, &dbg, err, errlen) == 0)
+			dt_rows_merge(out, &dbg);
 	}
+	dt_rows_fini(&dbg);
 	map_close(&m);
-	return ret;
+	return 0;
 }
 
 int dt_cfi_build_file(const char *path, dt_ruleset *rs, dt_rows *out, char *err, size_t errlen)
@@ -222,34 +234,47 @@ int dt_cfi_build_file(const char *path, dt_ruleset *rs, dt_rows *out, char *err,
 	ret = map_open(path, &m, err, errlen);
 	if (ret < 0)
 		return ret;
+	dpath[0] = 0;
 	ret = build_elf(m.e, rs, out, &ec, &found, dpath, sizeof(dpath));
-	if (ret < 0) {
+	if (ret < 0 || out->nbad) {
+		/* An error, or the warning about skipped FDEs (out->nbad). */
 		snprintf(err, errlen, "%s: %s", path, dpath);
-		goto out;
+		if (ret < 0)
+			goto out;
 	}
 	if (found)
 		goto out;
-	/* No CFI in the file itself: a stripped binary with a separate debug file. */
+	/* No .debug_frame in the file itself: a stripped binary with a separate debug file. */
 	if (ec.build_id_len >= 2) {
 		n = snprintf(dpath, sizeof(dpath), "/usr/lib/debug/.build-id/%02x/", ec.build_id[0]);
 		for (i = 1; i < ec.build_id_len; i++)
 			n += snprintf(dpath + n, sizeof(dpath) - n, "%02x", ec.build_id[i]);
 		snprintf(dpath + n, sizeof(dpath) - n, ".debug");
-		ret = try_debug_file(dpath, rs, out, &found);
+		ret = try_debug_file(dpath, rs, out, &found, err, errlen);
 		if (ret < 0 || found)
 			goto out;
 	}
 	if (ec.debuglink[0] && !strchr(ec.debuglink, '/')) {
-		const char *slash = strrchr(path, '/');
+		const char *fmts[] = {"%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s"};
+		char real[PATH_MAX];
+		const char *slash;
+		ssize_t rl;
+
+		/* /proc/PID/map_files/… links: the debug link is relative to the real file. */
+		rl = readlink(path, real, sizeof(real) - 1);
+		if (rl > 0 && real[0] == '/') {
+			real[rl] = 0;
+			path = real;
+		}
+		slash = strrchr(path, '/');
 
 		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1,
 			 slash ? path : ".");
-		const char *fmts[] = {"%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s"};
 		for (i = 0; i < DT_ARRAY_SIZE(fmts); i++) {
 			snprintf(dpath, sizeof(dpath), fmts[i], dir, ec.debuglink);
 			if (!strcmp(dpath, path))
 				continue;
-			ret = try_debug_file(dpath, rs, out, &found);
+			ret = try_debug_file(dpath, rs, out, &found, err, errlen);
 			if (ret < 0 || found)
 				goto out;
 		}

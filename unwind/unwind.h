@@ -24,7 +24,8 @@ typedef struct dt_unwinder_opts {
 	uint32_t max_stacks;
 	/* Processes with mapping tables at once; 0 = 1024. */
 	uint32_t max_procs;
-	/* Bit (1 << enum dt_walker_ptype) per program type to load a walker for; 0 = all four. */
+	/* Bit (1 << enum dt_walker_ptype) per program type whose walker loads now; the others load
+	 * when their fds are first asked for (each costs the verifier ~50-100 ms). */
 	uint32_t ptypes;
 	/* Load the sched_process_exec/exit followers (raw tracepoints); else exit is noticed only
 	 * when a request for the pid fails. */
@@ -42,11 +43,12 @@ void dt_unwinder_free(dt_unwinder *u);
 int dt_walker_ptype_of(enum bpf_prog_type t);
 
 /* Fds for the session / codegen (DT_AUX_WALKER_PROGS, DT_AUX_CONT_PROGS, DT_AUX_WALKER_STATE) for
- * the given program type; -EOPNOTSUPP when no walker was loaded for it. The session puts each
- * continuation's prog fd at its slot in the continuation array (bpf_map_update_elem). */
-int dt_unwinder_walker_progs_fd(const dt_unwinder *u, enum bpf_prog_type t);
-int dt_unwinder_cont_progs_fd(const dt_unwinder *u, enum bpf_prog_type t);
-int dt_unwinder_state_fd(const dt_unwinder *u, enum bpf_prog_type t);
+ * the given program type, loading its walker on first use; -EOPNOTSUPP for a program type the
+ * walker does not support, or the load error. The session puts each continuation's prog fd at
+ * its slot in the continuation array (bpf_map_update_elem). */
+int dt_unwinder_walker_progs_fd(dt_unwinder *u, enum bpf_prog_type t);
+int dt_unwinder_cont_progs_fd(dt_unwinder *u, enum bpf_prog_type t);
+int dt_unwinder_state_fd(dt_unwinder *u, enum bpf_prog_type t);
 /* Size of each continuation prog array (cont_slot must be below it). */
 uint32_t dt_unwinder_cont_slots(const dt_unwinder *u);
 int dt_unwinder_frames_fd(const dt_unwinder *u);
@@ -73,6 +75,7 @@ const char *dt_unwind_status_str(uint32_t flags);
 typedef struct dt_unwinder_stats {
 	uint64_t objects, rows, rules, table_bytes, procs;
 	uint64_t requests_served, build_errors, evictions;
+	uint64_t row_pages_used, row_pages_total; /* struct dt_row_page units of the budget */
 	uint64_t wstat[DT_WSTAT__COUNT];  /* the walker's counters summed over CPUs */
 } dt_unwinder_stats;
 void dt_unwinder_get_stats(const dt_unwinder *u, dt_unwinder_stats *st);

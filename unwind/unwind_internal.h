@@ -28,17 +28,23 @@ typedef struct dt_rows {
 	uint32_t *pc;
 	uint16_t *rule;
 	uint32_t n, cap;
+	uint32_t nbad;    /* FDEs skipped as malformed (their ranges unwind by frame pointer) */
 } dt_rows;
 
 void dt_rows_fini(dt_rows *t);
+/* Where `a` has no rule (rule 0 or before its first row), take b's: a becomes the union. */
+void dt_rows_merge(dt_rows *a, const dt_rows *b);
 
 /* Parse a CFI section (.eh_frame when is_eh, else .debug_frame) loaded at `sec_addr` into rows,
- * interning rules into `rs`. Appends nothing on error. 0, or -EINVAL with a message in err. */
+ * interning rules into `rs`. A malformed FDE is skipped (out->nbad counts it, err keeps the first
+ * message and 0 is returned); -EINVAL (message in err, nothing appended) when nothing was usable,
+ * -ENOSPC when the rule set is full. */
 int dt_cfi_parse(const uint8_t *sec, size_t size, uint64_t sec_addr, bool is_eh, dt_ruleset *rs,
 		 dt_rows *out, char *err, size_t errlen);
 
-/* Build the rows of the ELF file at `path` (its .eh_frame, else .debug_frame, else a separate
- * debug file's .debug_frame found by build-id or debuglink). 0 with out->n == 0 when the object
+/* Build the rows of the ELF file at `path`: its .eh_frame, with the gaps filled from its
+ * .debug_frame, or when it has none, from a separate debug file's .debug_frame found by build-id
+ * or debuglink. 0 with out->n == 0 when the object
  * has no CFI; -errno with a message in err. */
 int dt_cfi_build_file(const char *path, dt_ruleset *rs, dt_rows *out, char *err, size_t errlen);
 /* The same, from an ELF image in memory (used by the fuzzer: no debug-file lookup). */

@@ -35,6 +35,7 @@ typedef struct uobj {
 	dt_elf_seg segs[MAX_SEGS];
 	int nsegs;
 	uint32_t page_start, npages, nrows;
+	uint32_t ipage_start, nipages;   /* rowidx pages */
 	uint32_t refs;        /* live processes mapping it */
 	uint32_t gen;
 	uint64_t last_use;
@@ -48,15 +49,16 @@ typedef struct uproc {
 
 struct dt_unwinder {
 	dt_unwinder_opts opts;
-	struct bpf_object *obj;
+	struct bpf_object *obj;             /* maps, exec/exit followers */
+	struct bpf_object *tobj[DT_WPT__COUNT]; /* walker programs per type, loaded on demand */
 	int wprogs_fd[DT_WPT__COUNT], cprogs_fd[DT_WPT__COUNT], wstate_fd[DT_WPT__COUNT];
-	int frames_fd, procs_fd, objects_fd, rows_fd, rules_fd, requests_fd, wstats_fd;
+	int frames_fd, procs_fd, objects_fd, rows_fd, rules_fd, rindex_fd, requests_fd, wstats_fd;
 	struct ring_buffer *rb;
 	struct bpf_link *links[2];
 	dt_ruleset rs;
 	uint32_t rules_pushed;
-	uint32_t npages;
-	uint8_t *page_used;
+	uint32_t npages, nipages;
+	uint8_t *page_used, *ipage_used;
 	uobj objs[DT_MAX_OBJECTS];
 	DT_VEC(uproc) procs;
 	uint64_t clock;       /* use counter for LRU eviction */
@@ -99,6 +101,65 @@ static int map_fd(dt_unwinder *u, const char *name)
 
 static int request_cb(void *ctx, void *data, size_t size);
 
+/* Loads the walker for program type k: a second bpf_object from the same embedded ELF whose maps
+ * all reuse the core object's, with only that type's two programs loaded. Separate objects let a
+ * session pay the verifier only for the program types its probes use, whenever it first needs
+ * one (a REPL may add a tracepoint probe after a profile probe). */
+static int load_ptype(dt_unwinder *u, int k)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "dt_walker_t");
+	struct bpf_program *prog;
+	struct bpf_object *o;
+	struct bpf_map *m;
+	char name[64];
+	uint32_t slot;
+	int ret, fd;
+
+	if (u->tobj[k])
+		return 0;
+	o = bpf_object__open_mem(dt_walker_bpf_obj, dt_walker_bpf_obj_len, &oo);
+	if (!o) {
+		ret = -errno;
+		ulog(u, "walker: cannot open the embedded BPF object: %s", strerror(-ret));
+		return ret;
+	}
+	bpf_object__for_each_map(m, o) {
+		int cfd = map_fd(u, bpf_map__name(m));
+
+		if (cfd < 0 || bpf_map__reuse_fd(m, cfd) < 0) {
+			ret = cfd < 0 ? cfd : -errno;
+			ulog(u, "walker: cannot share map %s: %s", bpf_map__name(m), strerror(-ret));
+			goto fail;
+		}
+	}
+	bpf_object__for_each_program(prog, o) {
+		const char *sfx = strrchr(bpf_program__name(prog), '_');
+
+		bpf_program__set_autoload(prog, !strncmp(bpf_program__name(prog), "dt_walk_", 8) &&
+					  sfx && !strcmp(sfx + 1, ptype_sfx[k]));
+	}
+	ret = bpf_object__load(o);
+	if (ret < 0) {
+		ulog(u, "walker: loading the %s walker failed: %s", ptype_sfx[k], strerror(-ret));
+		goto fail;
+	}
+	for (slot = 0; slot < 2; slot++) {
+		snprintf(name, sizeof(name), "dt_walk_%s_%s", slot ? "step" : "start", ptype_sfx[k]);
+		prog = bpf_object__find_program_by_name(o, name);
+		fd = prog ? bpf_program__fd(prog) : -ENOENT;
+		if (fd < 0 || bpf_map_update_elem(u->wprogs_fd[k], &slot, &fd, BPF_ANY) < 0) {
+			ret = fd < 0 ? fd : -errno;
+			ulog(u, "walker: cannot install %s: %s", name, strerror(-ret));
+			goto fail;
+		}
+	}
+	u->tobj[k] = o;
+	return 0;
+fail:
+	bpf_object__close(o);
+	return ret;
+}
+
 dt_unwinder *dt_unwinder_new(const dt_unwinder_opts *opts)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "dt_walker");
@@ -111,15 +172,18 @@ dt_unwinder *dt_unwinder_new(const dt_unwinder_opts *opts)
 
 	if (opts)
 		memcpy(&u->opts, opts, DT_MIN(opts->sz ? opts->sz : sizeof(*opts), sizeof(*opts)));
-	if (!u->opts.ptypes)
-		u->opts.ptypes = (1u << DT_WPT__COUNT) - 1;
 	budget = u->opts.table_budget ? u->opts.table_budget : 64ull << 20;
 	u->npages = (uint32_t)DT_MAX(budget / sizeof(struct dt_row_page), 16);
 	u->page_used = xcalloc(u->npages, 1);
+	/* Index entries cost at most 0.25 byte per row (see load_index), rows 6. */
+	u->nipages = u->npages * (uint32_t)sizeof(struct dt_row_page) / 24 /
+		     (uint32_t)sizeof(struct dt_index_page) + 16;
+	u->ipage_used = xcalloc(u->nipages, 1);
 	for (i = 0; i < DT_WPT__COUNT; i++)
 		u->wprogs_fd[i] = u->cprogs_fd[i] = u->wstate_fd[i] = -1;
 	dt_ruleset_init(&u->rs);
 
+	/* The core object owns every map; its walker programs load per type (load_ptype). */
 	u->obj = bpf_object__open_mem(dt_walker_bpf_obj, dt_walker_bpf_obj_len, &oo);
 	if (!u->obj) {
 		ret = -errno;
@@ -129,62 +193,39 @@ dt_unwinder *dt_unwinder_new(const dt_unwinder_opts *opts)
 	m = bpf_object__find_map_by_name(u->obj, "rows");
 	if (m)
 		bpf_map__set_max_entries(m, u->npages);
+	m = bpf_object__find_map_by_name(u->obj, "rowidx");
+	if (m)
+		bpf_map__set_max_entries(m, u->nipages);
 	m = bpf_object__find_map_by_name(u->obj, "frames");
 	if (m)
 		bpf_map__set_max_entries(m, u->opts.max_stacks ? u->opts.max_stacks : 16384);
 	m = bpf_object__find_map_by_name(u->obj, "procs");
 	if (m)
 		bpf_map__set_max_entries(m, u->opts.max_procs ? u->opts.max_procs : 1024);
-	bpf_object__for_each_program(prog, u->obj) {
-		const char *pn = bpf_program__name(prog);
-		bool want = false;
-
-		if (!strncmp(pn, "dt_follow_", 10)) {
-			want = u->opts.follow_exec_exit;
-		} else {
-			for (k = 0; k < DT_WPT__COUNT; k++) {
-				const char *sfx = strrchr(pn, '_');
-
-				if (sfx && !strcmp(sfx + 1, ptype_sfx[k]))
-					want = u->opts.ptypes & (1u << k);
-			}
-		}
-		bpf_program__set_autoload(prog, want);
-	}
+	bpf_object__for_each_program(prog, u->obj)
+		bpf_program__set_autoload(prog, u->opts.follow_exec_exit &&
+					  !strncmp(bpf_program__name(prog), "dt_follow_", 10));
 	ret = bpf_object__load(u->obj);
 	if (ret < 0) {
 		ulog(u, "walker: loading the BPF object failed: %s", strerror(-ret));
 		goto fail;
 	}
 	for (k = 0; k < DT_WPT__COUNT; k++) {
-		uint32_t slot;
-		int fd;
-
-		if (!(u->opts.ptypes & (1u << k)))
-			continue;
 		snprintf(name, sizeof(name), "wprogs_%s", ptype_sfx[k]);
 		u->wprogs_fd[k] = map_fd(u, name);
 		snprintf(name, sizeof(name), "cprogs_%s", ptype_sfx[k]);
 		u->cprogs_fd[k] = map_fd(u, name);
 		snprintf(name, sizeof(name), "wstate_%s", ptype_sfx[k]);
 		u->wstate_fd[k] = map_fd(u, name);
-		for (slot = 0; slot < 2; slot++) {
-			snprintf(name, sizeof(name), "dt_walk_%s_%s", slot ? "step" : "start",
-				 ptype_sfx[k]);
-			prog = bpf_object__find_program_by_name(u->obj, name);
-			fd = prog ? bpf_program__fd(prog) : -ENOENT;
-			if (fd < 0 || bpf_map_update_elem(u->wprogs_fd[k], &slot, &fd, BPF_ANY) < 0) {
-				ret = fd < 0 ? fd : -errno;
-				ulog(u, "walker: cannot install %s: %s", name, strerror(-ret));
-				goto fail;
-			}
-		}
+		if ((u->opts.ptypes & (1u << k)) && (ret = load_ptype(u, k)) < 0)
+			goto fail;
 	}
 	u->frames_fd = map_fd(u, "frames");
 	u->procs_fd = map_fd(u, "procs");
 	u->objects_fd = map_fd(u, "objects");
 	u->rows_fd = map_fd(u, "rows");
 	u->rules_fd = map_fd(u, "rules");
+	u->rindex_fd = map_fd(u, "rowidx");
 	u->requests_fd = map_fd(u, "requests");
 	u->wstats_fd = map_fd(u, "wstats");
 	u->rb = ring_buffer__new(u->requests_fd, request_cb, u, NULL);
@@ -222,6 +263,8 @@ void dt_unwinder_free(dt_unwinder *u)
 	for (i = 0; i < 2; i++)
 		bpf_link__destroy(u->links[i]);
 	ring_buffer__free(u->rb);
+	for (i = 0; i < DT_WPT__COUNT; i++)
+		bpf_object__close(u->tobj[i]);
 	bpf_object__close(u->obj);
 	for (i = 0; i < DT_MAX_OBJECTS; i++) {
 		free(u->objs[i].ident);
@@ -231,30 +274,33 @@ void dt_unwinder_free(dt_unwinder *u)
 		free(u->procs.v[i].objs);
 	free(u->procs.v);
 	free(u->page_used);
+	free(u->ipage_used);
 	dt_ruleset_fini(&u->rs);
 	free(u);
 }
 
-static int fd_for(const dt_unwinder *u, const int *fds, enum bpf_prog_type t)
+/* The fd in fds[] for program type t, loading that type's walker on first use. */
+static int fd_for(dt_unwinder *u, const int *fds, enum bpf_prog_type t)
 {
-	int k = dt_walker_ptype_of(t);
+	int k = dt_walker_ptype_of(t), ret;
 
 	if (k < 0 || fds[k] < 0)
 		return -EOPNOTSUPP;
-	return fds[k];
+	ret = load_ptype(u, k);
+	return ret < 0 ? ret : fds[k];
 }
 
-int dt_unwinder_walker_progs_fd(const dt_unwinder *u, enum bpf_prog_type t)
+int dt_unwinder_walker_progs_fd(dt_unwinder *u, enum bpf_prog_type t)
 {
 	return fd_for(u, u->wprogs_fd, t);
 }
 
-int dt_unwinder_cont_progs_fd(const dt_unwinder *u, enum bpf_prog_type t)
+int dt_unwinder_cont_progs_fd(dt_unwinder *u, enum bpf_prog_type t)
 {
 	return fd_for(u, u->cprogs_fd, t);
 }
 
-int dt_unwinder_state_fd(const dt_unwinder *u, enum bpf_prog_type t)
+int dt_unwinder_state_fd(dt_unwinder *u, enum bpf_prog_type t)
 {
 	return fd_for(u, u->wstate_fd, t);
 }
@@ -276,21 +322,21 @@ int dt_unwinder_poll_fd(const dt_unwinder *u)
 
 /* ---------------------------------------------------------------- row pages */
 
-static void free_pages(dt_unwinder *u, uint32_t start, uint32_t n)
+static void free_pages(uint8_t *used, uint32_t start, uint32_t n)
 {
-	memset(u->page_used + start, 0, n);
+	memset(used + start, 0, n);
 }
 
-/* First fit of n contiguous pages; -ENOSPC when the budget has no such run. */
-static int alloc_pages(dt_unwinder *u, uint32_t n, uint32_t *start)
+/* First fit of n contiguous pages in `used`; -ENOSPC when there is no such run. */
+static int alloc_pages(uint8_t *used, uint32_t total, uint32_t n, uint32_t *start)
 {
 	uint32_t i, run = 0;
 
-	for (i = 0; i < u->npages; i++) {
-		run = u->page_used[i] ? 0 : run + 1;
+	for (i = 0; i < total; i++) {
+		run = used[i] ? 0 : run + 1;
 		if (run == n) {
 			*start = i + 1 - n;
-			memset(u->page_used + *start, 1, n);
+			memset(used + *start, 1, n);
 			return 0;
 		}
 	}
@@ -301,9 +347,10 @@ static void obj_drop_tables(dt_unwinder *u, uint32_t id)
 {
 	uobj *o = &u->objs[id];
 
-	free_pages(u, o->page_start, o->npages);
+	free_pages(u->page_used, o->page_start, o->npages);
+	free_pages(u->ipage_used, o->ipage_start, o->nipages);
 	u->rows_total -= o->nrows;
-	o->npages = o->nrows = 0;
+	o->npages = o->nrows = o->nipages = 0;
 }
 
 static void evict(dt_unwinder *u, uint32_t id)
@@ -323,7 +370,7 @@ static void evict(dt_unwinder *u, uint32_t id)
 static int alloc_rows(dt_unwinder *u, uint32_t nrows, uint32_t *start, uint32_t *npages)
 {
 	*npages = (nrows + DT_ROWS_PER_PAGE - 1) / DT_ROWS_PER_PAGE;
-	while (alloc_pages(u, *npages, start) < 0) {
+	while (alloc_pages(u->page_used, u->npages, *npages, start) < 0) {
 		uint32_t i, victim = UINT32_MAX;
 
 		for (i = 0; i < DT_MAX_OBJECTS; i++) {
@@ -349,6 +396,52 @@ static int push_rules(dt_unwinder *u)
 			return -errno;
 	}
 	return 0;
+}
+
+/* Builds the object's bucket index (see dt_walker.h, rowidx) into kernel pages and fills the
+ * index fields of `ko`; leaves them 0 for small objects or when the index budget is full. */
+static void load_index(dt_unwinder *u, uobj *o, const dt_rows *rows, struct dt_unwind_obj *ko)
+{
+	uint32_t shift = 8, nb, b, i = 0, p, span;
+	struct dt_index_page *pg;
+
+	if (rows->n < 256)
+		return;
+	span = rows->pc[rows->n - 1] - rows->pc[0];
+	/* A bucket per 16 rows or more: at most 0.25 byte per row on top of the rows' 6, and a
+	 * search of ~5 steps instead of log2(rows). */
+	while (shift < 31 && (span >> shift) + 1 > rows->n / 16)
+		shift++;
+	nb = (span >> shift) + 1;
+	o->nipages = (nb + DT_INDEX_PER_PAGE - 1) / DT_INDEX_PER_PAGE;
+	if (alloc_pages(u->ipage_used, u->nipages, o->nipages, &o->ipage_start) < 0) {
+		o->nipages = 0;
+		return;
+	}
+	pg = xcalloc(1, sizeof(*pg));
+	for (p = 0; p < o->nipages; p++) {
+		uint32_t key = o->ipage_start + p;
+
+		for (b = p * DT_INDEX_PER_PAGE; b < DT_MIN(nb, (p + 1) * DT_INDEX_PER_PAGE); b++) {
+			uint32_t bstart = rows->pc[0] + (b << shift);
+
+			/* Rows are sorted: the covering row only moves forward. */
+			while (i + 1 < rows->n && rows->pc[i + 1] <= bstart)
+				i++;
+			pg->row[b % DT_INDEX_PER_PAGE] = ko->row_start + i;
+		}
+		if (bpf_map_update_elem(u->rindex_fd, &key, pg, BPF_ANY) < 0) {
+			free_pages(u->ipage_used, o->ipage_start, o->nipages);
+			o->nipages = 0;
+			free(pg);
+			return;
+		}
+	}
+	free(pg);
+	ko->index_shift = shift;
+	ko->index_start = o->ipage_start * DT_INDEX_PER_PAGE;
+	ko->nbuckets = nb;
+	ko->base_pc = rows->pc[0];
 }
 
 /* Copies the rows into kernel pages and publishes the object. */
@@ -379,7 +472,7 @@ static int load_rows(dt_unwinder *u, uint32_t id, const dt_rows *rows)
 		}
 		if (bpf_map_update_elem(u->rows_fd, &key, pg, BPF_ANY) < 0) {
 			ret = -errno;
-			free_pages(u, o->page_start, o->npages);
+			free_pages(u->page_used, o->page_start, o->npages);
 			o->npages = 0;
 			goto out;
 		}
@@ -389,6 +482,8 @@ static int load_rows(dt_unwinder *u, uint32_t id, const dt_rows *rows)
 	ko.row_start = o->page_start * DT_ROWS_PER_PAGE;
 	ko.nrows = rows->n;
 	ko.gen = ++o->gen;
+	/* Without an index the walker searches all rows: slower, still right. */
+	load_index(u, o, rows, &ko);
 	if (bpf_map_update_elem(u->objects_fd, &id, &ko, BPF_ANY) < 0)
 		ret = -errno;
 out:
@@ -454,9 +549,12 @@ static int obj_for_file(dt_unwinder *u, const char *path, const char *display)
 	if (o->nsegs < 0)
 		o->nsegs = 0;
 	ret = dt_cfi_build_file(path, &u->rs, &rows, err, sizeof(err));
-	if (ret < 0) {
+	if (ret < 0 || rows.nbad) {
 		ulog(u, "unwind: %s", err);
 		u->build_errors++;
+	}
+	if (ret < 0) {
+		/* no rows: frame pointers for this object */
 	} else if (rows.n > MAX_OBJ_ROWS) {
 		ulog(u, "unwind: %s: %u rows, more than the walker searches; frame pointers used",
 		     display, rows.n);
@@ -760,7 +858,8 @@ void dt_unwinder_get_stats(const dt_unwinder *u, dt_unwinder_stats *st)
 		if (!u->objs[i].used)
 			continue;
 		st->objects++;
-		st->table_bytes += (uint64_t)u->objs[i].npages * sizeof(struct dt_row_page);
+		st->table_bytes += (uint64_t)u->objs[i].npages * sizeof(struct dt_row_page) +
+				   (uint64_t)u->objs[i].nipages * sizeof(struct dt_index_page);
 	}
 	st->rows = u->rows_total;
 	st->rules = u->rs.n;
@@ -769,6 +868,9 @@ void dt_unwinder_get_stats(const dt_unwinder *u, dt_unwinder_stats *st)
 	st->requests_served = u->requests_served;
 	st->build_errors = u->build_errors;
 	st->evictions = u->evictions;
+	st->row_pages_total = u->npages;
+	for (i = 0; i < u->npages; i++)
+		st->row_pages_used += u->page_used[i];
 	if (ncpu <= 0)
 		return;
 	vals = xcalloc((size_t)ncpu, sizeof(*vals));
@@ -801,6 +903,8 @@ void dt_unwinder_print_stats(const dt_unwinder *u, FILE *f)
 	fprintf(f, "unwind requests_served %" PRIu64 "\n", st.requests_served);
 	fprintf(f, "unwind build_errors %" PRIu64 "\n", st.build_errors);
 	fprintf(f, "unwind evictions %" PRIu64 "\n", st.evictions);
+	fprintf(f, "unwind row_pages %" PRIu64 "/%" PRIu64 "\n", st.row_pages_used,
+		st.row_pages_total);
 	for (k = 0; k < DT_WSTAT__COUNT; k++)
 		if (wnames[k])
 			fprintf(f, "walker %s %" PRIu64 "\n", wnames[k], st.wstat[k]);

@@ -18,7 +18,7 @@ Each test is a block of directive lines; blocks are separated by a NAME line. Li
   EXPECT_REGEX_NONE re   `re` matches nowhere
   EXPECT_ORDER a / b / c  one stack (a run of indented lines) has frames a, b, c in this order,
                     from leaf to root, maybe with other frames between them; `~re` matches a
-                    frame name by regex
+                    frame name by regex; `NAME [inlined]` lines are not frames here
   EXPECT_STACK a / b / c  the same, but the frames are adjacent
   EXPECT_EXIT n     the tracer's exit status (default 0); `nonzero` accepts any failure
   TIMEOUT secs      hard limit; the whole process group is killed (default 10)
@@ -36,8 +36,9 @@ Usage: run.py --dwarftrace BIN --build-dir DIR [--filter RE] [--vm RUNVM] [-v] P
 PATH is a .test file or a directory of them. Exit status: 0 all passed, 1 a failure, 77 nothing
 could run (not root).
 
-With --vm RUNVM, every test runs inside a VM booted by RUNVM (tests/vm/run-vm.sh): the test is
-turned into one shell script (BEFORE in the background, $PID a shell variable) run by the guest.
+With --vm RUNVM, the tests run inside one VM booted by RUNVM (tests/vm/run-vm.sh): each test is
+turned into a shell script (BEFORE in the background, $PID a shell variable) that the guest runs
+under `timeout`, between markers; AFTER and SIGNAL are not available there.
 """
 
 import argparse
@@ -59,6 +60,8 @@ DIRECTIVES = {
 }
 MULTI = {"BEFORE", "AFTER", "EXPECT", "EXPECT_NONE", "EXPECT_REGEX", "EXPECT_REGEX_NONE",
          "EXPECT_ORDER", "EXPECT_STACK", "REQUIRES", "ENV", "SETUP", "CLEANUP"}
+CRASH_STATUSES = {128 + s for s in (signal.SIGILL, signal.SIGABRT, signal.SIGBUS, signal.SIGFPE,
+                                    signal.SIGSEGV)}
 VAR_RE = re.compile(r"\$(DWARFTRACE|TARGETS|BUILD|SRC|TMP|PID)\b")
 
 
@@ -156,6 +159,10 @@ def stack_blocks(out):
     blocks, cur = [], []
     for line in out.splitlines():
         if line.startswith((" ", "\t")) and line.strip():
+            # Inline frames are the symbolizer's extra detail, not frames the unwinder found:
+            # EXPECT_ORDER / EXPECT_STACK look at real frames only (EXPECT_REGEX sees them all).
+            if line.rstrip().endswith("[inlined]"):
+                continue
             cur.append(frame_name(line))
         else:
             if cur:
@@ -167,13 +174,14 @@ def stack_blocks(out):
 
 
 def frame_name(line):
-    """`    d+98`, `\t55d0c0 d+98 (/path/x)` (perf mode), `Square::area(double) const+63` -> the
-    symbol alone; an unsymbolized address stays as it is."""
+    """`    d+98`, `\t55d0c0 d+98 (/path/x)` (perf mode), `Square::area(double) const+63`,
+    `    msort_with_tmp [inlined]` -> the symbol alone; an unsymbolized address stays as it is."""
     s = line.strip()
     m = re.match(r"(0x)?[0-9a-fA-F]+\s+(\S.*)$", s)
     if m:
         s = m.group(2)
     s = re.sub(r"\s+\([^()]*\)$", "", s)
+    s = re.sub(r"\s+\[inlined\]$", "", s)
     return re.sub(r"\+(0x)?[0-9a-fA-F]+$", "", s)
 
 
@@ -194,7 +202,13 @@ def check_output(t, out, status, subst):
     fails = []
     lines = [l.rstrip() for l in out.splitlines()]
     want_exit = t.get("EXPECT_EXIT", "0").strip()
-    if want_exit == "nonzero":
+    if status is not None and status < 0:
+        # A crash is never the expected failure, whatever EXPECT_EXIT says.
+        fails.append(f"killed by {signal.Signals(-status).name}")
+    elif status in CRASH_STATUSES:
+        # The shell of a RUN test reports a crashed child as 128 + the signal.
+        fails.append(f"exit status {status}: killed by {signal.Signals(status - 128).name}")
+    elif want_exit == "nonzero":
         if status == 0:
             fails.append("exit status 0, expected a failure")
     elif status != int(want_exit):
@@ -232,6 +246,7 @@ class Runner:
         self.build = os.path.abspath(args.build_dir)
         self.src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         self.targets = os.path.join(self.build, "tests", "targets")
+        self.vm_results = {}
 
     def subst_fn(self, tmp, pid):
         vals = {"DWARFTRACE": self.dt, "TARGETS": self.targets, "BUILD": self.build,
@@ -352,33 +367,59 @@ class Runner:
         s.append("exit $st")
         return "\n".join(s) + "\n"
 
-    def run_vm(self, t, tmp):
-        timeout = float(t.get("TIMEOUT", "10")) + 120  # plus the boot
-        script = self.vm_script(t, tmp)
+    def run_vm_batch(self, tests):
+        """Runs every test in one guest boot (a boot costs more than most tests): the guest runs
+        each test's script under busybox `timeout` between markers. Returns {name: (output,
+        status, [failure reasons])}."""
+        parts, total = [], 0.0
+        for i, t in enumerate(tests):
+            secs = int(float(t.get("TIMEOUT", "10")))
+            total += secs
+            script = self.vm_script(t, f"/tmp/dt-test-{i}")
+            parts.append(f"echo '@@DT-TEST-BEGIN {i}@@'\n"
+                         f"timeout -s KILL {secs} /bin/sh -c {shlex.quote(script)} 2>&1\n"
+                         f"echo \"@@DT-TEST-END {i} $?@@\"\n")
+        env = dict(os.environ, VM_TIMEOUT=str(int(total) + 180))
         p = subprocess.Popen([self.args.vm, "--build-dir", self.build, "--", "/bin/sh", "-c",
-                              script], cwd=self.build, start_new_session=True,
+                              "".join(parts)], cwd=self.build, start_new_session=True, env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
-            out, err = p.communicate(timeout=timeout)
+            out, err = p.communicate(timeout=total + 240)
         except subprocess.TimeoutExpired:
             kill_group(p)
             out, err = p.communicate()
-            return out.decode(errors="replace"), None, [f"VM timed out after {timeout:g} s"]
-        if p.returncode == 125:
-            return err.decode(errors="replace"), None, ["the VM harness failed: " +
-                                                       err.decode(errors="replace")[-400:]]
-        return out.decode(errors="replace"), p.returncode, []
+        out, err = out.decode(errors="replace"), err.decode(errors="replace")
+        results = {}
+        for i, t in enumerate(tests):
+            m = re.search(rf"^@@DT-TEST-BEGIN {i}@@\n(.*?)^@@DT-TEST-END {i} (\d+)@@$", out,
+                          re.MULTILINE | re.DOTALL)
+            if not m:
+                results[t["NAME"]] = (out[-2000:] + err[-2000:], None,
+                                      ["no result from the VM (the harness or the guest failed)"])
+                continue
+            status = int(m.group(2))
+            fails = []
+            if status == 137:
+                fails.append(f"timed out after {t.get('TIMEOUT', '10')} s in the guest (killed)")
+            results[t["NAME"]] = (m.group(1), status, fails)
+        return results
 
-    def run_one(self, t):
+    def skip_reason(self, t):
         for req in t.get("REQUIRES", []):
             for alt in req.split("|"):
                 why = missing_requirement(alt, bool(self.args.vm))
                 if why:
-                    return "SKIP", why, ""
+                    return why
+        return None
+
+    def run_one(self, t):
+        why = self.skip_reason(t)
+        if why:
+            return "SKIP", why, ""
         tmp = tempfile.mkdtemp(prefix="dt-test-")
         try:
             if self.args.vm:
-                out, status, fails = self.run_vm(t, tmp)
+                out, status, fails = self.vm_results[t["NAME"]]
             else:
                 out, status, fails = self.run_host(t, tmp)
             if not fails:
@@ -432,9 +473,12 @@ def main():
     counts = {"PASS": 0, "FAIL": 0, "SKIP": 0}
     failed = []
     t0 = time.monotonic()
+    tests = [t for t in tests if not flt or flt.search(t["NAME"])]
+    if args.vm:
+        runnable = [t for t in tests if not runner.skip_reason(t)]
+        print(f"booting one VM for {len(runnable)} tests", flush=True)
+        runner.vm_results = runner.run_vm_batch(runnable) if runnable else {}
     for t in tests:
-        if flt and not flt.search(t["NAME"]):
-            continue
         start = time.monotonic()
         verdict, why, out = runner.run_one(t)
         counts[verdict] += 1

@@ -163,7 +163,7 @@ static void builtin_restrictions(void)
 	static const struct {
 		const char *prog, *msg;
 	} cases[] = {
-		{ "BEGIN { @ = retval; }", "retval is only available in uretprobe and kretprobe" },
+		{ "BEGIN { @ = retval; }", "retval is only available in uretprobe, kretprobe" },
 		{ "kprobe:f { @ = retval; }", "retval is only available" },
 		{ "uretprobe:/bin/sh:f { @ = arg0; }", "arg0 is only available in uprobe and kprobe" },
 		{ "kprobe:f { @ = args.x; }", "args is only available in tracepoint probes" },

@@ -218,7 +218,8 @@ static void exited_process(void)
 	dt_sym_free(s);
 }
 
-/* The binary is deleted before anything was opened: "module+0xoff" (the file offset). */
+/* The binary is deleted before the process was noted, so it can never be opened: "module+0xoff"
+ * (the file offset). Deleted after the note, it still resolves: objects open when noted. */
 static void deleted_binary(void)
 {
 	const char *path = build("no-pie");
@@ -231,8 +232,8 @@ static void deleted_binary(void)
 		return;
 	}
 	dt_symbolizer *s = dt_sym_new();
-	CHECK_EQ_INT(dt_sym_note_pid(s, (uint32_t)t.pid), 0);
 	unlink(copy);
+	CHECK_EQ_INT(dt_sym_note_pid(s, (uint32_t)t.pid), 0);
 	finish(&t);
 	CHECK_EQ_INT(dt_sym_user(s, (uint32_t)t.pid, t.alpha, true, buf, sizeof(buf)), -ENOENT);
 	/* -no-pie text: file offset = vaddr - 0x400000 for the usual x86-64 link. */

@@ -227,6 +227,26 @@ static void malformed_input(void)
 	fde_len_at = e.n;
 	fde(&e, 0x2000, 0x10, bad_op, 0);
 	memcpy(&e.b[fde_len_at + 4], &(uint32_t){(uint32_t)(fde_len_at + 4 - first_fde)}, 4);
+	/* Only that FDE is lost: the first one's rows stay, and the error is kept as a warning. */
+	{
+		char err[256] = "";
+		dt_ruleset rs;
+		dt_rows rows = {0};
+
+		dt_ruleset_init(&rs);
+		CHECK_EQ_INT(dt_cfi_parse(e.b, e.n, 0, true, &rs, &rows, err, sizeof(err)), 0);
+		CHECK_EQ_INT(rows.n, 2);
+		CHECK_EQ_INT(rows.nbad, 1);
+		CHECK(strstr(err, "does not point at a CIE") && strstr(err, "(1 FDE skipped)"));
+		dt_rows_fini(&rows);
+		dt_ruleset_fini(&rs);
+	}
+	/* An FDE whose CIE pointer points at itself, alone: nothing usable, an error. */
+	e.n = 0;
+	cie(&e, false);
+	first_fde = e.n;
+	fde(&e, 0x1000, 0x10, bad_op, 0);
+	memcpy(&e.b[first_fde + 4], &(uint32_t){4}, 4);
 	expect_error(e.b, e.n, "does not point at a CIE");
 
 	e.n = 0;
@@ -311,6 +331,55 @@ static void golden_cfi_kinds(void)
 	rmdir(dir);
 }
 
+static int rows_of(const char *path, dt_rows *rows)
+{
+	char err[512];
+	dt_ruleset rs;
+	int ret;
+
+	dt_ruleset_init(&rs);
+	memset(rows, 0, sizeof(*rows));
+	ret = dt_cfi_build_file(path, &rs, rows, err, sizeof(err));
+	if (ret < 0)
+		fprintf(stderr, "  %s\n", err);
+	dt_ruleset_fini(&rs);
+	return ret;
+}
+
+/* A program whose own code has only .debug_frame (crt1.o and the PLT bring .eh_frame), stripped
+ * to a separate debug file named by .gnu_debuglink: the same rows as the unstripped binary, and
+ * fewer once the debug file is gone. */
+static void separate_debug_file(void)
+{
+	char dir[] = "/tmp/dt_cfi_dbg.XXXXXX", cmd[2048], p[256];
+	dt_rows full, linked, alone;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && printf 'int g(int x){return x*3;}\\nint f(int x){return g(x)+1;}\\n"
+		 "int main(void){return f(2);}\\n' > p.c && "
+		 "cc -O2 -g -fno-asynchronous-unwind-tables -fno-unwind-tables -o p p.c && "
+		 "objcopy --only-keep-debug p p.debug && "
+		 "objcopy --strip-debug --add-gnu-debuglink=p.debug p p.stripped", dir);
+	CHECK_EQ_INT(system(cmd), 0);
+	snprintf(p, sizeof(p), "%s/p", dir);
+	CHECK_EQ_INT(rows_of(p, &full), 0);
+	snprintf(p, sizeof(p), "%s/p.stripped", dir);
+	CHECK_EQ_INT(rows_of(p, &linked), 0);
+	CHECK_EQ_INT(linked.n, full.n);
+	CHECK(linked.n == full.n && !memcmp(linked.pc, full.pc, full.n * 4) &&
+	      !memcmp(linked.rule, full.rule, full.n * 2));
+	snprintf(cmd, sizeof(cmd), "rm -f %s/p.debug", dir);
+	CHECK_EQ_INT(system(cmd), 0);
+	CHECK_EQ_INT(rows_of(p, &alone), 0);
+	CHECK(alone.n > 0 && alone.n < full.n);
+	dt_rows_fini(&full);
+	dt_rows_fini(&linked);
+	dt_rows_fini(&alone);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CHECK_EQ_INT(system(cmd), 0);
+}
+
 static void dump_errors(void)
 {
 	FILE *f = fopen("/dev/null", "w");
@@ -333,6 +402,7 @@ int main(void)
 	T_RUN(malformed_input);
 	T_RUN(rules_are_shared);
 	T_RUN(golden_cfi_kinds);
+	T_RUN(separate_debug_file);
 	T_RUN(dump_errors);
 	return t_done();
 }

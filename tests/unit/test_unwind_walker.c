@@ -186,7 +186,7 @@ static void render(const uint64_t *pcs, int n, char *out, size_t len)
 /* ---------------------------------------------------------------- harness */
 
 static char bindir[] = "/tmp/dt_unwind_test.XXXXXX";
-static char target[256];
+static char target[256], lib[256];
 
 static int build_target(void)
 {
@@ -204,6 +204,12 @@ static int build_target(void)
 		target[0] = 0;
 		return -EINVAL;
 	}
+	snprintf(lib, sizeof(lib), "%s/uw_lib.so", bindir);
+	snprintf(cmd, sizeof(cmd),
+		 "cc -O2 -fomit-frame-pointer -fno-optimize-sibling-calls -shared -fPIC -o %s "
+		 "tests/unwind-targets/uw_lib.c", lib);
+	if (system(cmd) != 0)
+		return -EINVAL;
 	load_syms(target);
 	return 0;
 }
@@ -249,6 +255,9 @@ typedef struct result {
 } result;
 
 enum how { CPU_CLOCK, UPROBE_CMP, TP_GETPPID };
+
+/* When set, sample_how() uses this unwinder (perf_event walker loaded) instead of a new one. */
+static dt_unwinder *given_u;
 
 static int read_int_file(const char *path)
 {
@@ -310,7 +319,7 @@ static int sample_how(enum how how, pid_t pid, uint32_t depth, bool pre_add, res
 	prog_type = how == CPU_CLOCK ? BPF_PROG_TYPE_PERF_EVENT :
 		    how == UPROBE_CMP ? BPF_PROG_TYPE_KPROBE : BPF_PROG_TYPE_TRACEPOINT;
 	uo.ptypes = 1u << dt_walker_ptype_of(prog_type);
-	u = dt_unwinder_new(&uo);
+	u = given_u ? given_u : dt_unwinder_new(&uo);
 	if (!u) {
 		fprintf(stderr, "dt_unwinder_new: %s\n", strerror(errno));
 		return -1;
@@ -363,7 +372,8 @@ out:
 		close(cont_fd);
 	if (seen_fd >= 0)
 		close(seen_fd);
-	dt_unwinder_free(u);
+	if (u != given_u)
+		dt_unwinder_free(u);
 	return ret;
 }
 
@@ -616,6 +626,103 @@ static void exec_exit_and_sharing(void)
 	dt_unwinder_free(u);
 }
 
+/* A budget that exactly fits one process's objects: once it is gone, a new process's object
+ * evicts the unreferenced one used least recently, and shares the rest (still cached). */
+static void eviction_under_budget(void)
+{
+	dt_unwinder_opts uo = {.sz = sizeof(uo), .ptypes = 1u << DT_WPT_PERF_EVENT};
+	dt_unwinder_stats st;
+	pid_t a, b;
+	result r;
+
+	T_SKIP_UNLESS_ROOT();
+	CHECK(build_target() == 0);
+	a = fork();
+	if (a == 0) {
+		execl("/bin/sleep", "sleep", "30", (char *)NULL);
+		_exit(127);
+	}
+	usleep(100000);
+	given_u = dt_unwinder_new(&uo);
+	CHECK(given_u != NULL);
+	if (!given_u)
+		return;
+	CHECK_EQ_INT(dt_unwinder_add_pid(given_u, (uint32_t)a), 0);
+	dt_unwinder_get_stats(given_u, &st);
+	dt_unwinder_free(given_u);
+
+	uo.table_budget = st.row_pages_used * sizeof(struct dt_row_page);
+	given_u = dt_unwinder_new(&uo);
+	CHECK(given_u != NULL);
+	if (!given_u)
+		return;
+	CHECK_EQ_INT(dt_unwinder_add_pid(given_u, (uint32_t)a), 0);
+	dt_unwinder_get_stats(given_u, &st);
+	CHECK_EQ_INT(st.row_pages_used, st.row_pages_total);
+	CHECK_EQ_INT(st.build_errors, 0);
+	stop_target(a);
+	dt_unwinder_remove_pid(given_u, (uint32_t)a);
+
+	b = start_target("qsort");
+	CHECK(sample(b, 0, true, &r) == 0);
+	stop_target(b);
+	dt_unwinder_get_stats(given_u, &st);
+	CHECK_EQ_INT(st.evictions, 1);      /* sleep's own object */
+	CHECK_EQ_INT(st.build_errors, 0);
+	CHECK(find_stack(&r, "uw_leaf uw_cmp ? uw_f3 uw_f2 uw_f1 main ? _start",
+			 DT_UNWIND_COMPLETE) >= 0);
+	dt_unwinder_free(given_u);
+	given_u = NULL;
+}
+
+/* After dlopen, the first samples meet a pc in no known mapping: the walker records what it
+ * has, asks (DT_REQ_PC), and once the maps are re-read the stack crosses the new library. */
+static void dlopen_discovered(void)
+{
+	dt_unwinder_opts uo = {.sz = sizeof(uo), .ptypes = 1u << DT_WPT_PERF_EVENT};
+	int in[2], out[2];
+	char line[64];
+	result r;
+	pid_t pid;
+	FILE *f;
+
+	T_SKIP_UNLESS_ROOT();
+	CHECK(build_target() == 0);
+	CHECK(pipe(in) == 0 && pipe(out) == 0);
+	pid = fork();
+	if (pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		execl(target, target, "dlopen", lib, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	f = fdopen(out[0], "r");
+	CHECK(f && fgets(line, sizeof(line), f) && !strncmp(line, "loading", 7));
+	given_u = dt_unwinder_new(&uo);
+	CHECK(given_u != NULL);
+	if (!given_u)
+		goto out;
+	CHECK_EQ_INT(dt_unwinder_add_pid(given_u, (uint32_t)pid), 0);
+	CHECK(write(in[1], "go\n", 3) == 3);
+	CHECK(f && fgets(line, sizeof(line), f) && !strncmp(line, "ready", 5));
+	CHECK(sample(pid, 0, false, &r) == 0);
+	/* uw_lib_call is not in the target's symbols: "?" between uw_leaf and main. */
+	CHECK(find_stack(&r, "uw_leaf ? main ? _start", DT_UNWIND_COMPLETE) >= 0);
+	/* Before: the frames up to and including the unknown pc. */
+	CHECK(find_stack(&r, "uw_leaf ?", DT_UNWIND_NO_TABLES) >= 0);
+	dt_unwinder_free(given_u);
+	given_u = NULL;
+out:
+	stop_target(pid);
+	if (f)
+		fclose(f);
+	close(in[1]);
+}
+
 int main(void)
 {
 	T_RUN(qsort_callback_stack);
@@ -627,8 +734,11 @@ int main(void)
 	T_RUN(frame_pointer_fallback);
 	T_RUN(depth_limit);
 	T_RUN(exec_exit_and_sharing);
+	T_RUN(eviction_under_budget);
+	T_RUN(dlopen_discovered);
 	if (target[0]) {
 		unlink(target);
+		unlink(lib);
 		rmdir(bindir);
 	}
 	return t_done();

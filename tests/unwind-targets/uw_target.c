@@ -6,10 +6,13 @@
  *   recurse main -> uw_recurse x 500 -> uw_leaf
  *   signal  main -> uw_wait (spinning) <signal> uw_handler -> uw_leaf
  *   nocfi   main -> uw_nocfi (assembly without CFI, with a frame pointer) -> uw_leaf
+ *   dlopen LIB  prints "loading", waits for a line on stdin, dlopen()s LIB (uw_lib.c), then
+ *           main -> uw_lib_call (in LIB) -> uw_leaf
  * and two modes that loop instead, for probes that fire on calls:
  *   sortloop main -> uw_f1 -> uw_f2 -> uw_f3 -> qsort (libc) -> uw_cmp, again and again
  *   syscall  main -> uw_sys -> getppid (libc) -> the kernel, again and again
  * It prints "ready" once it is spinning or looping. */
+#include <dlfcn.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,6 +117,21 @@ int main(int argc, char **argv)
 		ready();
 		for (;;)
 			n += (unsigned long)uw_f1(argc);
+	}
+	if (!strcmp(mode, "dlopen") && argc > 2) {
+		char line[16];
+		int (*call)(int (*)(int), int);
+		void *h;
+
+		printf("loading\n");
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin))
+			return 1;
+		h = dlopen(argv[2], RTLD_NOW);
+		call = h ? (int (*)(int (*)(int), int))dlsym(h, "uw_lib_call") : NULL;
+		if (!call)
+			return 2;
+		return call(uw_leaf, argc) + 1;
 	}
 	if (!strcmp(mode, "nocfi"))
 		return uw_nocfi() + 1;

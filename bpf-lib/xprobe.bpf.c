@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0
+/* xprobe.bpf.c — the precompiled half of xprobes (protocol and layouts: dt_xprobe.h). Two uprobe
+ * programs shared by every watched function (the bpf cookie says which xprobe and its sampling
+ * period) keep a per-thread stack of open calls, and three scheduler hooks keep the per-thread
+ * clocks that split a call's wall time into on-CPU, runq, blocked and iowait. The return program
+ * hands the call's numbers to the generated block through a per-CPU result and a tail call. The
+ * hooks are written to cost one hash lookup for a thread that is inside no watched call. */
+#include <stdbool.h>
+#include <linux/bpf.h>
+#include <linux/ptrace.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "dt_xprobe.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Only the fields we read; libbpf relocates their offsets against the running kernel's BTF. */
+struct sched_entity {
+	__u64 sum_exec_runtime;
+} __attribute__((preserve_access_index));
+struct task_struct {
+	int pid;
+	struct sched_entity se;
+} __attribute__((preserve_access_index));
+
+/* Task states as the scheduler passes them to sched_switch (include/linux/sched.h). */
+#define X_TASK_UNINTERRUPTIBLE 0x0002
+#define X_TASK_NOLOAD 0x0400
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DT_XPROBE_THREADS);
+	/* Allocated on first entry, not up front: 65536 threads of 2 KiB each would pin 128 MiB. */
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct dt_xthread);
+} xthreads SEC(".maps");
+
+/* A zeroed dt_xthread to insert from: the value is too big for the 512-byte BPF stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct dt_xthread);
+} xzero SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct dt_xresult);
+} xresult SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, DT_XPROBE_SLOTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} xprogs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, DT_XS__COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} xstats SEC(".maps");
+
+static __always_inline void stat_inc(__u32 which, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&xstats, &which);
+
+	if (v)
+		*v += n;
+}
+
+/* Frame k of a thread (the callers check k < depth <= DT_XPROBE_MAX_DEPTH). The mask after an
+ * opaque copy gives the verifier a bound it can see: clang would otherwise fold the callers'
+ * checks into a shape the verifier cannot follow ("unbounded memory access"). */
+_Static_assert((DT_XPROBE_MAX_DEPTH & (DT_XPROBE_MAX_DEPTH - 1)) == 0, "power of two");
+static __always_inline struct dt_xframe *frame(struct dt_xthread *t, __u32 k)
+{
+	asm volatile("" : "+r"(k));
+	return &t->frames[k & (DT_XPROBE_MAX_DEPTH - 1)];
+}
+
+/* cum[b] += v for an off-CPU bucket, with constant indices: a variable one is another bound the
+ * verifier would have to be shown. */
+static __always_inline void charge_off(struct dt_xthread *t, __u32 b, __u64 v)
+{
+	if (b == DT_XB_RUNQ)
+		t->cum[DT_XB_RUNQ] += v;
+	else if (b == DT_XB_BLOCKED)
+		t->cum[DT_XB_BLOCKED] += v;
+	else if (b == DT_XB_IOWAIT)
+		t->cum[DT_XB_IOWAIT] += v;
+}
+
+#define barrier() asm volatile("" ::: "memory")
+
+/* The interval [last_ns, now) of a thread whose switch the kernel did not report: `exec` is its
+ * on-CPU total now, so exec - sum_exec of the interval was on CPU and the rest off CPU in `off`
+ * (still runq/blocked/iowait when a switch-in was missed; runq when a switch-out was). */
+static __always_inline void charge_split(struct dt_xthread *t, __u64 now, __u64 exec, __u32 off)
+{
+	__u64 total = now > t->last_ns ? now - t->last_ns : 0;
+	__u64 on = exec > t->sum_exec ? exec - t->sum_exec : 0;
+
+	if (on > total)
+		on = total;
+	t->cum[DT_XB_ONCPU] += on;
+	charge_off(t, off, total - on);
+}
+#define READ_ONCE_U64(x) (*(volatile __u64 *)&(x))
+
+/* Reads the thread's clock as of now: the counters with the running interval added to on-CPU.
+ * The uprobe programs can be preempted (they run with migration, not preemption, disabled), and
+ * the scheduler hooks then update the clock under them; so the programs never write the clock of a
+ * thread that has an open call, and read it like a seqcount whose sequence is last_ns (every hook
+ * run moves it): a reading is kept only if last_ns did not change across it. Then no switch
+ * happened in the window, the thread ran all through it, and sum(v) == now - (clock start) for
+ * every reading, which is what makes a call's buckets add up to its wall time exactly. */
+static __always_inline int read_clock(struct dt_xthread *t, __u64 *now, __u64 *v)
+{
+	for (int i = 0; i < 4; i++) {
+		__u64 l1 = READ_ONCE_U64(t->last_ns), n;
+		__u32 running;
+
+		barrier();
+		for (int k = 0; k < DT_XB__COUNT; k++)
+			v[k] = t->cum[k];
+		running = t->running;
+		n = bpf_ktime_get_ns();
+		barrier();
+		if (READ_ONCE_U64(t->last_ns) != l1)
+			continue;
+		if (!running) {
+			/* We are running, so the kernel switched us in without telling: close the
+			 * interval now (the one write to a live clock, see dt_xprobe.h). */
+			struct task_struct *me = bpf_get_current_task_btf();
+			__u64 exec = me->se.sum_exec_runtime;
+
+			charge_split(t, n, exec, t->off);
+			t->sum_exec = exec;
+			t->last_ns = n;
+			t->running = 1;
+			barrier();
+			continue;
+		}
+		if (n > l1)
+			v[DT_XB_ONCPU] += n - l1;
+		*now = n;
+		return 0;
+	}
+	return -1;
+}
+
+/* Drops the open calls that lie deeper on the stack than `sp` (their frames are gone: the thread
+ * longjmp'd or unwound past them) and, with `same_slot_too`, a call of `slot` at exactly `sp`
+ * (the same function cannot be open twice at one stack position). Returns the new depth. */
+static __always_inline __u32 drop_stale(struct dt_xthread *t, __u32 d, __u64 sp, __u32 slot,
+					bool same_slot_too)
+{
+	__u32 dropped = 0;
+
+	for (int i = 0; i < DT_XPROBE_MAX_DEPTH; i++) {
+		__u32 k = d - 1;
+
+		if (d == 0 || k >= DT_XPROBE_MAX_DEPTH)
+			break;
+		struct dt_xframe *f = frame(t, k);
+
+		if (f->sp > sp || (f->sp == sp && !(same_slot_too && f->slot == slot)))
+			break;
+		d--;
+		dropped++;
+	}
+	if (dropped)
+		stat_inc(DT_XS_STALE, dropped);
+	return d;
+}
+
+SEC("uprobe")
+int dt_xp_entry(struct pt_regs *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx), now, sp = PT_REGS_SP(ctx);
+	__u32 slot = (__u32)cookie, period = (__u32)(cookie >> 32), zero = 0, d;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct dt_xthread *t;
+	struct dt_xframe *f;
+	__u64 v[DT_XB__COUNT];
+
+	if (period > 1 && bpf_get_prandom_u32() % period)
+		return 0;
+	t = bpf_map_lookup_elem(&xthreads, &tid);
+	if (!t) {
+		struct dt_xthread *z = bpf_map_lookup_elem(&xzero, &zero);
+
+		if (z)
+			bpf_map_update_elem(&xthreads, &tid, z, BPF_NOEXIST);
+		t = bpf_map_lookup_elem(&xthreads, &tid);
+		if (!t) {
+			stat_inc(DT_XS_THREADS, 1);
+			return 0;
+		}
+	}
+	d = t->depth;
+	if (d > DT_XPROBE_MAX_DEPTH)
+		d = DT_XPROBE_MAX_DEPTH;
+	if (d == 0) {
+		/* The clock is stopped and the hooks ignore this thread: start it, charging
+		 * nothing. Only this thread writes it until depth becomes 1 below. */
+		struct task_struct *me = bpf_get_current_task_btf();
+
+		t->sum_exec = me->se.sum_exec_runtime;
+		t->last_ns = bpf_ktime_get_ns();
+		t->running = 1;
+		barrier();
+	}
+	d = drop_stale(t, d, sp, slot, true);
+	if (d >= DT_XPROBE_MAX_DEPTH) {
+		t->depth = d;
+		stat_inc(DT_XS_DEPTH, 1);
+		return 0;
+	}
+	f = frame(t, d);
+	if (read_clock(t, &now, v) < 0) {
+		t->depth = d;
+		stat_inc(DT_XS_CLOCK, 1);
+		return 0;
+	}
+	f->sp = sp;
+	f->t0 = now;
+	for (int i = 0; i < DT_XB__COUNT; i++)
+		f->snap[i] = v[i];
+	f->slot = slot;
+	/* The frame is complete before the hooks (or a preempting reader) can see it. */
+	barrier();
+	t->depth = d + 1;
+	return 0;
+}
+
+SEC("uretprobe")
+int dt_xp_return(struct pt_regs *ctx)
+{
+	__u32 slot = (__u32)bpf_get_attach_cookie(ctx), zero = 0, d, k;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	/* After `ret` the stack pointer is 8 above where it was at the entry breakpoint. */
+	__u64 sp = PT_REGS_SP(ctx) - 8, now;
+	struct dt_xthread *t = bpf_map_lookup_elem(&xthreads, &tid);
+	struct dt_xresult *r;
+	struct dt_xframe *f;
+	__u64 wall, v[DT_XB__COUNT];
+
+	if (!t || !t->depth) {
+		stat_inc(DT_XS_UNMATCHED, 1);
+		return 0;
+	}
+	if (read_clock(t, &now, v) < 0) {
+		stat_inc(DT_XS_CLOCK, 1);
+		return 0;
+	}
+	d = t->depth;
+	if (d > DT_XPROBE_MAX_DEPTH)
+		d = DT_XPROBE_MAX_DEPTH;
+	d = drop_stale(t, d, sp, slot, false);
+	/* The call is the top frame, or the one under it when a watched function tail-jumped into
+	 * another watched one (both were entered at the same sp). */
+	k = d - 1;
+	if (d == 0 || k >= DT_XPROBE_MAX_DEPTH || frame(t, k)->sp != sp) {
+		t->depth = d;
+		stat_inc(DT_XS_UNMATCHED, 1);
+		return 0;
+	}
+	if (frame(t, k)->slot != slot) {
+		k = d - 2;
+		if (d < 2 || k >= DT_XPROBE_MAX_DEPTH || frame(t, k)->sp != sp ||
+		    frame(t, k)->slot != slot) {
+			t->depth = d;
+			stat_inc(DT_XS_UNMATCHED, 1);
+			return 0;
+		}
+	}
+	f = frame(t, k);
+	wall = now - f->t0;
+	for (int i = 0; i < DT_XB__COUNT; i++)
+		v[i] -= f->snap[i];
+	if (k + 1 < d && k + 1 < DT_XPROBE_MAX_DEPTH) {
+		/* Keep the sibling that still has to return. */
+		*f = *frame(t, k + 1);
+		t->depth = d - 1;
+	} else {
+		t->depth = k;
+	}
+	r = bpf_map_lookup_elem(&xresult, &zero);
+	if (!r)
+		return 0;
+	r->wall = wall;
+	r->oncpu = v[DT_XB_ONCPU];
+	r->offcpu = wall > v[DT_XB_ONCPU] ? wall - v[DT_XB_ONCPU] : 0;
+	r->runq = v[DT_XB_RUNQ];
+	r->blocked = v[DT_XB_BLOCKED];
+	r->iowait = v[DT_XB_IOWAIT];
+	r->nswitch = v[DT_XB_NSWITCH];
+	r->slot = slot;
+	stat_inc(DT_XS_CALLS, 1);
+	bpf_tail_call(ctx, &xprogs, slot);
+	stat_inc(DT_XS_TAILCALL, 1);
+	return 0;
+}
+
+/* The bucket a thread's time goes to after it switched out in `state`. */
+static __always_inline __u32 off_bucket(bool preempt, unsigned int state)
+{
+	if (preempt || state == 0)
+		return DT_XB_RUNQ;
+	if ((state & X_TASK_UNINTERRUPTIBLE) && !(state & X_TASK_NOLOAD))
+		return DT_XB_IOWAIT;
+	return DT_XB_BLOCKED;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(dt_xp_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	__u32 tid = (__u32)prev->pid;
+	struct dt_xthread *t;
+	__u64 now = 0;
+
+	t = tid ? bpf_map_lookup_elem(&xthreads, &tid) : 0;
+	if (t && t->depth) {
+		__u64 exec = prev->se.sum_exec_runtime;
+
+		now = bpf_ktime_get_ns();
+		if (!t->running)
+			charge_split(t, now, exec, t->off); /* its switch-in was not reported */
+		else if (now > t->last_ns)
+			t->cum[DT_XB_ONCPU] += now - t->last_ns;
+		t->last_ns = now;
+		t->sum_exec = exec;
+		t->running = 0;
+		t->off = off_bucket(preempt, prev_state);
+		t->cum[DT_XB_NSWITCH]++;
+		stat_inc(DT_XS_SWITCH, 1);
+	}
+	tid = (__u32)next->pid;
+	t = tid ? bpf_map_lookup_elem(&xthreads, &tid) : 0;
+	if (t && t->depth) {
+		__u32 b = t->off;
+
+		if (!now)
+			now = bpf_ktime_get_ns();
+		__u64 exec = next->se.sum_exec_runtime;
+
+		if (t->running)
+			charge_split(t, now, exec, DT_XB_RUNQ); /* its switch-out was not reported */
+		else if (now > t->last_ns)
+			charge_off(t, b, now - t->last_ns);
+		t->last_ns = now;
+		t->sum_exec = exec;
+		t->running = 1;
+		stat_inc(DT_XS_SWITCH, 1);
+	}
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(dt_xp_wakeup, struct task_struct *p)
+{
+	__u32 tid = (__u32)p->pid;
+	struct dt_xthread *t = bpf_map_lookup_elem(&xthreads, &tid);
+	__u64 now;
+	__u32 b;
+
+	if (!t || !t->depth || t->running)
+		return 0;
+	b = t->off;
+	if (b != DT_XB_BLOCKED && b != DT_XB_IOWAIT)
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (now > t->last_ns)
+		charge_off(t, b, now - t->last_ns);
+	t->last_ns = now;
+	t->off = DT_XB_RUNQ;
+	return 0;
+}
+
+/* Runs in the exiting thread: whatever calls it had open will never return. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(dt_xp_exit)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	bpf_map_delete_elem(&xthreads, &tid);
+	return 0;
+}

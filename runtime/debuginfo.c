@@ -1,0 +1,380 @@
+/* debuginfo.c — where the symbols of a stripped object come from when the object itself does not
+ * carry them: the MiniDebugInfo section (.gnu_debugdata, an xz-compressed ELF holding .symtab, as
+ * Fedora and CentOS ship), a separate debug file found the way distributions install them (the
+ * build-id tree .build-id/xx/rest.debug, or the .gnu_debuglink name next to the object, in its
+ * .debug/ folder, or under a debug root) in /usr/lib/debug and every --debuginfo DIR, and last a
+ * debuginfod server (DEBUGINFOD_URLS). Network fetches never run on the output path: one worker
+ * thread takes build-ids from a queue and fetches them through libdebuginfod (which keeps its own
+ * on-disk cache, so a second run is local); the symbolizer asks later whether a file has arrived
+ * and merges it then. */
+#include "runtime/symbols_internal.h"
+#include "common/common.h"
+
+#include <elfutils/debuginfod.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <lzma.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------------- build-id and debuglink */
+
+int dt_dbg_build_id(Elf *e, uint8_t *id, size_t max)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		if (!(d = elf_getdata(scn, NULL)) || !d->d_buf)
+			continue;
+		while ((off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			    memcmp((char *)d->d_buf + name_off, "GNU", 4) || nh.n_descsz < 2 ||
+			    nh.n_descsz > max)
+				continue;
+			memcpy(id, (char *)d->d_buf + desc_off, nh.n_descsz);
+			return (int)nh.n_descsz;
+		}
+	}
+	return -ENOENT;
+}
+
+/* The .gnu_debuglink file name, or NULL (points into e's data). */
+static const char *debuglink(Elf *e)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(e, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(e, shstrndx, sh.sh_name)) ||
+		    strcmp(name, ".gnu_debuglink"))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (d && d->d_buf && d->d_size > 1 && memchr(d->d_buf, '\0', d->d_size))
+			return d->d_buf;
+	}
+	return NULL;
+}
+
+static bool usable(const char *cand, const char *self)
+{
+	/* A debuglink may name the object itself: that is no help. */
+	return (!self || strcmp(cand, self)) && access(cand, R_OK) == 0;
+}
+
+char *dt_dbg_find_local(Elf *e, const char *path, const char *const *dirs, size_t ndirs)
+{
+	uint8_t id[64];
+	int idn = dt_dbg_build_id(e, id, sizeof(id));
+	const char *link = debuglink(e);
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	int dirlen = slash ? (int)(slash - path) : 0;
+	char hex[2 * sizeof(id) + 1];
+
+	for (int i = 1; i < idn; i++)
+		snprintf(hex + 2 * (i - 1), 3, "%02x", id[i]);
+	/* The user's directories first: they are what the user asked for. */
+	for (size_t d = 0; d <= ndirs; d++) {
+		const char *root = d < ndirs ? dirs[d] : "/usr/lib/debug";
+		char *cands[4] = { 0 };
+		char *found = NULL;
+
+		if (idn >= 2)
+			cands[0] = xasprintf("%s/.build-id/%02x/%s.debug", root, id[0], hex);
+		if (link) {
+			cands[1] = xasprintf("%s%.*s/%s", root, dirlen, path ? path : "", link);
+			cands[2] = xasprintf("%s/%s", root, link);
+		}
+		for (int i = 0; i < 4 && !found; i++)
+			if (cands[i] && usable(cands[i], path))
+				found = cands[i], cands[i] = NULL;
+		for (int i = 0; i < 4; i++)
+			free(cands[i]);
+		if (found)
+			return found;
+	}
+	if (link && path) {
+		char *cands[2] = { xasprintf("%.*s/%s", dirlen, path, link),
+				   xasprintf("%.*s/.debug/%s", dirlen, path, link) };
+		char *found = NULL;
+
+		for (int i = 0; i < 2 && !found; i++)
+			if (usable(cands[i], path))
+				found = cands[i], cands[i] = NULL;
+		free(cands[0]);
+		free(cands[1]);
+		return found;
+	}
+	return NULL;
+}
+
+/* ---------------------------------------------------------------- MiniDebugInfo */
+
+int dt_dbg_minidebuginfo(Elf *e, void **out, size_t *out_len)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	Elf_Data *d = NULL;
+
+	*out = NULL;
+	*out_len = 0;
+	if (elf_getshdrstrndx(e, &shstrndx))
+		return -ENOEXEC;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS &&
+		    (name = elf_strptr(e, shstrndx, sh.sh_name)) && !strcmp(name, ".gnu_debugdata")) {
+			d = elf_rawdata(scn, NULL);
+			break;
+		}
+	}
+	if (!d || !d->d_buf || !d->d_size)
+		return -ENOENT;
+
+	/* The decompressed size is not stored up front: grow the buffer as the decoder asks. A
+	 * 1 GiB memory limit keeps a hostile file from taking the machine. */
+	lzma_stream st = LZMA_STREAM_INIT;
+	size_t cap = DT_MAX(d->d_size * 4, (size_t)65536);
+	uint8_t *buf = xmalloc(cap);
+	lzma_ret r;
+
+	if (lzma_stream_decoder(&st, 1ull << 30, 0) != LZMA_OK) {
+		free(buf);
+		return -ENOMEM;
+	}
+	st.next_in = d->d_buf;
+	st.avail_in = d->d_size;
+	st.next_out = buf;
+	st.avail_out = cap;
+	for (;;) {
+		r = lzma_code(&st, LZMA_FINISH);
+		if (r == LZMA_STREAM_END)
+			break;
+		if (r != LZMA_OK && r != LZMA_BUF_ERROR) {
+			lzma_end(&st);
+			free(buf);
+			return -EINVAL;
+		}
+		if (st.avail_out == 0) {
+			size_t used = cap;
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+			st.next_out = buf + used;
+			st.avail_out = cap - used;
+		} else if (r == LZMA_BUF_ERROR) {
+			/* No progress possible with output room left: truncated input. */
+			lzma_end(&st);
+			free(buf);
+			return -EINVAL;
+		}
+	}
+	*out_len = (size_t)st.total_out;
+	lzma_end(&st);
+	*out = buf;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- debuginfod */
+
+enum job_state { JOB_QUEUED, JOB_DONE };
+
+struct job {
+	uint8_t id[64];
+	size_t idn;
+	enum job_state state;
+	char *path;           /* the cached debug file, when the server had it */
+	int err;
+	struct job *next;
+};
+
+struct dt_dbgd {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	pthread_t thread;
+	bool started, stop;
+	struct job *jobs;      /* every request, newest first */
+	size_t queued;
+};
+
+dt_dbgd *dt_dbgd_new(void)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	dt_dbgd *d;
+
+	if (!urls || !*urls)
+		return NULL;
+	d = xcalloc(1, sizeof(*d));
+	pthread_mutex_init(&d->lock, NULL);
+	pthread_cond_init(&d->cond, NULL);
+	return d;
+}
+
+static struct job *next_queued(dt_dbgd *d)
+{
+	for (struct job *j = d->jobs; j; j = j->next)
+		if (j->state == JOB_QUEUED)
+			return j;
+	return NULL;
+}
+
+static void *worker(void *arg)
+{
+	dt_dbgd *d = arg;
+	/* One client for the thread's life: it holds the connection settings and the cache. */
+	debuginfod_client *c = debuginfod_begin();
+
+	pthread_mutex_lock(&d->lock);
+	for (;;) {
+		struct job *j = NULL;
+
+		while (!d->stop && !(j = next_queued(d)))
+			pthread_cond_wait(&d->cond, &d->lock);
+		if (d->stop)
+			break;
+		uint8_t id[64];
+		size_t idn = j->idn;
+		memcpy(id, j->id, idn);
+		pthread_mutex_unlock(&d->lock);
+
+		char *path = NULL;
+		int fd = c ? debuginfod_find_debuginfo(c, id, (int)idn, &path) : -ENOSYS;
+
+		if (fd >= 0)
+			close(fd);
+		pthread_mutex_lock(&d->lock);
+		j->state = JOB_DONE;
+		j->err = fd < 0 ? fd : 0;
+		j->path = fd >= 0 ? path : NULL;
+		if (fd < 0)
+			free(path);
+		d->queued--;
+		pthread_cond_broadcast(&d->cond);
+	}
+	pthread_mutex_unlock(&d->lock);
+	if (c)
+		debuginfod_end(c);
+	return NULL;
+}
+
+static struct job *find_job(dt_dbgd *d, const uint8_t *id, size_t idn)
+{
+	for (struct job *j = d->jobs; j; j = j->next)
+		if (j->idn == idn && !memcmp(j->id, id, idn))
+			return j;
+	return NULL;
+}
+
+int dt_dbgd_request(dt_dbgd *d, const uint8_t *id, size_t idn)
+{
+	int err = 0;
+
+	if (!d || !idn || idn > sizeof(((struct job *)0)->id))
+		return -EINVAL;
+	pthread_mutex_lock(&d->lock);
+	if (!find_job(d, id, idn)) {
+		struct job *j = xcalloc(1, sizeof(*j));
+
+		memcpy(j->id, id, idn);
+		j->idn = idn;
+		j->next = d->jobs;
+		d->jobs = j;
+		d->queued++;
+		if (!d->started) {
+			err = -pthread_create(&d->thread, NULL, worker, d);
+			d->started = err == 0;
+		}
+		pthread_cond_broadcast(&d->cond);
+	}
+	pthread_mutex_unlock(&d->lock);
+	return err;
+}
+
+int dt_dbgd_result(dt_dbgd *d, const uint8_t *id, size_t idn, char **path)
+{
+	int rc;
+
+	*path = NULL;
+	if (!d)
+		return -ENOENT;
+	pthread_mutex_lock(&d->lock);
+	struct job *j = find_job(d, id, idn);
+	if (!j)
+		rc = -ENOENT;
+	else if (j->state == JOB_QUEUED)
+		rc = -EINPROGRESS;
+	else if (j->path)
+		rc = 0, *path = xstrdup(j->path);
+	else
+		rc = j->err ? j->err : -ENOENT;
+	pthread_mutex_unlock(&d->lock);
+	return rc;
+}
+
+bool dt_dbgd_wait(dt_dbgd *d, uint64_t timeout_ns)
+{
+	struct timespec ts;
+	bool idle;
+
+	if (!d)
+		return true;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += (time_t)(timeout_ns / 1000000000ull);
+	ts.tv_nsec += (long)(timeout_ns % 1000000000ull);
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&d->lock);
+	while (d->queued && pthread_cond_timedwait(&d->cond, &d->lock, &ts) == 0)
+		;
+	idle = d->queued == 0;
+	pthread_mutex_unlock(&d->lock);
+	return idle;
+}
+
+void dt_dbgd_free(dt_dbgd *d)
+{
+	if (!d)
+		return;
+	pthread_mutex_lock(&d->lock);
+	d->stop = true;
+	pthread_cond_broadcast(&d->cond);
+	pthread_mutex_unlock(&d->lock);
+	/* A fetch in flight cannot be interrupted through libdebuginfod's API short of a progress
+	 * callback; detach instead of blocking the exit on the network. */
+	if (d->started && d->queued)
+		pthread_detach(d->thread);
+	else if (d->started)
+		pthread_join(d->thread, NULL);
+	else
+		goto free_jobs;
+	if (d->queued)
+		return; /* the detached worker still uses d: leak it rather than free under it */
+free_jobs:
+	for (struct job *j = d->jobs, *next; j; j = next) {
+		next = j->next;
+		free(j->path);
+		free(j);
+	}
+	pthread_cond_destroy(&d->cond);
+	pthread_mutex_destroy(&d->lock);
+	free(d);
+}

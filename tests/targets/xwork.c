@@ -1,0 +1,264 @@
+/* xwork — functions that spend their time in known ways, for xprobes (issue 5). Each measures
+ * itself from its first to its last line with CLOCK_MONOTONIC (wall) and CLOCK_THREAD_CPUTIME_ID
+ * (on-CPU) and the program prints, per function, the number of calls and the totals, so a test can
+ * compare them with what the tracer saw:
+ *   burn      burns MS of CPU time                      -> on CPU
+ *   nap       sleeps MS (nanosleep)                     -> blocked
+ *   contend   burns MS of CPU time on a CPU shared with two busy threads pinned to it -> runq
+ *   lockwait  waits about MS for a mutex another thread holds -> blocked
+ *   syncwrite writes 4 MiB to DIR and fsyncs it         -> iowait (uninterruptible sleep)
+ *   outer     calls burn and nap (nesting)
+ *   rec       recursion 4 deep, burning MS/4 per level
+ *   jumper    calls doomed, which never returns (longjmp back into jumper)
+ *   exiter    runs in a thread that exits inside it (pthread_exit)
+ * Usage: xwork [ROUNDS [DIR [MS]]] (defaults 5, ".", 20). Output lines:
+ *   xwork FUNC calls=N wall_ns=W cpu_ns=C */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "common.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { F_BURN, F_NAP, F_CONTEND, F_LOCKWAIT, F_SYNCWRITE, F_OUTER, F_REC, F_JUMPER, F_N };
+static const char *const fnames[F_N] = { "burn", "nap", "contend", "lockwait", "syncwrite",
+					 "outer", "rec", "jumper" };
+static struct { long calls; int64_t wall, cpu; } tot[F_N];
+
+static int64_t clk(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+struct meter { int64_t w0, c0; };
+
+static inline struct meter m_start(void)
+{
+	return (struct meter){ clk(CLOCK_MONOTONIC), clk(CLOCK_THREAD_CPUTIME_ID) };
+}
+
+static inline void m_stop(int f, struct meter m)
+{
+	int64_t c = clk(CLOCK_THREAD_CPUTIME_ID), w = clk(CLOCK_MONOTONIC);
+
+	tot[f].calls++;
+	tot[f].wall += w - m.w0;
+	tot[f].cpu += c - m.c0;
+}
+
+volatile unsigned long xw_sink;
+
+/* Spins until this thread has used `ns` more nanoseconds of CPU. */
+static inline void spin_cpu(int64_t ns)
+{
+	int64_t end = clk(CLOCK_THREAD_CPUTIME_ID) + ns;
+
+	while (clk(CLOCK_THREAD_CPUTIME_ID) < end)
+		for (int i = 0; i < 2000; i++)
+			xw_sink += (unsigned long)i;
+}
+
+static long ms_arg = 20;
+
+NOINLINE void burn(long ms)
+{
+	struct meter m = m_start();
+
+	spin_cpu(ms * 1000000);
+	m_stop(F_BURN, m);
+}
+
+NOINLINE void nap(long ms)
+{
+	struct meter m = m_start();
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+	m_stop(F_NAP, m);
+}
+
+NOINLINE void contend(long ms)
+{
+	struct meter m = m_start();
+
+	spin_cpu(ms * 1000000);
+	m_stop(F_CONTEND, m);
+}
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+
+NOINLINE void lockwait(void)
+{
+	struct meter m = m_start();
+
+	pthread_mutex_lock(&mu);
+	pthread_mutex_unlock(&mu);
+	m_stop(F_LOCKWAIT, m);
+}
+
+NOINLINE int syncwrite(const char *dir)
+{
+	struct meter m = m_start();
+	static char buf[1 << 16];
+	char path[4096];
+	int fd, rc = 0;
+
+	snprintf(path, sizeof(path), "%s/xwork.%d.dat", dir, (int)getpid());
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0) {
+		perror(path);
+		return -1;
+	}
+	memset(buf, 'x', sizeof(buf));
+	for (int i = 0; i < 64 && rc == 0; i++)
+		if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+			rc = -1;
+	if (fsync(fd) < 0)
+		rc = -1;
+	close(fd);
+	unlink(path);
+	m_stop(F_SYNCWRITE, m);
+	return rc;
+}
+
+NOINLINE void outer(long ms)
+{
+	struct meter m = m_start();
+
+	burn(ms / 2);
+	nap(ms / 2);
+	m_stop(F_OUTER, m);
+}
+
+NOINLINE void rec(int depth, long ms)
+{
+	struct meter m = m_start();
+
+	spin_cpu(ms * 1000000 / 4);
+	if (depth > 1)
+		rec(depth - 1, ms);
+	m_stop(F_REC, m);
+}
+
+static jmp_buf jb;
+
+NOINLINE void doomed(long ms)
+{
+	spin_cpu(ms * 1000000 / 2);
+	longjmp(jb, 1);
+}
+
+NOINLINE void jumper(long ms)
+{
+	struct meter m = m_start();
+
+	if (setjmp(jb) == 0)
+		doomed(ms);
+	spin_cpu(ms * 1000000 / 2);
+	m_stop(F_JUMPER, m);
+}
+
+NOINLINE void exiter(void)
+{
+	spin_cpu(1000000);
+	pthread_exit(NULL);
+}
+
+static void *exiter_main(void *arg)
+{
+	(void)arg;
+	exiter();
+	return NULL;
+}
+
+/* ------------------------------------------------------------ helpers outside the measured calls */
+
+static volatile int hogs_stop;
+
+static void pin(pthread_t t, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_setaffinity_np(t, sizeof(set), &set);
+}
+
+static void *hog(void *arg)
+{
+	pin(pthread_self(), (int)(intptr_t)arg);
+	while (!hogs_stop)
+		xw_sink++;
+	return NULL;
+}
+
+static void *holder(void *arg)
+{
+	long ms = (long)(intptr_t)arg;
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+	pthread_mutex_unlock(&mu);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	long rounds = t_arg_long(argc, argv, 1, 5);
+	const char *dir = argc > 2 ? argv[2] : ".";
+	cpu_set_t all;
+	pthread_t th[2];
+	int cpu = 0;
+
+	ms_arg = t_arg_long(argc, argv, 3, 20);
+	if (rounds < 1 || rounds > 1000 || ms_arg < 2 || ms_arg > 2000) {
+		fprintf(stderr, "usage: xwork [ROUNDS(1..1000) [DIR [MS(2..2000)]]]\n");
+		return 2;
+	}
+	sched_getaffinity(0, sizeof(all), &all);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &all))
+			cpu = c;
+	for (long r = 0; r < rounds; r++) {
+		burn(ms_arg);
+		nap(ms_arg);
+		/* The mutex is taken here, outside the measured call, and released by the holder
+		 * after MS: lockwait waits for about that long. */
+		pthread_mutex_lock(&mu);
+		pthread_create(&th[0], NULL, holder, (void *)(intptr_t)ms_arg);
+		lockwait();
+		pthread_join(th[0], NULL);
+		if (syncwrite(dir) < 0)
+			return 1;
+		outer(ms_arg);
+		rec(4, ms_arg);
+		jumper(ms_arg);
+		pthread_create(&th[0], NULL, exiter_main, NULL);
+		pthread_join(th[0], NULL);
+	}
+	/* Contention last: two busy threads pinned to the CPU this thread is pinned to. */
+	pin(pthread_self(), cpu);
+	hogs_stop = 0;
+	for (int i = 0; i < 2; i++)
+		pthread_create(&th[i], NULL, hog, (void *)(intptr_t)cpu);
+	for (long r = 0; r < rounds; r++)
+		contend(ms_arg);
+	hogs_stop = 1;
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	sched_setaffinity(0, sizeof(all), &all);
+	for (int f = 0; f < F_N; f++)
+		printf("xwork %s calls=%ld wall_ns=%lld cpu_ns=%lld\n", fnames[f], tot[f].calls,
+		       (long long)tot[f].wall, (long long)tot[f].cpu);
+	return 0;
+}
