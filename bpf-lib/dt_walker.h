@@ -17,14 +17,17 @@
  *      bpf_task_pt_regs(bpf_get_current_task_btf()) (tracepoints, raw tracepoints, events in
  *      kernel mode). It unwinds up to DT_WALKER_FRAMES_PER_CALL frames per program run and
  *      tail-calls DT_WALKER_SLOT_STEP (the same body) to go deeper: at most
- *      DT_WALKER_MAX_FRAMES / DT_WALKER_FRAMES_PER_CALL = 4 walker runs, so entry + walker runs +
+ *      DT_WALKER_MAX_FRAMES / DT_WALKER_FRAMES_PER_CALL = 8 walker runs, so entry + walker runs +
  *      continuation stay far under the kernel's 33 tail-call limit.
- *   3. At the end the walker stores the frames in the frames map (BPF_MAP_TYPE_HASH,
- *      key __u64, value struct dt_frames) under a key derived from a hash of the frames, so
+ *   3. At the end the walker stores the frames under a key derived from a hash of the frames, so
  *      identical stacks share one entry (a hash collision with different frames probes the next
- *      keys; no silent overwrite), fills `result` (id = frames-map key, 0 when nothing could be
- *      stored; pid = tgid; flags = enum dt_unwind_status in the low byte, DT_UNWIND_F_* bits
- *      above), and tail-calls cont_progs[cont_slot].
+ *      keys; no silent overwrite): stacks of at most DT_FRAMES_SHORT frames go to the frames map
+ *      (BPF_MAP_TYPE_HASH, key __u64, value struct dt_frames, ~1 KB), deeper ones to frames_deep
+ *      (value struct dt_frames_deep, 8 KB, allocated on use) with DT_FRAMES_KEY_DEEP set in the
+ *      key — so ustack_dwarf(1024) is possible without every stack costing 8 KB. It fills
+ *      `result` (id = the key, 0 when nothing could be stored; pid = tgid; flags = enum
+ *      dt_unwind_status in the low byte, DT_UNWIND_F_* bits above), and tail-calls
+ *      cont_progs[cont_slot].
  *   4. The CONTINUATION reads state.result (key 0 of the same per-CPU state map) and runs the rest
  *      of the probe body. Userspace reads frames with dt_unwinder_frames() (unwind/unwind.h).
  *
@@ -53,11 +56,13 @@
  *   wstats   PERCPU_ARRAY of enum dt_walker_stat counters.
  *
  * Map names in the object (unwind/ finds them by name): wprogs_SFX, cprogs_SFX, wstate_SFX for
- * SFX in perf, kprobe, tp, rawtp; frames, procs, objects, rows, rules, rowidx, requests, throttle,
- * wstats.
- * Programs: dt_walk_start_SFX, dt_walk_step_SFX, and the raw tracepoints dt_follow_exec and
- * dt_follow_exit (they delete the procs entry of a process that execs or exits and tell
- * userspace with DT_REQ_EXEC / DT_REQ_EXIT).
+ * SFX in perf, kprobe, tp, rawtp; frames, frames_deep, procs, objects, rows, rules, rowidx,
+ * requests, throttle, wstats.
+ * Programs: dt_walk_start_SFX, dt_walk_step_SFX, and the followers: raw tracepoints
+ * dt_follow_exec (empties the procs entry of a process that execs, or with DT_WCFG_ALL of any
+ * process, and sends DT_REQ_EXEC) and dt_follow_exit (deletes it, DT_REQ_EXIT); tracepoints
+ * dt_follow_mmap_enter/exit (a known process mapping a file PROT_EXEC: DT_REQ_MMAP once the
+ * mapping exists, so a library has tables before its first sample, not one request later).
  */
 #ifndef DT_WALKER_H
 #define DT_WALKER_H
@@ -66,9 +71,12 @@
 
 /* ---------------------------------------------------------------- limits */
 
-#define DT_WALKER_MAX_FRAMES 128      /* frames buffer; max_depth is clamped to this */
+#define DT_WALKER_MAX_FRAMES 1024     /* frames buffer; max_depth is clamped to this */
 #define DT_WALKER_DEFAULT_DEPTH 127   /* max_depth == 0 */
-#define DT_WALKER_FRAMES_PER_CALL 32  /* frames unwound per walker program run */
+#define DT_WALKER_FRAMES_PER_CALL 128 /* frames unwound per walker program run (one bpf_loop) */
+#define DT_FRAMES_SHORT 128           /* stacks up to this deep live in the frames map */
+#define DT_FRAMES_KEY_DEEP (1ull << 63) /* key bit: the stack is in frames_deep */
+#define DT_FRAMES_DEEP_ENTRIES 1024   /* frames_deep entries (8 KB each, allocated on use) */
 #define DT_WALKER_MAX_RUNS (DT_WALKER_MAX_FRAMES / DT_WALKER_FRAMES_PER_CALL)
 #define DT_MAX_MAPPINGS 256           /* executable mappings per process */
 #define DT_ROWS_PER_PAGE 512          /* rows per struct dt_row_page (a power of two) */
@@ -76,7 +84,8 @@
 #define DT_MAX_RULES 65536            /* rule indexes are __u16 */
 #define DT_MAX_OBJECTS 4096
 #define DT_UNWIND_REQ_RINGBUF_SIZE (1u << 18)
-#define DT_UNWIND_REQ_INTERVAL_NS 50000000ull /* per-pid throttle of requests: 50 ms */
+#define DT_UNWIND_REQ_INTERVAL_NS 50000000ull /* per-pid throttle: a request in flight (userspace
+					       * clears it when served) is re-sent after 50 ms */
 #define DT_FRAMES_HASH_PROBES 4       /* keys tried when a frames hash collides */
 #define DT_WALKER_CONT_SLOTS 256      /* entries of every continuation prog array */
 
@@ -114,7 +123,9 @@ enum dt_unwind_status {
 };
 #define DT_UNWIND_STATUS_MASK 0xffu
 
-/* Counters in the walker's wstats map (per CPU, __u64 each); unwind/ sums them for -v. */
+/* Counters in the walker's wstats map (per CPU, __u64 each); unwind/ sums them for -v. Every
+ * walk ends in exactly one of the per-status counters (COMPLETE, TRUNC_*, NO_TABLES, ERR_*,
+ * STORE_FAIL), so those add up to WALKS. */
 enum dt_walker_stat {
 	DT_WSTAT_WALKS = 0,        /* walks started */
 	DT_WSTAT_FRAMES = 1,       /* frames recorded */
@@ -123,27 +134,44 @@ enum dt_walker_stat {
 	DT_WSTAT_REQ_THROTTLED = 4,/* request suppressed by the per-pid throttle */
 	DT_WSTAT_NO_TABLES = 5,    /* walks ending DT_UNWIND_NO_TABLES */
 	DT_WSTAT_FP_FALLBACK = 6,  /* frames unwound by frame pointer */
-	DT_WSTAT_ERR_READ = 7,
-	DT_WSTAT_ERR_CFA = 8,
-	DT_WSTAT_STORE_FAIL = 9,   /* frames map full: stack dropped */
+	DT_WSTAT_ERR_READ = 7,     /* walks ending DT_UNWIND_ERR_READ */
+	DT_WSTAT_ERR_CFA = 8,      /* walks ending DT_UNWIND_ERR_CFA */
+	DT_WSTAT_STORE_FAIL = 9,   /* frames map full: stack dropped (DT_UNWIND_ERR_STORE) */
 	DT_WSTAT_HASH_COLLIDE = 10,/* a frames hash collision (resolved by probing) */
 	DT_WSTAT_TRUNC_DEPTH = 11,
 	DT_WSTAT_TRUNC_TAILCALL = 12,
 	DT_WSTAT_COMPLETE = 13,
-	DT_WSTAT__COUNT = 16,
+	DT_WSTAT_ERR_NO_CFI = 14,  /* walks ending DT_UNWIND_ERR_NO_CFI */
+	DT_WSTAT_ERR_NO_USER = 15, /* walks ending DT_UNWIND_ERR_NO_USER (kernel threads) */
+	DT_WSTAT_ERR_OTHER = 16,   /* a status no counter above names (a walker bug) */
+	DT_WSTAT_WALKS_FP = 17,    /* walks with at least one frame-pointer frame */
+	DT_WSTAT_WALKS_SIGNAL = 18,/* walks crossing a signal frame */
+	DT_WSTAT_STORED_DEEP = 19, /* stacks deeper than DT_FRAMES_SHORT (frames_deep map) */
+	DT_WSTAT__COUNT = 24,
 };
 
 /* ---------------------------------------------------------------- per-CPU state */
 
-/* Value of the frames map (key: __u64 result.id). pc[0] is the sampled pc; later entries are
- * return addresses as read from the stack (symbolize pc[i] - 1 for i > 0 so the address falls
- * inside the call instruction's line). Only nframes entries are meaningful. */
+/* Value of the frames map (key: __u64 result.id without DT_FRAMES_KEY_DEEP). pc[0] is the
+ * sampled pc; later entries are return addresses as read from the stack (symbolize pc[i] - 1 for
+ * i > 0 so the address falls inside the call instruction's line). Only nframes entries are
+ * meaningful. */
 struct dt_frames {
 	__u32 nframes;
 	__u32 flags;        /* as dt_stack_ref.flags */
+	__u64 pc[DT_FRAMES_SHORT];
+};
+DT_ABI_ASSERT(sizeof(struct dt_frames) == 8 + 8 * DT_FRAMES_SHORT, "dt_frames");
+
+/* Value of the frames_deep map (key with DT_FRAMES_KEY_DEEP): the same layout, longer. */
+struct dt_frames_deep {
+	__u32 nframes;
+	__u32 flags;
 	__u64 pc[DT_WALKER_MAX_FRAMES];
 };
-DT_ABI_ASSERT(sizeof(struct dt_frames) == 8 + 8 * DT_WALKER_MAX_FRAMES, "dt_frames");
+DT_ABI_ASSERT(sizeof(struct dt_frames_deep) == 8 + 8 * DT_WALKER_MAX_FRAMES, "dt_frames_deep");
+DT_ABI_ASSERT(__builtin_offsetof(struct dt_frames_deep, pc) == __builtin_offsetof(struct dt_frames,
+									      pc), "frames prefix");
 
 struct dt_walker_state {
 	/* Written by the entry program. */
@@ -156,13 +184,13 @@ struct dt_walker_state {
 	__u32 pc_exact;     /* the current pc is not a return address (frame 0, after a signal) */
 	__u64 rip, rsp, rbp;
 	__u64 pad;
-	struct dt_frames fr; /* the stack so far; stored as is into the frames map */
+	struct dt_frames_deep fr; /* the stack so far; its prefix is stored into a frames map */
 };
 DT_ABI_ASSERT(__builtin_offsetof(struct dt_walker_state, cont_slot) == 0, "walker cont_slot");
 DT_ABI_ASSERT(__builtin_offsetof(struct dt_walker_state, max_depth) == 4, "walker max_depth");
 DT_ABI_ASSERT(__builtin_offsetof(struct dt_walker_state, result) == 8, "walker result");
 DT_ABI_ASSERT(__builtin_offsetof(struct dt_walker_state, fr) == 64, "walker frames");
-DT_ABI_ASSERT(sizeof(struct dt_walker_state) == 64 + sizeof(struct dt_frames), "walker state");
+DT_ABI_ASSERT(sizeof(struct dt_walker_state) == 64 + sizeof(struct dt_frames_deep), "walker state");
 
 /* ---------------------------------------------------------------- tables */
 
@@ -243,11 +271,15 @@ DT_ABI_ASSERT(sizeof(struct dt_proc_maps) == 8 + 32 * DT_MAX_MAPPINGS, "dt_proc_
 
 /* ---------------------------------------------------------------- requests */
 
+/* wconfig ARRAY[1] of __u32 flags, set by userspace. */
+#define DT_WCFG_ALL 1u      /* system-wide: follow every exec, not only known processes' */
+
 enum dt_unwind_req_kind {
 	DT_REQ_PID = 1,     /* pid has no procs entry: build its tables */
 	DT_REQ_PC = 2,      /* pc in no known mapping (dlopen, new mapping): re-read the maps */
 	DT_REQ_EXIT = 3,    /* process exited (sched_process_exit of the group leader) */
 	DT_REQ_EXEC = 4,    /* process exec'd (sched_process_exec): its maps are all new */
+	DT_REQ_MMAP = 5,    /* a known process mapped a file executable (ld.so, dlopen): re-read */
 };
 
 struct dt_unwind_req {

@@ -50,6 +50,16 @@ struct {
 	__type(value, struct dt_frames);
 } frames SEC(".maps");
 
+/* Stacks deeper than DT_FRAMES_SHORT: rare, 8 KB each, so allocated on insert rather than
+ * preallocated like the frames map. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DT_FRAMES_DEEP_ENTRIES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u64);
+	__type(value, struct dt_frames_deep);
+} frames_deep SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1024); /* set by unwind/ */
@@ -96,6 +106,29 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } throttle SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} wconfig SEC(".maps");
+
+/* Never written: the empty mapping table the exec follower copies into procs. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct dt_proc_maps);
+} zeroproc SEC(".maps");
+
+/* Threads between entering and leaving an executable mmap of a known process. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u8);
+} mmap_pending SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -309,11 +342,10 @@ static __always_inline int fp_step(struct dt_walker_state *st)
 	}
 	if (read_user(&nrbp, rbp) || read_user(&ra, rbp + 8)) {
 		set_status(st, DT_UNWIND_ERR_READ);
-		stat_inc(DT_WSTAT_ERR_READ);
 		return 1;
 	}
 	st->fr.flags |= DT_UNWIND_F_FP_FALLBACK;
-	stat_inc(DT_WSTAT_FP_FALLBACK);
+	stat_inc(DT_WSTAT_FP_FALLBACK); /* frames; walks are counted at the end */
 	st->rsp = rbp + 16;
 	st->rbp = nrbp;
 	st->rip = ra;
@@ -342,7 +374,6 @@ static long step_cb(__u32 idx, struct step_ctx *sc)
 	n = st->fr.nframes;
 	if (n >= st->max_depth || n >= DT_WALKER_MAX_FRAMES) {
 		set_status(st, DT_UNWIND_TRUNCATED_DEPTH);
-		stat_inc(DT_WSTAT_TRUNC_DEPTH);
 		goto stop;
 	}
 	pc = st->rip;
@@ -407,7 +438,6 @@ static long step_cb(__u32 idx, struct step_ctx *sc)
 	}
 	case DT_CFA_END:
 		set_status(st, DT_UNWIND_COMPLETE);
-		stat_inc(DT_WSTAT_COMPLETE);
 		goto stop;
 	case DT_CFA_UNDEF:
 		goto fallback;
@@ -436,7 +466,6 @@ static long step_cb(__u32 idx, struct step_ctx *sc)
 	st->pc_exact = 0;
 	if (ra == 0) {
 		set_status(st, DT_UNWIND_COMPLETE);
-		stat_inc(DT_WSTAT_COMPLETE);
 		goto stop;
 	}
 	return 0;
@@ -447,15 +476,12 @@ fallback:
 	return 0;
 no_tables:
 	set_status(st, DT_UNWIND_NO_TABLES);
-	stat_inc(DT_WSTAT_NO_TABLES);
 	goto stop;
 read_err:
 	set_status(st, DT_UNWIND_ERR_READ);
-	stat_inc(DT_WSTAT_ERR_READ);
 	goto stop;
 cfa_err:
 	set_status(st, DT_UNWIND_ERR_CFA);
-	stat_inc(DT_WSTAT_ERR_CFA);
 stop:
 	sc->done = 1;
 	return 1;
@@ -483,61 +509,108 @@ static long hash_cb(__u32 i, struct hash_ctx *hc)
 
 struct cmp_ctx {
 	void *wstate;
-	struct dt_frames *other;
+	void *other;        /* struct dt_frames or struct dt_frames_deep */
 	__u32 differ;
 };
 
-static long cmp_cb(__u32 i, struct cmp_ctx *cc)
-{
-	struct dt_walker_state *st;
-	__u32 zero = 0;
-
-	st = bpf_map_lookup_elem(cc->wstate, &zero);
-	if (!st) {
-		cc->differ = 1;
-		return 1;
+/* One compare callback per value size: the verifier must see a constant bound on the index into
+ * the map value it is handed. */
+#define CMP_CB(name, type, nmax)                                                            \
+	static long name(__u32 i, struct cmp_ctx *cc)                                       \
+	{                                                                                   \
+		struct dt_walker_state *st;                                                 \
+		type *other = cc->other;                                                    \
+		__u32 zero = 0, a = i, b = i;                                               \
+                                                                                            \
+		st = bpf_map_lookup_elem(cc->wstate, &zero);                                \
+		if (!st) {                                                                  \
+			cc->differ = 1;                                                     \
+			return 1;                                                           \
+		}                                                                           \
+		if (i >= st->fr.nframes || i >= (nmax))                                     \
+			return 1;                                                           \
+		/* Opaque copies: else clang folds the two masks into one the verifier      \
+		 * cannot bound. */                                                         \
+		asm volatile("" : "+r"(a), "+r"(b));                                        \
+		a &= DT_WALKER_MAX_FRAMES - 1;                                              \
+		b &= (nmax) - 1;                                                            \
+		if (st->fr.pc[a] != other->pc[b]) {                                         \
+			cc->differ = 1;                                                     \
+			return 1;                                                           \
+		}                                                                           \
+		return 0;                                                                   \
 	}
-	if (i >= st->fr.nframes)
-		return 1;
-	if (st->fr.pc[i & (DT_WALKER_MAX_FRAMES - 1)] != cc->other->pc[i & (DT_WALKER_MAX_FRAMES - 1)]) {
-		cc->differ = 1;
-		return 1;
-	}
-	return 0;
-}
+CMP_CB(cmp_short_cb, struct dt_frames, DT_FRAMES_SHORT)
+CMP_CB(cmp_deep_cb, struct dt_frames_deep, DT_WALKER_MAX_FRAMES)
 
-/* Stores the frames under a hash of their content; an identical stack already there is shared. */
+/* Stores the frames under a hash of their content; an identical stack already there is shared.
+ * Short stacks go to the frames map, deep ones to frames_deep (key bit DT_FRAMES_KEY_DEEP). */
 static __always_inline __u64 store_frames(void *wstate, struct dt_walker_state *st)
 {
 	struct hash_ctx hc = {.wstate = wstate, .h = 0xcbf29ce484222325ull ^ st->fr.flags};
+	__u32 n = st->fr.nframes;
+	int deep = n > DT_FRAMES_SHORT;
+	void *map = deep ? (void *)&frames_deep : (void *)&frames;
 	struct dt_frames *old;
 	__u64 key;
 	int i;
 
 	bpf_loop(DT_WALKER_MAX_FRAMES, hash_cb, &hc, 0);
-	key = hc.h ^ ((__u64)st->fr.nframes << 56);
+	key = (hc.h ^ ((__u64)n << 52)) & ~DT_FRAMES_KEY_DEEP;
+	if (deep)
+		key |= DT_FRAMES_KEY_DEEP;
 	for (i = 0; i < DT_FRAMES_HASH_PROBES; i++, key++) {
 		if (key == 0)
 			key = 1; /* 0 means "nothing stored" */
-		if (bpf_map_update_elem(&frames, &key, &st->fr, BPF_NOEXIST) == 0)
+		/* The state's frames have the value's layout; only its prefix is copied. */
+		if (bpf_map_update_elem(map, &key, &st->fr, BPF_NOEXIST) == 0)
 			return key;
-		old = bpf_map_lookup_elem(&frames, &key);
+		old = bpf_map_lookup_elem(map, &key);
 		if (!old)
 			break; /* not EEXIST: the map is full */
-		if (old->nframes == st->fr.nframes && old->flags == st->fr.flags) {
+		if (old->nframes == n && old->flags == st->fr.flags) {
 			struct cmp_ctx cc = {.wstate = wstate, .other = old};
 
-			bpf_loop(DT_WALKER_MAX_FRAMES, cmp_cb, &cc, 0);
+			if (deep)
+				bpf_loop(DT_WALKER_MAX_FRAMES, cmp_deep_cb, &cc, 0);
+			else
+				bpf_loop(DT_FRAMES_SHORT, cmp_short_cb, &cc, 0);
 			if (!cc.differ)
 				return key;
 		}
 		stat_inc(DT_WSTAT_HASH_COLLIDE);
 	}
-	stat_inc(DT_WSTAT_STORE_FAIL);
 	return 0;
 }
 
 /* ---------------------------------------------------------------- the walker body */
+
+/* Every walk lands in exactly one status counter (so they add up to DT_WSTAT_WALKS), plus the
+ * flag counters; -v prints them and a loss warning is printed from them without -v. */
+static __always_inline void count_walk(struct dt_walker_state *st, __u32 status, __u64 id)
+{
+	__u32 which;
+
+	switch (status) {
+	case DT_UNWIND_COMPLETE: which = DT_WSTAT_COMPLETE; break;
+	case DT_UNWIND_TRUNCATED_DEPTH: which = DT_WSTAT_TRUNC_DEPTH; break;
+	case DT_UNWIND_TRUNCATED_TAILCALLS: which = DT_WSTAT_TRUNC_TAILCALL; break;
+	case DT_UNWIND_NO_TABLES: which = DT_WSTAT_NO_TABLES; break;
+	case DT_UNWIND_ERR_READ: which = DT_WSTAT_ERR_READ; break;
+	case DT_UNWIND_ERR_CFA: which = DT_WSTAT_ERR_CFA; break;
+	case DT_UNWIND_ERR_NO_USER: which = DT_WSTAT_ERR_NO_USER; break;
+	case DT_UNWIND_ERR_STORE: which = DT_WSTAT_STORE_FAIL; break;
+	case DT_UNWIND_ERR_NO_CFI: which = DT_WSTAT_ERR_NO_CFI; break;
+	default: which = DT_WSTAT_ERR_OTHER; break;
+	}
+	stat_inc(which);
+	if (st->fr.flags & DT_UNWIND_F_FP_FALLBACK)
+		stat_inc(DT_WSTAT_WALKS_FP);
+	if (st->fr.flags & DT_UNWIND_F_SIGNAL)
+		stat_inc(DT_WSTAT_WALKS_SIGNAL);
+	if (id & DT_FRAMES_KEY_DEEP)
+		stat_inc(DT_WSTAT_STORED_DEEP);
+}
 
 static __always_inline int walk(void *ctx, struct pt_regs *ctxregs, void *wprogs, void *cprogs,
 				void *wstate, int start)
@@ -573,13 +646,13 @@ static __always_inline int walk(void *ctx, struct pt_regs *ctxregs, void *wprogs
 			bpf_tail_call(ctx, wprogs, DT_WALKER_SLOT_STEP);
 		/* Only reached when the tail call failed. */
 		set_status(st, DT_UNWIND_TRUNCATED_TAILCALLS);
-		stat_inc(DT_WSTAT_TRUNC_TAILCALL);
 	}
 finish:
 	status = st->fr.flags & DT_UNWIND_STATUS_MASK;
 	id = st->fr.nframes ? store_frames(wstate, st) : 0;
 	if (st->fr.nframes && !id)
 		status = DT_UNWIND_ERR_STORE;
+	count_walk(st, status, id);
 	st->result.id = id;
 	st->result.pid = sc.pid;
 	st->result.flags = (st->fr.flags & ~DT_UNWIND_STATUS_MASK) | status;
@@ -604,32 +677,94 @@ WALKER_PROGS(rawtp, "raw_tracepoint", void, (struct pt_regs *)0)
 
 /* ---------------------------------------------------------------- exec / exit */
 
-static __always_inline void follow(__u32 kind)
+static __always_inline void req_out(__u32 kind, __u32 tgid, __u64 pc)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tgid = pid_tgid >> 32;
-	struct dt_unwind_req req = {.kind = kind, .pid = tgid};
+	struct dt_unwind_req req = {.kind = kind, .pid = tgid, .pc = pc};
 
-	/* Only the group leader's exit ends the process; exec replaces the whole mm. */
-	if (kind == DT_REQ_EXIT && (__u32)pid_tgid != tgid)
-		return;
-	if (!bpf_map_lookup_elem(&procs, &tgid))
-		return;
-	bpf_map_delete_elem(&procs, &tgid);
 	if (bpf_ringbuf_output(&requests, &req, sizeof(req), 0) < 0)
 		stat_inc(DT_WSTAT_REQ_LOST);
+	else
+		stat_inc(DT_WSTAT_REQ_SENT);
 }
 
 SEC("raw_tracepoint/sched_process_exec")
 int dt_follow_exec(void *ctx)
 {
-	follow(DT_REQ_EXEC);
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32, zero = 0, *cfg;
+	struct dt_proc_maps *pm = bpf_map_lookup_elem(&procs, &tgid), *empty;
+
+	/* The old mappings are gone. An empty entry (rather than none) keeps the process
+	 * "known", so its executable mmaps (ld.so loading libc) are followed before userspace
+	 * has even read the new image. */
+	if (pm) {
+		pm->n = 0;
+	} else {
+		cfg = bpf_map_lookup_elem(&wconfig, &zero);
+		empty = bpf_map_lookup_elem(&zeroproc, &zero);
+		if (!cfg || !(*cfg & DT_WCFG_ALL) || !empty)
+			return 0;
+		if (bpf_map_update_elem(&procs, &tgid, empty, BPF_NOEXIST) < 0)
+			return 0; /* full: the walker's request will come instead */
+	}
+	req_out(DT_REQ_EXEC, tgid, 0);
 	return 0;
 }
 
 SEC("raw_tracepoint/sched_process_exit")
 int dt_follow_exit(void *ctx)
 {
-	follow(DT_REQ_EXIT);
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32;
+
+	/* Only the group leader's exit ends the process. */
+	if ((__u32)pid_tgid != tgid || !bpf_map_lookup_elem(&procs, &tgid))
+		return 0;
+	bpf_map_delete_elem(&procs, &tgid);
+	req_out(DT_REQ_EXIT, tgid, 0);
+	return 0;
+}
+
+/* struct trace_event_raw_sys_enter for syscalls:sys_enter_mmap (format file offsets). */
+struct mmap_enter_args {
+	__u64 common;
+	__s32 nr;
+	__u32 pad;
+	__u64 addr, len, prot, flags, fd, off;
+};
+
+struct mmap_exit_args {
+	__u64 common;
+	__s32 nr;
+	__u32 pad;
+	__s64 ret;
+};
+
+#define DT_PROT_EXEC 4
+
+SEC("tracepoint/syscalls/sys_enter_mmap")
+int dt_follow_mmap_enter(struct mmap_enter_args *a)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid;
+	__u8 one = 1;
+
+	if (!(a->prot & DT_PROT_EXEC) || (__s32)a->fd < 0 || !bpf_map_lookup_elem(&procs, &tgid))
+		return 0;
+	bpf_map_update_elem(&mmap_pending, &tid, &one, BPF_ANY);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_mmap")
+int dt_follow_mmap_exit(struct mmap_exit_args *a)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid;
+
+	if (!bpf_map_lookup_elem(&mmap_pending, &tid))
+		return 0;
+	bpf_map_delete_elem(&mmap_pending, &tid);
+	if (a->ret < 0 && a->ret > -4096)
+		return 0;
+	req_out(DT_REQ_MMAP, pid_tgid >> 32, (__u64)a->ret);
 	return 0;
 }

@@ -24,6 +24,11 @@ struct task_struct {
 	struct sched_entity se;
 } __attribute__((preserve_access_index));
 
+/* Set by userspace before load (-p PID, -c CMD): only calls of this process are measured. The
+ * pid given to the uprobe's perf event is not enough: the kernel runs a uprobe's BPF program for
+ * every process that hits the breakpoint once another tracer watches the same function. */
+const volatile __u32 filter_tgid = 0;
+
 /* Task states as the scheduler passes them to sched_switch (include/linux/sched.h). */
 #define X_TASK_UNINTERRUPTIBLE 0x0002
 #define X_TASK_NOLOAD 0x0400
@@ -190,6 +195,8 @@ int dt_xp_entry(struct pt_regs *ctx)
 	struct dt_xframe *f;
 	__u64 v[DT_XB__COUNT];
 
+	if (filter_tgid && (__u32)(bpf_get_current_pid_tgid() >> 32) != filter_tgid)
+		return 0;
 	if (period > 1 && bpf_get_prandom_u32() % period)
 		return 0;
 	t = bpf_map_lookup_elem(&xthreads, &tid);
@@ -252,6 +259,8 @@ int dt_xp_return(struct pt_regs *ctx)
 	struct dt_xframe *f;
 	__u64 wall, v[DT_XB__COUNT];
 
+	if (filter_tgid && (__u32)(bpf_get_current_pid_tgid() >> 32) != filter_tgid)
+		return 0;
 	if (!t || !t->depth) {
 		stat_inc(DT_XS_UNMATCHED, 1);
 		return 0;

@@ -29,9 +29,12 @@ struct dt_diags {
 void dt_source_linecol(const dt_source *src, uint32_t off, unsigned *line, unsigned *col)
 {
 	unsigned l = 1, c = 1;
+	uint32_t i = 0;
 	if (off > src->len)
 		off = (uint32_t)src->len;
-	for (uint32_t i = 0; i < off; i++) {
+	if (src->hidden && off >= src->hidden)
+		i = src->hidden;
+	for (; i < off; i++) {
 		if (src->text[i] == '\n') {
 			l++;
 			c = 1;
@@ -113,6 +116,23 @@ int dt_diags_error_count(const dt_diags *d)
 	return d ? d->errors : 0;
 }
 
+bool dt_diags_error_at_end(const dt_diags *d)
+{
+	size_t end;
+
+	if (!d)
+		return false;
+	/* The end is the last non-blank byte: "unexpected end of input" points past it. */
+	end = d->src->len;
+	while (end && (d->src->text[end - 1] == ' ' || d->src->text[end - 1] == '\t' ||
+		       d->src->text[end - 1] == '\n'))
+		end--;
+	for (size_t i = 0; i < d->items.n; i++)
+		if (d->items.v[i].lvl == DT_DIAG_ERROR && d->items.v[i].at.off >= end)
+			return true;
+	return false;
+}
+
 static const char *level_name(dt_diag_level l)
 {
 	switch (l) {
@@ -142,6 +162,8 @@ static void print_excerpt(const dt_source *src, dt_span at, FILE *out, bool colo
 	uint32_t bol = off, eol = off;
 	while (bol > 0 && src->text[bol - 1] != '\n')
 		bol--;
+	if (bol < src->hidden && off >= src->hidden)
+		bol = src->hidden;
 	while (eol < src->len && src->text[eol] != '\n')
 		eol++;
 	fprintf(out, "%.*s\n", (int)(eol - bol), src->text + bol);

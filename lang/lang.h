@@ -31,6 +31,9 @@ typedef struct dt_source {
 	const char *name;
 	const char *text;
 	size_t len;
+	/* The first `hidden` bytes (no newline among them) are a wrapper the user did not type —
+	 * the REPL runs statements as `BEGIN { … }` — so diagnostics neither show nor count them. */
+	uint32_t hidden;
 } dt_source;
 
 /* A byte range [off, off+len) of a dt_source. */
@@ -54,6 +57,9 @@ void dt_diag(dt_diags *d, dt_diag_level lvl, dt_span at, const char *fmt, ...)
 /* Attaches a hint ("did you mean 'comm'?") to the most recent diagnostic. */
 void dt_diag_hint(dt_diags *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int dt_diags_error_count(const dt_diags *d);
+/* True when an error sits at the end of the source (the text stopped inside a block, string,
+ * comment or call): the REPL then reads another line instead of reporting it. */
+bool dt_diags_error_at_end(const dt_diags *d);
 void dt_diags_print(const dt_diags *d, FILE *out, bool color);
 
 /* ---------------------------------------------------------------- types */
@@ -391,6 +397,9 @@ const char *dt_func_name(dt_func f);
 /* All builtin and function names, NULL-terminated (REPL completion, "did you mean"). */
 const char *const *dt_builtin_names(void);
 const char *const *dt_func_names(void);
+/* Event names software:/hardware: accept, aliases included, NULL-terminated. */
+const char *const *dt_software_event_names(void);
+const char *const *dt_hardware_event_names(void);
 
 /* ---------------------------------------------------------------- layouts (the bytes) */
 

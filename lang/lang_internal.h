@@ -72,8 +72,6 @@ bool dt_func_lookup(const char *s, size_t n, dt_func *out);
 /* Known software/hardware perf events: canonical name, or NULL. */
 const char *dt_software_event(const char *name);
 const char *dt_hardware_event(const char *name);
-const char *const *dt_software_event_names(void);
-const char *const *dt_hardware_event_names(void);
 
 /* ---------------------------------------------------------------- types (types.c) */
 

@@ -691,6 +691,23 @@ out:
 	return rc;
 }
 
+int dt_rt_elf_entry(const char *path, uint64_t *entry)
+{
+	GElf_Ehdr eh;
+	int fd, rc = 0;
+	Elf *e = elf_open_file(path, &fd);
+
+	if (!e)
+		return -ENOEXEC;
+	if (!gelf_getehdr(e, &eh) || !eh.e_entry)
+		rc = -ENOEXEC;
+	else
+		*entry = eh.e_entry;
+	elf_end(e);
+	close(fd);
+	return rc;
+}
+
 static int attach_uprobe(const dt_attach *a, int prog_fd, int pid, dt_fdvec *fds, char **err)
 {
 	int rc, pfd = dt_rt_uprobe_open(a, pid, a->provider == DT_P_URETPROBE, err);

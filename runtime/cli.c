@@ -291,9 +291,26 @@ int dt_cli_main(int argc, char **argv)
 		return usage_error("%s", "-d unwind: give the ELF file to dump (-d unwind FILE)");
 	if (!c.prog_text && !c.file) {
 		if (c.repl || isatty(STDIN_FILENO)) {
-			/* REPL DISPATCH POINT: the REPL (a later issue) starts here, with
-			 * `so` filled from the options; until it exists, this is a usage
-			 * error. */
+			/* The REPL: one session that grows while the user types (repl.c). */
+			if (c.out_path && !(out = fopen(c.out_path, "we"))) {
+				fprintf(stderr, "dwarftrace: cannot write %s: %s\n", c.out_path,
+					strerror(errno));
+				return 1;
+			}
+			so.out = out ? out : stdout;
+			so.err = stderr;
+			so.format = c.format;
+			so.verbose = c.verbose;
+			so.dump = c.dump;
+			so.params = c.params;
+			so.nparams = c.nparams;
+			if (c.pid_arg)
+				so.filter_pid = (uint32_t)atoi(c.pid_arg);
+			so.uprobe_pid = c.pid_arg ? (int)so.filter_pid : -1;
+			status = dt_repl_main(&so, c.pid_arg != NULL);
+			if (out)
+				fclose(out);
+			return status;
 		}
 		return usage_error("%s", "no program: give FILE or -e PROGRAM");
 	}
@@ -357,8 +374,8 @@ int dt_cli_main(int argc, char **argv)
 	if (dt_child_release(s) < 0)
 		goto out;
 	/* Tables for the traced process before its first sample (the walker would ask anyway). */
-	if (s->uw && (c.pid_arg || c.cmd))
-		dt_unwinder_add_pid(s->uw, c.pid_arg ? so.filter_pid : (uint32_t)s->child);
+	if (s->uw && c.pid_arg)
+		dt_unwinder_add_pid(s->uw, so.filter_pid); /* -c: done at the command's entry */
 	rc = dt_session_run(s);
 	dt_session_finish(s);
 	status = rc < 0 ? 1 : dt_session_exit_code(s);

@@ -6,13 +6,16 @@
  * back through a close-on-exec pipe so the user sees why. */
 #include "runtime/session_internal.h"
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/perf_event.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <sys/syscall.h>
@@ -84,7 +87,7 @@ static int on_event(void *ctx, void *data, size_t len)
 		break;
 	case DT_EV_PID_SEEN:
 		/* Snapshot now, while the process lives: its stacks print after it exits. */
-		dt_sym_note_pid(s->sym, h.id);
+		dt_sym_refresh_pid(s->sym, h.id);
 		return 0;
 	default:
 		goto bad;
@@ -229,6 +232,107 @@ static void child_main(int go_fd, int err_fd, const char *cmd)
 	_exit(127);
 }
 
+/* The file execvp would run for a shell-free command, or NULL. */
+static char *find_program(const char *cmd)
+{
+	char **argv = split_words(cmd), *path = NULL;
+	const char *p = getenv("PATH");
+
+	if (!argv[0]) {
+		free(argv);
+		return NULL;
+	}
+	if (strchr(argv[0], '/')) {
+		path = xstrdup(argv[0]);
+	} else {
+		if (!p)
+			p = "/usr/local/bin:/usr/bin:/bin";
+		while (!path && *p) {
+			const char *c = strchr(p, ':');
+			size_t n = c ? (size_t)(c - p) : strlen(p);
+			char *cand = xasprintf("%.*s/%s", (int)n, p, argv[0]);
+
+			if (n && access(cand, X_OK) == 0)
+				path = cand;
+			else
+				free(cand);
+			if (!c)
+				break;
+			p = c + 1;
+		}
+	}
+	for (char **w = argv; *w; w++)
+		free(*w);
+	free(argv);
+	return path;
+}
+
+/* A short-lived command can end before the unwinder has read its mappings (the walker's requests
+ * are served asynchronously), and then neither its stacks nor its symbols come out. So when the
+ * program uses user stacks, the command is stopped at its ELF entry point — the dynamic loader
+ * has mapped every library by then — with a one-shot uprobe whose program sends SIGSTOP;
+ * userspace reads the process, detaches the uprobe and sends SIGCONT. Returns the perf event fd
+ * (and *prog) or -errno: failing to arm it only loses the head start. */
+static int entry_stop_arm(dt_session *s, int *prog)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 1, .imm = SIGSTOP },
+		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_send_signal },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	dt_attach a = { .provider = DT_P_UPROBE, .text = "-c entry", .target = s->child_path };
+	char func[32], *err = NULL;
+	uint64_t entry;
+	int pfd;
+
+	if (dt_rt_elf_entry(s->child_path, &entry) < 0)
+		return -ENOEXEC;
+	snprintf(func, sizeof(func), "%#llx", (unsigned long long)entry);
+	a.func = func;
+	*prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "dt_entry_stop", "GPL", insns,
+			      DT_ARRAY_SIZE(insns), NULL);
+	if (*prog < 0)
+		return -errno;
+	pfd = dt_rt_uprobe_open(&a, s->child, false, &err);
+	free(err);
+	if (pfd >= 0 && (ioctl(pfd, PERF_EVENT_IOC_SET_BPF, *prog) < 0 ||
+			 ioctl(pfd, PERF_EVENT_IOC_ENABLE, 0) < 0)) {
+		close(pfd);
+		pfd = -errno;
+	}
+	if (pfd < 0) {
+		close(*prog);
+		*prog = -1;
+	}
+	return pfd;
+}
+
+/* Waits (briefly) for the armed child to stop at its entry, reads it, and lets it go on. */
+static void entry_stop_wait(dt_session *s, int pfd, int prog)
+{
+	uint64_t deadline = dt_now_ns() + 2000000000ull;
+	int st = 0;
+	pid_t r = 0;
+
+	while (r == 0 && dt_now_ns() < deadline) {
+		r = waitpid(s->child, &st, WNOHANG | WUNTRACED);
+		if (r == 0)
+			usleep(500);
+	}
+	close(pfd);
+	close(prog);
+	if (r == s->child && WIFSTOPPED(st)) {
+		if (s->uw)
+			dt_unwinder_add_pid(s->uw, (uint32_t)s->child);
+		dt_sym_note_pid(s->sym, (uint32_t)s->child);
+		kill(s->child, SIGCONT);
+	} else if (r == s->child) {
+		s->child_exited = true;
+		s->child_status = st;
+	}
+}
+
 static void block_signals(void)
 {
 	sigset_t set;
@@ -276,6 +380,8 @@ int dt_child_spawn(dt_session *s, const char *cmd)
 	}
 	close(go[0]);
 	close(errp[1]);
+	if (!needs_shell(cmd))
+		s->child_path = find_program(cmd);
 	s->child = pid;
 	s->child_go_fd = go[1];
 	s->child_err_fd = errp[0];
@@ -284,13 +390,21 @@ int dt_child_spawn(dt_session *s, const char *cmd)
 
 int dt_child_release(dt_session *s)
 {
-	int e = 0;
+	int e = 0, rc, stop_fd = -1, stop_prog = -1;
 	ssize_t n;
 
 	if (s->child <= 0 || s->child_go_fd < 0)
 		return 0;
-	if (write(s->child_go_fd, "g", 1) != 1)
-		return -errno;
+	if (s->child_path && (s->uw || dt_session_has_user_addrs(s)))
+		stop_fd = entry_stop_arm(s, &stop_prog);
+	if (write(s->child_go_fd, "g", 1) != 1) {
+		rc = -errno;
+		if (stop_fd >= 0) {
+			close(stop_fd);
+			close(stop_prog);
+		}
+		return rc;
+	}
 	close(s->child_go_fd);
 	s->child_go_fd = -1;
 	/* Blocks until exec succeeds (EOF: the pipe closed on exec) or fails (errno arrives). */
@@ -299,10 +413,18 @@ int dt_child_release(dt_session *s)
 	s->child_err_fd = -1;
 	if (n == (ssize_t)sizeof(e)) {
 		fprintf(s->err, "-c: cannot run the command: %s\n", strerror(e));
+		if (stop_fd >= 0) {
+			close(stop_fd);
+			close(stop_prog);
+		}
 		waitpid(s->child, NULL, 0);
 		s->child = 0;
 		return -e;
 	}
+	if (stop_fd >= 0)
+		entry_stop_wait(s, stop_fd, stop_prog);
+	else
+		dt_sym_note_pid(s->sym, (uint32_t)s->child); /* the program, if not its libraries */
 	return 0;
 }
 
@@ -317,6 +439,8 @@ void dt_child_reap(dt_session *s)
 		close(s->child_err_fd);
 		s->child_err_fd = -1;
 	}
+	free(s->child_path);
+	s->child_path = NULL;
 	if (s->child > 0 && !s->child_exited) {
 		if (waitpid(s->child, &s->child_status, WNOHANG) == 0) {
 			kill(s->child, SIGTERM);
@@ -408,7 +532,7 @@ int dt_session_run(dt_session *s)
 		dt_unwinder_process(s->uw);
 	}
 
-	/* Processes behind user stacks may exit before the maps print: note them while they live. */
+	/* Processes behind user stacks may exit before the maps print: note them while alive. */
 	if (dt_session_has_user_addrs(s) || s->child > 0 || s->o.filter_pid) {
 		struct itimerspec its = { .it_interval.tv_nsec = NOTE_PIDS_NS,
 					  .it_value.tv_nsec = NOTE_PIDS_NS };

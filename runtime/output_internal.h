@@ -43,6 +43,8 @@ typedef struct dt_sym_frame {
 	uint64_t module_off;    /* file offset of the address in module */
 	const char *file;       /* source file (with srcline), or NULL */
 	uint32_t line;
+	const char *src_file;   /* the same whatever srcline says (pprof's lines), or NULL */
+	uint32_t src_line;
 	bool inlined;
 } dt_sym_frame;
 /* The frames at a user address (is_return: it is a return address, so the call before it is what
@@ -56,6 +58,9 @@ void dt_sym_frame_text(const dt_sym_frame *f, uint64_t addr, bool with_off, char
  * resolve after it exits or execs. Cheap if already known: re-read at most every 50 ms, replaced
  * only if changed; a process that is gone keeps its last snapshot. 0 or -errno. */
 int dt_sym_note_pid(dt_symbolizer *s, uint32_t pid);
+/* The same, re-reading now whatever the window says (DT_EV_PID_SEEN: the process may have exec'd
+ * since it was last read, e.g. a -c child noted before its exec). */
+int dt_sym_refresh_pid(dt_symbolizer *s, uint32_t pid);
 /* "func+26" (bpftrace's decimal offset; no offset when `with_off` is false); falls back to
  * "module+0xoff" (file offset) for a mapped file without a covering symbol, then "0xaddr". Writes at most n bytes including NUL. Returns 0 if a symbol was found, -ENOENT if not
  * (the buffer still holds the fallback text). */

@@ -534,14 +534,14 @@ static int write_pprof(struct prof *p, const char *path)
 				fn->id = nfn + 1;
 				fn->name = sid;
 				fn->system_name = sid;
-				fn->filename = f->file ? str_id(&st, f->file) : 0;
+				fn->filename = f->src_file ? str_id(&st, f->src_file) : 0;
 				fnp[nfn++] = fn;
 				fn_of_name[sid] = (int64_t)fn->id;
 			}
 			Perftools__Profiles__Line *ln = &lines[l->first + k];
 			perftools__profiles__line__init(ln);
 			ln->function_id = (uint64_t)fn_of_name[sid];
-			ln->line = f->line;
+			ln->line = f->src_line;
 			linep[l->first + k] = ln;
 		}
 		locp[i] = &locs[i];

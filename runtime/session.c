@@ -425,7 +425,7 @@ int dt_map_delete_prefix(dt_session *s, dt_smap *m, const void *key, size_t len)
 	return 0;
 }
 
-/* ---------------------------------------------------------------- processes behind user addresses */
+/* ---------------------------------------------------------------- pids behind user addresses */
 
 /* Does a value of this type carry a pid whose address space names its addresses? */
 static bool type_has_upid(const dt_type *t)
@@ -576,6 +576,13 @@ dt_unwinder *dt_session_unwinder(dt_session *s)
 	if (s->uw)
 		return s->uw;
 	s->uw = dt_unwinder_new(&uo);
+	/* Before anything attaches, so that no first sample finds "no tables yet": the -p process,
+	 * or with neither -p nor -c (system-wide) every running process. A -c child is read at its
+	 * entry point instead (loop.c), since it has not exec'd yet. */
+	if (s->uw && !s->o.dry_run && s->o.filter_pid)
+		dt_unwinder_add_pid(s->uw, s->o.filter_pid);
+	else if (s->uw && !s->o.dry_run && s->child <= 0)
+		dt_unwinder_add_all(s->uw);
 	if (!s->uw && !s->uw_reported) {
 		s->uw_reported = true;
 		if (errno == EPERM)
@@ -948,7 +955,8 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	u->events_fd = -1;
 	u->name = xstrdup(src->name ? src->name : "-e");
 	u->text = xstrndup(src->text ? src->text : "", src->len);
-	u->src = (dt_source){ .name = u->name, .text = u->text, .len = src->len };
+	u->src = (dt_source){ .name = u->name, .text = u->text, .len = src->len,
+			      .hidden = src->hidden };
 	u->arena = dt_arena_new();
 	d = dt_diags_new(&u->src);
 
@@ -1192,6 +1200,8 @@ int dt_session_finish(dt_session *s)
 	fflush(s->o.out);
 	report_stats(s);
 	dt_xprobe_report(s);
+	if (s->uw && !s->o.verbose)
+		dt_unwinder_warn_losses(s->uw, s->err); /* -v prints every counter instead */
 	if (s->o.verbose)
 		report_verbose(s);
 	return 0;

@@ -46,6 +46,9 @@ int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, uint64
  * symbol of `a`, restricted to `pid` if > 0. The fd, or -errno with *err set as dt_rt_attach. */
 int dt_rt_uprobe_open(const dt_attach *a, int pid, bool ret, char **err);
 
+/* The entry point (ELF e_entry, a virtual address) of an executable. 0 or -errno. */
+int dt_rt_elf_entry(const char *path, uint64_t *entry);
+
 /* The dt_check_opts.expand callback: `ctx` points at a struct dt_rt_expand_ctx. */
 struct dt_rt_expand_ctx {
 	int pid;
@@ -127,6 +130,7 @@ struct dt_session {
 	/* -c child / -p pid */
 	pid_t child;
 	int child_go_fd, child_err_fd;
+	char *child_path;     /* the -c program's file when run without a shell, else NULL */
 	bool child_exited, forwarded_signal;
 	int child_status;
 	int pidfd;
@@ -181,5 +185,11 @@ int dt_child_spawn(dt_session *s, const char *cmd);
 int dt_child_release(dt_session *s);
 /* Kills (SIGTERM) and reaps a child still running at teardown. */
 void dt_child_reap(dt_session *s);
+
+/* ---------------------------------------------------------------- repl.c */
+
+/* The interactive REPL on stdin (readline on a terminal, plain lines otherwise), with a session
+ * made from `so`; `watch_pid`: end when -p's process exits. Returns the process exit status. */
+int dt_repl_main(const dt_session_opts *so, bool watch_pid);
 
 #endif

@@ -426,7 +426,8 @@ static bool in_exec(const struct seg *segs, size_t n, uint64_t vaddr)
  * would otherwise swallow every unnamed address after them. */
 static void obj_finish_syms(struct obj *o, struct usym *v, size_t n)
 {
-	qsort_r(v, n, sizeof(*v), cmp_usym, o->names);
+	if (n)
+		qsort_r(v, n, sizeof(*v), cmp_usym, o->names);
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
 		if ((!k || v[k - 1].addr != v[i].addr) && in_exec(o->segs, o->nsegs, v[i].addr))
@@ -722,7 +723,7 @@ static void proc_parse(struct proc *p, char *text)
 	p->n = v.n;
 }
 
-int dt_sym_note_pid(dt_symbolizer *s, uint32_t pid)
+static int note_pid(dt_symbolizer *s, uint32_t pid, bool force)
 {
 	char path[64], *text = NULL;
 	size_t len;
@@ -733,7 +734,7 @@ int dt_sym_note_pid(dt_symbolizer *s, uint32_t pid)
 	 * to read. */
 	struct proc *known = proc_find(s, pid);
 	uint64_t now = dt_now_ns();
-	if (known && known->n && now - known->read_ns < NOTE_INTERVAL_NS)
+	if (!force && known && known->n && now - known->read_ns < NOTE_INTERVAL_NS)
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
 	err = dt_read_file(path, &text, &len);
@@ -772,6 +773,16 @@ int dt_sym_note_pid(dt_symbolizer *s, uint32_t pid)
 			obj_load(s, m->obj, pid);
 	}
 	return 0;
+}
+
+int dt_sym_note_pid(dt_symbolizer *s, uint32_t pid)
+{
+	return note_pid(s, pid, false);
+}
+
+int dt_sym_refresh_pid(dt_symbolizer *s, uint32_t pid)
+{
+	return note_pid(s, pid, true);
 }
 
 static struct mapping *proc_mapping(dt_symbolizer *s, uint32_t pid, uint64_t addr)
@@ -976,9 +987,13 @@ static const struct pc_slot *obj_resolve(dt_symbolizer *s, struct obj *o, uint64
 		fn->off = 0; /* named by DWARF only: no symbol to measure from */
 	}
 	fn->inlined = false;
-	if (!s->opts.srcline)
-		for (uint32_t i = 0; i < n; i++)
-			o->frames.v[first + i].file = NULL, o->frames.v[first + i].line = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		dt_sym_frame *f = &o->frames.v[first + i];
+		f->src_file = f->file;
+		f->src_line = f->line;
+		if (!s->opts.srcline)
+			f->file = NULL, f->line = 0;
+	}
 	sl = cache_insert(o, key);
 	sl->first = first;
 	sl->n = n;

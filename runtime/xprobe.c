@@ -1,7 +1,7 @@
 /* xprobe.c — the userspace side of xprobes (protocol: bpf-lib/dt_xprobe.h). The precompiled
  * object (entry/return uprobe programs, scheduler hooks, per-thread state) is opened from the
  * embedded bytes the first time a program uses an xprobe, once per session; its scheduler hooks
- * stay attached for the session. Each xprobe attach point gets a slot: its generated block goes
+ * are attached with the first xprobe and stay attached for the session. Each xprobe attach point gets a slot: its generated block goes
  * into that slot of the xprobe prog array, and the shared entry and return programs are attached
  * to the function with a bpf cookie naming the slot (and, for the entry, the sampling period), so
  * one pair of programs serves every watched function. At the end, what could not be measured is
@@ -76,6 +76,20 @@ static int xp_load(dt_session *s)
 		fprintf(s->err, "xprobe: cannot open the embedded BPF object: %s\n", strerror(-rc));
 		goto fail;
 	}
+	if (s->o.uprobe_pid > 0) {
+		struct bpf_map *ro = bpf_object__find_map_by_name(x->obj, ".rodata");
+		size_t sz = 0;
+		uint32_t *filter = ro ? (uint32_t *)(uintptr_t)bpf_map__initial_value(ro, &sz) : NULL;
+
+		/* filter_tgid is the object's only read-only global. */
+		if (!filter || sz < sizeof(*filter)) {
+			rc = -ENOENT;
+			fprintf(s->err, "internal error: the xprobe object has no pid filter (this is "
+				"a dwarftrace bug; please report it)\n");
+			goto fail;
+		}
+		*filter = (uint32_t)s->o.uprobe_pid;
+	}
 	rc = bpf_object__load(x->obj);
 	if (rc < 0) {
 		fprintf(s->err, "xprobe: cannot load the scheduler hooks and uprobe programs: %s "
@@ -95,21 +109,31 @@ static int xp_load(dt_session *s)
 			"dwarftrace bug; please report it)\n");
 		goto fail;
 	}
-	for (size_t i = 0; i < DT_ARRAY_SIZE(hook_names); i++) {
-		struct bpf_program *p = bpf_object__find_program_by_name(x->obj, hook_names[i]);
-
-		x->hooks[i] = p ? bpf_program__attach(p) : NULL;
-		if (!x->hooks[i]) {
-			rc = p ? -errno : -ENOENT;
-			fprintf(s->err, "xprobe: cannot attach the scheduler hook %s: %s\n",
-				hook_names[i], strerror(-rc));
-			goto fail;
-		}
-	}
 	return 0;
 fail:
 	x->load_err = rc ? rc : -EINVAL;
 	return x->load_err;
+}
+
+/* Attaches the scheduler hooks, once: at the first attach, not at compile time (--dry-run). */
+static int xp_hooks(dt_session *s, char **err)
+{
+	struct dt_xprobes *x = s->xp;
+
+	for (size_t i = 0; i < DT_ARRAY_SIZE(hook_names); i++) {
+		struct bpf_program *p = bpf_object__find_program_by_name(x->obj, hook_names[i]);
+		int rc;
+
+		if (x->hooks[i])
+			continue;
+		x->hooks[i] = p ? bpf_program__attach(p) : NULL;
+		if (!x->hooks[i]) {
+			rc = p ? -errno : -ENOENT;
+			return xfail(err, rc, "xprobes: cannot attach the scheduler hook %s: %s",
+				     hook_names[i], strerror(-rc));
+		}
+	}
+	return 0;
 }
 
 int dt_xprobe_result_fd(dt_session *s)
@@ -159,6 +183,9 @@ int dt_xprobe_attach(dt_session *s, const dt_attach *a, int prog_fd, dt_fdvec *f
 	if (rc < 0)
 		return xfail(err, rc, "%s: xprobes are not available on this system: %s", a->text,
 			     strerror(-rc));
+	rc = xp_hooks(s, err);
+	if (rc < 0)
+		return rc;
 	if (s->xp->next_slot >= DT_XPROBE_SLOTS)
 		return xfail(err, -ENOSPC, "%s: too many xprobes in one session (at most %d)",
 			     a->text, DT_XPROBE_SLOTS);
@@ -224,6 +251,22 @@ void dt_xprobe_report(dt_session *s)
 			fprintf(s->err, "%llu %s\n", (unsigned long long)total, xstat_msgs[i].what);
 	}
 	free(vals);
+	if (!s->o.verbose)
+		return;
+	/* The kernel's own run-time statistics (on while -v holds BPF_ENABLE_STATS): the cost of
+	 * each precompiled program per run, the scheduler hooks' being the cost per switch. */
+	static const char *const progs[] = { "dt_xp_entry", "dt_xp_return", "dt_xp_switch",
+					     "dt_xp_wakeup" };
+	for (size_t i = 0; i < DT_ARRAY_SIZE(progs); i++) {
+		struct bpf_prog_info info = { 0 };
+		uint32_t len = sizeof(info);
+		int fd = obj_prog_fd(s->xp->obj, progs[i]);
+
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) < 0 || !info.run_cnt)
+			continue;
+		fprintf(s->err, "xprobe program %s: %llu runs, %.0f ns per run\n", progs[i],
+			(unsigned long long)info.run_cnt, (double)info.run_time_ns / info.run_cnt);
+	}
 }
 
 void dt_xprobe_free(dt_session *s)

@@ -56,6 +56,10 @@ int dt_unwinder_frames_fd(const dt_unwinder *u);
 /* Builds tables for a running process now (for -p/-c and processes running at start), including
  * every object it maps. -ESRCH when it is gone. */
 int dt_unwinder_add_pid(dt_unwinder *u, uint32_t pid);
+/* Builds tables for every process running now (system-wide tracing: samples of processes that
+ * were already running are complete from the first one). Returns the number of processes added
+ * (kernel threads and processes gone meanwhile are skipped) or -errno. */
+int dt_unwinder_add_all(dt_unwinder *u);
 /* Forgets a process (exit); its objects are evicted later if no one else maps them. */
 void dt_unwinder_remove_pid(dt_unwinder *u, uint32_t pid);
 
@@ -81,6 +85,9 @@ typedef struct dt_unwinder_stats {
 void dt_unwinder_get_stats(const dt_unwinder *u, dt_unwinder_stats *st);
 /* Writes the stats as "name value" lines (for -v). */
 void dt_unwinder_print_stats(const dt_unwinder *u, FILE *f);
+/* Without -v: one line on `f` when anything was dropped (requests lost, stacks not stored,
+ * walks cut by the tail-call limit, objects left without tables); returns 1 then, else 0. */
+int dt_unwinder_warn_losses(const dt_unwinder *u, FILE *f);
 
 /* `-d unwind FILE`: the rows of an ELF file's CFI, one range per line, e.g.
  * "0x1130-0x1135  cfa=rsp+8  rip=[cfa-8]  rbp=same", then a summary line. 0, or -errno after one

@@ -11,6 +11,7 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -20,6 +21,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_OBJ_ROWS (1u << 22) /* the walker's binary search does 23 steps */
@@ -47,14 +49,18 @@ typedef struct uproc {
 	uint32_t nobjs;
 } uproc;
 
+/* Programs that follow processes: exec, exit, and executable mmaps (dlopen, ld.so at start). */
+#define DT_NFOLLOWERS 4
+
 struct dt_unwinder {
 	dt_unwinder_opts opts;
 	struct bpf_object *obj;             /* maps, exec/exit followers */
 	struct bpf_object *tobj[DT_WPT__COUNT]; /* walker programs per type, loaded on demand */
 	int wprogs_fd[DT_WPT__COUNT], cprogs_fd[DT_WPT__COUNT], wstate_fd[DT_WPT__COUNT];
-	int frames_fd, procs_fd, objects_fd, rows_fd, rules_fd, rindex_fd, requests_fd, wstats_fd;
+	int frames_fd, frames_deep_fd, procs_fd, objects_fd, rows_fd, rules_fd, rindex_fd;
+	int requests_fd, wstats_fd, throttle_fd, wconfig_fd;
 	struct ring_buffer *rb;
-	struct bpf_link *links[2];
+	struct bpf_link *links[DT_NFOLLOWERS];
 	dt_ruleset rs;
 	uint32_t rules_pushed;
 	uint32_t npages, nipages;
@@ -64,6 +70,8 @@ struct dt_unwinder {
 	uint64_t clock;       /* use counter for LRU eviction */
 	uint64_t requests_served, build_errors, evictions, rows_total;
 	int pending_err;
+	double startup_ms;      /* dt_unwinder_add_all: time and processes */
+	uint32_t startup_procs;
 };
 
 static const char *const ptype_sfx[DT_WPT__COUNT] = {"perf", "kprobe", "tp", "rawtp"};
@@ -221,6 +229,7 @@ dt_unwinder *dt_unwinder_new(const dt_unwinder_opts *opts)
 			goto fail;
 	}
 	u->frames_fd = map_fd(u, "frames");
+	u->frames_deep_fd = map_fd(u, "frames_deep");
 	u->procs_fd = map_fd(u, "procs");
 	u->objects_fd = map_fd(u, "objects");
 	u->rows_fd = map_fd(u, "rows");
@@ -228,6 +237,8 @@ dt_unwinder *dt_unwinder_new(const dt_unwinder_opts *opts)
 	u->rindex_fd = map_fd(u, "rowidx");
 	u->requests_fd = map_fd(u, "requests");
 	u->wstats_fd = map_fd(u, "wstats");
+	u->throttle_fd = map_fd(u, "throttle");
+	u->wconfig_fd = map_fd(u, "wconfig");
 	u->rb = ring_buffer__new(u->requests_fd, request_cb, u, NULL);
 	if (!u->rb) {
 		ret = -errno;
@@ -235,9 +246,10 @@ dt_unwinder *dt_unwinder_new(const dt_unwinder_opts *opts)
 		goto fail;
 	}
 	if (u->opts.follow_exec_exit) {
-		const char *names[2] = {"dt_follow_exec", "dt_follow_exit"};
+		const char *names[DT_NFOLLOWERS] = {"dt_follow_exec", "dt_follow_exit",
+						    "dt_follow_mmap_enter", "dt_follow_mmap_exit"};
 
-		for (i = 0; i < 2; i++) {
+		for (i = 0; i < DT_NFOLLOWERS; i++) {
 			prog = bpf_object__find_program_by_name(u->obj, names[i]);
 			u->links[i] = prog ? bpf_program__attach(prog) : NULL;
 			if (!u->links[i]) {
@@ -260,7 +272,7 @@ void dt_unwinder_free(dt_unwinder *u)
 
 	if (!u)
 		return;
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < DT_NFOLLOWERS; i++)
 		bpf_link__destroy(u->links[i]);
 	ring_buffer__free(u->rb);
 	for (i = 0; i < DT_WPT__COUNT; i++)
@@ -744,6 +756,10 @@ int dt_unwinder_add_pid(dt_unwinder *u, uint32_t pid)
 		pm->n++;
 	}
 	fclose(f);
+	if (pm->n == 0) {
+		ret = -ESRCH; /* a kernel thread, or a process between exit and reaping */
+		goto release;
+	}
 	if (bpf_map_update_elem(u->procs_fd, &pid, pm, BPF_ANY) < 0) {
 		ret = -errno;
 		if (ret == -E2BIG) {
@@ -777,6 +793,41 @@ out:
 	return ret;
 }
 
+int dt_unwinder_add_all(dt_unwinder *u)
+{
+	struct timespec t0, t1;
+	struct dirent *de;
+	int n = 0, failed = 0;
+	DIR *d;
+
+	uint32_t zero = 0, cfg = DT_WCFG_ALL;
+
+	/* From now on every exec is followed, not only those of processes already known. */
+	bpf_map_update_elem(u->wconfig_fd, &zero, &cfg, BPF_ANY);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	d = opendir("/proc");
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		char *end;
+		unsigned long pid = strtoul(de->d_name, &end, 10);
+
+		if (*end || !pid || pid > UINT32_MAX)
+			continue;
+		if (dt_unwinder_add_pid(u, (uint32_t)pid) == 0)
+			n++;
+		else
+			failed++;
+	}
+	closedir(d);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	u->startup_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+	u->startup_procs = (uint32_t)n;
+	ulog(u, "tables for %d running processes (%d skipped: kernel threads, gone) in "
+	     "%.1f ms", n, failed, u->startup_ms);
+	return n;
+}
+
 /* ---------------------------------------------------------------- requests */
 
 static int request_cb(void *ctx, void *data, size_t size)
@@ -792,6 +843,7 @@ static int request_cb(void *ctx, void *data, size_t size)
 	case DT_REQ_PID:
 	case DT_REQ_PC:
 	case DT_REQ_EXEC:
+	case DT_REQ_MMAP:
 		ret = dt_unwinder_add_pid(u, r->pid);
 		if (ret == -ESRCH)
 			dt_unwinder_remove_pid(u, r->pid);
@@ -800,6 +852,10 @@ static int request_cb(void *ctx, void *data, size_t size)
 		dt_unwinder_remove_pid(u, r->pid);
 		break;
 	}
+	/* Served: the pid may ask again at once (its next new mapping, a library dlopen'd right
+	 * after start). The throttle then only holds back a pid whose request is in flight, which
+	 * is what lets processes living tens of milliseconds get complete stacks. */
+	bpf_map_delete_elem(u->throttle_fd, &r->pid);
 	return 0;
 }
 
@@ -818,14 +874,15 @@ int dt_unwinder_process(dt_unwinder *u)
 int dt_unwinder_frames(const dt_unwinder *u, const struct dt_stack_ref *ref, uint64_t *pcs,
 		       uint32_t max)
 {
-	struct dt_frames fr;
+	struct dt_frames_deep fr; /* also holds a struct dt_frames (same prefix) */
+	bool deep = ref->id & DT_FRAMES_KEY_DEEP;
 	uint32_t n;
 
 	if (ref->id == 0)
 		return 0;
-	if (bpf_map_lookup_elem(u->frames_fd, &ref->id, &fr) < 0)
+	if (bpf_map_lookup_elem(deep ? u->frames_deep_fd : u->frames_fd, &ref->id, &fr) < 0)
 		return -ENOENT;
-	n = DT_MIN(DT_MIN(fr.nframes, max), DT_WALKER_MAX_FRAMES);
+	n = DT_MIN(DT_MIN(fr.nframes, max), deep ? DT_WALKER_MAX_FRAMES : DT_FRAMES_SHORT);
 	memcpy(pcs, fr.pc, n * sizeof(*pcs));
 	return (int)n;
 }
@@ -889,7 +946,8 @@ void dt_unwinder_print_stats(const dt_unwinder *u, FILE *f)
 		"walks", "frames", "requests_sent", "requests_lost", "requests_throttled",
 		"walks_no_tables", "frames_fp_fallback", "errors_read", "errors_cfa",
 		"stacks_dropped_map_full", "hash_collisions", "truncated_depth",
-		"truncated_tailcalls", "complete",
+		"truncated_tailcalls", "complete", "errors_no_cfi", "errors_no_user",
+		"errors_other", "walks_fp_fallback", "walks_signal", "stored_deep",
 	};
 	dt_unwinder_stats st;
 	int k;
@@ -903,9 +961,33 @@ void dt_unwinder_print_stats(const dt_unwinder *u, FILE *f)
 	fprintf(f, "unwind requests_served %" PRIu64 "\n", st.requests_served);
 	fprintf(f, "unwind build_errors %" PRIu64 "\n", st.build_errors);
 	fprintf(f, "unwind evictions %" PRIu64 "\n", st.evictions);
-	fprintf(f, "unwind row_pages %" PRIu64 "/%" PRIu64 "\n", st.row_pages_used,
-		st.row_pages_total);
+	fprintf(f, "unwind row_pages %" PRIu64 "/%" PRIu64 " (budget %.1f MiB)\n",
+		st.row_pages_used, st.row_pages_total,
+		(double)st.row_pages_total * sizeof(struct dt_row_page) / (1 << 20));
+	if (u->startup_procs)
+		fprintf(f, "unwind startup %u processes in %.1f ms\n", u->startup_procs,
+			u->startup_ms);
 	for (k = 0; k < DT_WSTAT__COUNT; k++)
 		if (wnames[k])
 			fprintf(f, "walker %s %" PRIu64 "\n", wnames[k], st.wstat[k]);
+}
+
+int dt_unwinder_warn_losses(const dt_unwinder *u, FILE *f)
+{
+	dt_unwinder_stats st;
+	const uint64_t *w;
+	uint64_t dropped;
+
+	dt_unwinder_get_stats(u, &st);
+	w = st.wstat;
+	dropped = w[DT_WSTAT_REQ_LOST] + w[DT_WSTAT_STORE_FAIL] + w[DT_WSTAT_TRUNC_TAILCALL] +
+		  w[DT_WSTAT_ERR_OTHER] + st.build_errors;
+	if (!dropped)
+		return 0;
+	fprintf(f, "ustack_dwarf: some data was lost: %" PRIu64 " table requests lost, %" PRIu64
+		" stacks dropped (frames map full), %" PRIu64 " truncated by the tail-call limit, "
+		"%" PRIu64 " objects without tables (build error or budget full); -v for the "
+		"totals\n", w[DT_WSTAT_REQ_LOST], w[DT_WSTAT_STORE_FAIL],
+		w[DT_WSTAT_TRUNC_TAILCALL] + w[DT_WSTAT_ERR_OTHER], st.build_errors);
+	return 1;
 }

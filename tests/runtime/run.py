@@ -105,6 +105,9 @@ def parse_file(path):
     for t in tests:
         if ("PROG" in t) == ("RUN" in t):
             raise TestError(f"{t['file']}:{t['line']}: {t['NAME']}: exactly one of PROG or RUN")
+        if "ARGS" in t and "RUN" in t:
+            raise TestError(f"{t['file']}:{t['line']}: {t['NAME']}: ARGS goes with PROG; "
+                            "put the options in the RUN command line")
     return tests
 
 
@@ -458,11 +461,14 @@ def main():
     if not os.access(args.dwarftrace, os.X_OK):
         print(f"{args.dwarftrace}: not an executable (build the dwarftrace target)")
         return 1
-    try:
-        tests = [t for f in collect(args.paths) for t in parse_file(f)]
-    except (TestError, OSError) as e:
-        print(f"error: {e}")
-        return 1
+    # A malformed file fails (it is counted and named) without hiding the other files' results.
+    tests, bad_files = [], []
+    for f in collect(args.paths):
+        try:
+            tests += parse_file(f)
+        except (TestError, OSError) as e:
+            print(f"FAIL {f}: {e}", flush=True)
+            bad_files.append(f)
     names = [t["NAME"] for t in tests]
     dups = {n for n in names if names.count(n) > 1}
     if dups:
@@ -476,8 +482,14 @@ def main():
     tests = [t for t in tests if not flt or flt.search(t["NAME"])]
     if args.vm:
         runnable = [t for t in tests if not runner.skip_reason(t)]
+        for t in runnable:
+            if "AFTER" in t or "SIGNAL" in t:
+                # The guest has no runner to watch the tracer: say so rather than ignore them.
+                runner.vm_results[t["NAME"]] = ("", None, ["AFTER and SIGNAL do not work in --vm"])
+        runnable = [t for t in runnable if t["NAME"] not in runner.vm_results]
         print(f"booting one VM for {len(runnable)} tests", flush=True)
-        runner.vm_results = runner.run_vm_batch(runnable) if runnable else {}
+        if runnable:
+            runner.vm_results.update(runner.run_vm_batch(runnable))
     for t in tests:
         start = time.monotonic()
         verdict, why, out = runner.run_one(t)
@@ -493,6 +505,8 @@ def main():
         if verdict == "FAIL" or (args.verbose and verdict == "PASS"):
             shown = out if len(out) < 4000 else out[:2000] + "\n[...]\n" + out[-2000:]
             print("  | " + shown.rstrip().replace("\n", "\n  | "), flush=True)
+    counts["FAIL"] += len(bad_files)
+    failed += bad_files
     print(f"{counts['PASS']} passed, {counts['FAIL']} failed, {counts['SKIP']} skipped "
           f"({time.monotonic() - t0:.0f}s)")
     if failed:

@@ -12,7 +12,12 @@
  *   jumper    calls doomed, which never returns (longjmp back into jumper)
  *   exiter    runs in a thread that exits inside it (pthread_exit)
  * Usage: xwork [ROUNDS [DIR [MS]]] (defaults 5, ".", 20). Output lines:
- *   xwork FUNC calls=N wall_ns=W cpu_ns=C */
+ *   xwork FUNC calls=N wall_ns=W cpu_ns=C
+ * Two more modes serve bench/xprobe_overhead.sh:
+ *   xwork calls N     calls tiny() N times: "xwork calls n=N ns_per_call=X"
+ *   xwork pingpong N  two threads pinned to one CPU bounce a byte N times through pipes, each
+ *                     inside pp_worker() all along: "xwork pingpong n=N switches=S ns_per_switch=X"
+ */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -25,7 +30,11 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
+
+/* Benchmark sizes: at least 1, at most 100 million (a wrong argument must not hang a run). */
+#define DT_CLAMP_N(v) ((v) < 1 ? 1 : (v) > 100000000 ? 100000000 : (v))
 
 enum { F_BURN, F_NAP, F_CONTEND, F_LOCKWAIT, F_SYNCWRITE, F_OUTER, F_REC, F_JUMPER, F_N };
 static const char *const fnames[F_N] = { "burn", "nap", "contend", "lockwait", "syncwrite",
@@ -212,6 +221,78 @@ static void *holder(void *arg)
 	return NULL;
 }
 
+/* ------------------------------------------------------------ benchmark modes */
+
+NOINLINE long tiny(long x)
+{
+	asm volatile("" : "+r"(x));
+	return x + 1;
+}
+
+static int bench_calls(long n)
+{
+	int64_t t0 = clk(CLOCK_MONOTONIC);
+	long x = 0;
+
+	for (long i = 0; i < n; i++)
+		x = tiny(x);
+	printf("xwork calls n=%ld ns_per_call=%.1f\n", n, (double)(clk(CLOCK_MONOTONIC) - t0) / n);
+	return x == n ? 0 : 1;
+}
+
+struct pp { int in, out; long n; int cpu; long switches; };
+
+NOINLINE void pp_worker(struct pp *p, int first)
+{
+	char c = 0;
+
+	for (long i = 0; i < p->n; i++) {
+		if (first && write(p->out, &c, 1) != 1)
+			break;
+		if (read(p->in, &c, 1) != 1)
+			break;
+		if (!first && write(p->out, &c, 1) != 1)
+			break;
+	}
+	NO_TAIL();
+}
+
+static void *pp_main(void *arg)
+{
+	struct pp *p = arg;
+	struct rusage ru;
+
+	pin(pthread_self(), p->cpu);
+	pp_worker(p, 0);
+	getrusage(RUSAGE_THREAD, &ru);
+	p->switches = ru.ru_nvcsw + ru.ru_nivcsw;
+	return NULL;
+}
+
+static int bench_pingpong(long n, int cpu)
+{
+	int a[2], b[2];
+	struct pp me, other;
+	struct rusage ru;
+	pthread_t th;
+	int64_t t0;
+
+	if (pipe(a) < 0 || pipe(b) < 0)
+		return 1;
+	me = (struct pp){ .in = b[0], .out = a[1], .n = n, .cpu = cpu };
+	other = (struct pp){ .in = a[0], .out = b[1], .n = n, .cpu = cpu };
+	pin(pthread_self(), cpu);
+	pthread_create(&th, NULL, pp_main, &other);
+	t0 = clk(CLOCK_MONOTONIC);
+	pp_worker(&me, 1);
+	pthread_join(th, NULL);
+	getrusage(RUSAGE_THREAD, &ru);
+	me.switches = ru.ru_nvcsw + ru.ru_nivcsw + other.switches;
+	printf("xwork pingpong n=%ld switches=%ld ns_per_switch=%.1f\n", n, me.switches,
+	       (double)(clk(CLOCK_MONOTONIC) - t0) / (double)(me.switches ? me.switches : 1));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long rounds = t_arg_long(argc, argv, 1, 5);
@@ -220,6 +301,15 @@ int main(int argc, char **argv)
 	pthread_t th[2];
 	int cpu = 0;
 
+	if (argc > 2 && !strcmp(argv[1], "calls"))
+		return bench_calls(DT_CLAMP_N(atol(argv[2])));
+	if (argc > 2 && !strcmp(argv[1], "pingpong")) {
+		sched_getaffinity(0, sizeof(all), &all);
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &all))
+				cpu = c;
+		return bench_pingpong(DT_CLAMP_N(atol(argv[2])), cpu);
+	}
 	ms_arg = t_arg_long(argc, argv, 3, 20);
 	if (rounds < 1 || rounds > 1000 || ms_arg < 2 || ms_arg > 2000) {
 		fprintf(stderr, "usage: xwork [ROUNDS(1..1000) [DIR [MS(2..2000)]]]\n");
