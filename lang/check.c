@@ -784,9 +784,16 @@ static const char *binop_text(dt_binop op)
 static const dt_type *check_binop(checker *c, dt_expr *e)
 {
 	const dt_type *l = check_expr(c, e->bin.l), *r = check_expr(c, e->bin.r);
+	dt_binop op = e->bin.op;
+	/* `@x = @x + 1`: in the collecting walk a map whose only assignment reads itself has no
+	 * type yet; an integer on the other side of an operator other than == and != decides it
+	 * (a missing key reads as 0, as in bpftrace). The reporting walk then checks it as usual. */
+	if (!c->d && op != DT_OP_EQ && op != DT_OP_NE && is_none(l) != is_none(r) &&
+	    (e->bin.l->kind == DT_E_MAP || e->bin.r->kind == DT_E_MAP) &&
+	    is_int(is_none(l) ? r : l))
+		return dt_type_int(true, 8);
 	if (is_none(l) || is_none(r))
 		return &t_none;
-	dt_binop op = e->bin.op;
 	if (l->kind == DT_T_STR || r->kind == DT_T_STR) {
 		if ((op == DT_OP_EQ || op == DT_OP_NE) && l->kind == r->kind)
 			return dt_type_int(true, 8);

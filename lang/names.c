@@ -176,26 +176,27 @@ const char *const *dt_hardware_event_names(void)
 	return hw_events;
 }
 
-/* Levenshtein distance, capped: names are short, so a small fixed row is enough. */
+/* Edit distance where swapping two neighbours counts as one edit (optimal string alignment):
+ * `prinft` is one typo from `printf`, two from `print`. Names are short: a small matrix suffices. */
 static size_t edit_distance(const char *a, size_t la, const char *b, size_t lb)
 {
-	size_t row[65];
+	static size_t m[65][65];
 	if (la > 64 || lb > 64)
 		return SIZE_MAX;
+	for (size_t i = 0; i <= la; i++)
+		m[i][0] = i;
 	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
+		m[0][j] = j;
 	for (size_t i = 1; i <= la; i++) {
-		size_t prev = row[0];
-		row[0] = i;
 		for (size_t j = 1; j <= lb; j++) {
-			size_t cur = row[j];
-			size_t sub = prev + (a[i - 1] != b[j - 1]);
-			size_t del = row[j] + 1, ins = row[j - 1] + 1;
-			row[j] = DT_MIN(sub, DT_MIN(del, ins));
-			prev = cur;
+			size_t sub = m[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			size_t best = DT_MIN(sub, DT_MIN(m[i - 1][j] + 1, m[i][j - 1] + 1));
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+				best = DT_MIN(best, m[i - 2][j - 2] + 1);
+			m[i][j] = best;
 		}
 	}
-	return row[lb];
+	return m[la][lb];
 }
 
 const char *dt_closest(const char *name, size_t name_len, const char *const *cands)

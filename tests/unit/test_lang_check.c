@@ -322,6 +322,29 @@ static void type_names(void)
 	dt_arena_free(a);
 }
 
+/* bpftrace reads a missing key as 0, so a map may be built from itself. */
+static void self_referencing_map(void)
+{
+	checked r = check("BEGIN { @x = @x + 1; @y[1] = 3 * @y[1] + 2; @z = @z; }");
+	CHECK_EQ_INT(r.rc, -EINVAL); /* @z = @z has nothing to decide its type */
+	CHECK(strstr(r.diag_text, "@z is read but never assigned") != NULL ||
+	      strstr(r.diag_text, "@z is never assigned") != NULL);
+	CHECK_EQ_INT(dt_diags_error_count(r.d), 1); /* nothing about @x or @y */
+	done(&r);
+	r = check("BEGIN { @x = @x + 1; @y[1] = 3 * @y[1] + 2; }");
+	CHECK_EQ_INT(r.rc, 0);
+	CHECK_EQ_STR(tn(&r, map_named(&r, "@x")->value), "int64");
+	done(&r);
+}
+
+/* A swapped pair of letters is one typo. */
+static void typo_hints(void)
+{
+	checked r = check("BEGIN { prinft(\"x\"); }");
+	CHECK(strstr(r.diag_text, "did you mean 'printf'?") != NULL);
+	done(&r);
+}
+
 int main(void)
 {
 	T_RUN(map_types);
@@ -338,5 +361,7 @@ int main(void)
 	T_RUN(positional_params);
 	T_RUN(hist_buckets);
 	T_RUN(type_names);
+	T_RUN(self_referencing_map);
+	T_RUN(typo_hints);
 	return t_done();
 }
