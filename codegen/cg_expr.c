@@ -277,12 +277,10 @@ LLVMValueRef cg_stack_ref(cg *c, const dt_expr *e)
 	}
 	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, id, cg_i64(c, 0), ""), bad, done);
 	LLVMPositionBuilderAtEnd(c->b, bad);
-	/* A user stack of a kernel thread is -EFAULT: that is "no stack", not a loss. */
-	if (user)
-		LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, id,
-						    cg_i64(c, (uint64_t)-EFAULT), ""), done, count);
-	else
-		LLVMBuildBr(c->b, count);
+	/* -EFAULT is "no stack", not a loss: a user stack of a kernel thread, or a kernel stack
+	 * of a sample taken in user mode (profile/software events). */
+	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, id, cg_i64(c, (uint64_t)-EFAULT), ""),
+			done, count);
 	LLVMPositionBuilderAtEnd(c->b, count);
 	cg_stat_inc(c, DT_STAT_STACK_FAIL);
 	LLVMBuildBr(c->b, done);

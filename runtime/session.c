@@ -577,11 +577,14 @@ dt_unwinder *dt_session_unwinder(dt_session *s)
 		return s->uw;
 	s->uw = dt_unwinder_new(&uo);
 	/* Before anything attaches, so that no first sample finds "no tables yet": the -p process,
-	 * or with neither -p nor -c (system-wide) every running process. A -c child is read at its
-	 * entry point instead (loop.c), since it has not exec'd yet. */
+	 * or with neither -p nor -c (system-wide) every running process. A -c child has not exec'd
+	 * yet: it is watched (its exec and library mmaps are followed) and read again at its entry
+	 * point (loop.c). */
 	if (s->uw && !s->o.dry_run && s->o.filter_pid)
 		dt_unwinder_add_pid(s->uw, s->o.filter_pid);
-	else if (s->uw && !s->o.dry_run && s->child <= 0)
+	else if (s->uw && !s->o.dry_run && s->child > 0)
+		dt_unwinder_watch_pid(s->uw, (uint32_t)s->child);
+	else if (s->uw && !s->o.dry_run)
 		dt_unwinder_add_all(s->uw);
 	if (!s->uw && !s->uw_reported) {
 		s->uw_reported = true;

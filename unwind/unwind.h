@@ -56,6 +56,9 @@ int dt_unwinder_frames_fd(const dt_unwinder *u);
 /* Builds tables for a running process now (for -p/-c and processes running at start), including
  * every object it maps. -ESRCH when it is gone. */
 int dt_unwinder_add_pid(dt_unwinder *u, uint32_t pid);
+/* Marks a process that has not exec'd yet (a -c child) as known with no mappings: the walker's
+ * exec and mmap followers then report its exec and each library ld.so maps as they happen. */
+int dt_unwinder_watch_pid(dt_unwinder *u, uint32_t pid);
 /* Builds tables for every process running now (system-wide tracing: samples of processes that
  * were already running are complete from the first one). Returns the number of processes added
  * (kernel threads and processes gone meanwhile are skipped) or -errno. */

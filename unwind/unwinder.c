@@ -793,6 +793,17 @@ out:
 	return ret;
 }
 
+int dt_unwinder_watch_pid(dt_unwinder *u, uint32_t pid)
+{
+	struct dt_proc_maps *pm = xcalloc(1, sizeof(*pm));
+	int ret = 0;
+
+	if (bpf_map_update_elem(u->procs_fd, &pid, pm, BPF_NOEXIST) < 0 && errno != EEXIST)
+		ret = -errno;
+	free(pm);
+	return ret;
+}
+
 int dt_unwinder_add_all(dt_unwinder *u)
 {
 	struct timespec t0, t1;

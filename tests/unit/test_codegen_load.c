@@ -8,6 +8,7 @@
 #include "codegen/codegen.h"
 #include "bpf-lib/dt_abi.h"
 #include "bpf-lib/dt_walker.h"
+#include "bpf-lib/dt_xprobe.h"
 #include "common/common.h"
 #include "lang/lang.h"
 
@@ -26,7 +27,7 @@ typedef struct sess {
 	dt_diags *diags;
 	dt_program *prog;
 	int *map_fds;
-	int aux[DT_AUX_WALKER_STATE + 1];
+	int aux[DT_AUX_PIDS_SEEN + 1];
 	struct { dt_stack_kind kind; uint32_t depth; int fd; } stacks[MAX_STACK_MAPS];
 	int nstacks;
 	int next_slot;
@@ -116,6 +117,10 @@ static int create_aux(sess *s)
 						   NULL);
 	s->aux[DT_AUX_WALKER_STATE] = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "dt_wstate", 4,
 						     sizeof(struct dt_walker_state), 1, NULL);
+	s->aux[DT_AUX_XPROBE_RESULT] = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "dt_xresult", 4,
+						      sizeof(struct dt_xresult), 1, NULL);
+	s->aux[DT_AUX_PIDS_SEEN] = bpf_map_create(BPF_MAP_TYPE_LRU_HASH, "dt_pids_seen", 4, 8,
+						  1024, NULL);
 	for (unsigned i = 0; i < DT_ARRAY_SIZE(s->aux); i++)
 		if (i != DT_AUX_STACKS && s->aux[i] < 0)
 			return -errno;

@@ -17,9 +17,11 @@
 
 #define NCPUS 2
 
-__attribute__((noinline)) void prof_leaf(void) { __asm__ volatile(""); }
-__attribute__((noinline)) void prof_mid(void) { prof_leaf(); __asm__ volatile(""); }
-__attribute__((noinline)) void prof_root(void) { prof_mid(); __asm__ volatile(""); }
+/* Volatile work keeps each body longer than the offsets below at any -O level. */
+static volatile int prof_sink;
+__attribute__((noinline)) void prof_leaf(void) { prof_sink += 1; prof_sink *= 3; }
+__attribute__((noinline)) void prof_mid(void) { prof_leaf(); prof_sink += 2; prof_sink *= 3; }
+__attribute__((noinline)) void prof_root(void) { prof_mid(); prof_sink += 3; prof_sink *= 3; }
 
 static dt_type T_S64 = { .kind = DT_T_INT, .size = 8, .align = 8, .is_signed = true };
 static dt_type T_COMM = { .kind = DT_T_STR, .size = 16, .align = 1 };

@@ -94,8 +94,13 @@ static dt_attach mk(dt_provider p, const char *text, const char *target, const c
 
 __attribute__((noinline, used)) int t_target_fn(int x)
 {
+	/* Volatile work keeps the body longer than the offsets the tests probe, at any -O. */
+	volatile int v = x;
+
 	__asm__ volatile("" ::: "memory");
-	return x + 1;
+	v += 1;
+	v *= 3;
+	return v / 3;
 }
 
 __attribute__((noinline, used)) int t_target_fn2(int x)
