@@ -39,6 +39,8 @@ static const char usage_text[] =
 	"                  DIR/.build-id); DEBUGINFOD_URLS servers are asked in the background\n"
 	"  -v              verbose: what was attached, loss counters, map memory, stage timings\n"
 	"  --dry-run       compile and load the programs, attach nothing\n"
+	"  --unwind-budget MiB  kernel memory for ustack_dwarf's unwind tables (default 64)\n"
+	"  --unwind-stacks N    distinct ustack_dwarf stacks kept (default 16384)\n"
 	"  -d WHAT         dump a stage: tokens, ast, types, ir, asm, verifier, unwind\n"
 	"                  (repeatable, or a comma list); '-d unwind FILE' dumps the\n"
 	"                  unwind rows of the ELF file FILE\n"
@@ -79,6 +81,8 @@ struct cli {
 	dt_session_format format;
 	bool no_demangle, no_inline, srcline;
 	const char *pprof_path, *flamegraph_path;
+	uint64_t unwind_budget;   /* --unwind-budget MiB, in bytes */
+	uint32_t unwind_stacks;   /* --unwind-stacks N */
 	const char *debug_dirs[16];
 	uint32_t ndebug_dirs;
 	int verbose;
@@ -135,6 +139,8 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 		{ "debuginfo", required_argument, NULL, 1004 },
 		{ "pprof", required_argument, NULL, 1005 },
 		{ "flamegraph", required_argument, NULL, 1006 },
+		{ "unwind-budget", required_argument, NULL, 1007 },
+		{ "unwind-stacks", required_argument, NULL, 1008 },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt, rc;
@@ -188,6 +194,21 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 		case 1006:
 			c->flamegraph_path = optarg;
 			break;
+		case 1007:
+		case 1008: {
+			char *end;
+			unsigned long long v = strtoull(optarg, &end, 10);
+
+			if (*end || !v || v > (opt == 1007 ? 65536ull : 1u << 24))
+				return usage_error("%s", opt == 1007 ?
+						   "--unwind-budget: give MiB, 1..65536" :
+						   "--unwind-stacks: give a count, 1..16777216");
+			if (opt == 1007)
+				c->unwind_budget = v << 20;
+			else
+				c->unwind_stacks = (uint32_t)v;
+			break;
+		}
 		case 'v':
 			c->verbose++;
 			break;
@@ -343,6 +364,8 @@ int dt_cli_main(int argc, char **argv)
 	so.ndebug_dirs = c.ndebug_dirs;
 	so.pprof_path = c.pprof_path;
 	so.flamegraph_path = c.flamegraph_path;
+	so.unwind_budget = c.unwind_budget;
+	so.unwind_stacks = c.unwind_stacks;
 	so.verbose = c.verbose;
 	so.dump = c.dump;
 	so.dry_run = c.dry_run;

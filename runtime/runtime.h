@@ -54,6 +54,8 @@ typedef struct dt_session_opts {
 	uint32_t ndebug_dirs;
 	const char *pprof_path; /* --pprof FILE: every stack-keyed map as a gzipped profile.proto */
 	const char *flamegraph_path; /* --flamegraph FILE: an interactive SVG flame graph */
+	uint64_t unwind_budget; /* --unwind-budget: bytes for unwind tables (0 = unwind/'s default) */
+	uint32_t unwind_stacks; /* --unwind-stacks: ustack_dwarf frames map entries (0 = default) */
 } dt_session_opts;
 
 /* Creates a session. Cheap: no map, no tracefs scan, no unwinder until a program needs them.

@@ -572,7 +572,8 @@ static void uw_log(void *ctx, const char *msg)
 dt_unwinder *dt_session_unwinder(dt_session *s)
 {
 	dt_unwinder_opts uo = { .sz = sizeof(uo), .follow_exec_exit = true, .log = uw_log,
-				.log_ctx = s };
+				.log_ctx = s, .table_budget = s->o.unwind_budget,
+				.max_stacks = s->o.unwind_stacks };
 	if (s->uw)
 		return s->uw;
 	s->uw = dt_unwinder_new(&uo);

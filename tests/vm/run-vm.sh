@@ -121,8 +121,10 @@ build_base() {
 	echo 1 > /proc/sys/kernel/bpf_stats_enabled 2>/dev/null
 	hostname dtvm
 	echo "$BEGIN_MARK"
-	sh /cmd.sh
+	# Through a file, not the console: the command sees no terminal (no colours), as on the host.
+	sh /cmd.sh >/cmd.out 2>&1 </dev/null
 	st=\$?
+	cat /cmd.out
 	echo "$END_MARK \$st"
 	poweroff -f
 	INIT
