@@ -22,7 +22,7 @@
  *   3. At the end the walker stores the frames under a key derived from a hash of the frames, so
  *      identical stacks share one entry (a hash collision with different frames probes the next
  *      keys; no silent overwrite): stacks of at most DT_FRAMES_SHORT frames go to the frames map
- *      (BPF_MAP_TYPE_HASH, key __u64, value struct dt_frames, ~1 KB), deeper ones to frames_deep
+ *      (BPF_MAP_TYPE_LRU_HASH, key __u64, value struct dt_frames, ~1 KB), deeper ones to frames_deep
  *      (value struct dt_frames_deep, 8 KB, allocated on use) with DT_FRAMES_KEY_DEEP set in the
  *      key — so ustack_dwarf(1024) is possible without every stack costing 8 KB. It fills
  *      `result` (id = the key, 0 when nothing could be stored; pid = tgid; flags = enum

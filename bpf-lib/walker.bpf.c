@@ -43,8 +43,11 @@ WALKER_MAPS(kprobe)
 WALKER_MAPS(tp)
 WALKER_MAPS(rawtp)
 
+/* LRU: a long system-wide run sees more distinct stacks than any fixed map holds; the least
+ * recently sampled ones make room (a stack still in a script map but evicted before printing is
+ * counted by userspace and reported, see dt_unwinder_warn_losses). */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384); /* set by unwind/ */
 	__type(key, __u64);
 	__type(value, struct dt_frames);

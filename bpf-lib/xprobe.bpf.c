@@ -116,15 +116,17 @@ static __always_inline void charge_split(struct dt_xthread *t, __u64 now, __u64 
 	t->cum[DT_XB_ONCPU] += on;
 	charge_off(t, off, total - on);
 }
+
 #define READ_ONCE_U64(x) (*(volatile __u64 *)&(x))
 
 /* Reads the thread's clock as of now: the counters with the running interval added to on-CPU.
  * The uprobe programs can be preempted (they run with migration, not preemption, disabled), and
- * the scheduler hooks then update the clock under them; so the programs never write the clock of a
- * thread that has an open call, and read it like a seqcount whose sequence is last_ns (every hook
- * run moves it): a reading is kept only if last_ns did not change across it. Then no switch
- * happened in the window, the thread ran all through it, and sum(v) == now - (clock start) for
- * every reading, which is what makes a call's buckets add up to its wall time exactly. */
+ * the scheduler hooks then update the clock under them; so the programs do not write the clock of
+ * a thread that has an open call (but to close an interval whose switch-in the kernel did not
+ * report), and read it like a seqcount whose sequence is last_ns (every hook run moves it): a
+ * reading is kept only if last_ns did not change across it. Then no switch happened in the
+ * window, the thread ran all through it, and sum(v) == now - (clock start) for every reading,
+ * which is what makes a call's buckets add up to its wall time exactly. */
 static __always_inline int read_clock(struct dt_xthread *t, __u64 *now, __u64 *v)
 {
 	for (int i = 0; i < 4; i++) {

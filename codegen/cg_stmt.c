@@ -667,6 +667,11 @@ void cg_emit_program(cg *c, const dt_probe *p, const dt_attach *a, enum bpf_prog
 							BPF_FUNC_get_current_pid_tgid, c->i64,
 							NULL, 0), cg_i64(c, 32), ""),
 					       cg_i64(c, c->env->filter_pid), ""));
+		if (c->env->filter_cgroup && !begin_end)
+			guard(c, LLVMBuildICmp(c->b, LLVMIntEQ,
+					       cg_helper(c, BPF_FUNC_get_current_cgroup_id, c->i64,
+							 NULL, 0),
+					       cg_i64(c, c->env->filter_cgroup), ""));
 		if (p->pred && !(is_entry_of_dwarf && p->pred_uses_ustack_dwarf))
 			guard(c, cg_cond(c, p->pred));
 		if (is_entry_of_dwarf) {

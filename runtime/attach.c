@@ -910,7 +910,7 @@ int dt_rt_run_once(int prog_fd, enum bpf_prog_type type, char **err)
 		 * bound to this process only. */
 		struct perf_event_attr attr = { .size = sizeof(attr), .disabled = 1 };
 		char path[PATH_MAX];
-		uint64_t off;
+		uint64_t off = 0;
 		int ptype, pfd, rc;
 
 		rc = self_offset((uintptr_t)dt_rt_trigger, path, sizeof(path), &off);

@@ -25,7 +25,7 @@ static const char usage_text[] =
 	"                  scripts run as they are\n"
 	"  PARAM...        positional parameters, $1, $2, ... in the program\n"
 	"  -p PID          only trace process PID (every probe filters on it); stop when it exits\n"
-	"  -c CMD          run CMD, trace it (uprobes attach to it), stop when it exits\n"
+	"  -c CMD          run CMD and trace only it and what it starts; stop when it exits\n"
 	"  -o FILE         write the output to FILE\n"
 	"  -f text|json|folded  output format (json: one JSON object per line; folded:\n"
 	"                  stack maps as 'outer;...;leaf count' lines for flame graph tools)\n"

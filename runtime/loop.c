@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -344,6 +346,114 @@ static void block_signals(void)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 }
 
+/* The mount point of the cgroup v2 hierarchy — the one bpf_get_current_cgroup_id() reports —
+ * or NULL (a v1-only system). */
+static const char *cgroup2_root(void)
+{
+	static char root[PATH_MAX];
+	char line[PATH_MAX + 128], dir[PATH_MAX], type[64];
+	FILE *f = fopen("/proc/self/mounts", "re");
+
+	if (root[0])
+		return root;
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %4095s %63s", dir, type) == 2 && !strcmp(type, "cgroup2")) {
+			snprintf(root, sizeof(root), "%s", dir);
+			break;
+		}
+	fclose(f);
+	return root[0] ? root : NULL;
+}
+
+static int write_pid(const char *procs, pid_t pid)
+{
+	FILE *f = fopen(procs, "we");
+	int rc = 0;
+
+	if (!f)
+		return -errno;
+	if (fprintf(f, "%d\n", (int)pid) < 0)
+		rc = -EIO;
+	if (fclose(f) != 0 && !rc)
+		rc = -errno;
+	return rc;
+}
+
+/* Puts the -c command (stopped before exec) into a cgroup of its own, so that probes can be
+ * limited to it and to everything it starts — a shell, make's compilers — and to nothing else.
+ * Without cgroup v2 the probes fall back to the command's pid alone. */
+static void child_cgroup_enter(dt_session *s)
+{
+	const char *root = cgroup2_root();
+	char *dir, *procs;
+	struct stat st;
+
+	if (!root)
+		goto fallback;
+	dir = xasprintf("%s/dwarftrace.%d", root, (int)getpid());
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		free(dir);
+		goto fallback;
+	}
+	procs = xasprintf("%s/cgroup.procs", dir);
+	if (stat(dir, &st) < 0 || write_pid(procs, s->child) < 0) {
+		rmdir(dir);
+		free(procs);
+		free(dir);
+		goto fallback;
+	}
+	free(procs);
+	s->child_cgroup = dir;
+	s->child_cgroup_id = (uint64_t)st.st_ino; /* a cgroup2 directory's inode is its id */
+	return;
+fallback:
+	if (!s->o.filter_pid)
+		s->o.filter_pid = (uint32_t)s->child;
+}
+
+/* Moves whatever the command left running back to our own cgroup and removes the directory. */
+static void child_cgroup_leave(dt_session *s)
+{
+	char *procs, line[32], self[PATH_MAX + 16] = "", *back;
+	FILE *f;
+
+	if (!s->child_cgroup)
+		return;
+	f = fopen("/proc/self/cgroup", "re");
+	if (f) {
+		char buf[PATH_MAX + 16];
+
+		while (fgets(buf, sizeof(buf), f))
+			if (!strncmp(buf, "0::", 3)) {
+				buf[strcspn(buf, "\n")] = 0;
+				snprintf(self, sizeof(self), "%s", buf + 3);
+			}
+		fclose(f);
+	}
+	back = xasprintf("%s%s/cgroup.procs", cgroup2_root(), strcmp(self, "/") ? self : "");
+	procs = xasprintf("%s/cgroup.procs", s->child_cgroup);
+	for (int tries = 0; tries < 3; tries++) {
+		f = fopen(procs, "re");
+		if (!f)
+			break;
+		while (fgets(line, sizeof(line), f))
+			write_pid(back, (pid_t)atoi(line));
+		fclose(f);
+		if (rmdir(s->child_cgroup) == 0 || errno == ENOENT)
+			break;
+		usleep(10000);
+	}
+	if (access(s->child_cgroup, F_OK) == 0)
+		fprintf(s->err, "dwarftrace: could not remove %s: %s\n", s->child_cgroup,
+			strerror(errno));
+	free(procs);
+	free(back);
+	free(s->child_cgroup);
+	s->child_cgroup = NULL;
+}
+
 int dt_child_spawn(dt_session *s, const char *cmd)
 {
 	int go[2], errp[2];
@@ -385,6 +495,7 @@ int dt_child_spawn(dt_session *s, const char *cmd)
 	s->child = pid;
 	s->child_go_fd = go[1];
 	s->child_err_fd = errp[0];
+	child_cgroup_enter(s);
 	return 0;
 }
 
@@ -448,6 +559,7 @@ void dt_child_reap(dt_session *s)
 		}
 		s->child_exited = true;
 	}
+	child_cgroup_leave(s);
 }
 
 int dt_session_spawn_child(dt_session *s, const char *cmd, int *pid)

@@ -314,7 +314,8 @@ static int stack_map_fd(dt_session *s, dt_stack_kind kind, uint32_t depth, bool 
 			return s->stackmaps.v[i].fd;
 	if (!create)
 		return -ENOENT;
-	snprintf(name, sizeof(name), "%cstack_%u", kind == DT_STACK_KERNEL ? 'k' : 'u', sm.depth);
+	snprintf(name, sizeof(name), "%cstack_%u", kind == DT_STACK_KERNEL ? 'k' : 'u',
+		 sm.depth % 10000u); /* depth <= DT_STACK_MAX_DEPTH */
 	rc = aux_create(s, &sm.fd, BPF_MAP_TYPE_STACK_TRACE, name, 4, sm.depth * 8,
 			STACK_MAP_ENTRIES);
 	if (rc < 0)
@@ -944,6 +945,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	dt_cg_env env = {
 		.sz = sizeof(env), .ctx = &gc, .map_fd = cg_map_fd, .aux_fd = cg_aux_fd,
 		.cont_slot = cg_cont_slot, .start_ns = s->start_ns, .filter_pid = s->o.filter_pid,
+		.filter_cgroup = s->child_cgroup_id,
 		.want_ir = s->o.dump & DT_DUMP_IR, .want_asm = s->o.dump & DT_DUMP_ASM,
 	};
 	dt_cg_result *cg = NULL;

@@ -131,6 +131,8 @@ struct dt_session {
 	pid_t child;
 	int child_go_fd, child_err_fd;
 	char *child_path;     /* the -c program's file when run without a shell, else NULL */
+	char *child_cgroup;   /* the cgroup (v2) made for the -c command and its descendants */
+	uint64_t child_cgroup_id; /* its id, what bpf_get_current_cgroup_id() returns inside */
 	bool child_exited, forwarded_signal;
 	int child_status;
 	int pidfd;

@@ -72,8 +72,9 @@ int dt_unwinder_poll_fd(const dt_unwinder *u);
 int dt_unwinder_process(dt_unwinder *u);
 
 /* Reads the frames of a ustack_dwarf value: up to `max` pcs into `pcs`; returns the count (0 for
- * ref->id == 0) or -ENOENT when the id is not in the frames map. */
-int dt_unwinder_frames(const dt_unwinder *u, const struct dt_stack_ref *ref, uint64_t *pcs,
+ * ref->id == 0) or -ENOENT when the id is not in the frames map (evicted: counted, and reported
+ * by dt_unwinder_warn_losses). */
+int dt_unwinder_frames(dt_unwinder *u, const struct dt_stack_ref *ref, uint64_t *pcs,
 		       uint32_t max);
 
 /* "complete", "truncated (depth)", … for the low byte of dt_stack_ref.flags. */
@@ -88,8 +89,9 @@ typedef struct dt_unwinder_stats {
 void dt_unwinder_get_stats(const dt_unwinder *u, dt_unwinder_stats *st);
 /* Writes the stats as "name value" lines (for -v). */
 void dt_unwinder_print_stats(const dt_unwinder *u, FILE *f);
-/* Without -v: one line on `f` when anything was dropped (requests lost, stacks not stored,
- * walks cut by the tail-call limit, objects left without tables); returns 1 then, else 0. */
+/* Without -v: one line on `f` when anything was dropped (requests lost, stacks not stored or
+ * evicted before printing, walks cut by the tail-call limit, objects left without tables);
+ * returns 1 then, else 0. */
 int dt_unwinder_warn_losses(const dt_unwinder *u, FILE *f);
 
 /* `-d unwind FILE`: the rows of an ELF file's CFI, one range per line, e.g.

@@ -70,6 +70,7 @@ struct dt_unwinder {
 	uint64_t clock;       /* use counter for LRU eviction */
 	uint64_t requests_served, build_errors, evictions, rows_total;
 	int pending_err;
+	uint64_t frames_missing; /* stack ids asked for but no longer in the frames maps */
 	double startup_ms;      /* dt_unwinder_add_all: time and processes */
 	uint32_t startup_procs;
 };
@@ -882,7 +883,7 @@ int dt_unwinder_process(dt_unwinder *u)
 
 /* ---------------------------------------------------------------- reading back */
 
-int dt_unwinder_frames(const dt_unwinder *u, const struct dt_stack_ref *ref, uint64_t *pcs,
+int dt_unwinder_frames(dt_unwinder *u, const struct dt_stack_ref *ref, uint64_t *pcs,
 		       uint32_t max)
 {
 	struct dt_frames_deep fr; /* also holds a struct dt_frames (same prefix) */
@@ -891,8 +892,10 @@ int dt_unwinder_frames(const dt_unwinder *u, const struct dt_stack_ref *ref, uin
 
 	if (ref->id == 0)
 		return 0;
-	if (bpf_map_lookup_elem(deep ? u->frames_deep_fd : u->frames_fd, &ref->id, &fr) < 0)
+	if (bpf_map_lookup_elem(deep ? u->frames_deep_fd : u->frames_fd, &ref->id, &fr) < 0) {
+		u->frames_missing++; /* evicted (LRU) before it was printed */
 		return -ENOENT;
+	}
 	n = DT_MIN(DT_MIN(fr.nframes, max), deep ? DT_WALKER_MAX_FRAMES : DT_FRAMES_SHORT);
 	memcpy(pcs, fr.pc, n * sizeof(*pcs));
 	return (int)n;
@@ -975,6 +978,7 @@ void dt_unwinder_print_stats(const dt_unwinder *u, FILE *f)
 	fprintf(f, "unwind row_pages %" PRIu64 "/%" PRIu64 " (budget %.1f MiB)\n",
 		st.row_pages_used, st.row_pages_total,
 		(double)st.row_pages_total * sizeof(struct dt_row_page) / (1 << 20));
+	fprintf(f, "unwind stacks_evicted_before_print %" PRIu64 "\n", u->frames_missing);
 	if (u->startup_procs)
 		fprintf(f, "unwind startup %u processes in %.1f ms\n", u->startup_procs,
 			u->startup_ms);
@@ -992,13 +996,14 @@ int dt_unwinder_warn_losses(const dt_unwinder *u, FILE *f)
 	dt_unwinder_get_stats(u, &st);
 	w = st.wstat;
 	dropped = w[DT_WSTAT_REQ_LOST] + w[DT_WSTAT_STORE_FAIL] + w[DT_WSTAT_TRUNC_TAILCALL] +
-		  w[DT_WSTAT_ERR_OTHER] + st.build_errors;
+		  w[DT_WSTAT_ERR_OTHER] + st.build_errors + u->frames_missing;
 	if (!dropped)
 		return 0;
 	fprintf(f, "ustack_dwarf: some data was lost: %" PRIu64 " table requests lost, %" PRIu64
-		" stacks dropped (frames map full), %" PRIu64 " truncated by the tail-call limit, "
-		"%" PRIu64 " objects without tables (build error or budget full); -v for the "
-		"totals\n", w[DT_WSTAT_REQ_LOST], w[DT_WSTAT_STORE_FAIL],
+		" stacks dropped (frames map full), %" PRIu64 " evicted before printing, %" PRIu64
+		" truncated by the tail-call limit, %" PRIu64 " objects without tables (build error "
+		"or budget full); -v for the totals\n", w[DT_WSTAT_REQ_LOST],
+		w[DT_WSTAT_STORE_FAIL], u->frames_missing,
 		w[DT_WSTAT_TRUNC_TAILCALL] + w[DT_WSTAT_ERR_OTHER], st.build_errors);
 	return 1;
 }

@@ -2,12 +2,19 @@
  * spins in vdso_loop calling clock_gettime (the vDSO's own code and CFI, mapped from no file);
  * "plt" spins in plt_loop calling a tiny libc function through its PLT stub, so that some samples
  * land inside the stub itself (CFA given by the PLT's DWARF expression). argv[2] is seconds.
- * Usage: pltvdso vdso|plt [SECONDS]. */
+ * "work" does a fixed amount of work instead (argv[2] rounds of a qsort with a callback under a
+ * short call chain) for bench/unwind.sh's overhead ratios, where a deadline would hide the cost.
+ * With PV_TIME set, "work" prints its own wall time ("pv_time SECONDS") on stderr.
+ * Usage: pltvdso vdso|plt [SECONDS] | pltvdso work ROUNDS. */
 #include "common.h"
 
+#include <stdio.h>
 #include <string.h>
 
 volatile unsigned long pv_sink;
+
+/* A wrong argument must not make a benchmark run for hours. */
+#define DT_CLAMP_ROUNDS(n) ((n) < 1 ? 1 : (n) > 10000000 ? 10000000 : (n))
 
 NOINLINE void vdso_loop(double deadline)
 {
@@ -30,8 +37,50 @@ NOINLINE void plt_loop(double deadline)
 	NO_TAIL();
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+NOINLINE void work_leaf(int *v, int n, unsigned seed)
+{
+	for (int i = 0; i < n; i++) {
+		seed = seed * 1103515245u + 12345u;
+		v[i] = (int)(seed >> 8);
+	}
+	qsort(v, (size_t)n, sizeof(*v), cmp_int);
+	pv_sink += (unsigned long)v[n / 2];
+	NO_TAIL();
+}
+
+NOINLINE void work_mid(int *v, int n, unsigned seed)
+{
+	work_leaf(v, n, seed);
+	NO_TAIL();
+}
+
+NOINLINE void work_loop(long rounds)
+{
+	static int v[4096];
+
+	for (long r = 0; r < rounds; r++)
+		work_mid(v, 4096, (unsigned)r);
+	NO_TAIL();
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 2 && !strcmp(argv[1], "work")) {
+		double t0 = t_now();
+
+		work_loop(DT_CLAMP_ROUNDS(atol(argv[2])));
+		/* Its own wall time, so a tracer's start-up and teardown are not counted. */
+		if (getenv("PV_TIME"))
+			fprintf(stderr, "pv_time %.6f\n", t_now() - t0);
+		return 0;
+	}
 	double deadline = t_deadline(t_arg_double(argc, argv, 2, 1.0));
 
 	if (argc > 1 && !strcmp(argv[1], "plt"))
