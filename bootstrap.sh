@@ -80,11 +80,12 @@ demo() {
 	[ -x "$dt" ] || dt=$(find "$BUILD_DIR" -name dwarftrace -type f -perm -u+x | head -n1)
 	[ -x "$dt" ] || die "the build produced no dwarftrace binary"
 	say "chain_nofp was built with -O2 -fomit-frame-pointer: main -> a -> b -> c -> d burns CPU in d"
-	say "$dt -c '$target 2' -e 'profile:hz:99 /comm == \"chain_nofp\"/ < @[ustack_dwarf] = count(); >'"
-	"$dt" -c "$target 2" -e 'profile:hz:99 /comm == "chain_nofp"/ < @[ustack_dwarf] = count(); >'
-	say "a comparator called back from libc's qsort (libc has no frame pointers either)"
-	"$dt" -c "$BUILD_DIR/tests/targets/qsort_cb_nofp 1" \
-		-e 'profile:hz:49 /comm == "qsort_cb_nofp"/ { @[ustack_dwarf] = count(); }'
+	say "$dt -c '$target 2' -e 'profile:hz:99 < @[ustack_dwarf] = count(); >'"
+	"$dt" -c "$target 2" -e 'profile:hz:99 < @[ustack_dwarf] = count(); >'
+	say "a comparator called back from libc's qsort (libc has no frame pointers either);"
+	say "also written as a flame graph: $BUILD_DIR/demo-flamegraph.svg"
+	"$dt" -c "$BUILD_DIR/tests/targets/qsort_cb_nofp 1" --flamegraph "$BUILD_DIR/demo-flamegraph.svg" \
+		-e 'profile:hz:49 { @[ustack_dwarf] = count(); }'
 }
 
 # The fuzzers need clang as the compiler of the whole (separate) build, so they get their own
