@@ -190,16 +190,16 @@ int main(int argc, char **argv)
 	size_t named = 0;
 	t0 = dt_now_ns();
 	for (size_t i = 0; i < NADDR; i++)
-		named += dt_sym_user_frames(sym, me, addrs[i], true, fr, DT_SYM_MAX_INLINE) > 0;
+		named += dt_sym_user_frames(sym, me, 0, addrs[i], true, fr, DT_SYM_MAX_INLINE) > 0;
 	uint64_t t_cold = dt_now_ns() - t0;
 	t0 = dt_now_ns();
 	for (size_t i = 0; i < NADDR; i++)
-		dt_sym_user_frames(sym, me, addrs[i], true, fr, DT_SYM_MAX_INLINE);
+		dt_sym_user_frames(sym, me, 0, addrs[i], true, fr, DT_SYM_MAX_INLINE);
 	uint64_t t_warm = dt_now_ns() - t0;
 	t0 = dt_now_ns();
 	char buf[1024];
 	for (size_t i = 0; i < NADDR; i++)
-		dt_sym_user(sym, me, addrs[i], true, buf, sizeof(buf));
+		dt_sym_user(sym, me, 0, addrs[i], true, buf, sizeof(buf));
 	uint64_t t_text = dt_now_ns() - t0;
 
 	printf("| %-22s | %13s | %12s |\n", "dwarftrace symbolizer", "time", "per address");

@@ -71,7 +71,7 @@ def profile_target(argv, tool):
             r = run([DT, "-e", prog], timeout=60)
             return root_share(bt_stacks(r.stdout))
         if tool == "bpftrace":
-            prog = ("profile:hz:499 /pid == %d/ { @[ustack(1024)] = count(); } "
+            prog = ("profile:hz:499 /pid == %d/ { @[ustack] = count(); } "
                     "interval:ms:1500 { exit(); }" % p.pid)
             r = run([BPFTRACE, "-e", prog], timeout=60)
             return root_share(bt_stacks(r.stdout))
@@ -127,11 +127,19 @@ def timed_work(rounds):
 
 
 def wait_attached(p, path):
-    for _ in range(200):
-        if os.path.exists(path) and "Attaching" in open(path).read():
-            return True
+    """Until the tracer holds perf event fds (its profile probe is attached); its "Attaching"
+    line may sit in a stdio buffer while its output is a file."""
+    for _ in range(400):
         if p.poll() is not None:
             return False
+        try:
+            fds = os.listdir("/proc/%d/fd" % p.pid)
+            if any("perf_event" in os.readlink("/proc/%d/fd/%s" % (p.pid, fd))
+                   for fd in fds if os.path.exists("/proc/%d/fd/%s" % (p.pid, fd))):
+                time.sleep(0.2)  # the other CPUs' events, and BEGIN
+                return True
+        except OSError:
+            pass
         time.sleep(0.05)
     return False
 
@@ -186,59 +194,88 @@ def overhead(rows):
     rows.append(("overhead: fixed work, 999 Hz, median of %d" % N, " | ".join(cells)))
 
 
-def prog_ids(pid):
+def fd_ids(pid, what):
     ids = set()
     d = "/proc/%d/fdinfo" % pid
     for fd in os.listdir(d):
         try:
             for line in open(os.path.join(d, fd)):
-                if line.startswith("prog_id:"):
+                if line.startswith(what + ":"):
                     ids.add(int(line.split()[1]))
         except OSError:
             pass
     return ids
 
 
+def prog_ids(pid):
+    return fd_ids(pid, "prog_id")
+
+
+def map_ids(pid):
+    return fd_ids(pid, "map_id")
+
+
+def probe_stats(prog, tgt_pid, secs=4):
+    """(run_time_ns, run_cnt) of the probe's entry program and the -v text, for `prog` run
+    against the target for `secs`. Tail calls are not counted separately by the kernel: the
+    entry program's run time covers the walker runs and the continuation it tail-calls."""
+    log = os.path.join(TMP, "cost.log")
+    with open(log, "w") as f:
+        p = subprocess.Popen([DT, "-v", "-e", prog % tgt_pid + " interval:s:%d { exit(); }" % secs],
+                             stdout=f, stderr=subprocess.STDOUT)
+    wait_attached(p, log)
+    time.sleep(secs - 1.5)
+    ns = cnt = 0
+    walks = frames = None
+    for i in map_ids(p.pid):
+        r = run(["bpftool", "map", "show", "id", str(i)])
+        if "name wstats" not in r.stdout:
+            continue
+        vals = []
+        for k in (0, 1):  # DT_WSTAT_WALKS, DT_WSTAT_FRAMES
+            r = run(["bpftool", "map", "lookup", "id", str(i), "key", str(k), "0", "0", "0",
+                     "-j"])
+            vals.append(sum(v["value"] for v in json.loads(r.stdout)["formatted"]["values"]))
+        walks, frames = vals
+    for i in prog_ids(p.pid):
+        r = run(["bpftool", "prog", "show", "id", str(i), "-j"])
+        try:
+            info = json.loads(r.stdout)
+        except ValueError:
+            continue
+        if info.get("name", "").endswith("_profile"):
+            ns += info.get("run_time_ns", 0)
+            cnt += info.get("run_cnt", 0)
+    p.wait(timeout=60)
+    return ns, cnt, walks, frames
+
+
 def bpf_cost(rows):
     old = open("/proc/sys/kernel/bpf_stats_enabled").read().strip()
     open("/proc/sys/kernel/bpf_stats_enabled", "w").write("1")
+    tgt = subprocess.Popen([os.path.join(T, "qsort_cb_nofp"), "12"])
+    time.sleep(0.3)
     try:
-        tgt = subprocess.Popen([os.path.join(T, "qsort_cb_nofp"), "5"])
-        time.sleep(0.3)
-        log = os.path.join(TMP, "cost.log")
-        with open(log, "w") as f:
-            p = subprocess.Popen([DT, "-v", "-e", "profile:hz:999 /pid == %d/ { @[ustack_dwarf] "
-                                  "= count(); } interval:s:3 { exit(); }" % tgt.pid],
-                                 stdout=f, stderr=subprocess.STDOUT)
-        wait_attached(p, log)
-        time.sleep(2.5)
-        walk_ns = walk_cnt = 0
-        for i in prog_ids(p.pid):
-            r = run(["bpftool", "prog", "show", "id", str(i), "-j"])
-            try:
-                info = json.loads(r.stdout)
-            except ValueError:
-                continue
-            if info.get("name", "").startswith("dt_walk_"):
-                walk_ns += info.get("run_time_ns", 0)
-                if info["name"].startswith("dt_walk_start"):
-                    walk_cnt += info.get("run_cnt", 0)
-        p.wait(timeout=60)
-        tgt.kill()
-        tgt.wait()
-        text = open(log).read()
-        walks = int(re.search(r"^walker walks (\d+)", text, re.M).group(1))
-        frames = int(re.search(r"^walker frames (\d+)", text, re.M).group(1))
+        # The same probe without the stack: what a sample costs before any unwinding.
+        bns, bcnt, _, _ = probe_stats("profile:hz:999 /pid == %d/ { @[pid] = count(); }",
+                                      tgt.pid)
+        ns, cnt, walks, frames = probe_stats("profile:hz:999 /pid == %d/ { @[ustack_dwarf] = "
+                                             "count(); }", tgt.pid)
         fpw = frames / walks if walks else 0
-        if walk_cnt:
-            per = walk_ns / walk_cnt
+        if cnt and bcnt and walks:
+            # Program stats and walker counters read at the same moment; the samples of other
+            # processes cost what they cost without the stack and are taken out.
+            per = (ns - cnt * bns / bcnt) / walks
             rows.append(("BPF cost (qsort callback, %.1f frames/stack)" % fpw,
-                         "%.0f ns per stack, %.0f ns per frame (%d walks, bpf_prog_info)"
-                         % (per, per / fpw if fpw else 0, walk_cnt)))
+                         "%.0f ns per stack, %.0f ns per frame (entry+walker+continuation "
+                         "minus the same probe without the stack; bpf_prog_info)"
+                         % (per, per / fpw if fpw else 0)))
         else:
-            rows.append(("BPF cost", "fail (no walker run counted)"))
+            rows.append(("BPF cost", "fail (no run counted)"))
         return fpw
     finally:
+        tgt.kill()
+        tgt.wait()
         open("/proc/sys/kernel/bpf_stats_enabled", "w").write(old)
 
 

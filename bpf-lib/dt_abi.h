@@ -44,9 +44,26 @@ enum dt_event_kind {
 	DT_EV_DELETE_KEY = 7,
 	/* id = 0; payload = struct dt_ev_exit. */
 	DT_EV_EXIT = 8,
-	/* id = a tgid recording its first user stack or usym; no payload. Userspace snapshots the
-	 * process's mappings now, so its addresses resolve after it exits. */
+	/* id = a tgid recording its first user stack or usym; payload = struct dt_ev_pid_seen
+	 * (older senders: none, meaning generation 0). Userspace snapshots the process's mappings
+	 * now, so its addresses resolve after it exits. */
 	DT_EV_PID_SEEN = 9,
+};
+
+/* Address-space generations: a process's code changes at exec, so a user address means nothing
+ * without knowing which image it was recorded in. A BPF hash (tgid u32 -> generation u32) is
+ * bumped by a program on the sched_process_exec tracepoint (runtime/execgen.c); a missing entry
+ * is generation 0 (the image the process had when the session started). Every user address
+ * recorded carries the generation it was taken in: struct dt_stack_ref.flags and struct
+ * dt_usym.pad hold it in bits DT_GEN_SHIFT.. (24 bits, wrapping), and DT_EV_PID_SEEN says which
+ * generation the snapshot it asks for belongs to. */
+#define DT_GEN_SHIFT 8
+#define DT_GEN_MASK 0xffffffu
+#define DT_GEN_OF(flags) (((flags) >> DT_GEN_SHIFT) & DT_GEN_MASK)
+
+struct dt_ev_pid_seen {
+	__u32 gen;
+	__u32 pad;
 };
 
 struct dt_ev_print_map {
@@ -82,7 +99,8 @@ enum dt_stat {
 struct dt_stack_ref {
 	__u64 id;
 	__u32 pid;
-	__u32 flags; /* ustack_dwarf: enum dt_unwind_status in the low byte; else 0 */
+	__u32 flags; /* ustack_dwarf: enum dt_unwind_status in the low byte; user stacks: the
+		      * address-space generation above DT_GEN_SHIFT */
 };
 DT_ABI_ASSERT(sizeof(struct dt_stack_ref) == 16, "dt_stack_ref");
 
@@ -90,7 +108,7 @@ DT_ABI_ASSERT(sizeof(struct dt_stack_ref) == 16, "dt_stack_ref");
 struct dt_usym {
 	__u64 addr;
 	__u32 pid;
-	__u32 pad;
+	__u32 pad; /* the address-space generation above DT_GEN_SHIFT; low byte 0 */
 };
 DT_ABI_ASSERT(sizeof(struct dt_usym) == 16, "dt_usym");
 

@@ -26,7 +26,9 @@
  *      (value struct dt_frames_deep, 8 KB, allocated on use) with DT_FRAMES_KEY_DEEP set in the
  *      key — so ustack_dwarf(1024) is possible without every stack costing 8 KB. It fills
  *      `result` (id = the key, 0 when nothing could be stored; pid = tgid; flags = enum
- *      dt_unwind_status in the low byte, DT_UNWIND_F_* bits above), and tail-calls
+ *      dt_unwind_status in the low byte and nothing above it: those bits are the address-space
+ *      generation of dt_abi.h, the continuation's to add; the DT_UNWIND_F_* bits are only in
+ *      the stored frames' dt_frames.flags), and tail-calls
  *      cont_progs[cont_slot].
  *   4. The CONTINUATION reads state.result (key 0 of the same per-CPU state map) and runs the rest
  *      of the probe body. Userspace reads frames with dt_unwinder_frames() (unwind/unwind.h).
@@ -117,7 +119,7 @@ enum dt_unwind_status {
 	DT_UNWIND_ERR_NO_USER = 7,     /* no user context (kernel thread) */
 	DT_UNWIND_ERR_STORE = 8,       /* frames map full: result.id = 0, nothing stored */
 	DT_UNWIND_ERR_NO_CFI = 9,      /* a PC without CFI and no usable frame pointer */
-	/* Flag bits above the low byte. */
+	/* Flag bits above the low byte, in dt_frames.flags only (never in dt_stack_ref.flags). */
 	DT_UNWIND_F_FP_FALLBACK = 0x100, /* at least one frame unwound with frame pointers */
 	DT_UNWIND_F_SIGNAL = 0x200,      /* the stack crosses a signal frame */
 };

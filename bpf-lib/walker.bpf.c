@@ -565,12 +565,17 @@ static __always_inline __u64 store_frames(void *wstate, struct dt_walker_state *
 	for (i = 0; i < DT_FRAMES_HASH_PROBES; i++, key++) {
 		if (key == 0)
 			key = 1; /* 0 means "nothing stored" */
-		/* The state's frames have the value's layout; only its prefix is copied. */
-		if (bpf_map_update_elem(map, &key, &st->fr, BPF_NOEXIST) == 0)
-			return key;
+		/* Look up first: most samples repeat a stack already stored, and an LRU map's
+		 * update takes (and may evict for) a fresh node before it finds the key exists. */
 		old = bpf_map_lookup_elem(map, &key);
-		if (!old)
-			break; /* not EEXIST: the map is full */
+		if (!old) {
+			/* The state's frames have the value's layout; only its prefix is copied. */
+			if (bpf_map_update_elem(map, &key, &st->fr, BPF_NOEXIST) == 0)
+				return key;
+			old = bpf_map_lookup_elem(map, &key);
+			if (!old)
+				break; /* not a racing insert of the same key: the map is full */
+		}
 		if (old->nframes == n && old->flags == st->fr.flags) {
 			struct cmp_ctx cc = {.wstate = wstate, .other = old};
 
@@ -658,7 +663,10 @@ finish:
 	count_walk(st, status, id);
 	st->result.id = id;
 	st->result.pid = sc.pid;
-	st->result.flags = (st->fr.flags & ~DT_UNWIND_STATUS_MASK) | status;
+	/* Only the status: the bits above the low byte of a stack ref carry the address-space
+	 * generation (dt_abi.h), which the continuation adds. The DT_UNWIND_F_* bits stay in the
+	 * stored frames' flags. */
+	st->result.flags = status;
 	bpf_tail_call(ctx, cprogs, st->cont_slot);
 	return 0;
 }

@@ -139,14 +139,34 @@ static LLVMValueRef tgid(cg *c)
 	return LLVMBuildLShr(c->b, helper0(c, BPF_FUNC_get_current_pid_tgid), cg_i64(c, 32), "");
 }
 
+/* The address-space generation of process `pid` (DT_AUX_EXEC_GEN, bumped at each exec; 0 when it
+ * has not exec'd while the session ran), as an i64. */
+static LLVMValueRef exec_gen(cg *c, LLVMValueRef pid)
+{
+	int fd = cg_aux_fd(c, DT_AUX_EXEC_GEN, 0, 0);
+	LLVMValueRef key = cg_buf(c, 8), out = cg_buf(c, 8);
+	LLVMBasicBlockRef hit = cg_block(c, "gen.hit"), done = cg_block(c, "gen.done");
+
+	cg_store_int(c, key, 0, 8, pid);
+	LLVMValueRef v = cg_map_lookup(c, cg_map_ref(c, fd), key);
+	cg_br_nonnull(c, v, hit, done);
+	LLVMPositionBuilderAtEnd(c->b, hit);
+	cg_store_int(c, out, 0, 8, cg_load_int(c, v, 0, 4, false));
+	LLVMBuildBr(c->b, done);
+	LLVMPositionBuilderAtEnd(c->b, done);
+	return cg_load_int(c, out, 0, 8, false);
+}
+
 /* Tells userspace when a process records a user address (a user stack or a usym), so the
  * symbolizer snapshots its mappings while it still lives: a process that exits before the maps are
  * printed still resolves. Its first record comes early (often while ld.so is still mapping
  * libraries), so the note repeats at most every DT_PID_NOTE_NS while the process keeps recording:
  * one lookup per record in the common case. The NOEXIST insert makes exactly one CPU win the race
- * for a new process. */
-static void note_tgid(cg *c, LLVMValueRef pid)
+ * for a new process. The exec program forgets the process here, so a new image is noted at once.
+ * Returns what the record's flags carry: the generation, shifted (dt_abi.h). */
+static LLVMValueRef note_tgid(cg *c, LLVMValueRef pid)
 {
+	LLVMValueRef gen = exec_gen(c, pid);
 	int fd = cg_aux_fd(c, DT_AUX_PIDS_SEEN, 0, 0);
 	LLVMValueRef key = cg_buf(c, 16), map = cg_map_ref(c, fd);
 	LLVMValueRef now = helper0(c, BPF_FUNC_ktime_get_ns);
@@ -174,11 +194,14 @@ static void note_tgid(cg *c, LLVMValueRef pid)
 	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, r, cg_i64(c, 0), ""), send, done);
 
 	LLVMPositionBuilderAtEnd(c->b, send);
-	LLVMValueRef ev = cg_event_new(c, DT_EV_PID_SEEN, 0, 0);
+	LLVMValueRef ev = cg_event_new(c, DT_EV_PID_SEEN, 0, sizeof(struct dt_ev_pid_seen));
 	cg_store_int(c, ev, 4, 4, pid);
-	cg_event_output(c, ev, 8);
+	cg_store_int(c, ev, 8, 4, gen);
+	cg_event_output(c, ev, 8 + sizeof(struct dt_ev_pid_seen));
 	LLVMBuildBr(c->b, done);
 	LLVMPositionBuilderAtEnd(c->b, done);
+	return LLVMBuildShl(c->b, LLVMBuildAnd(c->b, gen, cg_i64(c, DT_GEN_MASK), ""),
+			    cg_i64(c, DT_GEN_SHIFT), "");
 }
 
 static LLVMValueRef usym_of(cg *c, LLVMValueRef addr)
@@ -188,7 +211,7 @@ static LLVMValueRef usym_of(cg *c, LLVMValueRef addr)
 
 	cg_store_int(c, b, 0, 8, addr);
 	cg_store_int(c, b, 8, 4, pid);
-	note_tgid(c, pid);
+	cg_store_int(c, b, 12, 4, note_tgid(c, pid));
 	return b;
 }
 
@@ -252,7 +275,9 @@ LLVMValueRef cg_stack_ref(cg *c, const dt_expr *e)
 			return ref;
 		}
 		cg_memcpy(c, ref, 0, c->dwarf_ref, 0, 16);
-		note_tgid(c, tgid(c));
+		/* The walker's status stays in the low byte of flags; the generation goes above. */
+		cg_store_int(c, ref, 12, 4, LLVMBuildOr(c->b, cg_load_int(c, ref, 12, 4, false),
+							note_tgid(c, tgid(c)), ""));
 		return ref;
 	}
 	bool user = kind == DT_STACK_USER_FP;
@@ -271,7 +296,7 @@ LLVMValueRef cg_stack_ref(cg *c, const dt_expr *e)
 		LLVMValueRef pid = tgid(c);
 
 		cg_store_int(c, ref, 8, 4, pid);
-		note_tgid(c, pid);
+		cg_store_int(c, ref, 12, 4, note_tgid(c, pid));
 	} else {
 		cg_store_int(c, ref, 8, 4, cg_i64(c, 0));
 	}

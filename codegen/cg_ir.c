@@ -75,7 +75,7 @@ int cg_aux_fd(cg *c, dt_aux_map which, dt_stack_kind kind, uint32_t depth)
 		static const char *const names[] = { "events", "stats", "scratch", "stacks",
 						     "walker programs", "continuations",
 						     "walker state", "xprobe results",
-						     "seen processes" };
+						     "seen processes", "exec generations" };
 
 		dt_diag(c->diags, DT_DIAG_ERROR, c->probe ? c->probe->span : (dt_span){ 0, 0 },
 			"cannot compile: the %s map is not available: %s",

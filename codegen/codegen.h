@@ -24,6 +24,7 @@ typedef enum dt_aux_map {
 	DT_AUX_WALKER_STATE,/* per-CPU walker state (bpf-lib/dt_walker.h) */
 	DT_AUX_XPROBE_RESULT,/* per-CPU struct dt_xresult of the call an xprobe block runs for */
 	DT_AUX_PIDS_SEEN,   /* LRU hash: tgid (u32) -> when it last sent DT_EV_PID_SEEN (u64 ns) */
+	DT_AUX_EXEC_GEN,    /* hash: tgid (u32) -> address-space generation (u32), see dt_abi.h */
 } dt_aux_map;
 
 #define DT_SCRATCH_SIZE 4096

@@ -194,11 +194,11 @@ static void put_ksym(dt_out *o, dt_sbuf *b, uint64_t addr)
 	dt_sb_puts(b, name);
 }
 
-static void put_usym(dt_out *o, dt_sbuf *b, uint32_t pid, uint64_t addr)
+static void put_usym(dt_out *o, dt_sbuf *b, uint32_t pid, uint32_t gen, uint64_t addr)
 {
 	char name[512];
 	if (o->sym)
-		dt_sym_user(o->sym, pid, addr, false, name, sizeof(name));
+		dt_sym_user(o->sym, pid, gen, addr, false, name, sizeof(name));
 	else
 		snprintf(name, sizeof(name), "0x%" PRIx64, addr);
 	dt_sb_puts(b, name);
@@ -239,7 +239,7 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
 		} else {
 			struct dt_usym u;
 			memcpy(&u, data, sizeof(u));
-			put_usym(o, dst, u.pid, u.addr);
+			put_usym(o, dst, u.pid, DT_GEN_OF(u.pad), u.addr);
 		}
 		if (json)
 			put_quoted(b, dt_sb_str(&tmp), tmp.n);
@@ -313,8 +313,8 @@ void dt_fmt_stack(dt_out *o, dt_sbuf *b, const dt_type *t, const struct dt_stack
 		if (t->stack.mode == DT_STACKMODE_RAW || !o->sym)
 			;
 		else if (user)
-			nf = DT_MAX(dt_sym_user_frames(o->sym, ref->pid, addr, i > 0, fr,
-						       DT_SYM_MAX_INLINE), 1);
+			nf = DT_MAX(dt_sym_user_frames(o->sym, ref->pid, DT_GEN_OF(ref->flags),
+						       addr, i > 0, fr, DT_SYM_MAX_INLINE), 1);
 		for (int k = 0; k < nf; k++, shown++) {
 			char sym[1024];
 			dt_sbuf line = {0};
@@ -332,8 +332,8 @@ void dt_fmt_stack(dt_out *o, dt_sbuf *b, const dt_type *t, const struct dt_stack
 			case DT_STACKMODE_PERF:
 				dt_sb_printf(&line, "%" PRIx64 " %s", addr, sym);
 				if (user) {
-					const char *path = o->sym ? dt_sym_user_path(o->sym, ref->pid,
-										     addr) : NULL;
+					const char *path = o->sym ? dt_sym_user_path(o->sym,
+						ref->pid, DT_GEN_OF(ref->flags), addr) : NULL;
 					/* bpftrace says [unknown] whenever the symbol is; we still
 					 * name the file when the address is in one, as perf does. */
 					dt_sb_printf(&line, " (%s)", path ? path : "[unknown]");

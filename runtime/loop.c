@@ -89,7 +89,8 @@ static int on_event(void *ctx, void *data, size_t len)
 		break;
 	case DT_EV_PID_SEEN:
 		/* Snapshot now, while the process lives: its stacks print after it exits. */
-		dt_sym_refresh_pid(s->sym, h.id);
+		dt_sym_seen_pid(s->sym, h.id, plen >= sizeof(struct dt_ev_pid_seen) ?
+				((const struct dt_ev_pid_seen *)payload)->gen : 0);
 		return 0;
 	default:
 		goto bad;

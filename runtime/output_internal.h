@@ -50,8 +50,12 @@ typedef struct dt_sym_frame {
 /* The frames at a user address (is_return: it is a return address, so the call before it is what
  * ran: lines and inline context come from addr - 1). Returns how many (1..max) with a name, or
  * -ENOENT with out[0] still holding module/module_off when the address is mapped. */
-int dt_sym_user_frames(dt_symbolizer *s, uint32_t pid, uint64_t addr, bool is_return,
-		       dt_sym_frame *out, int max);
+/* `gen` is the address-space generation the address was recorded in (DT_GEN_OF of the record's
+ * flags, dt_abi.h): it is resolved against the snapshot of that image of pid only, so stacks
+ * recorded before an exec keep the old program's names, and an image never snapshotted gives
+ * hex rather than a later image's names. */
+int dt_sym_user_frames(dt_symbolizer *s, uint32_t pid, uint32_t gen, uint64_t addr,
+		       bool is_return, dt_sym_frame *out, int max);
 /* "name+off", "name [inlined]", "module+0xoff" or "0xaddr", then " (file:line)" if known. */
 void dt_sym_frame_text(const dt_sym_frame *f, uint64_t addr, bool with_off, char *buf, size_t n);
 /* Snapshot /proc/PID/maps (and open the objects lazily later), so the process's addresses still
@@ -61,18 +65,30 @@ int dt_sym_note_pid(dt_symbolizer *s, uint32_t pid);
 /* The same, re-reading now whatever the window says (DT_EV_PID_SEEN: the process may have exec'd
  * since it was last read, e.g. a -c child noted before its exec). */
 int dt_sym_refresh_pid(dt_symbolizer *s, uint32_t pid);
+/* DT_EV_PID_SEEN for image `gen` of pid: snapshot it now if that image still runs (-ESTALE if the
+ * process has exec'd again since). */
+int dt_sym_seen_pid(dt_symbolizer *s, uint32_t pid, uint32_t gen);
+/* The session's exec generation map (execgen.c), read to know which image runs now. Without it
+ * (-1, the default) every process is generation 0. */
+void dt_sym_set_exec_gen_fd(dt_symbolizer *s, int fd);
 /* "func+26" (bpftrace's decimal offset; no offset when `with_off` is false); falls back to
  * "module+0xoff" (file offset) for a mapped file without a covering symbol, then "0xaddr". Writes at most n bytes including NUL. Returns 0 if a symbol was found, -ENOENT if not
  * (the buffer still holds the fallback text). */
 int dt_sym_kernel(dt_symbolizer *s, uint64_t addr, bool with_off, char *buf, size_t n);
-int dt_sym_user(dt_symbolizer *s, uint32_t pid, uint64_t addr, bool with_off, char *buf, size_t n);
+int dt_sym_user(dt_symbolizer *s, uint32_t pid, uint32_t gen, uint64_t addr, bool with_off,
+		char *buf, size_t n);
 /* Module (path basename for users, "kernel" or "[module]" for the kernel) of an address. */
-const char *dt_sym_user_module(dt_symbolizer *s, uint32_t pid, uint64_t addr);
+const char *dt_sym_user_module(dt_symbolizer *s, uint32_t pid, uint32_t gen, uint64_t addr);
 /* Full path of the file mapped at a user address (as /proc/PID/maps names it, "[vdso]" for the
  * vDSO), or NULL; valid until dt_sym_free. bpftrace's perf-mode stacks print it. */
-const char *dt_sym_user_path(dt_symbolizer *s, uint32_t pid, uint64_t addr);
-/* "kernel", or the "[module]" of a kernel address. */
+const char *dt_sym_user_path(dt_symbolizer *s, uint32_t pid, uint32_t gen, uint64_t addr);
+/* "kernel", or the "[module]" of a kernel address (from /proc/modules' ranges, else kallsyms). */
 const char *dt_sym_kernel_module(dt_symbolizer *s, uint64_t addr);
+/* Read kernel symbols and module ranges from these files instead of /proc/kallsyms and
+ * /proc/modules (NULL: /proc's); call before the first kernel lookup. For tests, and for naming
+ * a profile with another kernel's files. A kernel address inside a module's image that no symbol
+ * of that module covers prints "[module]+0xoff" (from the module's base). */
+void dt_sym_set_kernel_files(dt_symbolizer *s, const char *kallsyms, const char *modules);
 
 /* ---------------------------------------------------------------- stacks */
 

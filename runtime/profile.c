@@ -90,8 +90,8 @@ static size_t stack_frames(dt_out *o, const dt_type *t, const struct dt_stack_re
 			bool ok = o->sym && !dt_sym_kernel(o->sym, frames[i], false, name, sizeof(name));
 			fr[0].name = ok ? xstrdup(name) : NULL;
 		} else if (o->sym) {
-			nf = DT_MAX(dt_sym_user_frames(o->sym, ref->pid, frames[i], i > 0, fr,
-						       DT_SYM_MAX_INLINE), 1);
+			nf = DT_MAX(dt_sym_user_frames(o->sym, ref->pid, DT_GEN_OF(ref->flags),
+						       frames[i], i > 0, fr, DT_SYM_MAX_INLINE), 1);
 		}
 		for (int k = 0; k < nf; k++) {
 			DT_VEC_PUSH(&v, fr[k]);
@@ -165,7 +165,7 @@ void dt_prof_folded_key(dt_out *o, dt_sbuf *b, const dt_type *key, const uint8_t
 /* ---------------------------------------------------------------- the model */
 
 struct loc {
-	uint32_t pid; /* 0 for kernel addresses */
+	uint32_t pid, gen; /* 0 for kernel addresses; gen: the image (dt_abi.h DT_GEN_SHIFT) */
 	uint64_t addr;
 	bool kernel, ret;
 	uint64_t id;  /* pprof Location.id, 1-based */
@@ -206,27 +206,31 @@ static const char *own(struct prof *p, char *s)
 	return s;
 }
 
-static uint64_t loc_key_hash(uint32_t pid, uint64_t addr, bool kernel, bool ret)
+static uint64_t loc_key_hash(uint32_t pid, uint32_t gen, uint64_t addr, bool kernel, bool ret)
 {
-	uint64_t h = addr * 0x9e3779b97f4a7c15ull ^ ((uint64_t)pid << 1 | kernel) * 0xc2b2ae3d27d4eb4full;
+	uint64_t h = addr * 0x9e3779b97f4a7c15ull ^
+		     (((uint64_t)gen << 40 ^ (uint64_t)pid << 1) | kernel) * 0xc2b2ae3d27d4eb4full;
 	return h ^ ret ^ (h >> 29);
 }
 
-static uint32_t *loc_slot(struct prof *p, uint32_t pid, uint64_t addr, bool kernel, bool ret)
+static uint32_t *loc_slot(struct prof *p, uint32_t pid, uint32_t gen, uint64_t addr, bool kernel,
+			  bool ret)
 {
-	for (size_t h = loc_key_hash(pid, addr, kernel, ret) & (p->loc_hash_n - 1);;
+	for (size_t h = loc_key_hash(pid, gen, addr, kernel, ret) & (p->loc_hash_n - 1);;
 	     h = (h + 1) & (p->loc_hash_n - 1)) {
 		uint32_t i = p->loc_hash[h];
 		if (!i)
 			return &p->loc_hash[h];
 		const struct loc *l = &p->locs.v[i - 1];
-		if (l->pid == pid && l->addr == addr && l->kernel == kernel && l->ret == ret)
+		if (l->pid == pid && l->gen == gen && l->addr == addr && l->kernel == kernel &&
+		    l->ret == ret)
 			return &p->loc_hash[h];
 	}
 }
 
 /* The location of one stack address: resolved (with inline frames) the first time it is seen. */
-static uint32_t prof_loc(struct prof *p, uint32_t pid, uint64_t addr, bool kernel, bool ret)
+static uint32_t prof_loc(struct prof *p, uint32_t pid, uint32_t gen, uint64_t addr, bool kernel,
+			 bool ret)
 {
 	if ((p->locs.n + 1) * 2 > p->loc_hash_n) {
 		size_t n = p->loc_hash_n ? p->loc_hash_n * 2 : 1024;
@@ -235,14 +239,14 @@ static uint32_t prof_loc(struct prof *p, uint32_t pid, uint64_t addr, bool kerne
 		p->loc_hash_n = n;
 		for (size_t i = 0; i < p->locs.n; i++) {
 			const struct loc *l = &p->locs.v[i];
-			*loc_slot(p, l->pid, l->addr, l->kernel, l->ret) = (uint32_t)i + 1;
+			*loc_slot(p, l->pid, l->gen, l->addr, l->kernel, l->ret) = (uint32_t)i + 1;
 		}
 	}
-	uint32_t *slot = loc_slot(p, pid, addr, kernel, ret);
+	uint32_t *slot = loc_slot(p, pid, gen, addr, kernel, ret);
 	if (*slot)
 		return *slot - 1;
 
-	struct loc l = { .pid = pid, .addr = addr, .kernel = kernel, .ret = ret,
+	struct loc l = { .pid = pid, .gen = gen, .addr = addr, .kernel = kernel, .ret = ret,
 			 .id = p->locs.n + 1, .first = (uint32_t)p->frames.n };
 	dt_sym_frame fr[DT_SYM_MAX_INLINE];
 	int nf = 1;
@@ -254,7 +258,8 @@ static uint32_t prof_loc(struct prof *p, uint32_t pid, uint64_t addr, bool kerne
 			fr[0].name = own(p, xstrdup(name));
 		fr[0].module = "[kernel.kallsyms]";
 	} else if (p->o->sym) {
-		nf = DT_MAX(dt_sym_user_frames(p->o->sym, pid, addr, ret, fr, DT_SYM_MAX_INLINE), 1);
+		nf = DT_MAX(dt_sym_user_frames(p->o->sym, pid, gen, addr, ret, fr,
+					       DT_SYM_MAX_INLINE), 1);
 	}
 	for (int k = 0; k < nf; k++)
 		DT_VEC_PUSH(&p->frames, fr[k]);
@@ -297,7 +302,9 @@ static void add_entry(struct prof *p, uint32_t map, const dt_type *key, const ui
 			int n = p->o->stack_frames ? p->o->stack_frames(p->o->stack_ctx, e, &ref, fr,
 									max) : -ENOSYS;
 			for (int k = 0; k < n && (uint32_t)k < max && fr[k]; k++) {
-				uint32_t li = prof_loc(p, pass ? ref.pid : 0, fr[k], pass == 0, k > 0);
+				uint32_t li = prof_loc(p, pass ? ref.pid : 0,
+						       pass ? DT_GEN_OF(ref.flags) : 0, fr[k],
+						       pass == 0, k > 0);
 				DT_VEC_PUSH(&p->sample_locs, li);
 				s.nlocs++;
 			}

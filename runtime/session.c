@@ -5,6 +5,7 @@
  * (clear, zero, delete of hist keys), the loss counters, and the exit sequence: detach, END, drain,
  * print maps, report losses. The event loop itself is in loop.c. */
 #include "runtime/session_internal.h"
+#include "runtime/execgen_internal.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -103,6 +104,7 @@ dt_session *dt_session_new(const dt_session_opts *o)
 	oo.ncpus = s->ncpus;
 	s->out = dt_out_new(&oo);
 	s->stats_fd = s->scratch_fd = s->stats_enable_fd = s->pids_seen_fd = -1;
+	s->exec_gen_fd = s->exec_link_fd = -1;
 	s->child_go_fd = s->child_err_fd = s->pidfd = -1;
 	s->start_ns = boot_ns();
 	s->next_unit_id = 1;
@@ -174,6 +176,8 @@ void dt_session_free(dt_session *s)
 		close(s->stackmaps.v[i].fd);
 	free(s->stackmaps.v);
 	close_fd(&s->stats_fd);
+	close_fd(&s->exec_link_fd);
+	close_fd(&s->exec_gen_fd);
 	close_fd(&s->pids_seen_fd);
 	close_fd(&s->scratch_fd);
 	close_fd(&s->stats_enable_fd);
@@ -628,6 +632,22 @@ static int cg_aux_fd(void *ctx, dt_aux_map which, dt_stack_kind kind, uint32_t d
 		 * noted again. */
 		return aux_create(s, &s->pids_seen_fd, BPF_MAP_TYPE_LRU_HASH, "pids_seen", 4, 8,
 				  16384);
+	case DT_AUX_EXEC_GEN:
+		/* Created together with the exec program that bumps it (execgen.c). */
+		if (s->exec_gen_fd < 0) {
+			int seen = cg_aux_fd(ctx, DT_AUX_PIDS_SEEN, 0, 0, prog_type);
+			int rc = seen < 0 ? seen :
+				 dt_execgen_open(seen, &s->exec_gen_fd, &s->exec_link_fd);
+
+			if (rc < 0) {
+				if (rc != -EPERM)
+					fprintf(s->err, "cannot follow exec (sched_process_exec): "
+						"%s\n", strerror(-rc));
+				return perm_error(s, rc);
+			}
+			dt_sym_set_exec_gen_fd(s->sym, s->exec_gen_fd);
+		}
+		return s->exec_gen_fd;
 	case DT_AUX_STACKS:
 		if (kind != DT_STACK_USER_DWARF)
 			return stack_map_fd(s, kind, depth, true);

@@ -116,6 +116,7 @@ struct dt_session {
 	int next_cont_slot;
 	int stats_fd, scratch_fd;
 	int pids_seen_fd;     /* DT_AUX_PIDS_SEEN: processes whose mappings output has snapshot */
+	int exec_gen_fd, exec_link_fd; /* DT_AUX_EXEC_GEN and its exec program (execgen.c) */
 	dt_unwinder *uw;      /* created when a program first uses ustack_dwarf */
 	struct dt_xprobes *xp; /* xprobe programs and maps, loaded on first use (xprobe.c) */
 	int stats_enable_fd;  /* BPF_ENABLE_STATS fd while hit counting is on */

@@ -15,6 +15,7 @@
 #include "runtime/format_internal.h"
 #include "common/common.h"
 
+#include "runtime/execgen_internal.h"
 #include "runtime/symbols_internal.h"
 
 #include <dwarf.h>
@@ -42,6 +43,13 @@ struct ksym {
 	uint64_t addr;
 	uint32_t name; /* offsets into the kallsyms text, which is kept */
 	uint32_t mod;  /* 0: the kernel itself */
+};
+
+/* A loaded module's core image, from /proc/modules: where it is even where kallsyms has no
+ * symbol for an address (stripped modules, data, trampolines), so its frames say "[mod]+0xoff". */
+struct kmod {
+	uint64_t start, end;
+	char *name; /* "[name]", as kallsyms spells the module */
 };
 
 struct usym {
@@ -102,8 +110,9 @@ struct mapping {
 	struct obj *obj;  /* resolved on first use */
 };
 
+/* One image of a process: exec starts a new generation (execgen.c), with its own snapshot. */
 struct proc {
-	uint32_t pid;
+	uint32_t pid, gen;
 	struct mapping *m;
 	size_t n;
 	uint64_t hash; /* of the maps text, to make a repeated note cheap */
@@ -120,10 +129,17 @@ struct dt_symbolizer {
 	char *ktext;
 	struct ksym *ksyms;
 	size_t nksyms;
+	struct kmod *kmods;    /* sorted by start */
+	size_t nkmods;
+	char *kallsyms_path, *modules_path; /* NULL: /proc's */
 	struct proc *procs[HASH_SIZE];
 	struct obj *objs[HASH_SIZE];
 	char *vdso_image;
 	size_t vdso_size;
+	int gen_fd;            /* the session's exec generation map, or -1: every process is gen 0 */
+	/* The last generation read per pid (direct-mapped): the session notes the pid of every
+	 * stack it prints, and a map lookup (a syscall) each time would cost more than the note. */
+	struct gen_memo { uint32_t pid, gen; uint64_t ns; } gen_cache[HASH_SIZE];
 };
 
 /* ---------------------------------------------------------------- names */
@@ -203,13 +219,64 @@ static int cmp_ksym(const void *a, const void *b)
 	return x->name < y->name ? -1 : x->name > y->name;
 }
 
+static int cmp_kmod(const void *a, const void *b)
+{
+	const struct kmod *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* /proc/modules: "name size refcount deps state address [taint]" per line. Addresses read as 0
+ * when kptr_restrict hides them: those modules are skipped. */
+static void modules_load(dt_symbolizer *s)
+{
+	DT_VEC(struct kmod) v = {0};
+	char *text = NULL;
+	size_t len;
+
+	if (dt_read_file(s->modules_path ? s->modules_path : "/proc/modules", &text, &len))
+		return;
+	for (char *line = text; line && *line;) {
+		char *nl = strchr(line, '\n');
+		char name[64];
+		uint64_t size, start;
+
+		if (nl)
+			*nl = '\0';
+		if (sscanf(line, "%63s %" SCNu64 " %*s %*s %*s %" SCNx64, name, &size, &start) == 3 &&
+		    start && size && start + size > start) {
+			struct kmod m = { .start = start, .end = start + size,
+					  .name = xasprintf("[%s]", name) };
+			DT_VEC_PUSH(&v, m);
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	free(text);
+	qsort(v.v, v.n, sizeof(*v.v), cmp_kmod);
+	s->kmods = v.v;
+	s->nkmods = v.n;
+}
+
+static const struct kmod *kmod_find(const dt_symbolizer *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s->nkmods;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->kmods[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && addr < s->kmods[lo - 1].end ? &s->kmods[lo - 1] : NULL;
+}
+
 static void kernel_load(dt_symbolizer *s)
 {
 	DT_VEC(struct ksym) v = {0};
 	size_t len;
 
 	s->kloaded = true;
-	if (dt_read_file("/proc/kallsyms", &s->ktext, &len))
+	modules_load(s);
+	if (dt_read_file(s->kallsyms_path ? s->kallsyms_path : "/proc/kallsyms", &s->ktext, &len))
 		return;
 	/* Lines are "ADDR TYPE NAME[\t[MODULE]]"; the text is cut in place into NUL-ended names. */
 	for (char *p = s->ktext, *end = s->ktext + len; p < end;) {
@@ -260,15 +327,39 @@ static const struct ksym *kernel_find(dt_symbolizer *s, uint64_t addr)
 	return &s->ksyms[i];
 }
 
-int dt_sym_kernel(dt_symbolizer *s, uint64_t addr, bool with_off, char *buf, size_t n)
+/* The symbol naming a kernel address, or NULL; *mod the module whose image holds it, if any. */
+static const struct ksym *kernel_lookup(dt_symbolizer *s, uint64_t addr, const struct kmod **mod)
 {
-	const struct ksym *k = s ? kernel_find(s, addr) : NULL;
+	const struct ksym *k = kernel_find(s, addr);
+	const struct kmod *m = kmod_find(s, addr);
+
 	/* No kernel function is a megabyte long: an address that far past the nearest symbol
 	 * (the end of the image, an unlisted JIT region) is unknown, not "_einittext+1015206693". */
 	if (k && addr - k->addr >= KSYM_MAX_OFFSET)
 		k = NULL;
+	/* Inside a module, only that module's symbols name it: the nearest symbol below may be the
+	 * previous module's last function, or the core kernel's. */
+	if (k && m && (!k->mod || strcmp(s->ktext + k->mod, m->name) || k->addr < m->start))
+		k = NULL;
+	/* And a module's symbol does not name an address past that module's image (pseudo-modules
+	 * of kallsyms such as [bpf] or [__builtin__ftrace] have no range: they keep their names). */
+	for (size_t i = 0; k && k->mod && !m && i < s->nkmods; i++)
+		if (!strcmp(s->ktext + k->mod, s->kmods[i].name))
+			k = NULL;
+	*mod = m;
+	return k;
+}
+
+int dt_sym_kernel(dt_symbolizer *s, uint64_t addr, bool with_off, char *buf, size_t n)
+{
+	const struct kmod *m = NULL;
+	const struct ksym *k = s ? kernel_lookup(s, addr, &m) : NULL;
+
 	if (!k) {
-		snprintf(buf, n, "0x%" PRIx64, addr);
+		if (m)
+			snprintf(buf, n, "%s+0x%" PRIx64, m->name, addr - m->start);
+		else
+			snprintf(buf, n, "0x%" PRIx64, addr);
 		return -ENOENT;
 	}
 	finalize_name(s->ktext + k->name, addr - k->addr, with_off, buf, n);
@@ -277,8 +368,19 @@ int dt_sym_kernel(dt_symbolizer *s, uint64_t addr, bool with_off, char *buf, siz
 
 const char *dt_sym_kernel_module(dt_symbolizer *s, uint64_t addr)
 {
-	const struct ksym *k = s ? kernel_find(s, addr) : NULL;
+	const struct kmod *m = NULL;
+	const struct ksym *k = s ? kernel_lookup(s, addr, &m) : NULL;
+	if (m)
+		return m->name;
 	return k && k->mod ? s->ktext + k->mod : "kernel";
+}
+
+void dt_sym_set_kernel_files(dt_symbolizer *s, const char *kallsyms, const char *modules)
+{
+	free(s->kallsyms_path);
+	free(s->modules_path);
+	s->kallsyms_path = kallsyms ? xstrdup(kallsyms) : NULL;
+	s->modules_path = modules ? xstrdup(modules) : NULL;
 }
 
 /* ---------------------------------------------------------------- ELF objects */
@@ -682,12 +784,36 @@ static void proc_clear(struct proc *p)
 	p->n = 0;
 }
 
-static struct proc *proc_find(dt_symbolizer *s, uint32_t pid)
+static size_t proc_bucket(uint32_t pid, uint32_t gen)
 {
-	for (struct proc *p = s->procs[pid % HASH_SIZE]; p; p = p->next)
-		if (p->pid == pid)
+	return (pid ^ gen * 0x9e3779b1u) % HASH_SIZE;
+}
+
+static struct proc *proc_find(dt_symbolizer *s, uint32_t pid, uint32_t gen)
+{
+	for (struct proc *p = s->procs[proc_bucket(pid, gen)]; p; p = p->next)
+		if (p->pid == pid && p->gen == gen)
 			return p;
 	return NULL;
+}
+
+static struct proc *proc_add(dt_symbolizer *s, uint32_t pid, uint32_t gen)
+{
+	struct proc *p = xcalloc(1, sizeof(*p));
+	size_t b = proc_bucket(pid, gen);
+
+	p->pid = pid;
+	p->gen = gen;
+	p->next = s->procs[b];
+	s->procs[b] = p;
+	return p;
+}
+
+/* The generation the process runs now (what a snapshot read now shows), masked as records
+ * carry it. */
+static uint32_t cur_gen(const dt_symbolizer *s, uint32_t pid)
+{
+	return dt_execgen_get(s->gen_fd, pid) & DT_GEN_MASK;
 }
 
 /* Parses a maps text into p's mappings: file-backed ones and the vDSO (anonymous memory, the
@@ -723,7 +849,9 @@ static void proc_parse(struct proc *p, char *text)
 	p->n = v.n;
 }
 
-static int note_pid(dt_symbolizer *s, uint32_t pid, bool force)
+/* Snapshots the maps of image `gen` of pid. Only the image running now can be read: for an older
+ * one -ESTALE (its addresses then print as hex, not with the names of a later image). */
+static int note_pid(dt_symbolizer *s, uint32_t pid, uint32_t gen, bool force)
 {
 	char path[64], *text = NULL;
 	size_t len;
@@ -732,18 +860,21 @@ static int note_pid(dt_symbolizer *s, uint32_t pid, bool force)
 	/* The session may note a pid for every stack it prints: within a short window the maps
 	 * cannot have changed in a way that matters, and a big process's maps take a millisecond
 	 * to read. */
-	struct proc *known = proc_find(s, pid);
+	struct proc *known = proc_find(s, pid, gen);
 	uint64_t now = dt_now_ns();
 	if (!force && known && known->n && now - known->read_ns < NOTE_INTERVAL_NS)
 		return 0;
+	if (cur_gen(s, pid) != gen)
+		return -ESTALE;
 	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
 	err = dt_read_file(path, &text, &len);
 	if (err)
 		return err;
-	/* A process that has exited can leave an empty maps file behind (zombie): keep what we had. */
-	if (!len) {
+	/* A process that has exited can leave an empty maps file behind (zombie): keep what we had.
+	 * One that exec'd while we read shows the next image: not this generation's. */
+	if (!len || cur_gen(s, pid) != gen) {
 		free(text);
-		return proc_find(s, pid) ? 0 : -ESRCH;
+		return len ? -ESTALE : known ? 0 : -ESRCH;
 	}
 	uint64_t h = fnv(text, len);
 	struct proc *p = known;
@@ -752,12 +883,8 @@ static int note_pid(dt_symbolizer *s, uint32_t pid, bool force)
 		free(text);
 		return 0;
 	}
-	if (!p) {
-		p = xcalloc(1, sizeof(*p));
-		p->pid = pid;
-		p->next = s->procs[pid % HASH_SIZE];
-		s->procs[pid % HASH_SIZE] = p;
-	}
+	if (!p)
+		p = proc_add(s, pid, gen);
 	proc_clear(p);
 	p->hash = h;
 	p->read_ns = now;
@@ -777,28 +904,44 @@ static int note_pid(dt_symbolizer *s, uint32_t pid, bool force)
 
 int dt_sym_note_pid(dt_symbolizer *s, uint32_t pid)
 {
-	return note_pid(s, pid, false);
+	/* A stale answer only picks which image to try: note_pid checks the generation again
+	 * before it reads anything. */
+	struct gen_memo *c = &s->gen_cache[pid % HASH_SIZE];
+	uint64_t now = dt_now_ns();
+	if (c->pid != pid || !c->ns || now - c->ns >= NOTE_INTERVAL_NS) {
+		c->pid = pid;
+		c->gen = cur_gen(s, pid);
+		c->ns = now;
+	}
+	return note_pid(s, pid, c->gen, false);
 }
 
 int dt_sym_refresh_pid(dt_symbolizer *s, uint32_t pid)
 {
-	return note_pid(s, pid, true);
+	return note_pid(s, pid, cur_gen(s, pid), true);
 }
 
-static struct mapping *proc_mapping(dt_symbolizer *s, uint32_t pid, uint64_t addr)
+int dt_sym_seen_pid(dt_symbolizer *s, uint32_t pid, uint32_t gen)
 {
-	struct proc *p = proc_find(s, pid);
+	return note_pid(s, pid, gen & DT_GEN_MASK, true);
+}
+
+void dt_sym_set_exec_gen_fd(dt_symbolizer *s, int fd)
+{
+	s->gen_fd = fd;
+}
+
+static struct mapping *proc_mapping(dt_symbolizer *s, uint32_t pid, uint32_t gen, uint64_t addr)
+{
+	gen &= DT_GEN_MASK;
+	struct proc *p = proc_find(s, pid, gen);
 	if (!p) {
-		/* Not noted by the session: snapshot it now if it still exists. When it does not,
-		 * remember an empty snapshot so its other addresses don't retry /proc (a later
-		 * dt_sym_note_pid still replaces it). */
-		if (dt_sym_note_pid(s, pid)) {
-			p = xcalloc(1, sizeof(*p));
-			p->pid = pid;
-			p->next = s->procs[pid % HASH_SIZE];
-			s->procs[pid % HASH_SIZE] = p;
-		}
-		p = proc_find(s, pid);
+		/* Not noted by the session: snapshot it now if it still exists and still runs this
+		 * image. When it does not, remember an empty snapshot so its other addresses don't
+		 * retry /proc (a later note still replaces it). */
+		if (note_pid(s, pid, gen, false))
+			proc_add(s, pid, gen);
+		p = proc_find(s, pid, gen);
 	}
 	size_t lo = 0, hi = p->n;
 	while (lo < hi) {
@@ -1000,10 +1143,10 @@ static const struct pc_slot *obj_resolve(dt_symbolizer *s, struct obj *o, uint64
 	return sl;
 }
 
-int dt_sym_user_frames(dt_symbolizer *s, uint32_t pid, uint64_t addr, bool is_return,
-		       dt_sym_frame *out, int max)
+int dt_sym_user_frames(dt_symbolizer *s, uint32_t pid, uint32_t gen, uint64_t addr,
+		       bool is_return, dt_sym_frame *out, int max)
 {
-	struct mapping *m = s && max > 0 ? proc_mapping(s, pid, addr) : NULL;
+	struct mapping *m = s && max > 0 ? proc_mapping(s, pid, gen, addr) : NULL;
 
 	if (max <= 0)
 		return -EINVAL;
@@ -1050,10 +1193,11 @@ void dt_sym_frame_text(const dt_sym_frame *f, uint64_t addr, bool with_off, char
 	}
 }
 
-int dt_sym_user(dt_symbolizer *s, uint32_t pid, uint64_t addr, bool with_off, char *buf, size_t n)
+int dt_sym_user(dt_symbolizer *s, uint32_t pid, uint32_t gen, uint64_t addr, bool with_off,
+		char *buf, size_t n)
 {
 	dt_sym_frame f[DT_SYM_MAX_INLINE];
-	int k = dt_sym_user_frames(s, pid, addr, false, f, DT_SYM_MAX_INLINE);
+	int k = dt_sym_user_frames(s, pid, gen, addr, false, f, DT_SYM_MAX_INLINE);
 	const dt_sym_frame *fn = k > 0 ? &f[k - 1] : &f[0];
 
 	/* One name for usym() and callers that want one: the real function, not inlined ones. */
@@ -1065,15 +1209,15 @@ int dt_sym_user(dt_symbolizer *s, uint32_t pid, uint64_t addr, bool with_off, ch
 	return k > 0 ? 0 : -ENOENT;
 }
 
-const char *dt_sym_user_module(dt_symbolizer *s, uint32_t pid, uint64_t addr)
+const char *dt_sym_user_module(dt_symbolizer *s, uint32_t pid, uint32_t gen, uint64_t addr)
 {
-	struct mapping *m = s ? proc_mapping(s, pid, addr) : NULL;
+	struct mapping *m = s ? proc_mapping(s, pid, gen, addr) : NULL;
 	return m ? m->base : NULL;
 }
 
-const char *dt_sym_user_path(dt_symbolizer *s, uint32_t pid, uint64_t addr)
+const char *dt_sym_user_path(dt_symbolizer *s, uint32_t pid, uint32_t gen, uint64_t addr)
 {
-	struct mapping *m = s ? proc_mapping(s, pid, addr) : NULL;
+	struct mapping *m = s ? proc_mapping(s, pid, gen, addr) : NULL;
 	return m ? m->path : NULL;
 }
 
@@ -1094,6 +1238,7 @@ dt_symbolizer *dt_sym_new(void)
 
 	elf_version(EV_CURRENT);
 	s->dbgd = dt_dbgd_new();
+	s->gen_fd = -1;
 	return s;
 }
 
@@ -1159,6 +1304,11 @@ void dt_sym_free(dt_symbolizer *s)
 	free((void *)s->opts.debug_dirs);
 	free(s->ksyms);
 	free(s->ktext);
+	for (size_t i = 0; i < s->nkmods; i++)
+		free(s->kmods[i].name);
+	free(s->kmods);
+	free(s->kallsyms_path);
+	free(s->modules_path);
 	free(s->vdso_image);
 	free(s);
 }

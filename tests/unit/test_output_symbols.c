@@ -9,6 +9,7 @@
 #include "common/common.h"
 #include "t.h"
 
+#include <bpf/bpf.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -120,13 +121,13 @@ static uint64_t nm_addr(const char *path, const char *sym)
 static void check_resolves(dt_symbolizer *s, const struct target *t)
 {
 	char buf[256];
-	CHECK_EQ_INT(dt_sym_user(s, (uint32_t)t->pid, t->alpha, false, buf, sizeof(buf)), 0);
+	CHECK_EQ_INT(dt_sym_user(s, (uint32_t)t->pid, 0, t->alpha, false, buf, sizeof(buf)), 0);
 	CHECK_EQ_STR(buf, "dt_target_alpha");
-	CHECK_EQ_INT(dt_sym_user(s, (uint32_t)t->pid, t->beta + 7, true, buf, sizeof(buf)), 0);
+	CHECK_EQ_INT(dt_sym_user(s, (uint32_t)t->pid, 0, t->beta + 7, true, buf, sizeof(buf)), 0);
 	CHECK_EQ_STR(buf, "dt_target_beta+7");
-	CHECK_EQ_INT(dt_sym_user(s, (uint32_t)t->pid, t->alpha, true, buf, sizeof(buf)), 0);
+	CHECK_EQ_INT(dt_sym_user(s, (uint32_t)t->pid, 0, t->alpha, true, buf, sizeof(buf)), 0);
 	CHECK_EQ_STR(buf, "dt_target_alpha+0");
-	const char *mod = dt_sym_user_module(s, (uint32_t)t->pid, t->alpha);
+	const char *mod = dt_sym_user_module(s, (uint32_t)t->pid, 0, t->alpha);
 	CHECK(mod && strncmp(mod, "prog-", 5) == 0);
 }
 
@@ -168,9 +169,9 @@ static void user_pie_and_libc(void)
 
 	/* fputs in libc: .dynsym has _IO_fputs (global) and fputs (weak) at one address; a
 	 * debug file, when installed, may name it differently, so accept what the aliases are. */
-	CHECK_EQ_INT(dt_sym_user(s, (uint32_t)t.pid, t.fputs_addr + 2, true, buf, sizeof(buf)), 0);
+	CHECK_EQ_INT(dt_sym_user(s, (uint32_t)t.pid, 0, t.fputs_addr + 2, true, buf, sizeof(buf)), 0);
 	CHECK(strcmp(buf, "_IO_fputs+2") == 0 || strcmp(buf, "fputs+2") == 0);
-	const char *lib = dt_sym_user_path(s, (uint32_t)t.pid, t.fputs_addr);
+	const char *lib = dt_sym_user_path(s, (uint32_t)t.pid, 0, t.fputs_addr);
 	CHECK(lib && strstr(lib, "libc.so"));
 
 	/* The same object in a second process comes from the cache and still resolves. */
@@ -180,7 +181,7 @@ static void user_pie_and_libc(void)
 	if (spawn(path, &t2) == 0) {
 		CHECK_EQ_INT(dt_sym_note_pid(s, (uint32_t)t2.pid), 0);
 		check_resolves(s, &t2);
-		CHECK_EQ_INT(dt_sym_user(s, (uint32_t)t2.pid, t2.fputs_addr, false, buf,
+		CHECK_EQ_INT(dt_sym_user(s, (uint32_t)t2.pid, 0, t2.fputs_addr, false, buf,
 					 sizeof(buf)), 0);
 		CHECK_EQ_INT(dt_sym_objects_loaded(s), nobj);
 		finish(&t2);
@@ -210,10 +211,10 @@ static void exited_process(void)
 	 * snapshot. */
 	usleep(60000);
 	CHECK(dt_sym_note_pid(s, (uint32_t)t.pid) < 0);
-	CHECK_EQ_INT(dt_sym_user(s, (uint32_t)t.pid, t.alpha + 1, true, buf, sizeof(buf)), 0);
+	CHECK_EQ_INT(dt_sym_user(s, (uint32_t)t.pid, 0, t.alpha + 1, true, buf, sizeof(buf)), 0);
 	CHECK_EQ_STR(buf, "dt_target_alpha+1");
 	/* A pid never seen and not running: the address itself. */
-	CHECK_EQ_INT(dt_sym_user(s, 0x7ffffff0, 0x1234, true, buf, sizeof(buf)), -ENOENT);
+	CHECK_EQ_INT(dt_sym_user(s, 0x7ffffff0, 0, 0x1234, true, buf, sizeof(buf)), -ENOENT);
 	CHECK_EQ_STR(buf, "0x1234");
 	dt_sym_free(s);
 }
@@ -235,7 +236,7 @@ static void deleted_binary(void)
 	unlink(copy);
 	CHECK_EQ_INT(dt_sym_note_pid(s, (uint32_t)t.pid), 0);
 	finish(&t);
-	CHECK_EQ_INT(dt_sym_user(s, (uint32_t)t.pid, t.alpha, true, buf, sizeof(buf)), -ENOENT);
+	CHECK_EQ_INT(dt_sym_user(s, (uint32_t)t.pid, 0, t.alpha, true, buf, sizeof(buf)), -ENOENT);
 	/* -no-pie text: file offset = vaddr - 0x400000 for the usual x86-64 link. */
 	char want[64];
 	snprintf(want, sizeof(want), "prog-gone+0x%" PRIx64, t.alpha - 0x400000);
@@ -252,7 +253,7 @@ static void self_anon_and_vdso(void)
 	void *anon = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	CHECK(anon != MAP_FAILED);
 	CHECK_EQ_INT(dt_sym_note_pid(s, me), 0);
-	CHECK_EQ_INT(dt_sym_user(s, me, (uint64_t)(uintptr_t)anon + 16, true, buf, sizeof(buf)),
+	CHECK_EQ_INT(dt_sym_user(s, me, 0, (uint64_t)(uintptr_t)anon + 16, true, buf, sizeof(buf)),
 		     -ENOENT);
 	char want[64];
 	snprintf(want, sizeof(want), "0x%" PRIx64, (uint64_t)(uintptr_t)anon + 16);
@@ -264,14 +265,14 @@ static void self_anon_and_vdso(void)
 	void *f = h ? dlsym(h, "__vdso_clock_gettime") : NULL;
 	CHECK(f != NULL || getauxval(AT_SYSINFO_EHDR) == 0);
 	if (f) {
-		CHECK_EQ_INT(dt_sym_user(s, me, (uint64_t)(uintptr_t)f + 1, true, buf, sizeof(buf)),
+		CHECK_EQ_INT(dt_sym_user(s, me, 0, (uint64_t)(uintptr_t)f + 1, true, buf, sizeof(buf)),
 			     0);
 		CHECK(strcmp(buf, "__vdso_clock_gettime+1") == 0 ||
 		      strcmp(buf, "clock_gettime+1") == 0);
-		CHECK_EQ_STR(dt_sym_user_path(s, me, (uint64_t)(uintptr_t)f), "[vdso]");
+		CHECK_EQ_STR(dt_sym_user_path(s, me, 0, (uint64_t)(uintptr_t)f), "[vdso]");
 	}
 	/* A function of this test binary, resolved in our own process. */
-	CHECK_EQ_INT(dt_sym_user(s, me, (uint64_t)(uintptr_t)&check_resolves + 4, true, buf,
+	CHECK_EQ_INT(dt_sym_user(s, me, 0, (uint64_t)(uintptr_t)&check_resolves + 4, true, buf,
 				 sizeof(buf)), 0);
 	CHECK_EQ_STR(buf, "check_resolves+4");
 	dt_sym_free(s);
@@ -319,6 +320,92 @@ static void kernel(void)
 	dt_sym_free(s);
 }
 
+/* /proc/modules gives each module's range: an address in a module that no symbol of that module
+ * covers says "[mod]+0xoff", never a neighbour's name or a bare hex (fake files: this kernel may
+ * have no modules). */
+static void kernel_modules(void)
+{
+	char ks[256], mods[256], buf[256];
+	snprintf(ks, sizeof(ks), "%s/kallsyms", dir);
+	snprintf(mods, sizeof(mods), "%s/modules", dir);
+	FILE *f = fopen(ks, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs("ffffffff81000000 T _stext\n"
+	      "ffffffff81001000 T core_fn\n"
+	      "ffffffffc0001000 t alpha_fn\t[alpha]\n"
+	      "ffffffffc0001100 t alpha_two\t[alpha]\n"
+	      "ffffffffc0010000 t beta_fn\t[beta]\n"
+	      "ffffffffc0020000 t bpf_prog_1234_x\t[bpf]\n", f);
+	fclose(f);
+	f = fopen(mods, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	/* alpha's image starts before its first symbol and ends before beta's */
+	fputs("alpha 16384 0 - Live 0xffffffffc0000000\n"
+	      "beta 8192 1 alpha, Live 0xffffffffc0010000 (O)\n"
+	      "gamma 4096 0 - Live 0xffffffffc0030000\n", f);
+	fclose(f);
+	dt_symbolizer *s = dt_sym_new();
+	dt_sym_set_kernel_files(s, ks, mods);
+	CHECK_EQ_INT(dt_sym_kernel(s, 0xffffffff81001010, true, buf, sizeof(buf)), 0);
+	CHECK_EQ_STR(buf, "core_fn+16");
+	CHECK_EQ_STR(dt_sym_kernel_module(s, 0xffffffff81001010), "kernel");
+	CHECK_EQ_INT(dt_sym_kernel(s, 0xffffffffc0001104, true, buf, sizeof(buf)), 0);
+	CHECK_EQ_STR(buf, "alpha_two+4");
+	CHECK_EQ_STR(dt_sym_kernel_module(s, 0xffffffffc0001104), "[alpha]");
+	/* before alpha's first symbol: the core kernel's core_fn is nearest, but it is alpha's */
+	CHECK_EQ_INT(dt_sym_kernel(s, 0xffffffffc0000010, true, buf, sizeof(buf)), -ENOENT);
+	CHECK_EQ_STR(buf, "[alpha]+0x10");
+	/* a module with no symbol at all (gamma), where beta's is the nearest */
+	CHECK_EQ_INT(dt_sym_kernel(s, 0xffffffffc0030020, true, buf, sizeof(buf)), -ENOENT);
+	CHECK_EQ_STR(buf, "[gamma]+0x20");
+	CHECK_EQ_STR(dt_sym_kernel_module(s, 0xffffffffc0030020), "[gamma]");
+	/* past beta's image: not beta_fn+0x3000-and-more, and in no module */
+	CHECK_EQ_INT(dt_sym_kernel(s, 0xffffffffc0013000, true, buf, sizeof(buf)), -ENOENT);
+	CHECK_EQ_STR(buf, "0xffffffffc0013000");
+	/* kallsyms' pseudo-module [bpf] has no range in /proc/modules and keeps its names */
+	CHECK_EQ_INT(dt_sym_kernel(s, 0xffffffffc0020008, true, buf, sizeof(buf)), 0);
+	CHECK_EQ_STR(buf, "bpf_prog_1234_x+8");
+	dt_sym_free(s);
+}
+
+/* Address-space generations (exec): an address resolves against the snapshot of the image it was
+ * recorded in; an image never snapshotted that no longer runs gives hex, not today's names. */
+static void exec_generations(void)
+{
+	T_SKIP_UNLESS_ROOT();
+	char buf[256];
+	uint32_t me = (uint32_t)getpid(), one = 1;
+	uint64_t addr = (uint64_t)(uintptr_t)&check_resolves + 4;
+	int fd = bpf_map_create(BPF_MAP_TYPE_HASH, "t_gen", 4, 4, 8, NULL);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	dt_symbolizer *s = dt_sym_new();
+	dt_sym_set_exec_gen_fd(s, fd);
+	CHECK_EQ_INT(dt_sym_user(s, me, 0, addr, true, buf, sizeof(buf)), 0);
+	CHECK_EQ_STR(buf, "check_resolves+4");
+	/* "exec": generation 1 runs now */
+	CHECK_EQ_INT(bpf_map_update_elem(fd, &me, &one, BPF_ANY), 0);
+	CHECK_EQ_INT(dt_sym_user(s, me, 0, addr, true, buf, sizeof(buf)), 0); /* kept */
+	CHECK_EQ_STR(buf, "check_resolves+4");
+	CHECK_EQ_INT(dt_sym_seen_pid(s, me, 0), -ESTALE); /* that image is gone */
+	CHECK_EQ_INT(dt_sym_seen_pid(s, me, 1), 0);
+	CHECK_EQ_INT(dt_sym_user(s, me, 1, addr, true, buf, sizeof(buf)), 0);
+	CHECK_EQ_STR(buf, "check_resolves+4");
+	/* generation 2 was never seen and is not running: no names from another image */
+	CHECK_EQ_INT(dt_sym_user(s, me, 2, addr, true, buf, sizeof(buf)), -ENOENT);
+	char hex[32];
+	snprintf(hex, sizeof(hex), "0x%" PRIx64, addr);
+	CHECK_EQ_STR(buf, hex);
+	CHECK(dt_sym_user_path(s, me, 2, addr) == NULL);
+	dt_sym_free(s);
+	close(fd);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -331,6 +418,8 @@ int main(void)
 	T_RUN(deleted_binary);
 	T_RUN(self_anon_and_vdso);
 	T_RUN(kernel);
+	T_RUN(kernel_modules);
+	T_RUN(exec_generations);
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)

@@ -201,7 +201,7 @@ static dt_symbolizer *sym_with(const dt_sym_opts *o)
 /* The name of a function address, "+0" dropped. */
 static int name_of(dt_symbolizer *s, const struct target *t, uint64_t addr, char *buf, size_t n)
 {
-	return dt_sym_user(s, (uint32_t)t->pid, addr, false, buf, n);
+	return dt_sym_user(s, (uint32_t)t->pid, 0, addr, false, buf, n);
 }
 
 /* Runs `variant`, checks dt_local_fn's name (want_local NULL: must not resolve) and, at the return
@@ -230,7 +230,7 @@ static void check_c(const char *variant, const dt_sym_opts *o, const char *want_
 		CHECK(!strncmp(buf, prefix, strlen(prefix)));
 		free(prefix);
 	}
-	int n = dt_sym_user_frames(s, (uint32_t)t.pid, t.a[2], true, fr, DT_SYM_MAX_INLINE);
+	int n = dt_sym_user_frames(s, (uint32_t)t.pid, 0, t.a[2], true, fr, DT_SYM_MAX_INLINE);
 	if (want_inline) {
 		CHECK_EQ_INT(n, 2);
 		if (n == 2) {
@@ -300,7 +300,7 @@ static void c_srcline(void)
 		return;
 	}
 	dt_symbolizer *s = sym_with(&o);
-	int n = dt_sym_user_frames(s, (uint32_t)t.pid, t.a[2], true, fr, DT_SYM_MAX_INLINE);
+	int n = dt_sym_user_frames(s, (uint32_t)t.pid, 0, t.a[2], true, fr, DT_SYM_MAX_INLINE);
 	CHECK_EQ_INT(n, 2);
 	if (n == 2) {
 		dt_sym_frame_text(&fr[0], t.a[2], true, buf, sizeof(buf));
@@ -311,7 +311,7 @@ static void c_srcline(void)
 	dt_sym_free(s);
 	o.no_inline = true;
 	s = sym_with(&o);
-	n = dt_sym_user_frames(s, (uint32_t)t.pid, t.a[2], true, fr, DT_SYM_MAX_INLINE);
+	n = dt_sym_user_frames(s, (uint32_t)t.pid, 0, t.a[2], true, fr, DT_SYM_MAX_INLINE);
 	CHECK_EQ_INT(n, 1);
 	CHECK(n == 1 && !strcmp(fr[0].name, "dt_outer") && fr[0].line == 10);
 	finish(&t);
@@ -421,7 +421,7 @@ static void debuginfod_server(void)
 		CHECK_EQ_INT(name_of(s, &t, t.a[0], buf, sizeof(buf)), 0);
 		CHECK_EQ_STR(buf, "dt_local_fn");
 		dt_sym_frame fr[DT_SYM_MAX_INLINE];
-		CHECK_EQ_INT(dt_sym_user_frames(s, (uint32_t)t.pid, t.a[2], true, fr,
+		CHECK_EQ_INT(dt_sym_user_frames(s, (uint32_t)t.pid, 0, t.a[2], true, fr,
 						DT_SYM_MAX_INLINE), 2);
 		finish(&t);
 	}

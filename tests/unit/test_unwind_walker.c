@@ -351,8 +351,15 @@ static int sample_how(enum how how, pid_t pid, uint32_t depth, bool pre_add, res
 		uint64_t pcs[DT_WALKER_MAX_FRAMES];
 		int n = dt_unwinder_frames(u, &key, pcs, DT_WALKER_MAX_FRAMES);
 
+		struct dt_frames_deep fr;
+
 		render(pcs, n, res->stacks[res->n], sizeof(res->stacks[0]));
+		/* The stack ref carries the status only; the DT_UNWIND_F_* bits are stored with the
+		 * frames (these stacks are short: the frames map, not frames_deep). */
 		res->flags[res->n] = key.flags;
+		if (!(key.id & DT_FRAMES_KEY_DEEP) &&
+		    bpf_map_lookup_elem(dt_unwinder_frames_fd(u), &key.id, &fr) == 0)
+			res->flags[res->n] = fr.flags;
 		res->nframes[res->n] = n;
 		res->n++;
 	}
