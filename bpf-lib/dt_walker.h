@@ -21,14 +21,14 @@
  *      continuation stay far under the kernel's 33 tail-call limit.
  *   3. At the end the walker stores the frames under a key derived from a hash of the frames, so
  *      identical stacks share one entry (a hash collision with different frames probes the next
- *      keys; no silent overwrite): stacks of at most DT_FRAMES_SHORT frames go to the frames map
- *      (BPF_MAP_TYPE_LRU_HASH, key __u64, value struct dt_frames, ~1 KB), deeper ones to frames_deep
- *      (value struct dt_frames_deep, 8 KB, allocated on use) with DT_FRAMES_KEY_DEEP set in the
- *      key — so ustack_dwarf(1024) is possible without every stack costing 8 KB. It fills
- *      `result` (id = the key, 0 when nothing could be stored; pid = tgid; flags = enum
- *      dt_unwind_status in the low byte and nothing above it: those bits are the address-space
- *      generation of dt_abi.h, the continuation's to add; the DT_UNWIND_F_* bits are only in
- *      the stored frames' dt_frames.flags), and tail-calls
+ *      keys; no silent overwrite): stacks of at most DT_FRAMES_SHORT frames go to the frames
+ *      map (BPF_MAP_TYPE_LRU_HASH, key __u64, value struct dt_frames, ~1 KB), deeper ones to
+ *      frames_deep (value struct dt_frames_deep, 8 KB, allocated on use) with
+ *      DT_FRAMES_KEY_DEEP set in the key — so ustack_dwarf(1024) is possible without every
+ *      stack costing 8 KB. It fills `result` (id = the key, 0 when nothing could be stored;
+ *      pid = tgid; flags = enum dt_unwind_status in the low byte and nothing above it: those
+ *      bits are the address-space generation of dt_abi.h, the continuation's to add; the
+ *      DT_UNWIND_F_* bits are only in the stored frames' dt_frames.flags), and tail-calls
  *      cont_progs[cont_slot].
  *   4. The CONTINUATION reads state.result (key 0 of the same per-CPU state map) and runs the rest
  *      of the probe body. Userspace reads frames with dt_unwinder_frames() (unwind/unwind.h).

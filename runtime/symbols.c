@@ -1,7 +1,11 @@
 /* symbols.c — addresses become names, after the fact. Kernel addresses are looked up in
- * /proc/kallsyms (read once, lazily, sorted, modules and BPF programs included). User addresses go
- * through a snapshot of the process's /proc/PID/maps taken when the session first saw the pid (the
- * generated code tells it, DT_EV_PID_SEEN), so processes that have exited or exec'd still resolve;
+ * /proc/kallsyms (read once, lazily, sorted, modules and BPF programs included); one inside a
+ * module's image (/proc/modules) that no symbol of that module covers is "[mod]+0xoff". User
+ * addresses go through a snapshot of the process's /proc/PID/maps taken when the session first saw
+ * the pid (the generated code tells it, DT_EV_PID_SEEN), so processes that have exited or exec'd still resolve.
+ * A snapshot belongs to one image of the process: exec starts a new address-space generation
+ * (execgen.c), every recorded address carries its generation, and it is resolved against that
+ * image's snapshot only (an image never snapshotted prints hex, never a later image's names);
  * the snapshot's mapping gives a file offset, the object's PT_LOAD headers turn it into an ELF
  * virtual address, and the object's symbols give the name: .symtab and .dynsym through libelf,
  * else MiniDebugInfo or a separate debug file (debuginfo.c: build-id tree, debuglink, --debuginfo

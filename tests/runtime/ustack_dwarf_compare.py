@@ -26,6 +26,8 @@ def norm(name):
     name = re.sub(r"^_+(GI_+)?", "", name)  # __clock_gettime vs clock_gettime (aliases)
     if name == "[unknown]" or re.search(r"\+0x[0-9a-f]+$", name) or name.startswith("0x"):
         return "?"  # a frame one symbolizer cannot name: the unwind, not the name, is compared
+    if name.endswith("@plt") or name == "init":
+        return "<plt>"  # perf names a PLT stub NAME@plt, dwarftrace the symbol before it (_init)
     name = re.sub(r"_impl$", "", name)  # __libc_start_main_impl (static glibc) = alias
     name = re.sub(r" \[clone [^]]*\]$", "", name)
     name = re.sub(r"\.(isra|constprop|part)\.\d+$", "", name)

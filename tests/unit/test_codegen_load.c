@@ -27,7 +27,7 @@ typedef struct sess {
 	dt_diags *diags;
 	dt_program *prog;
 	int *map_fds;
-	int aux[DT_AUX_PIDS_SEEN + 1];
+	int aux[DT_AUX_EXEC_GEN + 1];
 	struct { dt_stack_kind kind; uint32_t depth; int fd; } stacks[MAX_STACK_MAPS];
 	int nstacks;
 	int next_slot;
@@ -121,6 +121,8 @@ static int create_aux(sess *s)
 						      sizeof(struct dt_xresult), 1, NULL);
 	s->aux[DT_AUX_PIDS_SEEN] = bpf_map_create(BPF_MAP_TYPE_LRU_HASH, "dt_pids_seen", 4, 8,
 						  1024, NULL);
+	s->aux[DT_AUX_EXEC_GEN] = bpf_map_create(BPF_MAP_TYPE_LRU_HASH, "dt_exec_gen", 4, 4, 1024,
+						 NULL);
 	for (unsigned i = 0; i < DT_ARRAY_SIZE(s->aux); i++)
 		if (i != DT_AUX_STACKS && s->aux[i] < 0)
 			return -errno;
