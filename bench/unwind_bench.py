@@ -251,31 +251,41 @@ def probe_stats(prog, tgt_pid, secs=4):
 
 
 def bpf_cost(rows):
+    """Per stack and per frame, on an 11-frame stack (qsort callback: fixed per-stack costs
+    -- tail calls, storing, the probe's map update -- weigh in) and on a 505-frame one
+    (recursion: the per-frame cost alone). Returns the frames per stack of the first."""
     old = open("/proc/sys/kernel/bpf_stats_enabled").read().strip()
     open("/proc/sys/kernel/bpf_stats_enabled", "w").write("1")
-    tgt = subprocess.Popen([os.path.join(T, "qsort_cb_nofp"), "12"])
-    time.sleep(0.3)
+    fpw0 = 0
     try:
-        # The same probe without the stack: what a sample costs before any unwinding.
-        bns, bcnt, _, _ = probe_stats("profile:hz:999 /pid == %d/ { @[pid] = count(); }",
-                                      tgt.pid)
-        ns, cnt, walks, frames = probe_stats("profile:hz:999 /pid == %d/ { @[ustack_dwarf] = "
-                                             "count(); }", tgt.pid)
-        fpw = frames / walks if walks else 0
-        if cnt and bcnt and walks:
-            # Program stats and walker counters read at the same moment; the samples of other
-            # processes cost what they cost without the stack and are taken out.
-            per = (ns - cnt * bns / bcnt) / walks
-            rows.append(("BPF cost (qsort callback, %.1f frames/stack)" % fpw,
-                         "%.0f ns per stack, %.0f ns per frame (entry+walker+continuation "
-                         "minus the same probe without the stack; bpf_prog_info)"
-                         % (per, per / fpw if fpw else 0)))
-        else:
-            rows.append(("BPF cost", "fail (no run counted)"))
-        return fpw
+        for label, argv, depth in (("qsort callback", ["qsort_cb_nofp", "12"], ""),
+                                   ("recursion 500", ["recurse_nofp", "12"], "(1024)")):
+            tgt = subprocess.Popen([os.path.join(T, argv[0])] + argv[1:])
+            time.sleep(0.3)
+            try:
+                # The same probe without the stack: what a sample costs before unwinding.
+                bns, bcnt, _, _ = probe_stats("profile:hz:999 /pid == %d/ { @[pid] = count(); }",
+                                              tgt.pid)
+                ns, cnt, walks, frames = probe_stats(
+                    "profile:hz:999 /pid == %%d/ { @[ustack_dwarf%s] = count(); }" % depth,
+                    tgt.pid)
+            finally:
+                tgt.kill()
+                tgt.wait()
+            fpw = frames / walks if walks else 0
+            fpw0 = fpw0 or fpw
+            if cnt and bcnt and walks:
+                # Program stats and walker counters are read at the same moment; samples of
+                # other processes cost what they cost without the stack and are taken out.
+                per = (ns - cnt * bns / bcnt) / walks
+                rows.append(("BPF cost: %s, %.1f frames/stack" % (label, fpw),
+                             "%.0f ns per stack, %.0f ns per frame (entry+walker+continuation "
+                             "minus the same probe without the stack; bpf_prog_info)"
+                             % (per, per / fpw if fpw else 0)))
+            else:
+                rows.append(("BPF cost: " + label, "fail (no run counted)"))
+        return fpw0
     finally:
-        tgt.kill()
-        tgt.wait()
         open("/proc/sys/kernel/bpf_stats_enabled", "w").write(old)
 
 
