@@ -547,48 +547,59 @@ CMP_CB(cmp_short_cb, struct dt_frames, DT_FRAMES_SHORT)
 CMP_CB(cmp_deep_cb, struct dt_frames_deep, DT_WALKER_MAX_FRAMES)
 
 /* Stores the frames under a hash of their content; an identical stack already there is shared.
- * Short stacks go to the frames map, deep ones to frames_deep (key bit DT_FRAMES_KEY_DEEP). */
+ * Short stacks go to the frames map, deep ones to frames_deep (key bit DT_FRAMES_KEY_DEEP).
+ * One function per map, not one function choosing its map: with a map pointer that is one of
+ * two maps, the 6.1 verifier loses the link between the choice and the compare callback and
+ * rejects a short value indexed as a deep one. Each function is a separate subprogram, so the
+ * compiler cannot merge the two back into one path with a selected map. */
+#define STORE_FRAMES(name, map, cmp_cb, ncmp, deep)                                         \
+	static __noinline __u64 name(void *wstate, struct dt_walker_state *st)              \
+	{                                                                                   \
+		struct hash_ctx hc = {.wstate = wstate,                                     \
+				      .h = 0xcbf29ce484222325ull ^ st->fr.flags};            \
+		__u32 n = st->fr.nframes;                                                   \
+		void *old;                                                                  \
+		__u64 key;                                                                  \
+		int i;                                                                      \
+                                                                                            \
+		bpf_loop(DT_WALKER_MAX_FRAMES, hash_cb, &hc, 0);                            \
+		key = (hc.h ^ ((__u64)n << 52)) & ~DT_FRAMES_KEY_DEEP;                      \
+		if (deep)                                                                   \
+			key |= DT_FRAMES_KEY_DEEP;                                          \
+		for (i = 0; i < DT_FRAMES_HASH_PROBES; i++, key++) {                        \
+			if (key == 0)                                                       \
+				key = 1; /* 0 means "nothing stored" */                     \
+			/* Look up first: most samples repeat a stack already stored, and  \
+			 * an LRU map's update takes (and may evict for) a fresh node      \
+			 * before it finds the key exists. */                               \
+			old = bpf_map_lookup_elem(&map, &key);                              \
+			if (!old) {                                                         \
+				/* The state's frames have the value's layout; only its    \
+				 * prefix is copied. */                                     \
+				if (bpf_map_update_elem(&map, &key, &st->fr, BPF_NOEXIST) == 0) \
+					return key;                                         \
+				old = bpf_map_lookup_elem(&map, &key);                      \
+				if (!old)                                                   \
+					break; /* not a racing insert: the map is full */   \
+			}                                                                   \
+			if (((struct dt_frames *)old)->nframes == n &&                      \
+			    ((struct dt_frames *)old)->flags == st->fr.flags) {             \
+				struct cmp_ctx cc = {.wstate = wstate, .other = old};       \
+                                                                                            \
+				bpf_loop(ncmp, cmp_cb, &cc, 0);                             \
+				if (!cc.differ)                                             \
+					return key;                                         \
+			}                                                                   \
+			stat_inc(DT_WSTAT_HASH_COLLIDE);                                    \
+		}                                                                           \
+		return 0;                                                                   \
+	}
+STORE_FRAMES(store_short, frames, cmp_short_cb, DT_FRAMES_SHORT, 0)
+STORE_FRAMES(store_deep, frames_deep, cmp_deep_cb, DT_WALKER_MAX_FRAMES, 1)
+
 static __always_inline __u64 store_frames(void *wstate, struct dt_walker_state *st)
 {
-	struct hash_ctx hc = {.wstate = wstate, .h = 0xcbf29ce484222325ull ^ st->fr.flags};
-	__u32 n = st->fr.nframes;
-	int deep = n > DT_FRAMES_SHORT;
-	void *map = deep ? (void *)&frames_deep : (void *)&frames;
-	struct dt_frames *old;
-	__u64 key;
-	int i;
-
-	bpf_loop(DT_WALKER_MAX_FRAMES, hash_cb, &hc, 0);
-	key = (hc.h ^ ((__u64)n << 52)) & ~DT_FRAMES_KEY_DEEP;
-	if (deep)
-		key |= DT_FRAMES_KEY_DEEP;
-	for (i = 0; i < DT_FRAMES_HASH_PROBES; i++, key++) {
-		if (key == 0)
-			key = 1; /* 0 means "nothing stored" */
-		/* Look up first: most samples repeat a stack already stored, and an LRU map's
-		 * update takes (and may evict for) a fresh node before it finds the key exists. */
-		old = bpf_map_lookup_elem(map, &key);
-		if (!old) {
-			/* The state's frames have the value's layout; only its prefix is copied. */
-			if (bpf_map_update_elem(map, &key, &st->fr, BPF_NOEXIST) == 0)
-				return key;
-			old = bpf_map_lookup_elem(map, &key);
-			if (!old)
-				break; /* not a racing insert of the same key: the map is full */
-		}
-		if (old->nframes == n && old->flags == st->fr.flags) {
-			struct cmp_ctx cc = {.wstate = wstate, .other = old};
-
-			if (deep)
-				bpf_loop(DT_WALKER_MAX_FRAMES, cmp_deep_cb, &cc, 0);
-			else
-				bpf_loop(DT_FRAMES_SHORT, cmp_short_cb, &cc, 0);
-			if (!cc.differ)
-				return key;
-		}
-		stat_inc(DT_WSTAT_HASH_COLLIDE);
-	}
-	return 0;
+	return st->fr.nframes > DT_FRAMES_SHORT ? store_deep(wstate, st) : store_short(wstate, st);
 }
 
 /* ---------------------------------------------------------------- the walker body */
