@@ -605,9 +605,16 @@ dt_unwinder *dt_session_unwinder(dt_session *s)
 
 static int wrap_uw(dt_session *s, int fd, enum bpf_prog_type t)
 {
-	if (fd == -EOPNOTSUPP)
+	if (fd == -EOPNOTSUPP) {
 		fprintf(s->err, "ustack_dwarf cannot be used in this kind of probe (no stack "
 			"walker for BPF program type %d)\n", (int)t);
+	} else if (fd < 0 && fd != -EPERM && !s->uw_reported) {
+		/* The precompiled walker is ours: a kernel refusing it is a dwarftrace bug. */
+		fprintf(s->err, "internal error: the kernel refused the DWARF stack walker for "
+			"BPF program type %d (%s); this is a dwarftrace bug, please report it with "
+			"the output of -v, which shows the verifier's log\n", (int)t, strerror(-fd));
+		s->uw_reported = true;
+	}
 	return fd;
 }
 
