@@ -566,7 +566,7 @@ static void obj_merge_debug(struct obj *o, const char *path)
 	if (fd >= 0)
 		close(fd);
 	obj_finish_syms(o, v.v, v.n);
-	/* The download is the better DWARF source when the object had only a debuglink pointing elsewhere. */
+	/* The download is the better DWARF source when the object had only a debuglink. */
 	if (!o->dw) {
 		free(o->dw_path);
 		o->dw_path = NULL;
