@@ -416,28 +416,38 @@ static void bucket_line(dt_sbuf *b, const char *label, uint64_t count, uint64_t 
 	dt_sb_printf(b, "%-16s%8" PRIu64 " |%-52s|\n", label, shown, bar);
 }
 
+/* The first and last non-empty buckets and the largest count, shared by hist and lhist (bars
+ * are scaled to the largest count of all buckets). With every bucket empty it prints JSON's
+ * empty list (text prints nothing) and returns false. */
+static bool bucket_range(dt_sbuf *b, const uint64_t *counts, uint32_t n, bool json, int *lo,
+			 int *hi, uint64_t *max_value)
+{
+	*lo = *hi = -1;
+	*max_value = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (counts[i] > 0) {
+			if (*lo < 0)
+				*lo = (int)i;
+			*hi = (int)i;
+		}
+		if (counts[i] > *max_value)
+			*max_value = counts[i];
+	}
+	if (*hi < 0 && json)
+		dt_sb_puts(b, "[]");
+	return *hi >= 0;
+}
+
 void dt_fmt_hist(dt_sbuf *b, const uint64_t *counts, uint32_t n, uint64_t div, bool json)
 {
-	int lo = -1, hi = -1;
-	uint64_t max_value = 0;
+	int lo, hi;
+	uint64_t max_value;
 	dt_sbuf label = {0};
 
 	if (!div)
 		div = 1;
-	for (uint32_t i = 0; i < n; i++) {
-		if (counts[i] > 0) {
-			if (lo < 0)
-				lo = (int)i;
-			hi = (int)i;
-		}
-		if (counts[i] > max_value)
-			max_value = counts[i];
-	}
-	if (hi < 0) {
-		if (json)
-			dt_sb_puts(b, "[]");
+	if (!bucket_range(b, counts, n, json, &lo, &hi, &max_value))
 		return;
-	}
 	if (json)
 		dt_sb_putc(b, '[');
 	for (int i = lo; i <= hi; i++) {
@@ -485,25 +495,15 @@ void dt_fmt_lhist(dt_sbuf *b, const uint64_t *counts, uint32_t n, int64_t min, i
 	/* n comes from dt_lhist_nbuckets, the rule codegen fills buckets by: the last in-range
 	 * bucket may be cut short by max, and its label says so. */
 	int64_t buckets = n >= 2 ? (int64_t)n - 2 : 0;
-	int64_t last = (int64_t)n - 1;
-	int64_t lo = -1, hi = -1;
-	uint64_t max_value = 0;
+	int lo32, hi32;
+	int64_t lo, hi;
+	uint64_t max_value;
 	dt_sbuf label = {0};
 
-	for (int64_t i = 0; i <= last; i++) {
-		if (counts[i] > 0) {
-			if (lo < 0)
-				lo = i;
-			hi = i;
-		}
-		if (counts[i] > max_value)
-			max_value = counts[i];
-	}
-	if (hi < 0) {
-		if (json)
-			dt_sb_puts(b, "[]");
+	if (!bucket_range(b, counts, n, json, &lo32, &hi32, &max_value))
 		return;
-	}
+	lo = lo32;
+	hi = hi32;
 	if (json)
 		dt_sb_putc(b, '[');
 	for (int64_t i = lo; i <= hi; i++) {
