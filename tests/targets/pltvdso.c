@@ -2,10 +2,12 @@
  * spins in vdso_loop calling clock_gettime (the vDSO's own code and CFI, mapped from no file);
  * "plt" spins in plt_loop calling a tiny libc function through its PLT stub, so that some samples
  * land inside the stub itself (CFA given by the PLT's DWARF expression). argv[2] is seconds.
+ * "pltcalls N" calls labs through its PLT stub exactly N times from plt_calls, for tests that put a
+ * uprobe on the stub's instructions and on labs' entry (a frame at a given PC, deterministically).
  * "work" does a fixed amount of work instead (argv[2] rounds of a qsort with a callback under a
  * short call chain) for bench/unwind.sh's overhead ratios, where a deadline would hide the cost.
  * With PV_TIME set, "work" prints its own wall time ("pv_time SECONDS") on stderr.
- * Usage: pltvdso vdso|plt [SECONDS] | pltvdso work ROUNDS. */
+ * Usage: pltvdso vdso|plt [SECONDS] | pltvdso pltcalls N | pltvdso work ROUNDS. */
 #include "common.h"
 
 #include <stdio.h>
@@ -34,6 +36,15 @@ NOINLINE void plt_loop(double deadline)
 	while (t_now() < deadline)
 		for (long i = 0; i < 200000; i++)
 			pv_sink += (unsigned long)labs(i - 100000);
+	NO_TAIL();
+}
+
+/* Exactly n calls through labs@plt: the first one takes the lazy-binding path through the stub's
+ * push/jmp (where the PLT's CFA expression adds 8), the others only its first jmp. */
+NOINLINE void plt_calls(long n)
+{
+	for (long i = 0; i < n; i++)
+		pv_sink += (unsigned long)labs(i - n / 2);
 	NO_TAIL();
 }
 
@@ -79,6 +90,10 @@ int main(int argc, char **argv)
 		/* Its own wall time, so a tracer's start-up and teardown are not counted. */
 		if (getenv("PV_TIME"))
 			fprintf(stderr, "pv_time %.6f\n", t_now() - t0);
+		return 0;
+	}
+	if (argc > 2 && !strcmp(argv[1], "pltcalls")) {
+		plt_calls(DT_CLAMP_ROUNDS(atol(argv[2])));
 		return 0;
 	}
 	double deadline = t_deadline(t_arg_double(argc, argv, 2, 1.0));
