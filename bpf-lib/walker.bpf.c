@@ -176,6 +176,7 @@ static __always_inline void set_status(struct dt_walker_state *st, __u32 status)
 
 /* struct pt_regs offsets (x86-64 uapi layout = kernel layout). */
 #define PTR_RBP 32
+#define PTR_ORIG_RAX 120
 #define PTR_RIP 128
 #define PTR_CS 136
 #define PTR_RSP 152
@@ -202,6 +203,18 @@ static __always_inline int take_regs(struct pt_regs *ctxregs, struct dt_walker_s
 	bpf_probe_read_kernel(&st->rip, sizeof(st->rip), tr + PTR_RIP);
 	bpf_probe_read_kernel(&st->rsp, sizeof(st->rsp), tr + PTR_RSP);
 	bpf_probe_read_kernel(&st->rbp, sizeof(st->rbp), tr + PTR_RBP);
+	/* Inside a system call the saved rip is the instruction after `syscall` (0f 05): a resume
+	 * address, like a return address, so its row is the one of pc - 1. It matters when `syscall`
+	 * ends a function's FDE — libc's __restore_rt (rt_sigreturn) is exactly that, and a sample
+	 * during sigreturn would otherwise look up the gap after it. orig_rax >= 0 also holds for
+	 * exceptions (the error code), hence the look at the instruction bytes. */
+	__s64 orig = -1;
+	__u16 insn = 0;
+
+	bpf_probe_read_kernel(&orig, sizeof(orig), tr + PTR_ORIG_RAX);
+	if (orig >= 0 && !bpf_probe_read_user(&insn, sizeof(insn), (void *)(st->rip - 2)) &&
+	    insn == 0x050f)
+		st->pc_exact = 0;
 	return 0;
 }
 
