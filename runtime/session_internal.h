@@ -6,7 +6,7 @@
 #define DT_SESSION_INTERNAL_H
 
 #include "runtime/runtime.h"
-#include "runtime/output_internal.h"
+#include "output/output.h"
 #include "codegen/codegen.h"
 #include "common/common.h"
 #include "unwind/unwind.h"

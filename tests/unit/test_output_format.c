@@ -4,7 +4,7 @@
  * quoted above the case (`bpftrace -e '…' | cat -A`, or `bpftrace -f json -e '…'`). Maps are fed
  * to dt_out_print_entries as the flat key/value arrays dt_out_print_map reads from the kernel, in
  * the iteration order bpftrace saw, so the sorting rules are exercised too. */
-#include "runtime/format_internal.h"
+#include "output/output_internal.h"
 #include "common/common.h"
 #include "t.h"
 

@@ -5,7 +5,7 @@
  * percentages in the tooltips, XML-escaped C++ names, children in name order, the zoom and search
  * script). Stacks come from a fake stack source pointing into this test's own functions, which the
  * symbolizer names through our own /proc/self/maps. */
-#include "runtime/format_internal.h"
+#include "output/output_internal.h"
 #include "common/common.h"
 #include "t.h"
 

@@ -5,7 +5,7 @@
  * resolves from the snapshot taken while it lived; a deleted binary gives "module+0xoff";
  * anonymous memory gives "0xaddr"; the vDSO and libc resolve; kernel addresses resolve from
  * /proc/kallsyms (root). */
-#include "runtime/format_internal.h"
+#include "output/output_internal.h"
 #include "common/common.h"
 #include "t.h"
 

@@ -7,7 +7,7 @@
  * thread takes build-ids from a queue and fetches them through libdebuginfod (which keeps its own
  * on-disk cache, so a second run is local); the symbolizer asks later whether a file has arrived
  * and merges it then. */
-#include "runtime/symbols_internal.h"
+#include "symbols/symbols_internal.h"
 #include "common/common.h"
 
 #include <dlfcn.h>

@@ -7,7 +7,7 @@
  * mappings, addresses, functions and inline lines, labels for pid and comm) written through
  * protobuf-c, and a self-contained interactive SVG flame graph (--flamegraph: click to zoom, search,
  * tooltips with counts and percentages, all in the file's own script). */
-#include "runtime/format_internal.h"
+#include "output/output_internal.h"
 #include "common/common.h"
 #include "profile.pb-c.h"
 

@@ -5,7 +5,7 @@
  * (count/sum/int/min/max) or else by key, hist/lhist/avg/stats grouped per key, ordered by key
  * bytes and then by total or average, `top` keeping the last entries, and the same separators
  * (blank line after each map, two after avg/stats maps, none between stack values). */
-#include "runtime/format_internal.h"
+#include "output/output_internal.h"
 #include "common/common.h"
 
 #include <bpf/bpf.h>

@@ -5,7 +5,7 @@
  * and percentage, click to zoom into a frame (its ancestors stay, faded), a reset, and a search
  * (a regular expression, case-insensitive) that highlights matches and says what share of all
  * samples they cover. Frame names are XML-escaped (C++ templates are full of '<' and '&'). */
-#include "runtime/format_internal.h"
+#include "output/output_internal.h"
 #include "common/common.h"
 
 #include <errno.h>

@@ -6,7 +6,7 @@
 #ifndef DT_FORMAT_INTERNAL_H
 #define DT_FORMAT_INTERNAL_H
 
-#include "runtime/output_internal.h"
+#include "output/output.h"
 
 #include <stdarg.h>
 

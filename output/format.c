@@ -4,7 +4,7 @@
  * a whole line before writing it. Where bpftrace's behaviour is odd but deliberate (32-bit %d of a
  * 64-bit argument, float-computed bar widths, `[1K, 2K)` labels) it is reproduced on purpose: the
  * golden tests compare our output with bpftrace's byte for byte. */
-#include "runtime/format_internal.h"
+#include "output/output_internal.h"
 #include "common/common.h"
 
 #include <errno.h>
