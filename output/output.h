@@ -68,9 +68,12 @@ int dt_sym_refresh_pid(dt_symbolizer *s, uint32_t pid);
 /* DT_EV_PID_SEEN for image `gen` of pid: snapshot it now if that image still runs (-ESTALE if the
  * process has exec'd again since). */
 int dt_sym_seen_pid(dt_symbolizer *s, uint32_t pid, uint32_t gen);
-/* The session's exec generation map (execgen.c), read to know which image runs now. Without it
- * (-1, the default) every process is generation 0. */
-void dt_sym_set_exec_gen_fd(dt_symbolizer *s, int fd);
+/* Which image (address-space generation) of pid runs now, as records carry it: the session
+ * knows, from following exec. */
+typedef uint32_t (*dt_sym_gen_fn)(void *ctx, uint32_t pid);
+/* Sets how the symbolizer learns which image of a process runs now. Without it (the default)
+ * every process is generation 0. */
+void dt_sym_set_gen_fn(dt_symbolizer *s, dt_sym_gen_fn fn, void *ctx);
 /* "func+26" (bpftrace's decimal offset; no offset when `with_off` is false); falls back to
  * "module+0xoff" (file offset) for a mapped file without a covering symbol, then "0xaddr". Writes at most n bytes including NUL. Returns 0 if a symbol was found, -ENOENT if not
  * (the buffer still holds the fallback text). */

@@ -618,6 +618,13 @@ static int wrap_uw(dt_session *s, int fd, enum bpf_prog_type t)
 	return fd;
 }
 
+/* The symbolizer's question, which image of pid runs now: the exec generation map answers. */
+static uint32_t exec_gen_now(void *ctx, uint32_t pid)
+{
+	const dt_session *s = ctx;
+	return dt_execgen_get(s->exec_gen_fd, pid);
+}
+
 static int cg_aux_fd(void *ctx, dt_aux_map which, dt_stack_kind kind, uint32_t depth,
 		     enum bpf_prog_type prog_type)
 {
@@ -652,7 +659,7 @@ static int cg_aux_fd(void *ctx, dt_aux_map which, dt_stack_kind kind, uint32_t d
 						"%s\n", strerror(-rc));
 				return perm_error(s, rc);
 			}
-			dt_sym_set_exec_gen_fd(s->sym, s->exec_gen_fd);
+			dt_sym_set_gen_fn(s->sym, exec_gen_now, s);
 		}
 		return s->exec_gen_fd;
 	case DT_AUX_STACKS:

@@ -2,10 +2,11 @@
  * /proc/kallsyms (read once, lazily, sorted, modules and BPF programs included); one inside a
  * module's image (/proc/modules) that no symbol of that module covers is "[mod]+0xoff". User
  * addresses go through a snapshot of the process's /proc/PID/maps taken when the session first saw
- * the pid (the generated code tells it, DT_EV_PID_SEEN), so processes that have exited or exec'd still resolve.
- * A snapshot belongs to one image of the process: exec starts a new address-space generation
- * (execgen.c), every recorded address carries its generation, and it is resolved against that
- * image's snapshot only (an image never snapshotted prints hex, never a later image's names);
+ * the pid (the generated code tells it, DT_EV_PID_SEEN), so processes that have exited or exec'd
+ * still resolve. A snapshot belongs to one image of the process: exec starts a new address-space
+ * generation (the session says which one runs now), every recorded address carries its
+ * generation, and it is resolved against that image's snapshot only (an image never snapshotted
+ * prints hex, never a later image's names);
  * the snapshot's mapping gives a file offset, the object's PT_LOAD headers turn it into an ELF
  * virtual address, and the object's symbols give the name: .symtab and .dynsym through libelf,
  * else MiniDebugInfo or a separate debug file (debuginfo.c: build-id tree, debuglink, --debuginfo
@@ -19,7 +20,6 @@
 #include "output/output_internal.h"
 #include "common/common.h"
 
-#include "runtime/execgen_internal.h"
 #include "symbols/symbols_internal.h"
 
 #include <dwarf.h>
@@ -114,7 +114,7 @@ struct mapping {
 	struct obj *obj;  /* resolved on first use */
 };
 
-/* One image of a process: exec starts a new generation (execgen.c), with its own snapshot. */
+/* One image of a process: exec starts a new generation, with its own snapshot. */
 struct proc {
 	uint32_t pid, gen;
 	struct mapping *m;
@@ -140,9 +140,11 @@ struct dt_symbolizer {
 	struct obj *objs[HASH_SIZE];
 	char *vdso_image;
 	size_t vdso_size;
-	int gen_fd;            /* the session's exec generation map, or -1: every process is gen 0 */
+	dt_sym_gen_fn gen_fn;  /* which image of a pid runs now; NULL: every process is gen 0 */
+	void *gen_ctx;
 	/* The last generation read per pid (direct-mapped): the session notes the pid of every
-	 * stack it prints, and a map lookup (a syscall) each time would cost more than the note. */
+	 * stack it prints, and asking it each time (a map lookup, a syscall) would cost more than
+	 * the note. */
 	struct gen_memo { uint32_t pid, gen; uint64_t ns; } gen_cache[HASH_SIZE];
 };
 
@@ -817,7 +819,7 @@ static struct proc *proc_add(dt_symbolizer *s, uint32_t pid, uint32_t gen)
  * carry it. */
 static uint32_t cur_gen(const dt_symbolizer *s, uint32_t pid)
 {
-	return dt_execgen_get(s->gen_fd, pid) & DT_GEN_MASK;
+	return s->gen_fn ? s->gen_fn(s->gen_ctx, pid) & DT_GEN_MASK : 0;
 }
 
 /* Parses a maps text into p's mappings: file-backed ones and the vDSO (anonymous memory, the
@@ -930,9 +932,10 @@ int dt_sym_seen_pid(dt_symbolizer *s, uint32_t pid, uint32_t gen)
 	return note_pid(s, pid, gen & DT_GEN_MASK, true);
 }
 
-void dt_sym_set_exec_gen_fd(dt_symbolizer *s, int fd)
+void dt_sym_set_gen_fn(dt_symbolizer *s, dt_sym_gen_fn fn, void *ctx)
 {
-	s->gen_fd = fd;
+	s->gen_fn = fn;
+	s->gen_ctx = ctx;
 }
 
 static struct mapping *proc_mapping(dt_symbolizer *s, uint32_t pid, uint32_t gen, uint64_t addr)
@@ -1242,7 +1245,6 @@ dt_symbolizer *dt_sym_new(void)
 
 	elf_version(EV_CURRENT);
 	s->dbgd = dt_dbgd_new();
-	s->gen_fd = -1;
 	return s;
 }
 
