@@ -7,91 +7,9 @@
 
 #include "lang/lang.h"
 #include "bpf-lib/dt_abi.h"
+#include "symbols/symbols.h"
 
 #include <stdio.h>
-
-/* ---------------------------------------------------------------- symbolization */
-
-typedef struct dt_symbolizer dt_symbolizer;
-
-dt_symbolizer *dt_sym_new(void);
-void dt_sym_free(dt_symbolizer *s);
-
-/* How names are made (the CLI's switches). */
-typedef struct dt_sym_opts {
-	bool no_demangle;       /* --no-demangle: raw C++/Rust symbol names */
-	bool no_inline;         /* --no-inline: no frames for inlined callees */
-	bool srcline;           /* --srcline: " (file.c:12)" after each frame that has a line */
-	bool no_debuginfod;     /* never ask DEBUGINFOD_URLS servers */
-	const char *const *debug_dirs; /* --debuginfo DIR...: searched before /usr/lib/debug */
-	size_t ndebug_dirs;
-} dt_sym_opts;
-/* Sets the options (copied); call before the first lookup. */
-void dt_sym_set_opts(dt_symbolizer *s, const dt_sym_opts *o);
-/* Waits at most timeout_ns for background debuginfod downloads; true if none is pending. */
-bool dt_sym_wait_downloads(dt_symbolizer *s, uint64_t timeout_ns);
-/* A C++ or Rust (legacy, v0) name demangled, malloc'd; NULL if `raw` is not a mangled name. */
-char *dt_sym_demangle(const char *raw);
-
-/* One frame of a user address. An address gives one frame per inlined callee (innermost first,
- * inlined = true) and then the function itself. Strings live until dt_sym_free. */
-#define DT_SYM_MAX_INLINE 16
-typedef struct dt_sym_frame {
-	const char *name;       /* demangled unless no_demangle; NULL when nothing names it */
-	uint64_t off;           /* from the function's symbol (the function frame only) */
-	const char *module;     /* basename of the mapped file; NULL outside any mapping */
-	uint64_t module_off;    /* file offset of the address in module */
-	const char *file;       /* source file (with srcline), or NULL */
-	uint32_t line;
-	const char *src_file;   /* the same whatever srcline says (pprof's lines), or NULL */
-	uint32_t src_line;
-	bool inlined;
-} dt_sym_frame;
-/* The frames at a user address (is_return: it is a return address, so the call before it is what
- * ran: lines and inline context come from addr - 1). Returns how many (1..max) with a name, or
- * -ENOENT with out[0] still holding module/module_off when the address is mapped. */
-/* `gen` is the address-space generation the address was recorded in (DT_GEN_OF of the record's
- * flags, dt_abi.h): it is resolved against the snapshot of that image of pid only, so stacks
- * recorded before an exec keep the old program's names, and an image never snapshotted gives
- * hex rather than a later image's names. */
-int dt_sym_user_frames(dt_symbolizer *s, uint32_t pid, uint32_t gen, uint64_t addr,
-		       bool is_return, dt_sym_frame *out, int max);
-/* "name+off", "name [inlined]", "module+0xoff" or "0xaddr", then " (file:line)" if known. */
-void dt_sym_frame_text(const dt_sym_frame *f, uint64_t addr, bool with_off, char *buf, size_t n);
-/* Snapshot /proc/PID/maps (and open the objects lazily later), so the process's addresses still
- * resolve after it exits or execs. Cheap if already known: re-read at most every 50 ms, replaced
- * only if changed; a process that is gone keeps its last snapshot. 0 or -errno. */
-int dt_sym_note_pid(dt_symbolizer *s, uint32_t pid);
-/* The same, re-reading now whatever the window says (DT_EV_PID_SEEN: the process may have exec'd
- * since it was last read, e.g. a -c child noted before its exec). */
-int dt_sym_refresh_pid(dt_symbolizer *s, uint32_t pid);
-/* DT_EV_PID_SEEN for image `gen` of pid: snapshot it now if that image still runs (-ESTALE if the
- * process has exec'd again since). */
-int dt_sym_seen_pid(dt_symbolizer *s, uint32_t pid, uint32_t gen);
-/* Which image (address-space generation) of pid runs now, as records carry it: the session
- * knows, from following exec. */
-typedef uint32_t (*dt_sym_gen_fn)(void *ctx, uint32_t pid);
-/* Sets how the symbolizer learns which image of a process runs now. Without it (the default)
- * every process is generation 0. */
-void dt_sym_set_gen_fn(dt_symbolizer *s, dt_sym_gen_fn fn, void *ctx);
-/* "func+26" (bpftrace's decimal offset; no offset when `with_off` is false); falls back to
- * "module+0xoff" (file offset) for a mapped file without a covering symbol, then "0xaddr". Writes at most n bytes including NUL. Returns 0 if a symbol was found, -ENOENT if not
- * (the buffer still holds the fallback text). */
-int dt_sym_kernel(dt_symbolizer *s, uint64_t addr, bool with_off, char *buf, size_t n);
-int dt_sym_user(dt_symbolizer *s, uint32_t pid, uint32_t gen, uint64_t addr, bool with_off,
-		char *buf, size_t n);
-/* Module (path basename for users, "kernel" or "[module]" for the kernel) of an address. */
-const char *dt_sym_user_module(dt_symbolizer *s, uint32_t pid, uint32_t gen, uint64_t addr);
-/* Full path of the file mapped at a user address (as /proc/PID/maps names it, "[vdso]" for the
- * vDSO), or NULL; valid until dt_sym_free. bpftrace's perf-mode stacks print it. */
-const char *dt_sym_user_path(dt_symbolizer *s, uint32_t pid, uint32_t gen, uint64_t addr);
-/* "kernel", or the "[module]" of a kernel address (from /proc/modules' ranges, else kallsyms). */
-const char *dt_sym_kernel_module(dt_symbolizer *s, uint64_t addr);
-/* Read kernel symbols and module ranges from these files instead of /proc/kallsyms and
- * /proc/modules (NULL: /proc's); call before the first kernel lookup. For tests, and for naming
- * a profile with another kernel's files. A kernel address inside a module's image that no symbol
- * of that module covers prints "[module]+0xoff" (from the module's base). */
-void dt_sym_set_kernel_files(dt_symbolizer *s, const char *kallsyms, const char *modules);
 
 /* ---------------------------------------------------------------- stacks */
 

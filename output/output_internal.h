@@ -71,11 +71,6 @@ void dt_fmt_lhist(dt_sbuf *b, const uint64_t *counts, uint32_t n, int64_t min, i
 void dt_fmt_printf(dt_out *o, dt_sbuf *b, const char *fmt, const dt_type *args, const void *data,
 		   size_t len);
 
-/* ---------------------------------------------------------------- symbols (symbols.c) */
-
-/* How many ELF objects the symbolizer has opened (tests: objects are shared, not per pid). */
-size_t dt_sym_objects_loaded(const dt_symbolizer *s);
-
 /* ---------------------------------------------------------------- maps (output.c) */
 
 /* Prints a map from flat arrays as bpftrace would: `keys` holds n keys of layout->key_size bytes

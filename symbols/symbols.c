@@ -17,10 +17,9 @@
  * demangled (C++, Rust legacy and v0, through libiberty) once per symbol; with DWARF, inlined
  * callees at an address become frames of their own, with source lines (libdw), cached per
  * address. Every string handed out is interned and lives until dt_sym_free. */
-#include "output/output_internal.h"
-#include "common/common.h"
-
 #include "symbols/symbols_internal.h"
+#include "bpf-lib/dt_abi.h"
+#include "common/common.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>

@@ -1,8 +1,11 @@
 /* symbols_internal.h — what symbols.c asks of debuginfo.c: finding the symbols and DWARF of a
  * stripped object elsewhere (MiniDebugInfo, separate debug files, a debuginfod server fetched in
- * the background). Nobody outside the symbolizer includes this. */
+ * the background); and what the symbols/ unit tests reach besides symbols.h. Nobody outside
+ * symbols/ and its tests includes this. */
 #ifndef DT_SYMBOLS_INTERNAL_H
 #define DT_SYMBOLS_INTERNAL_H
+
+#include "symbols/symbols.h"
 
 #include <libelf.h>
 #include <stdbool.h>
@@ -33,5 +36,8 @@ int dt_dbgd_request(dt_dbgd *d, const uint8_t *id, size_t idn);
 int dt_dbgd_result(dt_dbgd *d, const uint8_t *id, size_t idn, char **path);
 /* Waits at most timeout_ns for every queued fetch to finish; true if none is left. */
 bool dt_dbgd_wait(dt_dbgd *d, uint64_t timeout_ns);
+
+/* How many ELF objects the symbolizer has opened (tests: objects are shared, not per pid). */
+size_t dt_sym_objects_loaded(const dt_symbolizer *s);
 
 #endif

@@ -6,7 +6,7 @@
  * check demangling and --no-demangle. A stripped target gets its names from Debian's debuginfod
  * serving a directory on 127.0.0.1. Each target prints the addresses of its functions and waits
  * on stdin, so the assertions are about known addresses in a live process. */
-#include "output/output_internal.h"
+#include "symbols/symbols.h"
 #include "common/common.h"
 #include "t.h"
 

@@ -1,11 +1,11 @@
-/* test_output_symbols.c — symbolization against real processes and the real kernel. A tiny target
+/* test_sym_symbols.c — symbolization against real processes and the real kernel. A tiny target
  * program is compiled at test time twice (-no-pie and -pie), run, and asked to print where its
  * functions are; the symbolizer must name them (with bpftrace's decimal offsets), and the -no-pie
  * addresses must agree with `nm`. A process that exits before its addresses are resolved still
  * resolves from the snapshot taken while it lived; a deleted binary gives "module+0xoff";
  * anonymous memory gives "0xaddr"; the vDSO and libc resolve; kernel addresses resolve from
  * /proc/kallsyms (root). */
-#include "output/output_internal.h"
+#include "symbols/symbols_internal.h"
 #include "common/common.h"
 #include "t.h"
 
