@@ -7,7 +7,7 @@
  * run. Then a profile of 20,000 distinct 24-frame stacks over those addresses is printed as text,
  * JSON, folded, and written as pprof and as an SVG flame graph, each timed. It prints a table; it
  * passes or fails on nothing. Usage: bench_symbols OUTDIR. */
-#include "output/output_internal.h"
+#include "output/output.h"
 #include "common/common.h"
 
 #include <bpf/bpf.h>

@@ -16,11 +16,11 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
 LIBS=()
-for l in runtime/libdt_runtime.a symbols/libdt_symbols.a codegen/libdt_codegen.a unwind/libdt_unwind.a lang/libdt_lang.a \
+for l in runtime/libdt_runtime.a output/libdt_output.a symbols/libdt_symbols.a codegen/libdt_codegen.a unwind/libdt_unwind.a lang/libdt_lang.a \
 	bpf-lib/libdt_bpflib.a common/libdt_common.a; do
 	[ -f "$B/$l" ] && LIBS+=("$B/$l")
 done
-cc -O2 -D_GNU_SOURCE -I"$ROOT" -I"$B/runtime/proto" -o "$TMP/bench_symbols" \
+cc -O2 -D_GNU_SOURCE -I"$ROOT" -o "$TMP/bench_symbols" \
 	"$ROOT/bench/bench_symbols.c" "${LIBS[@]}" "${LIBS[@]}" \
 	/usr/lib/x86_64-linux-gnu/libiberty.a $(pkg-config --libs libbpf libelf libdw liblzma \
 	libdebuginfod libprotobuf-c zlib) $(llvm-config-14 --ldflags --libs 2>/dev/null || true) \

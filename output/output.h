@@ -1,9 +1,9 @@
-/* output_internal.h — the contract between the session/event loop (session.c, main.c) and the
- * output side (output.c, format.c, symbols.c): how values, printf events and maps become text or
- * JSON, and how addresses become names. The session owns the maps and the stack sources; output
- * owns formatting and symbolization. */
-#ifndef DT_OUTPUT_INTERNAL_H
-#define DT_OUTPUT_INTERNAL_H
+/* output.h — what the session asks of output/: how values, printf events and maps become text,
+ * JSON or folded stacks, and how stack-keyed maps become pprof or flame-graph files. The session
+ * owns the maps and the stack sources (it hands in a dt_stack_frames_fn); output owns formatting,
+ * and names addresses through the symbolizer (symbols/symbols.h) it is given. */
+#ifndef DT_OUTPUT_H
+#define DT_OUTPUT_H
 
 #include "lang/lang.h"
 #include "bpf-lib/dt_abi.h"
@@ -60,6 +60,11 @@ void dt_out_maps_start(dt_out *o);
  * no entries prints what bpftrace 0.17 prints: an empty line ("\n\n" for avg/stats) in text,
  * nothing in JSON. 0 or -errno. */
 int dt_out_print_map(dt_out *o, const dt_map_sym *m, int map_fd, uint64_t top, uint64_t div);
+/* The same from entries already in memory (no kernel): `keys` holds n keys of layout->key_size
+ * bytes and `values` n values of layout->value_size bytes (times o->ncpus, each rounded up to 8
+ * bytes, for per-CPU maps), both in the map's iteration order. 0 or -errno. */
+int dt_out_print_entries(dt_out *o, const dt_map_sym *m, const dt_map_layout *l, const void *keys,
+			 const void *values, size_t n, uint64_t top, uint64_t div);
 
 /* Profile files written at exit from every map whose key holds a stack (one sample type per map,
  * the value summed over other key parts; maps with hist/lhist/avg/stats values are skipped). */

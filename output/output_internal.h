@@ -1,10 +1,11 @@
-/* format_internal.h — what the output side's own files (output.c, format.c, symbols.c) share and
- * the unit tests reach: a growable string buffer, the dt_out object itself, and the renderers that
- * turn one value, one stack, one histogram or one printf event into bpftrace's text or JSON. Map
- * printing is split so it can be tested without the kernel: dt_out_print_map reads a BPF map into
- * flat arrays and hands them to dt_out_print_entries. Nobody outside runtime/ output includes this. */
-#ifndef DT_FORMAT_INTERNAL_H
-#define DT_FORMAT_INTERNAL_H
+/* output_internal.h — what output/'s own files (output.c, format.c, profile.c, flamegraph.c) share
+ * and its unit tests reach: a growable string buffer, the dt_out object itself, and the renderers
+ * that turn one value, one stack, one histogram or one printf event into bpftrace's text or JSON.
+ * Map printing is split so it can be tested without the kernel: dt_out_print_map reads a BPF map
+ * into flat arrays and hands them to dt_out_print_entries (output.h). Nobody outside output/ and
+ * its tests includes this. */
+#ifndef DT_OUTPUT_INTERNAL_H
+#define DT_OUTPUT_INTERNAL_H
 
 #include "output/output.h"
 
@@ -72,12 +73,6 @@ void dt_fmt_printf(dt_out *o, dt_sbuf *b, const char *fmt, const dt_type *args, 
 		   size_t len);
 
 /* ---------------------------------------------------------------- maps (output.c) */
-
-/* Prints a map from flat arrays as bpftrace would: `keys` holds n keys of layout->key_size bytes
- * and `values` n values of layout->value_size bytes (times o->ncpus, each rounded up to 8 bytes, for
- * per-CPU maps), both in the map's iteration order. 0 or -errno. */
-int dt_out_print_entries(dt_out *o, const dt_map_sym *m, const dt_map_layout *l, const void *keys,
-			 const void *values, size_t n, uint64_t top, uint64_t div);
 
 /* Reads a whole map into flat arrays as dt_out_print_entries takes them (values per possible CPU
  * for per-CPU maps: *ncpus says how many). 0 with the arrays malloc'd, or -errno. */
