@@ -72,7 +72,7 @@ void dt_fmt_lhist(dt_sbuf *b, const uint64_t *counts, uint32_t n, int64_t min, i
 void dt_fmt_printf(dt_out *o, dt_sbuf *b, const char *fmt, const dt_type *args, const void *data,
 		   size_t len);
 
-/* ---------------------------------------------------------------- maps (output.c) */
+/* ---------------------------------------------------------------- maps (maps.c) */
 
 /* Reads a whole map into flat arrays as dt_out_print_entries takes them (values per possible CPU
  * for per-CPU maps: *ncpus says how many). 0 with the arrays malloc'd, or -errno. */
@@ -80,6 +80,8 @@ int dt_out_read_map(dt_out *o, const dt_map_sym *m, int map_fd, dt_map_layout *l
 		    void **vals, size_t *n, int *ncpus);
 /* A count/sum/int/min/max value combined over `ncpu` per-CPU copies `stride` bytes apart. */
 int64_t dt_out_plain_value(const dt_type *t, const uint8_t *val, size_t ncpu, size_t stride);
+/* Number of hist buckets of a map value type (DT_HIST_BUCKETS, or lhist's 2 + (max-min)/step). */
+uint32_t dt_out_nbuckets(const dt_type *t);
 
 /* ---------------------------------------------------------------- profiles (profile.c) */
 
@@ -94,8 +96,5 @@ void dt_prof_folded_key(dt_out *o, dt_sbuf *b, const dt_type *key, const uint8_t
  * graph (flamegraph.c). 0 or -EIO. */
 int dt_flamegraph_write(FILE *f, const char *title, const char *const *folded,
 			const int64_t *values, size_t n);
-
-/* Number of hist buckets of a map value type (DT_HIST_BUCKETS, or lhist's 2 + (max-min)/step). */
-uint32_t dt_out_nbuckets(const dt_type *t);
 
 #endif
