@@ -1,9 +1,9 @@
-/* output_internal.h — what output/'s own files (output.c, format.c, profile.c, flamegraph.c) share
- * and its unit tests reach: a growable string buffer, the dt_out object itself, and the renderers
- * that turn one value, one stack, one histogram or one printf event into bpftrace's text or JSON.
- * Map printing is split so it can be tested without the kernel: dt_out_print_map reads a BPF map
- * into flat arrays and hands them to dt_out_print_entries (output.h). Nobody outside output/ and
- * its tests includes this. */
+/* output_internal.h — what output/'s own files (output.c, maps.c, format.c, profile.c,
+ * flamegraph.c) share and its unit tests reach: a growable string buffer, the dt_out object
+ * itself, and the renderers that turn one value, one stack, one histogram or one printf event into
+ * bpftrace's text or JSON. Map printing is split so it can be tested without the kernel:
+ * dt_out_print_map reads a BPF map into flat arrays (maps.c) and hands them to
+ * dt_out_print_entries (output.h). Nobody outside output/ and its tests includes this. */
 #ifndef DT_OUTPUT_INTERNAL_H
 #define DT_OUTPUT_INTERNAL_H
 

@@ -501,7 +501,7 @@ void dt_session_note_pids(dt_session *s)
 		dt_sym_note_pid(s->sym, s->o.filter_pid);
 }
 
-/* --pprof / --flamegraph: every stack-keyed map, written once at the end (runtime/profile.c). */
+/* --pprof / --flamegraph: every stack-keyed map, written once at the end (output/profile.c). */
 static void write_profiles(dt_session *s)
 {
 	const char *paths[2] = { s->o.pprof_path, s->o.flamegraph_path };

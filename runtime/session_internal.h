@@ -1,12 +1,14 @@
 /* session_internal.h — what the runtime's own files share and nobody else sees: the attach layer
  * (attach.c: one function per provider, target and symbol resolution, wildcard expansion), the
  * layout of a session and its units (session.c), the event loop and child control (loop.c), and
- * the command line (cli.c). The public face is runtime.h; output is output_internal.h. */
+ * the command line (cli.c). The public face is runtime.h; output and symbols are output/output.h
+ * and symbols/symbols.h. */
 #ifndef DT_SESSION_INTERNAL_H
 #define DT_SESSION_INTERNAL_H
 
 #include "runtime/runtime.h"
 #include "output/output.h"
+#include "symbols/symbols.h"
 #include "codegen/codegen.h"
 #include "common/common.h"
 #include "unwind/unwind.h"
