@@ -516,19 +516,21 @@ static const dt_type *check_printf(checker *c, dt_expr *e)
 			while (i < fe->str.len && isdigit((unsigned char)s[i]))
 				i++;
 		}
-		int longs = 0;
-		while (i < fe->str.len && s[i] == 'l' && longs < 2) {
+		/* Length modifiers: l/ll (the argument's 64 bits), h/hh (its low 16/8 bits). */
+		int mods = 0;
+		char mod = i < fe->str.len && (s[i] == 'l' || s[i] == 'h') ? s[i] : 0;
+		while (mod && i < fe->str.len && s[i] == mod && mods < 2) {
 			i++;
-			longs++;
+			mods++;
 		}
 		char conv = i < fe->str.len ? s[i] : 0;
-		const char *valid = longs ? "duxXoi" : "diuxXoscp";
+		const char *valid = mods ? "duxXoi" : "diuxXoscp";
 		if (!conv || !strchr(valid, conv)) {
 			ERR(c, literal_span(c, fe, start, i + (conv ? 1 : 0)),
 			    "invalid printf conversion '%.*s'", (int)(i - start + (conv ? 1 : 0)),
 			    s + start);
-			HINT(c, "supported: %%d %%i %%u %%x %%X %%o %%s %%p %%c, with l/ll on integer "
-				"conversions, flags -+ 0#, width and precision; %%%% for a '%%'");
+			HINT(c, "supported: %%d %%i %%u %%x %%X %%o %%s %%p %%c, with l/ll/h/hh on "
+				"integer conversions, flags -+ 0#, width and precision; %%%% for a '%%'");
 			return dt_type_void();
 		}
 		if (argi >= e->call.nargs) {

@@ -601,12 +601,17 @@ static size_t parse_conv(const char *p, struct conv *cv)
 	return (size_t)(p - s);
 }
 
-/* Formats one integer the way C's printf does when given a 64-bit argument with this
- * conversion: the length modifier decides how many of its bits are read. */
-static void conv_int(dt_sbuf *b, const struct conv *cv, int64_t v)
+/* Formats one integer of `size` bytes the way C's printf does with this conversion. An explicit
+ * length modifier decides how many of its bits are read (%hhx of 300 prints 2c); without one the
+ * argument's own width does, as in DTrace: %d of a 64-bit value (a literal, nsecs, a map count)
+ * prints the whole value, not its low 32 bits (bpftrace 0.17 prints 705032704 for
+ * printf("%d", 5000000000) and negative numbers for %d of nsecs), while %x of an int32 stays 32
+ * bits wide. */
+static void conv_int(dt_sbuf *b, const struct conv *cv, int64_t v, uint32_t size)
 {
 	char spec[64];
 	bool is_signed = cv->c == 'd' || cv->c == 'i';
+	int len = cv->len == 0 && size > 4 ? 1 : cv->len;
 
 	if (cv->c == 'c') {
 		snprintf(spec, sizeof(spec), "%sc", cv->flags);
@@ -618,7 +623,7 @@ static void conv_int(dt_sbuf *b, const struct conv *cv, int64_t v)
 		dt_sb_printf(b, spec, (void *)(uintptr_t)v);
 		return;
 	}
-	switch (cv->len) {
+	switch (len) {
 	case -2:
 		snprintf(spec, sizeof(spec), "%shh%c", cv->flags, cv->c);
 		if (is_signed)
@@ -693,7 +698,7 @@ void dt_fmt_printf(dt_out *o, dt_sbuf *b, const char *fmt, const dt_type *args, 
 		const char *ap = (const char *)data + off;
 
 		if (at->kind == DT_T_INT && cv.c != 's') {
-			conv_int(b, &cv, dt_fmt_read_int(ap, at->size, at->is_signed));
+			conv_int(b, &cv, dt_fmt_read_int(ap, at->size, at->is_signed), at->size);
 			continue;
 		}
 		/* Strings, symbols, stacks and tuples print as their text, with the spec's width and

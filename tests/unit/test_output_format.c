@@ -552,27 +552,40 @@ static char *pf1(const char *f, int64_t v)
 		free(_s);                                                                    \
 	} while (0)
 
-/* bpftrace -e 'BEGIN { printf("[FMT]\n", -3); exit(); }' for each FMT, and the same with
- * 1099511693317 (= 2^40 + 65541): C semantics on a 64-bit argument. */
+/* printf("[FMT]\n", -3) for each FMT, and the same with 1099511693317 (= 2^40 + 65541): an int64
+ * argument prints at its own width unless a length modifier narrows it (hh, h), which is where
+ * bpftrace 0.17's C semantics differ (it prints %d of 1099511693317 as 65541). */
 static void printf_conversions(void)
 {
 	CHECK_PF1("[%c]", 65, "[A]");
 	CHECK_PF1("[%p]", -3, "[0xfffffffffffffffd]");
 	CHECK_PF1("[%llu]", -3, "[18446744073709551613]");
-	CHECK_PF1("[%x]", -3, "[fffffffd]");
-	CHECK_PF1("[%u]", -3, "[4294967293]");
+	CHECK_PF1("[%x]", -3, "[fffffffffffffffd]");
+	CHECK_PF1("[%u]", -3, "[18446744073709551613]");
 	CHECK_PF1("[%-10d]", -3, "[-3        ]");
 	CHECK_PF1("[%010d]", -3, "[-000000003]");
 	CHECK_PF1("[%lx]", -3, "[fffffffffffffffd]");
-	CHECK_PF1("[%X]", -3, "[FFFFFFFD]");
-	CHECK_PF1("[%o]", -3, "[37777777775]");
+	CHECK_PF1("[%X]", -3, "[FFFFFFFFFFFFFFFD]");
+	CHECK_PF1("[%o]", -3, "[1777777777777777777775]");
 	CHECK_PF1("[%hhd]", -3, "[-3]");
+	CHECK_PF1("[%hx]", -3, "[fffd]");
 	CHECK_PF1("[%zd]", -3, "[-3]");
-	CHECK_PF1("[%d]", 1099511693317LL, "[65541]");
-	CHECK_PF1("[%x]", 1099511693317LL, "[10005]");
+	CHECK_PF1("[%d]", 1099511693317LL, "[1099511693317]");
+	CHECK_PF1("[%d]", 5000000000LL, "[5000000000]");
+	CHECK_PF1("[%x]", 1099511693317LL, "[10000010005]");
 	CHECK_PF1("[%hhd]", 1099511693317LL, "[5]");
+	CHECK_PF1("[%hd]", 1099511693317LL, "[5]");
 	CHECK_PF1("[%ld]", 1099511693317LL, "[1099511693317]");
 	CHECK_PF1("[%p]", 1099511693317LL, "[0x10000010005]");
+	/* 32-bit arguments keep their width: %x of an int32 -3 is 8 digits, %u of it 2^32 - 3. */
+	{
+		static dt_type T_S32 = { .kind = DT_T_INT, .size = 4, .align = 4, .is_signed = true };
+		dt_type *t32[] = { &T_S32, &T_S32 };
+		int32_t v32[2] = { -3, -3 };
+		char *s32 = pf(DT_OUT_TEXT, "[%x][%u]", 2, t32, v32, sizeof(v32));
+		CHECK_EQ_STR(s32, "[fffffffd][4294967293]");
+		free(s32);
+	}
 	CHECK_PF1("100%% [%d] %q", 7, "100% [7] %q");
 	/* Our guard, not bpftrace's: a huge width is printed literally, and eats no argument. */
 	CHECK_PF1("[%1000000000d][%d]", 7, "[%1000000000d][7]");
