@@ -1175,8 +1175,8 @@ static void check_attach(checker *c, dt_attach *a)
 		if (!a->target)
 			return;
 		bool sw = a->provider == DT_P_SOFTWARE;
-		const char *canon = sw ? dt_software_event(a->target) : dt_hardware_event(a->target);
-		if (!canon) {
+		const dt_perf_event *ev = dt_perf_event_find(a->provider, a->target);
+		if (!ev) {
 			ERR(c, a->span, "unknown %s event '%s'", dt_provider_name(a->provider),
 			    a->target);
 			const char *s = dt_closest(a->target, strlen(a->target),
@@ -1189,7 +1189,7 @@ static void check_attach(checker *c, dt_attach *a)
 				     dt_provider_name(a->provider), sw ? "sw" : "hw");
 			return;
 		}
-		a->target = canon;
+		a->target = ev->name;
 		return;
 	}
 	case DT_P_TRACEPOINT: {

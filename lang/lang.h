@@ -397,6 +397,19 @@ const char *dt_func_name(dt_func f);
 /* All builtin and function names, NULL-terminated (REPL completion, "did you mean"). */
 const char *const *dt_builtin_names(void);
 const char *const *dt_func_names(void);
+
+/* A perf event software: or hardware: accepts: perf's name, its short alias (or NULL), and what
+ * perf_event_open needs. One table (names.c) serves the checker, attach and completion. */
+typedef struct dt_perf_event {
+	const char *name, *alias;
+	uint32_t type;           /* PERF_TYPE_SOFTWARE or PERF_TYPE_HARDWARE */
+	uint64_t config;         /* PERF_COUNT_SW_* or PERF_COUNT_HW_* */
+	uint64_t default_period; /* when the attach point gives none */
+} dt_perf_event;
+
+/* The event of provider p (DT_P_SOFTWARE or DT_P_HARDWARE) spelled `name` (perf's name or its
+ * alias), or NULL when there is none (or name is NULL). */
+const dt_perf_event *dt_perf_event_find(dt_provider p, const char *name);
 /* Event names software:/hardware: accept, aliases included, NULL-terminated. */
 const char *const *dt_software_event_names(void);
 const char *const *dt_hardware_event_names(void);

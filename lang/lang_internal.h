@@ -69,10 +69,6 @@ const char *const *dt_provider_names(void);
 bool dt_builtin_lookup(const char *s, size_t n, dt_builtin *out, uint32_t *argn);
 bool dt_func_lookup(const char *s, size_t n, dt_func *out);
 
-/* Known software/hardware perf events: canonical name, or NULL. */
-const char *dt_software_event(const char *name);
-const char *dt_hardware_event(const char *name);
-
 /* ---------------------------------------------------------------- types (types.c) */
 
 dt_type *dt_type_new(dt_arena *a, dt_type_kind k);

@@ -1,9 +1,10 @@
 /* names.c — the name tables of the language: providers and their short aliases, builtins,
- * functions, the perf software and hardware events, and "did you mean" by edit distance over any
- * of them. One table per concept so the parser, the checker, the dumps and REPL completion cannot
- * disagree about a spelling. */
+ * functions, the perf software and hardware events (with what perf_event_open needs), and "did
+ * you mean" by edit distance over any of them. One table per concept so the parser, the checker,
+ * attach, the dumps and REPL completion cannot disagree about a spelling. */
 #include "lang/lang_internal.h"
 
+#include <linux/perf_event.h>
 #include <string.h>
 
 static const char *const provider_names[DT_P__COUNT] = {
@@ -125,55 +126,76 @@ bool dt_func_lookup(const char *s, size_t n, dt_func *out)
 	return false;
 }
 
-/* Pairs of (spelling, canonical name); aliases point at the perf name. */
-static const char *const sw_events[] = {
-	"cpu-clock", "task-clock", "page-faults", "faults", "context-switches", "cs",
-	"cpu-migrations", "minor-faults", "major-faults", "alignment-faults", "emulation-faults",
-	"dummy", "bpf-output", NULL,
-};
-static const char *const sw_canon[] = {
-	"cpu-clock", "task-clock", "page-faults", "page-faults", "context-switches",
-	"context-switches", "cpu-migrations", "minor-faults", "major-faults", "alignment-faults",
-	"emulation-faults", "dummy", "bpf-output",
-};
-static const char *const hw_events[] = {
-	"cpu-cycles", "cycles", "instructions", "cache-references", "cache-misses",
-	"branch-instructions", "branches", "branch-misses", "bus-cycles", "frontend-stalls",
-	"backend-stalls", "ref-cycles", NULL,
-};
-static const char *const hw_canon[] = {
-	"cpu-cycles", "cpu-cycles", "instructions", "cache-references", "cache-misses",
-	"branch-instructions", "branch-instructions", "branch-misses", "bus-cycles",
-	"frontend-stalls", "backend-stalls", "ref-cycles",
-};
+/* The perf events software: and hardware: accept, one row each: SW or HW(the PERF_COUNT_SW_ or
+ * PERF_COUNT_HW_ suffix, the default period, perf's name[, its alias]). The checker's names,
+ * aliases and "did you mean", attach's perf_event_attr and REPL completion all read this table.
+ * Names, aliases and periods are bpftrace's (src/probe_matcher.h) plus perf's `migrations`, except
+ * task-clock, which samples every ms of task time like cpu-clock: bpftrace's period of 1 would
+ * fire every nanosecond. The order is the tie-break of "did you mean". */
+#define DT_PERF_EVENTS(SW, HW)                                                               \
+	SW(CPU_CLOCK, 1000000, "cpu-clock", "cpu")                                            \
+	SW(TASK_CLOCK, 1000000, "task-clock")                                                 \
+	SW(PAGE_FAULTS, 100, "page-faults", "faults")                                         \
+	SW(CONTEXT_SWITCHES, 1000, "context-switches", "cs")                                  \
+	SW(CPU_MIGRATIONS, 1, "cpu-migrations", "migrations")                                 \
+	SW(PAGE_FAULTS_MIN, 100, "minor-faults")                                              \
+	SW(PAGE_FAULTS_MAJ, 1, "major-faults")                                                \
+	SW(ALIGNMENT_FAULTS, 1, "alignment-faults")                                           \
+	SW(EMULATION_FAULTS, 1, "emulation-faults")                                           \
+	SW(DUMMY, 1, "dummy")                                                                 \
+	SW(BPF_OUTPUT, 1, "bpf-output")                                                       \
+	HW(CPU_CYCLES, 1000000, "cpu-cycles", "cycles")                                       \
+	HW(INSTRUCTIONS, 1000000, "instructions")                                             \
+	HW(CACHE_REFERENCES, 1000000, "cache-references")                                     \
+	HW(CACHE_MISSES, 1000000, "cache-misses")                                             \
+	HW(BRANCH_INSTRUCTIONS, 100000, "branch-instructions", "branches")                    \
+	HW(BRANCH_MISSES, 100000, "branch-misses")                                            \
+	HW(BUS_CYCLES, 100000, "bus-cycles")                                                  \
+	HW(STALLED_CYCLES_FRONTEND, 1000000, "frontend-stalls")                               \
+	HW(STALLED_CYCLES_BACKEND, 1000000, "backend-stalls")                                 \
+	HW(REF_CPU_CYCLES, 1000000, "ref-cycles")
 
-static const char *lookup_event(const char *const *names, const char *const *canon,
-				const char *name)
+/* A row's spellings are its last arguments; `~` pads them so that a row without an alias still
+ * passes the variadic part (C11 wants at least one argument there). */
+#define EV_NAME(name, ...) name
+#define EV_ALIAS(name, alias, ...) alias
+#define EV_SW(cfg, period, ...)                                                              \
+	{ EV_NAME(__VA_ARGS__, ~), EV_ALIAS(__VA_ARGS__, NULL, ~), PERF_TYPE_SOFTWARE,       \
+	  PERF_COUNT_SW_##cfg, period },
+#define EV_HW(cfg, period, ...)                                                              \
+	{ EV_NAME(__VA_ARGS__, ~), EV_ALIAS(__VA_ARGS__, NULL, ~), PERF_TYPE_HARDWARE,       \
+	  PERF_COUNT_HW_##cfg, period },
+#define EV_SPELLINGS(cfg, period, ...) __VA_ARGS__,
+#define EV_NONE(cfg, period, ...)
+
+static const dt_perf_event perf_events[] = { DT_PERF_EVENTS(EV_SW, EV_HW) };
+static const char *const sw_spellings[] = { DT_PERF_EVENTS(EV_SPELLINGS, EV_NONE) NULL };
+static const char *const hw_spellings[] = { DT_PERF_EVENTS(EV_NONE, EV_SPELLINGS) NULL };
+
+const dt_perf_event *dt_perf_event_find(dt_provider p, const char *name)
 {
-	for (size_t i = 0; names[i]; i++)
-		if (strcmp(names[i], name) == 0)
-			return canon[i];
+	uint32_t type = p == DT_P_SOFTWARE ? PERF_TYPE_SOFTWARE : PERF_TYPE_HARDWARE;
+
+	if (!name || (p != DT_P_SOFTWARE && p != DT_P_HARDWARE))
+		return NULL;
+	for (size_t i = 0; i < DT_ARRAY_SIZE(perf_events); i++) {
+		const dt_perf_event *e = &perf_events[i];
+
+		if (e->type == type &&
+		    (!strcmp(e->name, name) || (e->alias && !strcmp(e->alias, name))))
+			return e;
+	}
 	return NULL;
-}
-
-const char *dt_software_event(const char *name)
-{
-	return lookup_event(sw_events, sw_canon, name);
-}
-
-const char *dt_hardware_event(const char *name)
-{
-	return lookup_event(hw_events, hw_canon, name);
 }
 
 const char *const *dt_software_event_names(void)
 {
-	return sw_events;
+	return sw_spellings;
 }
 
 const char *const *dt_hardware_event_names(void)
 {
-	return hw_events;
+	return hw_spellings;
 }
 
 /* Edit distance where swapping two neighbours counts as one edit (optimal string alignment):

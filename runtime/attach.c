@@ -186,47 +186,6 @@ static int read_retprobe_bit(const char *pmu, int *bit)
 
 /* ---------------------------------------------------------------- interval, profile, sw, hw */
 
-struct perf_name {
-	const char *name, *alias;
-	uint64_t config;
-	uint64_t default_period; /* bpftrace's */
-};
-
-static const struct perf_name sw_events[] = {
-	{ "cpu-clock", "cpu", PERF_COUNT_SW_CPU_CLOCK, 1000000 },
-	{ "task-clock", NULL, PERF_COUNT_SW_TASK_CLOCK, 1000000 },
-	{ "page-faults", "faults", PERF_COUNT_SW_PAGE_FAULTS, 100 },
-	{ "context-switches", "cs", PERF_COUNT_SW_CONTEXT_SWITCHES, 1000 },
-	{ "cpu-migrations", "migrations", PERF_COUNT_SW_CPU_MIGRATIONS, 1 },
-	{ "minor-faults", NULL, PERF_COUNT_SW_PAGE_FAULTS_MIN, 100 },
-	{ "major-faults", NULL, PERF_COUNT_SW_PAGE_FAULTS_MAJ, 1 },
-	{ "alignment-faults", NULL, PERF_COUNT_SW_ALIGNMENT_FAULTS, 1 },
-	{ "emulation-faults", NULL, PERF_COUNT_SW_EMULATION_FAULTS, 1 },
-	{ "dummy", NULL, PERF_COUNT_SW_DUMMY, 1 },
-	{ "bpf-output", NULL, PERF_COUNT_SW_BPF_OUTPUT, 1 },
-};
-
-static const struct perf_name hw_events[] = {
-	{ "cpu-cycles", "cycles", PERF_COUNT_HW_CPU_CYCLES, 1000000 },
-	{ "instructions", NULL, PERF_COUNT_HW_INSTRUCTIONS, 1000000 },
-	{ "cache-references", NULL, PERF_COUNT_HW_CACHE_REFERENCES, 1000000 },
-	{ "cache-misses", NULL, PERF_COUNT_HW_CACHE_MISSES, 1000000 },
-	{ "branch-instructions", "branches", PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 100000 },
-	{ "branch-misses", NULL, PERF_COUNT_HW_BRANCH_MISSES, 100000 },
-	{ "bus-cycles", NULL, PERF_COUNT_HW_BUS_CYCLES, 100000 },
-	{ "frontend-stalls", NULL, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, 1000000 },
-	{ "backend-stalls", NULL, PERF_COUNT_HW_STALLED_CYCLES_BACKEND, 1000000 },
-	{ "ref-cycles", NULL, PERF_COUNT_HW_REF_CPU_CYCLES, 1000000 },
-};
-
-static const struct perf_name *find_perf_name(const struct perf_name *t, size_t n, const char *name)
-{
-	for (size_t i = 0; name && i < n; i++)
-		if (!strcmp(t[i].name, name) || (t[i].alias && !strcmp(t[i].alias, name)))
-			return &t[i];
-	return NULL;
-}
-
 static int attach_timer(const dt_attach *a, int prog_fd, dt_fdvec *fds, char **err)
 {
 	struct perf_event_attr attr = {
@@ -291,18 +250,16 @@ static int no_pmu(const dt_attach *a, int rc, char **err)
 static int attach_perf_counter(const dt_attach *a, int prog_fd, dt_fdvec *fds, char **err)
 {
 	bool hw = a->provider == DT_P_HARDWARE;
-	const struct perf_name *pn =
-		hw ? find_perf_name(hw_events, DT_ARRAY_SIZE(hw_events), a->target)
-		   : find_perf_name(sw_events, DT_ARRAY_SIZE(sw_events), a->target);
+	const dt_perf_event *ev = dt_perf_event_find(a->provider, a->target);
 	struct perf_event_attr attr = { .size = sizeof(attr), .disabled = 1 };
 	int *cpus = NULL, ncpus, rc;
 
-	if (!pn)
+	if (!ev)
 		return fail(err, -EINVAL, "%s: unknown %s event '%s'; see -h for the list", a->text,
 			    hw ? "hardware" : "software", a->target ? a->target : "");
-	attr.type = hw ? PERF_TYPE_HARDWARE : PERF_TYPE_SOFTWARE;
-	attr.config = pn->config;
-	attr.sample_period = a->rate ? a->rate : pn->default_period;
+	attr.type = ev->type;
+	attr.config = ev->config;
+	attr.sample_period = a->rate ? a->rate : ev->default_period;
 	ncpus = dt_rt_online_cpus(&cpus);
 	if (ncpus < 0)
 		return fail(err, ncpus, "%s: cannot read the list of online CPUs: %s", a->text,
@@ -822,7 +779,7 @@ int dt_rt_validate(const dt_attach *a, int pid, char **err)
 	case DT_P_TRACEPOINT:
 		return tracepoint_id(a, &v, err);
 	case DT_P_HARDWARE:
-		if (!find_perf_name(hw_events, DT_ARRAY_SIZE(hw_events), a->target))
+		if (!dt_perf_event_find(a->provider, a->target))
 			return fail(err, -EINVAL, "%s: unknown hardware event '%s'; see -h",
 				    a->text, a->target ? a->target : "");
 		/* Machines with a PMU have the "cpu" event source; VMs usually have none. */
@@ -830,7 +787,7 @@ int dt_rt_validate(const dt_attach *a, int pid, char **err)
 			return no_pmu(a, -ENOENT, err);
 		return 0;
 	case DT_P_SOFTWARE:
-		if (!find_perf_name(sw_events, DT_ARRAY_SIZE(sw_events), a->target))
+		if (!dt_perf_event_find(a->provider, a->target))
 			return fail(err, -EINVAL, "%s: unknown software event '%s'; see -h",
 				    a->text, a->target ? a->target : "");
 		return 0;

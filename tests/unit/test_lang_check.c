@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <linux/bpf.h>
+#include <linux/perf_event.h>
 #include <stdlib.h>
 
 typedef struct checked {
@@ -236,6 +237,95 @@ static void periods_and_indexes(void)
 	done(&r);
 }
 
+/* Every spelling of the event table passes the checker, with or without a period, and becomes
+ * perf's name; each name and alias bpftrace accepts (src/probe_matcher.h) is one of them, with its
+ * perf config and period. */
+static void perf_events(void)
+{
+	static const struct {
+		dt_provider p;
+		const char *spelling, *name;
+		uint64_t config, period;
+	} want[] = {
+		{ DT_P_SOFTWARE, "alignment-faults", "alignment-faults", PERF_COUNT_SW_ALIGNMENT_FAULTS, 1 },
+		{ DT_P_SOFTWARE, "bpf-output", "bpf-output", PERF_COUNT_SW_BPF_OUTPUT, 1 },
+		{ DT_P_SOFTWARE, "context-switches", "context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES, 1000 },
+		{ DT_P_SOFTWARE, "cs", "context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES, 1000 },
+		{ DT_P_SOFTWARE, "cpu-clock", "cpu-clock", PERF_COUNT_SW_CPU_CLOCK, 1000000 },
+		{ DT_P_SOFTWARE, "cpu", "cpu-clock", PERF_COUNT_SW_CPU_CLOCK, 1000000 },
+		{ DT_P_SOFTWARE, "cpu-migrations", "cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS, 1 },
+		{ DT_P_SOFTWARE, "migrations", "cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS, 1 },
+		{ DT_P_SOFTWARE, "dummy", "dummy", PERF_COUNT_SW_DUMMY, 1 },
+		{ DT_P_SOFTWARE, "emulation-faults", "emulation-faults", PERF_COUNT_SW_EMULATION_FAULTS, 1 },
+		{ DT_P_SOFTWARE, "major-faults", "major-faults", PERF_COUNT_SW_PAGE_FAULTS_MAJ, 1 },
+		{ DT_P_SOFTWARE, "minor-faults", "minor-faults", PERF_COUNT_SW_PAGE_FAULTS_MIN, 100 },
+		{ DT_P_SOFTWARE, "page-faults", "page-faults", PERF_COUNT_SW_PAGE_FAULTS, 100 },
+		{ DT_P_SOFTWARE, "faults", "page-faults", PERF_COUNT_SW_PAGE_FAULTS, 100 },
+		{ DT_P_SOFTWARE, "task-clock", "task-clock", PERF_COUNT_SW_TASK_CLOCK, 1000000 },
+		{ DT_P_HARDWARE, "backend-stalls", "backend-stalls", PERF_COUNT_HW_STALLED_CYCLES_BACKEND, 1000000 },
+		{ DT_P_HARDWARE, "branch-instructions", "branch-instructions", PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 100000 },
+		{ DT_P_HARDWARE, "branches", "branch-instructions", PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 100000 },
+		{ DT_P_HARDWARE, "branch-misses", "branch-misses", PERF_COUNT_HW_BRANCH_MISSES, 100000 },
+		{ DT_P_HARDWARE, "bus-cycles", "bus-cycles", PERF_COUNT_HW_BUS_CYCLES, 100000 },
+		{ DT_P_HARDWARE, "cache-misses", "cache-misses", PERF_COUNT_HW_CACHE_MISSES, 1000000 },
+		{ DT_P_HARDWARE, "cache-references", "cache-references", PERF_COUNT_HW_CACHE_REFERENCES, 1000000 },
+		{ DT_P_HARDWARE, "cpu-cycles", "cpu-cycles", PERF_COUNT_HW_CPU_CYCLES, 1000000 },
+		{ DT_P_HARDWARE, "cycles", "cpu-cycles", PERF_COUNT_HW_CPU_CYCLES, 1000000 },
+		{ DT_P_HARDWARE, "frontend-stalls", "frontend-stalls", PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, 1000000 },
+		{ DT_P_HARDWARE, "instructions", "instructions", PERF_COUNT_HW_INSTRUCTIONS, 1000000 },
+		{ DT_P_HARDWARE, "ref-cycles", "ref-cycles", PERF_COUNT_HW_REF_CPU_CYCLES, 1000000 },
+	};
+	size_t n = 0;
+
+	for (size_t i = 0; i < DT_ARRAY_SIZE(want); i++) {
+		const dt_perf_event *e = dt_perf_event_find(want[i].p, want[i].spelling);
+
+		CHECK(e != NULL);
+		if (!e)
+			continue;
+		CHECK_EQ_STR(e->name, want[i].name);
+		CHECK_EQ_INT(e->type, want[i].p == DT_P_SOFTWARE ? PERF_TYPE_SOFTWARE
+								 : PERF_TYPE_HARDWARE);
+		CHECK_EQ_INT(e->config, want[i].config);
+		CHECK_EQ_INT(e->default_period, want[i].period);
+	}
+	for (dt_provider p = DT_P_SOFTWARE; p <= DT_P_HARDWARE; p++) {
+		const char *const *names = p == DT_P_SOFTWARE ? dt_software_event_names()
+							      : dt_hardware_event_names();
+
+		for (size_t i = 0; names[i]; i++, n++) {
+			const char *prov = dt_provider_name(p);
+			char *text = xasprintf("%s:%s { } %s:%s:1000 { }", prov, names[i], prov,
+					       names[i]);
+			checked r = check(text);
+
+			CHECK_EQ_INT(r.rc, 0);
+			CHECK_EQ_STR(r.diag_text, "");
+			if (r.rc == 0) {
+				const dt_attach *a = r.p->probes[0]->attach[0];
+				const dt_attach *b = r.p->probes[1]->attach[0];
+
+				CHECK_EQ_STR(a->target, dt_perf_event_find(p, names[i])->name);
+				CHECK_EQ_STR(b->target, a->target);
+				CHECK_EQ_INT(a->rate, 0);
+				CHECK_EQ_INT(b->rate, 1000);
+			}
+			done(&r);
+			free(text);
+		}
+	}
+	/* The table holds exactly bpftrace's spellings, and perf's `migrations`. */
+	CHECK_EQ_INT(n, DT_ARRAY_SIZE(want));
+	/* An event of the other provider is not one of this provider's. */
+	CHECK(dt_perf_event_find(DT_P_HARDWARE, "cs") == NULL);
+	CHECK(dt_perf_event_find(DT_P_SOFTWARE, "cycles") == NULL);
+	CHECK(dt_perf_event_find(DT_P_SOFTWARE, NULL) == NULL);
+	checked r = check("software:cycles { }");
+	CHECK(r.rc != 0);
+	CHECK(strstr(r.diag_text, "unknown software event 'cycles'"));
+	done(&r);
+}
+
 static bool existing(void *ctx, const char *name, const dt_type **key, const dt_type **value)
 {
 	if (strcmp(name, "@old"))
@@ -363,5 +453,6 @@ int main(void)
 	T_RUN(type_names);
 	T_RUN(self_referencing_map);
 	T_RUN(typo_hints);
+	T_RUN(perf_events);
 	return t_done();
 }
