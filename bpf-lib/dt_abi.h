@@ -80,13 +80,33 @@ struct dt_ev_exit {
 /* ---------------------------------------------------------------- counters of loss */
 
 /* A BPF_MAP_TYPE_PERCPU_ARRAY with DT_STAT__COUNT u64 slots. Generated code increments a slot
- * whenever something would otherwise be lost silently; runtime reports non-zero slots at exit. */
+ * whenever something would otherwise be lost silently; runtime prints each non-zero slot at exit
+ * as "N sentence", and -v every slot by name. One row per counter, X(ID, slot, -v name, sentence),
+ * so that the enum, the names and the messages are written once (as lang's tokens are). */
+#define DT_STATS(X)                                                                          \
+	/* ring buffer full: a printf/print/exit event dropped */                            \
+	X(EVENT_LOST, 0, "event_lost",                                                       \
+	  "events lost: the ring buffer was full (print less, or less often)")               \
+	/* map update failed (max_entries, lang's DT_MAP_MAX_ENTRIES, reached) */             \
+	X(MAP_FULL, 1, "map_full",                                                           \
+	  "map updates failed: a map was full (4096 entries; keep fewer keys, or clear() the " \
+	  "map from an interval probe)")                                                     \
+	/* bpf_probe_read_* failed (str(), args->ptr, …) */                                  \
+	X(READ_FAIL, 2, "read_fail",                                                         \
+	  "reads of kernel or user memory failed (str(), args fields): those values printed " \
+	  "as zero or empty")                                                                \
+	/* bpf_get_stackid failed (other than -EFAULT with no user stack) */                 \
+	X(STACK_FAIL, 3, "stack_fail",                                                       \
+	  "stacks could not be taken (the stack map was full or the stack unreadable)")      \
+	/* unwind request ring buffer full */                                                \
+	X(DWARF_REQ_LOST, 4, "dwarf_req_lost",                                               \
+	  "unwind table requests lost: the request ring buffer was full, so some processes " \
+	  "were unwound late")
+
 enum dt_stat {
-	DT_STAT_EVENT_LOST = 0,  /* ring buffer full: printf/print/exit event dropped */
-	DT_STAT_MAP_FULL = 1,    /* map update failed (max_entries reached) */
-	DT_STAT_READ_FAIL = 2,   /* bpf_probe_read_* failed (str(), args->ptr, …) */
-	DT_STAT_STACK_FAIL = 3,  /* bpf_get_stackid failed (other than -EFAULT with no user stack) */
-	DT_STAT_DWARF_REQ_LOST = 4, /* unwind request ring buffer full */
+#define DT_STAT_ENUM(id, slot, name, what) DT_STAT_##id = slot,
+	DT_STATS(DT_STAT_ENUM)
+#undef DT_STAT_ENUM
 	DT_STAT__COUNT = 16,
 };
 

@@ -1117,27 +1117,13 @@ int dt_session_detach(dt_session *s, dt_unit *u)
 
 /* ---------------------------------------------------------------- the end */
 
-struct stat_msg {
-	enum dt_stat id;
-	const char *what;
-};
-
-static const struct stat_msg stat_msgs[] = {
-	{ DT_STAT_EVENT_LOST, "events lost: the ring buffer was full (print less, or less often)" },
-	{ DT_STAT_MAP_FULL, "map updates failed: a map was full (" "4096" " entries; keep fewer "
-			    "keys, or clear() the map from an interval probe)" },
-	{ DT_STAT_READ_FAIL, "reads of kernel or user memory failed (str(), args fields): those "
-			     "values printed as zero or empty" },
-	{ DT_STAT_STACK_FAIL, "stacks could not be taken (the stack map was full or the stack "
-			      "unreadable)" },
-	{ DT_STAT_DWARF_REQ_LOST, "unwind table requests lost: the request ring buffer was "
-				  "full, so some processes were unwound late" },
-};
-
-/* Short names for the -v line, by enum dt_stat value. */
-static const char *const stat_names[DT_STAT__COUNT] = {
-	"event_lost", "map_full", "read_fail", "stack_fail", "dwarf_req_lost", "stat5", "stat6",
-	"stat7", "stat8", "stat9", "stat10", "stat11", "stat12", "stat13", "stat14", "stat15",
+/* Each loss counter's -v name and exit sentence, by slot (bpf-lib/dt_abi.h's DT_STATS). */
+static const struct {
+	const char *name, *what;
+} stat_text[DT_STAT__COUNT] = {
+#define STAT_TEXT(id, slot, name, what) [DT_STAT_##id] = { name, what },
+	DT_STATS(STAT_TEXT)
+#undef STAT_TEXT
 };
 
 static void report_stats(dt_session *s)
@@ -1148,25 +1134,25 @@ static void report_stats(dt_session *s)
 		return;
 	vals = xcalloc((size_t)s->ncpus, sizeof(*vals));
 	for (uint32_t k = 0; k < DT_STAT__COUNT; k++) {
-		const char *what = "events counted by an unnamed loss counter";
-
 		if (bpf_map_lookup_elem(s->stats_fd, &k, vals) < 0)
 			continue;
 		for (int c = 0; c < s->ncpus; c++)
 			totals[k] += vals[c];
-		for (size_t i = 0; i < DT_ARRAY_SIZE(stat_msgs); i++)
-			if (stat_msgs[i].id == k)
-				what = stat_msgs[i].what;
 		if (totals[k])
-			fprintf(s->err, "%llu %s\n", (unsigned long long)totals[k], what);
+			fprintf(s->err, "%llu %s\n", (unsigned long long)totals[k],
+				stat_text[k].what ? stat_text[k].what
+						  : "events counted by an unnamed loss counter");
 	}
 	free(vals);
 	if (!s->o.verbose)
 		return;
 	fprintf(s->err, "loss counters:");
-	for (uint32_t k = 0; k < DT_STAT__COUNT; k++)
-		if (k < DT_ARRAY_SIZE(stat_msgs) || totals[k])
-			fprintf(s->err, " %s=%llu", stat_names[k], (unsigned long long)totals[k]);
+	for (uint32_t k = 0; k < DT_STAT__COUNT; k++) {
+		if (stat_text[k].name)
+			fprintf(s->err, " %s=%llu", stat_text[k].name, (unsigned long long)totals[k]);
+		else if (totals[k])
+			fprintf(s->err, " stat%u=%llu", k, (unsigned long long)totals[k]);
+	}
 	fputc('\n', s->err);
 }
 
