@@ -106,49 +106,79 @@ enum dt_walker_ptype {
 
 /* ---------------------------------------------------------------- status */
 
-/* The low byte of dt_stack_ref.flags for ustack_dwarf (and dt_frames.status). */
+/* The low byte of dt_stack_ref.flags for ustack_dwarf (and dt_frames.status). One row per status,
+ * X(ID, value, the walker counter a walk ending so lands in, text), so that the enum, the
+ * walker's counting and dt_unwind_status_str are written once. */
+#define DT_UNWIND_STATUSES(X)                                                                \
+	/* the walker did not run (never seen in a result) */                                \
+	X(NONE, 0, ERR_OTHER, "not unwound")                                                 \
+	/* reached the ABI's end of stack (RA undefined or zero) */                          \
+	X(COMPLETE, 1, COMPLETE, "complete")                                                 \
+	/* max_depth frames recorded before the end */                                       \
+	X(TRUNCATED_DEPTH, 2, TRUNC_DEPTH, "truncated (depth)")                              \
+	/* a self tail call failed; frames so far recorded */                                \
+	X(TRUNCATED_TAILCALLS, 3, TRUNC_TAILCALL, "truncated (tail calls)")                  \
+	/* pid unknown or a PC in no known mapping: request sent, the frames so far (at least \
+	 * the first) recorded */                                                            \
+	X(NO_TABLES, 4, NO_TABLES, "no tables yet")                                          \
+	/* bpf_probe_read_user of the stack failed (page not present) */                     \
+	X(ERR_READ, 5, ERR_READ, "error: stack read failed")                                 \
+	/* CFA or RA invalid (zero, not increasing, unknown rule) */                         \
+	X(ERR_CFA, 6, ERR_CFA, "error: invalid CFA")                                         \
+	/* no user context (kernel thread) */                                                \
+	X(ERR_NO_USER, 7, ERR_NO_USER, "error: no user context")                             \
+	/* frames map full: result.id = 0, nothing stored */                                 \
+	X(ERR_STORE, 8, STORE_FAIL, "error: frames map full")                                \
+	/* a PC without CFI and no usable frame pointer */                                   \
+	X(ERR_NO_CFI, 9, ERR_NO_CFI, "error: no CFI and no frame pointer")
+
 enum dt_unwind_status {
-	DT_UNWIND_NONE = 0,            /* the walker did not run (never seen in a result) */
-	DT_UNWIND_COMPLETE = 1,        /* reached the ABI's end of stack (RA undefined or zero) */
-	DT_UNWIND_TRUNCATED_DEPTH = 2, /* max_depth frames recorded before the end */
-	DT_UNWIND_TRUNCATED_TAILCALLS = 3, /* a self tail call failed; frames so far recorded */
-	DT_UNWIND_NO_TABLES = 4,       /* pid unknown or a PC in no known mapping: request sent,
-				        * the frames so far (at least the first) recorded */
-	DT_UNWIND_ERR_READ = 5,        /* bpf_probe_read_user of the stack failed (page not present) */
-	DT_UNWIND_ERR_CFA = 6,         /* CFA or RA invalid (zero, not increasing, unknown rule) */
-	DT_UNWIND_ERR_NO_USER = 7,     /* no user context (kernel thread) */
-	DT_UNWIND_ERR_STORE = 8,       /* frames map full: result.id = 0, nothing stored */
-	DT_UNWIND_ERR_NO_CFI = 9,      /* a PC without CFI and no usable frame pointer */
+#define DT_UNWIND_ENUM(id, value, wstat, text) DT_UNWIND_##id = value,
+	DT_UNWIND_STATUSES(DT_UNWIND_ENUM)
+#undef DT_UNWIND_ENUM
 	/* Flag bits above the low byte, in dt_frames.flags only (never in dt_stack_ref.flags). */
 	DT_UNWIND_F_FP_FALLBACK = 0x100, /* at least one frame unwound with frame pointers */
 	DT_UNWIND_F_SIGNAL = 0x200,      /* the stack crosses a signal frame */
 };
 #define DT_UNWIND_STATUS_MASK 0xffu
 
-/* Counters in the walker's wstats map (per CPU, __u64 each); unwind/ sums them for -v. Every
- * walk ends in exactly one of the per-status counters (COMPLETE, TRUNC_*, NO_TABLES, ERR_*,
- * STORE_FAIL), so those add up to WALKS. */
+/* Counters in the walker's wstats map (per CPU, __u64 each); unwind/ sums them for -v, where each
+ * prints as "walker NAME N". Every walk ends in exactly one of the per-status counters (those
+ * DT_UNWIND_STATUSES names), so those add up to WALKS. One row per counter: X(ID, slot, -v name). */
+#define DT_WALKER_STATS(X)                                                                   \
+	X(WALKS, 0, "walks")                      /* walks started */                        \
+	X(FRAMES, 1, "frames")                    /* frames recorded */                      \
+	X(REQ_SENT, 2, "requests_sent")           /* requests sent */                        \
+	/* request ring buffer full (same meaning as DT_STAT_DWARF_REQ_LOST) */              \
+	X(REQ_LOST, 3, "requests_lost")                                                      \
+	/* request suppressed by the per-pid throttle */                                     \
+	X(REQ_THROTTLED, 4, "requests_throttled")                                            \
+	X(NO_TABLES, 5, "walks_no_tables")        /* walks ending DT_UNWIND_NO_TABLES */     \
+	X(FP_FALLBACK, 6, "frames_fp_fallback")   /* frames unwound by frame pointer */      \
+	X(ERR_READ, 7, "errors_read")             /* walks ending DT_UNWIND_ERR_READ */      \
+	X(ERR_CFA, 8, "errors_cfa")               /* walks ending DT_UNWIND_ERR_CFA */       \
+	/* frames map full: stack dropped (DT_UNWIND_ERR_STORE) */                           \
+	X(STORE_FAIL, 9, "stacks_dropped_map_full")                                          \
+	/* a frames hash collision (resolved by probing) */                                  \
+	X(HASH_COLLIDE, 10, "hash_collisions")                                               \
+	X(TRUNC_DEPTH, 11, "truncated_depth")                                                \
+	X(TRUNC_TAILCALL, 12, "truncated_tailcalls")                                         \
+	X(COMPLETE, 13, "complete")                                                          \
+	X(ERR_NO_CFI, 14, "errors_no_cfi")        /* walks ending DT_UNWIND_ERR_NO_CFI */    \
+	/* walks ending DT_UNWIND_ERR_NO_USER (kernel threads) */                            \
+	X(ERR_NO_USER, 15, "errors_no_user")                                                 \
+	/* a status no counter above names (a walker bug) */                                 \
+	X(ERR_OTHER, 16, "errors_other")                                                     \
+	/* walks with at least one frame-pointer frame */                                    \
+	X(WALKS_FP, 17, "walks_fp_fallback")                                                 \
+	X(WALKS_SIGNAL, 18, "walks_signal")       /* walks crossing a signal frame */        \
+	/* stacks deeper than DT_FRAMES_SHORT (frames_deep map) */                           \
+	X(STORED_DEEP, 19, "stored_deep")
+
 enum dt_walker_stat {
-	DT_WSTAT_WALKS = 0,        /* walks started */
-	DT_WSTAT_FRAMES = 1,       /* frames recorded */
-	DT_WSTAT_REQ_SENT = 2,     /* requests sent */
-	DT_WSTAT_REQ_LOST = 3,     /* request ring buffer full (same meaning as DT_STAT_DWARF_REQ_LOST) */
-	DT_WSTAT_REQ_THROTTLED = 4,/* request suppressed by the per-pid throttle */
-	DT_WSTAT_NO_TABLES = 5,    /* walks ending DT_UNWIND_NO_TABLES */
-	DT_WSTAT_FP_FALLBACK = 6,  /* frames unwound by frame pointer */
-	DT_WSTAT_ERR_READ = 7,     /* walks ending DT_UNWIND_ERR_READ */
-	DT_WSTAT_ERR_CFA = 8,      /* walks ending DT_UNWIND_ERR_CFA */
-	DT_WSTAT_STORE_FAIL = 9,   /* frames map full: stack dropped (DT_UNWIND_ERR_STORE) */
-	DT_WSTAT_HASH_COLLIDE = 10,/* a frames hash collision (resolved by probing) */
-	DT_WSTAT_TRUNC_DEPTH = 11,
-	DT_WSTAT_TRUNC_TAILCALL = 12,
-	DT_WSTAT_COMPLETE = 13,
-	DT_WSTAT_ERR_NO_CFI = 14,  /* walks ending DT_UNWIND_ERR_NO_CFI */
-	DT_WSTAT_ERR_NO_USER = 15, /* walks ending DT_UNWIND_ERR_NO_USER (kernel threads) */
-	DT_WSTAT_ERR_OTHER = 16,   /* a status no counter above names (a walker bug) */
-	DT_WSTAT_WALKS_FP = 17,    /* walks with at least one frame-pointer frame */
-	DT_WSTAT_WALKS_SIGNAL = 18,/* walks crossing a signal frame */
-	DT_WSTAT_STORED_DEEP = 19, /* stacks deeper than DT_FRAMES_SHORT (frames_deep map) */
+#define DT_WSTAT_ENUM(id, slot, name) DT_WSTAT_##id = slot,
+	DT_WALKER_STATS(DT_WSTAT_ENUM)
+#undef DT_WSTAT_ENUM
 	DT_WSTAT__COUNT = 24,
 };
 

@@ -624,15 +624,10 @@ static __always_inline void count_walk(struct dt_walker_state *st, __u32 status,
 	__u32 which;
 
 	switch (status) {
-	case DT_UNWIND_COMPLETE: which = DT_WSTAT_COMPLETE; break;
-	case DT_UNWIND_TRUNCATED_DEPTH: which = DT_WSTAT_TRUNC_DEPTH; break;
-	case DT_UNWIND_TRUNCATED_TAILCALLS: which = DT_WSTAT_TRUNC_TAILCALL; break;
-	case DT_UNWIND_NO_TABLES: which = DT_WSTAT_NO_TABLES; break;
-	case DT_UNWIND_ERR_READ: which = DT_WSTAT_ERR_READ; break;
-	case DT_UNWIND_ERR_CFA: which = DT_WSTAT_ERR_CFA; break;
-	case DT_UNWIND_ERR_NO_USER: which = DT_WSTAT_ERR_NO_USER; break;
-	case DT_UNWIND_ERR_STORE: which = DT_WSTAT_STORE_FAIL; break;
-	case DT_UNWIND_ERR_NO_CFI: which = DT_WSTAT_ERR_NO_CFI; break;
+#define STATUS_COUNTER(id, value, wstat, text)                                               \
+	case DT_UNWIND_##id: which = DT_WSTAT_##wstat; break;
+	DT_UNWIND_STATUSES(STATUS_COUNTER)
+#undef STATUS_COUNTER
 	default: which = DT_WSTAT_ERR_OTHER; break;
 	}
 	stat_inc(which);

@@ -903,18 +903,14 @@ int dt_unwinder_frames(dt_unwinder *u, const struct dt_stack_ref *ref, uint64_t 
 
 const char *dt_unwind_status_str(uint32_t flags)
 {
-	switch (flags & DT_UNWIND_STATUS_MASK) {
-	case DT_UNWIND_COMPLETE: return "complete";
-	case DT_UNWIND_TRUNCATED_DEPTH: return "truncated (depth)";
-	case DT_UNWIND_TRUNCATED_TAILCALLS: return "truncated (tail calls)";
-	case DT_UNWIND_NO_TABLES: return "no tables yet";
-	case DT_UNWIND_ERR_READ: return "error: stack read failed";
-	case DT_UNWIND_ERR_CFA: return "error: invalid CFA";
-	case DT_UNWIND_ERR_NO_USER: return "error: no user context";
-	case DT_UNWIND_ERR_STORE: return "error: frames map full";
-	case DT_UNWIND_ERR_NO_CFI: return "error: no CFI and no frame pointer";
-	default: return "not unwound";
-	}
+	static const char *const text[DT_UNWIND_STATUS_MASK + 1] = {
+#define STATUS_TEXT(id, value, wstat, text) [DT_UNWIND_##id] = text,
+		DT_UNWIND_STATUSES(STATUS_TEXT)
+#undef STATUS_TEXT
+	};
+	const char *t = text[flags & DT_UNWIND_STATUS_MASK];
+
+	return t ? t : text[DT_UNWIND_NONE];
 }
 
 void dt_unwinder_get_stats(const dt_unwinder *u, dt_unwinder_stats *st)
@@ -957,11 +953,9 @@ void dt_unwinder_get_stats(const dt_unwinder *u, dt_unwinder_stats *st)
 void dt_unwinder_print_stats(const dt_unwinder *u, FILE *f)
 {
 	static const char *const wnames[DT_WSTAT__COUNT] = {
-		"walks", "frames", "requests_sent", "requests_lost", "requests_throttled",
-		"walks_no_tables", "frames_fp_fallback", "errors_read", "errors_cfa",
-		"stacks_dropped_map_full", "hash_collisions", "truncated_depth",
-		"truncated_tailcalls", "complete", "errors_no_cfi", "errors_no_user",
-		"errors_other", "walks_fp_fallback", "walks_signal", "stored_deep",
+#define WSTAT_NAME(id, slot, name) [DT_WSTAT_##id] = name,
+		DT_WALKER_STATS(WSTAT_NAME)
+#undef WSTAT_NAME
 	};
 	dt_unwinder_stats st;
 	int k;
