@@ -14,6 +14,10 @@
 #define DT_ABI_ASSERT(cond, msg) _Static_assert(cond, msg)
 #endif
 
+/* A constant's value as a string literal, for messages that quote a limit. */
+#define DT_ABI_STR_(x) #x
+#define DT_ABI_STR(x) DT_ABI_STR_(x)
+
 /* ---------------------------------------------------------------- event ring buffer */
 
 /* Every record in the events ring buffer (BPF_MAP_TYPE_RINGBUF, DT_EVENTS_RINGBUF_SIZE bytes)

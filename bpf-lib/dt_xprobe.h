@@ -111,16 +111,37 @@ DT_ABI_ASSERT(__builtin_offsetof(struct dt_xresult, oncpu) == DT_XRES_OFF_ONCPU,
 DT_ABI_ASSERT(__builtin_offsetof(struct dt_xresult, runq) == DT_XRES_OFF_RUNQ, "runq");
 DT_ABI_ASSERT(__builtin_offsetof(struct dt_xresult, nswitch) == DT_XRES_OFF_NSWITCH, "nswitch");
 
-/* Counters of what xprobes could not measure (xstats, one u64 per CPU each). */
+/* Counters of what xprobes could not measure (xstats, one u64 per CPU each). runtime prints each
+ * non-zero one at exit as "N sentence": always when it means a call the user asked for was lost,
+ * otherwise with -v. One row per counter, X(ID, slot, always, sentence), in the order they print,
+ * so that the enum and the messages are written once. */
+#define DT_XSTATS(X)                                                                         \
+	/* a call beyond DT_XPROBE_MAX_DEPTH was not measured */                             \
+	X(DEPTH, 0, 1, "xprobe calls not measured: more than " DT_ABI_STR(DT_XPROBE_MAX_DEPTH)   \
+	  " watched calls were open in one thread")                                          \
+	/* xthreads full: a thread's calls were not measured */                              \
+	X(THREADS, 1, 1, "xprobe calls not measured: too many threads inside watched functions " \
+	  "at once")                                                                         \
+	/* the block's program was missing from xprogs */                                    \
+	X(TAILCALL, 4, 1, "xprobe calls measured but their block did not run (internal error: " \
+	  "please report it)")                                                               \
+	/* no stable clock reading (preempted four times): call not measured */              \
+	X(CLOCK, 7, 1, "xprobe calls not measured: the thread kept being preempted while its " \
+	  "clock was read")                                                                  \
+	/* frames dropped because their call never returned (longjmp) */                     \
+	X(STALE, 2, 0, "xprobe calls that never returned (longjmp, exceptions) dropped")     \
+	/* a return with no matching entry (attached mid-call, sampled out) */               \
+	X(UNMATCHED, 3, 0, "xprobe returns without a measured entry (sampled out, or entered " \
+	  "before attaching)")                                                               \
+	/* calls measured (returns that ran the block) */                                    \
+	X(CALLS, 5, 0, "xprobe calls measured")                                              \
+	/* scheduler hook runs that found a thread inside a watched call */                  \
+	X(SWITCH, 6, 0, "scheduler hook runs for threads inside watched calls")
+
 enum dt_xstat {
-	DT_XS_DEPTH = 0,      /* a call beyond DT_XPROBE_MAX_DEPTH was not measured */
-	DT_XS_THREADS = 1,    /* xthreads full: a thread's calls were not measured */
-	DT_XS_STALE = 2,      /* frames dropped because their call never returned (longjmp) */
-	DT_XS_UNMATCHED = 3,  /* a return with no matching entry (attached mid-call, sampled out) */
-	DT_XS_TAILCALL = 4,   /* the block's program was missing from xprogs */
-	DT_XS_CALLS = 5,      /* calls measured (returns that ran the block) */
-	DT_XS_SWITCH = 6,     /* scheduler hook runs that found a thread inside a watched call */
-	DT_XS_CLOCK = 7,      /* no stable clock reading (preempted four times): call not measured */
+#define DT_XSTAT_ENUM(id, slot, always, what) DT_XS_##id = slot,
+	DT_XSTATS(DT_XSTAT_ENUM)
+#undef DT_XSTAT_ENUM
 	DT_XS__COUNT = 8,
 };
 

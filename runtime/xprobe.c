@@ -209,26 +209,15 @@ int dt_xprobe_attach(dt_session *s, const dt_attach *a, int prog_fd, dt_fdvec *f
 	return rc;
 }
 
-struct xstat_msg {
+/* What each counter means, in the order they print (bpf-lib/dt_xprobe.h's DT_XSTATS). */
+static const struct xstat_msg {
 	enum dt_xstat id;
 	bool always;       /* worth a line without -v: something the user asked for was lost */
 	const char *what;
-};
-
-static const struct xstat_msg xstat_msgs[] = {
-	{ DT_XS_DEPTH, true, "xprobe calls not measured: more than 32 watched calls were open "
-			     "in one thread" },
-	{ DT_XS_THREADS, true, "xprobe calls not measured: too many threads inside watched "
-			       "functions at once" },
-	{ DT_XS_TAILCALL, true, "xprobe calls measured but their block did not run (internal "
-				"error: please report it)" },
-	{ DT_XS_CLOCK, true, "xprobe calls not measured: the thread kept being preempted while "
-			     "its clock was read" },
-	{ DT_XS_STALE, false, "xprobe calls that never returned (longjmp, exceptions) dropped" },
-	{ DT_XS_UNMATCHED, false, "xprobe returns without a measured entry (sampled out, or "
-				  "entered before attaching)" },
-	{ DT_XS_CALLS, false, "xprobe calls measured" },
-	{ DT_XS_SWITCH, false, "scheduler hook runs for threads inside watched calls" },
+} xstat_msgs[] = {
+#define XSTAT_MSG(id, slot, always, what) { DT_XS_##id, always, what },
+	DT_XSTATS(XSTAT_MSG)
+#undef XSTAT_MSG
 };
 
 void dt_xprobe_report(dt_session *s)
