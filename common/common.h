@@ -8,6 +8,9 @@
 #include <stdint.h>
 #include <stdbool.h>
 
+/* DT_VERSION, the version as a string literal, comes from the build: project(VERSION) in the top
+ * CMakeLists.txt, defined for every target that links dt_common. */
+
 #define DT_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define DT_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define DT_MAX(a, b) ((a) > (b) ? (a) : (b))

@@ -10,8 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define DT_VERSION "0.1.0"
-
 static const char usage_text[] =
 	"usage: dwarftrace [options] [FILE | -e PROGRAM] [--] [PARAM...]\n"
 	"\n"

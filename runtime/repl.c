@@ -722,7 +722,7 @@ int dt_repl_main(const dt_session_opts *so_in, bool watch_pid)
 			read_history(R.history_path);
 		}
 		printf("dwarftrace %s — type a probe block, statements, or .help; Ctrl-D ends\n",
-		       "0.1.0");
+		       DT_VERSION);
 		rl_callback_handler_install(PROMPT, on_line);
 	}
 
