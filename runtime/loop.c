@@ -5,6 +5,7 @@
  * held before exec by a pipe until every probe is attached, then released; an exec failure comes
  * back through a close-on-exec pipe so the user sees why. */
 #include "runtime/session_internal.h"
+#include "bpf-lib/dt_entry_stop_obj.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -273,46 +274,46 @@ static char *find_program(const char *cmd)
 /* A short-lived command can end before the unwinder has read its mappings (the walker's requests
  * are served asynchronously), and then neither its stacks nor its symbols come out. So when the
  * program uses user stacks, the command is stopped at its ELF entry point — the dynamic loader
- * has mapped every library by then — with a one-shot uprobe whose program sends SIGSTOP;
- * userspace reads the process, detaches the uprobe and sends SIGCONT. Returns the perf event fd
- * (and *prog) or -errno: failing to arm it only loses the head start. */
-static int entry_stop_arm(dt_session *s, int *prog)
+ * has mapped every library by then — with a one-shot uprobe whose program (bpf-lib/
+ * entry_stop.bpf.c) sends SIGSTOP; userspace reads the process, detaches the uprobe and sends
+ * SIGCONT. Returns the perf event fd (and the object holding the program in *obj) or -errno:
+ * failing to arm it only loses the head start. */
+static int entry_stop_arm(dt_session *s, struct bpf_object **obj)
 {
-	struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 1, .imm = SIGSTOP },
-		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_send_signal },
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "dt_entry_stop");
 	dt_attach a = { .provider = DT_P_UPROBE, .text = "-c entry", .target = s->child_path };
+	struct bpf_program *prog;
 	char func[32], *err = NULL;
 	uint64_t entry;
 	int pfd;
 
+	*obj = NULL;
 	if (dt_rt_elf_entry(s->child_path, &entry) < 0)
 		return -ENOEXEC;
 	snprintf(func, sizeof(func), "%#llx", (unsigned long long)entry);
 	a.func = func;
-	*prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "dt_entry_stop", "GPL", insns,
-			      DT_ARRAY_SIZE(insns), NULL);
-	if (*prog < 0)
+	*obj = bpf_object__open_mem(dt_entry_stop_bpf_obj, dt_entry_stop_bpf_obj_len, &oo);
+	if (!*obj)
 		return -errno;
-	pfd = dt_rt_uprobe_open(&a, s->child, false, &err);
+	prog = bpf_object__find_program_by_name(*obj, "dt_entry_stop");
+	pfd = !prog ? -ENOENT : bpf_object__load(*obj);
+	if (pfd == 0)
+		pfd = dt_rt_uprobe_open(&a, s->child, false, &err);
 	free(err);
-	if (pfd >= 0 && (ioctl(pfd, PERF_EVENT_IOC_SET_BPF, *prog) < 0 ||
+	if (pfd >= 0 && (ioctl(pfd, PERF_EVENT_IOC_SET_BPF, bpf_program__fd(prog)) < 0 ||
 			 ioctl(pfd, PERF_EVENT_IOC_ENABLE, 0) < 0)) {
 		close(pfd);
 		pfd = -errno;
 	}
 	if (pfd < 0) {
-		close(*prog);
-		*prog = -1;
+		bpf_object__close(*obj);
+		*obj = NULL;
 	}
 	return pfd;
 }
 
 /* Waits (briefly) for the armed child to stop at its entry, reads it, and lets it go on. */
-static void entry_stop_wait(dt_session *s, int pfd, int prog)
+static void entry_stop_wait(dt_session *s, int pfd, struct bpf_object *obj)
 {
 	uint64_t deadline = dt_now_ns() + 2000000000ull;
 	int st = 0;
@@ -324,7 +325,7 @@ static void entry_stop_wait(dt_session *s, int pfd, int prog)
 			usleep(500);
 	}
 	close(pfd);
-	close(prog);
+	bpf_object__close(obj);
 	if (r == s->child && WIFSTOPPED(st)) {
 		if (s->uw)
 			dt_unwinder_add_pid(s->uw, (uint32_t)s->child);
@@ -502,18 +503,19 @@ int dt_child_spawn(dt_session *s, const char *cmd)
 
 int dt_child_release(dt_session *s)
 {
-	int e = 0, rc, stop_fd = -1, stop_prog = -1;
+	struct bpf_object *stop_obj = NULL;
+	int e = 0, rc, stop_fd = -1;
 	ssize_t n;
 
 	if (s->child <= 0 || s->child_go_fd < 0)
 		return 0;
 	if (s->child_path && (s->uw || dt_session_has_user_addrs(s)))
-		stop_fd = entry_stop_arm(s, &stop_prog);
+		stop_fd = entry_stop_arm(s, &stop_obj);
 	if (write(s->child_go_fd, "g", 1) != 1) {
 		rc = -errno;
 		if (stop_fd >= 0) {
 			close(stop_fd);
-			close(stop_prog);
+			bpf_object__close(stop_obj);
 		}
 		return rc;
 	}
@@ -527,14 +529,14 @@ int dt_child_release(dt_session *s)
 		fprintf(s->err, "-c: cannot run the command: %s\n", strerror(e));
 		if (stop_fd >= 0) {
 			close(stop_fd);
-			close(stop_prog);
+			bpf_object__close(stop_obj);
 		}
 		waitpid(s->child, NULL, 0);
 		s->child = 0;
 		return -e;
 	}
 	if (stop_fd >= 0)
-		entry_stop_wait(s, stop_fd, stop_prog);
+		entry_stop_wait(s, stop_fd, stop_obj);
 	else
 		dt_sym_note_pid(s->sym, (uint32_t)s->child); /* the program, if not its libraries */
 	return 0;
