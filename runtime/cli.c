@@ -380,8 +380,10 @@ int dt_cli_main(int argc, char **argv)
 	if (c.pid_arg && dt_session_watch_pid(s, (int)so.filter_pid) < 0)
 		goto out;
 	if (c.cmd && !c.dry_run) {
-		/* The child exists before compiling: uprobes need its pid. */
-		if (dt_child_spawn(s, c.cmd) < 0)
+		/* SIGINT/SIGTERM end the session from here on, so a Ctrl-C while compiling still
+		 * removes the command's cgroup on the way out. The child exists before compiling:
+		 * uprobes need its pid. */
+		if (dt_session_catch_signals(s) < 0 || dt_child_spawn(s, c.cmd) < 0)
 			goto out;
 		s->o.uprobe_pid = s->child;
 	}

@@ -30,6 +30,19 @@
 
 /* ---------------------------------------------------------------- events */
 
+/* What a ring buffer callback knows: units can go (detach) while libbpf keeps their ring. */
+struct dt_rb_ctx {
+	dt_session *s;
+	uint32_t unit_id;
+};
+
+/* Stops the session, for the first reason only. */
+static void stop(dt_session *s, const char *why)
+{
+	if (!s->stop_reason)
+		s->stop_reason = why;
+}
+
 static dt_unit *unit_by_id(dt_session *s, uint32_t id)
 {
 	for (size_t i = 0; i < s->units.n; i++)
@@ -53,6 +66,13 @@ static const dt_type *print_value_type(const dt_event_desc *e)
 	if (t && t->kind == DT_T_TUPLE && t->tuple.n == 1)
 		return t->tuple.elems[0];
 	return t;
+}
+
+/* An interactive caller clears the line being typed before output lands on it. */
+static void before_output(dt_session *s)
+{
+	if (s->o.before_output)
+		s->o.before_output(s->o.output_ctx);
 }
 
 static int on_event(void *ctx, void *data, size_t len)
@@ -96,6 +116,9 @@ static int on_event(void *ctx, void *data, size_t len)
 	default:
 		goto bad;
 	}
+	if (h.kind == DT_EV_PRINTF || h.kind == DT_EV_TIME || h.kind == DT_EV_PRINT_VALUE ||
+	    h.kind == DT_EV_PRINT_MAP)
+		before_output(s);
 	switch (h.kind) {
 	case DT_EV_PRINTF:
 		dt_out_printf(s->out, e->fmt, e->args, payload, plen);
@@ -127,36 +150,170 @@ static int on_event(void *ctx, void *data, size_t len)
 		struct dt_ev_exit ex = { 0 };
 
 		memcpy(&ex, payload, DT_MIN(plen, sizeof(ex)));
-		if (!s->stop) {
-			s->stop = true;
+		if (!s->stop_reason)
 			s->exit_code = (int)ex.code;
-			s->stop_reason = "exit()";
-		}
+		stop(s, "exit()");
 		break;
 	}
 	}
 	return 0;
 bad:
 	/* A record we cannot read is our bug; say so once per record rather than crash. */
+	before_output(s);
 	fprintf(s->err, "internal error: malformed event (kind %u, id %u, %zu bytes) from "
 		"unit %u\n", h.kind, h.id, len, u->id);
 	return 0;
 }
 
+/* ---------------------------------------------------------------- the epoll set */
+
+/* The sources of work, each an fd in the epoll set (its tag is the source). */
+enum loop_src { SRC_SIGNALS, SRC_EVENTS, SRC_UNWINDER, SRC_PID, SRC_CHILD, SRC_TIMER, SRC__COUNT };
+
+struct dt_loop {
+	int ep;                    /* the epoll set: dt_session_poll_fd */
+	int watched[SRC__COUNT];   /* the fd each source has in the set, or -1 */
+	int sig_fd;                /* SIGINT/SIGTERM once the session catches them, or -1 */
+	int timer_fd;              /* the note-pids timer once armed, or -1 */
+	struct ring_buffer *rb;    /* every unit's events ring */
+	DT_VEC(struct dt_rb_ctx *) rbctx; /* ring buffer callback contexts (freed with the loop) */
+};
+
+/* The session's loop, made on first use. NULL with errno set if the epoll set cannot be made. */
+static struct dt_loop *loop_of(dt_session *s)
+{
+	struct dt_loop *l = s->loop;
+
+	if (l)
+		return l;
+	l = xcalloc(1, sizeof(*l));
+	l->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (l->ep < 0) {
+		free(l);
+		return NULL;
+	}
+	for (int i = 0; i < SRC__COUNT; i++)
+		l->watched[i] = -1;
+	l->sig_fd = l->timer_fd = -1;
+	s->loop = l;
+	return l;
+}
+
+/* Puts `fd` in the set as source `src` unless it is there already. */
+static int watch(struct dt_loop *l, enum loop_src src, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = src };
+
+	if (fd < 0 || l->watched[src] == fd)
+		return 0;
+	if (epoll_ctl(l->ep, EPOLL_CTL_ADD, fd, &ev) < 0)
+		return -errno;
+	l->watched[src] = fd;
+	return 0;
+}
+
+/* Takes a source out of the set for good: an exited process has nothing more to say, and would
+ * otherwise stay readable. */
+static void unwatch(struct dt_loop *l, enum loop_src src)
+{
+	if (l->watched[src] >= 0)
+		epoll_ctl(l->ep, EPOLL_CTL_DEL, l->watched[src], NULL);
+}
+
+int dt_loop_sync(dt_session *s)
+{
+	struct dt_loop *l = loop_of(s);
+	int rc = 0;
+
+	if (!l)
+		return -errno;
+	if (l->rb)
+		rc = watch(l, SRC_EVENTS, ring_buffer__epoll_fd(l->rb));
+	/* The walker asks for tables of processes it meets; serve them as they come. */
+	if (!rc && s->uw)
+		rc = watch(l, SRC_UNWINDER, dt_unwinder_poll_fd(s->uw));
+	if (!rc)
+		rc = watch(l, SRC_PID, s->pidfd);
+	if (!rc)
+		rc = watch(l, SRC_CHILD, s->child_pidfd);
+	if (!rc)
+		rc = watch(l, SRC_SIGNALS, l->sig_fd);
+	return rc;
+}
+
+/* Processes behind user stacks may exit before the maps print: while there are any (a map with
+ * user addresses, the -c command, the -p process), they are noted every NOTE_PIDS_NS. Armed by
+ * the first dispatch that finds them, not before: a -c command must have exec'd first. */
+static void arm_timer(dt_session *s, struct dt_loop *l)
+{
+	struct itimerspec its = { .it_interval.tv_nsec = NOTE_PIDS_NS,
+				  .it_value.tv_nsec = NOTE_PIDS_NS };
+
+	if (l->timer_fd >= 0 || !(dt_session_has_user_addrs(s) || s->child > 0 || s->o.filter_pid))
+		return;
+	l->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (l->timer_fd >= 0 && timerfd_settime(l->timer_fd, 0, &its, NULL) == 0)
+		watch(l, SRC_TIMER, l->timer_fd);
+	dt_session_note_pids(s);
+}
+
 int dt_loop_add_unit(dt_session *s, dt_unit *u)
 {
-	struct dt_rb_ctx *c = xcalloc(1, sizeof(*c));
+	struct dt_loop *l = loop_of(s);
+	struct dt_rb_ctx *c;
 	int rc;
 
+	if (!l)
+		return -errno;
+	if (u->events_fd < 0)
+		return dt_loop_sync(s);
+	c = xcalloc(1, sizeof(*c));
 	c->s = s;
 	c->unit_id = u->id;
-	DT_VEC_PUSH(&s->rbctx, c);
-	if (!s->rb) {
-		s->rb = ring_buffer__new(u->events_fd, on_event, c, NULL);
-		return s->rb ? 0 : -errno;
+	DT_VEC_PUSH(&l->rbctx, c);
+	if (!l->rb) {
+		l->rb = ring_buffer__new(u->events_fd, on_event, c, NULL);
+		if (!l->rb)
+			return -errno;
+	} else {
+		rc = ring_buffer__add(l->rb, u->events_fd, on_event, c);
+		if (rc < 0)
+			return rc;
 	}
-	rc = ring_buffer__add(s->rb, u->events_fd, on_event, c);
-	return rc < 0 ? rc : 0;
+	return dt_loop_sync(s);
+}
+
+/* Delivers every record waiting in the rings; the count. */
+static int drain(dt_session *s)
+{
+	int n = s->loop && s->loop->rb ? ring_buffer__consume(s->loop->rb) : 0;
+
+	return n > 0 ? n : 0;
+}
+
+void dt_loop_drain(dt_session *s)
+{
+	drain(s);
+}
+
+void dt_loop_free(dt_session *s)
+{
+	struct dt_loop *l = s->loop;
+
+	if (!l)
+		return;
+	if (l->rb)
+		ring_buffer__free(l->rb);
+	for (size_t i = 0; i < l->rbctx.n; i++)
+		free(l->rbctx.v[i]);
+	free(l->rbctx.v);
+	if (l->timer_fd >= 0)
+		close(l->timer_fd);
+	if (l->sig_fd >= 0)
+		close(l->sig_fd);
+	close(l->ep);
+	free(l);
+	s->loop = NULL;
 }
 
 /* ---------------------------------------------------------------- -p PID */
@@ -175,7 +332,7 @@ int dt_session_watch_pid(dt_session *s, int pid)
 	if (s->pidfd >= 0)
 		close(s->pidfd);
 	s->pidfd = fd;
-	return 0;
+	return dt_loop_sync(s);
 }
 
 /* ---------------------------------------------------------------- -c CMD */
@@ -337,17 +494,6 @@ static void entry_stop_wait(dt_session *s, int pfd, struct bpf_object *obj)
 	}
 }
 
-static void block_signals(void)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-}
-
 /* The mount point of the cgroup v2 hierarchy — the one bpf_get_current_cgroup_id() reports —
  * or NULL (a v1-only system). */
 static const char *cgroup2_root(void)
@@ -472,8 +618,6 @@ int dt_child_spawn(dt_session *s, const char *cmd)
 		close(go[1]);
 		return -errno;
 	}
-	/* SIGCHLD must be blocked before the child can exit, or signalfd would miss it. */
-	block_signals();
 	pid = fork();
 	if (pid < 0) {
 		int rc = -errno;
@@ -492,6 +636,18 @@ int dt_child_spawn(dt_session *s, const char *cmd)
 	}
 	close(go[0]);
 	close(errp[1]);
+	/* Its exit is seen through a pidfd (the loop's SRC_CHILD), not SIGCHLD, so no signal has
+	 * to be taken from the caller for it. */
+	s->child_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (s->child_pidfd < 0) {
+		int rc = -errno;
+
+		fprintf(s->err, "-c: cannot watch the command: %s\n", strerror(-rc));
+		close(go[1]);
+		close(errp[0]);
+		waitpid(pid, NULL, 0);
+		return rc;
+	}
 	if (!needs_shell(cmd))
 		s->child_path = find_program(cmd);
 	s->child = pid;
@@ -542,6 +698,25 @@ int dt_child_release(dt_session *s)
 	return 0;
 }
 
+void dt_child_forward_signal(dt_session *s, int sig)
+{
+	if (s->child > 0 && !s->child_exited && !s->forwarded_signal) {
+		kill(s->child, sig);
+		s->forwarded_signal = true;
+	}
+}
+
+bool dt_child_ended(dt_session *s)
+{
+	int st;
+
+	if (s->child > 0 && !s->child_exited && waitpid(s->child, &st, WNOHANG) == s->child) {
+		s->child_exited = true;
+		s->child_status = st;
+	}
+	return s->child > 0 && s->child_exited;
+}
+
 void dt_child_reap(dt_session *s)
 {
 	if (s->child_go_fd >= 0) {
@@ -555,6 +730,10 @@ void dt_child_reap(dt_session *s)
 	}
 	free(s->child_path);
 	s->child_path = NULL;
+	if (s->child_pidfd >= 0) {
+		close(s->child_pidfd);
+		s->child_pidfd = -1;
+	}
 	if (s->child > 0 && !s->child_exited) {
 		if (waitpid(s->child, &s->child_status, WNOHANG) == 0) {
 			kill(s->child, SIGTERM);
@@ -569,9 +748,11 @@ int dt_session_spawn_child(dt_session *s, const char *cmd, int *pid)
 {
 	int rc = dt_child_spawn(s, cmd);
 
-	if (rc == 0 && pid)
+	if (rc < 0)
+		return rc;
+	if (pid)
 		*pid = s->child;
-	return rc;
+	return dt_loop_sync(s);
 }
 
 int dt_session_start_child(dt_session *s)
@@ -579,148 +760,123 @@ int dt_session_start_child(dt_session *s)
 	return dt_child_release(s);
 }
 
-/* ---------------------------------------------------------------- the loop */
+/* ---------------------------------------------------------------- dispatch */
 
 static void on_signal(dt_session *s, const struct signalfd_siginfo *si)
 {
-	if (si->ssi_signo == SIGCHLD) {
-		int st;
+	/* A Ctrl-C from the terminal reaches the child by itself (same process group); a signal
+	 * sent to us alone is passed on once, so the child ends too. */
+	if (si->ssi_code != SI_KERNEL)
+		dt_child_forward_signal(s, (int)si->ssi_signo);
+	stop(s, si->ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
+}
 
-		if (s->child > 0 && !s->child_exited &&
-		    waitpid(s->child, &st, WNOHANG) == s->child) {
-			s->child_exited = true;
-			s->child_status = st;
-			if (!s->stop) {
-				s->stop = true;
-				s->stop_reason = "the -c command exited";
-			}
+int dt_session_catch_signals(dt_session *s)
+{
+	struct dt_loop *l = loop_of(s);
+	sigset_t set;
+
+	if (!l)
+		return -errno;
+	if (l->sig_fd >= 0)
+		return 0;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	l->sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (l->sig_fd < 0)
+		return -errno;
+	return dt_loop_sync(s);
+}
+
+int dt_session_poll_fd(dt_session *s)
+{
+	int rc = dt_loop_sync(s);
+
+	return rc < 0 ? rc : s->loop->ep;
+}
+
+const char *dt_session_stopped(const dt_session *s)
+{
+	return s->stop_reason;
+}
+
+/* One ready source; the work done (0 or more). */
+static int dispatch_one(dt_session *s, struct dt_loop *l, enum loop_src src)
+{
+	switch (src) {
+	case SRC_SIGNALS: {
+		struct signalfd_siginfo si;
+		int n = 0;
+
+		while (read(l->sig_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+			on_signal(s, &si);
+			n++;
 		}
-		return;
+		return n;
 	}
-	/* SIGINT/SIGTERM. A Ctrl-C from the terminal reaches the child by itself (same process
-	 * group); a signal sent to us alone is passed on once, so the child ends too. */
-	if (s->child > 0 && !s->child_exited && !s->forwarded_signal && si->ssi_code != SI_KERNEL) {
-		kill(s->child, (int)si->ssi_signo);
-		s->forwarded_signal = true;
+	case SRC_EVENTS:
+		return 0; /* drained after every wait */
+	case SRC_UNWINDER: {
+		int n = dt_unwinder_process(s->uw);
+
+		return n > 0 ? n : 0;
 	}
-	if (!s->stop) {
-		s->stop = true;
-		s->stop_reason = si->ssi_signo == SIGINT ? "SIGINT" : "SIGTERM";
+	case SRC_PID:
+		unwatch(l, SRC_PID);
+		stop(s, "the -p process exited");
+		return 1;
+	case SRC_CHILD:
+		unwatch(l, SRC_CHILD);
+		if (dt_child_ended(s))
+			stop(s, "the -c command exited");
+		return 1;
+	case SRC_TIMER: {
+		uint64_t ticks;
+
+		if (read(l->timer_fd, &ticks, sizeof(ticks)) <= 0)
+			return 0;
+		dt_session_note_pids(s);
+		return 1;
 	}
+	case SRC__COUNT:
+		break;
+	}
+	return 0;
+}
+
+int dt_session_dispatch(dt_session *s, int timeout_ms)
+{
+	struct epoll_event evs[8];
+	struct dt_loop *l;
+	int rc = dt_loop_sync(s), n, done;
+
+	if (rc < 0)
+		return rc;
+	l = s->loop;
+	arm_timer(s, l);
+	/* Records already waiting (what a BEGIN probe wrote while dt_session_add ran) are
+	 * delivered first, and then there is no waiting. */
+	done = drain(s);
+	n = epoll_wait(l->ep, evs, (int)DT_ARRAY_SIZE(evs), done ? 0 : timeout_ms);
+	if (n < 0 && errno != EINTR)
+		return -errno;
+	for (int i = 0; i < n; i++)
+		done += dispatch_one(s, l, (enum loop_src)evs[i].data.u32);
+	/* Whatever arrived with a stop is delivered, not dropped. */
+	done += drain(s);
+	dt_out_flush(s->out);
+	return done;
 }
 
 int dt_session_run(dt_session *s)
 {
-	struct epoll_event ev, evs[8];
-	sigset_t set;
-	int ep, sfd, tfd = -1, rc = 0;
+	int rc = dt_session_catch_signals(s);
 
-	/* Each run starts afresh (the REPL runs several times); a -c session whose command has
-	 * ended has nothing left to wait for. */
-	s->stop = s->child > 0 && s->child_exited;
-	s->stop_reason = s->stop ? "the -c command exited" : NULL;
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGCHLD);
-	block_signals();
-	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	ep = epoll_create1(EPOLL_CLOEXEC);
-	if (sfd < 0 || ep < 0) {
-		rc = -errno;
-		goto out;
-	}
-	ev = (struct epoll_event){ .events = EPOLLIN, .data.u32 = 1 };
-	epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev);
-	if (s->rb) {
-		ev = (struct epoll_event){ .events = EPOLLIN, .data.u32 = 2 };
-		epoll_ctl(ep, EPOLL_CTL_ADD, ring_buffer__epoll_fd(s->rb), &ev);
-	}
-	if (s->pidfd >= 0) {
-		ev = (struct epoll_event){ .events = EPOLLIN, .data.u32 = 3 };
-		epoll_ctl(ep, EPOLL_CTL_ADD, s->pidfd, &ev);
-	}
-	/* The walker asks for tables of processes it meets; serve them as they come. */
-	if (s->uw && dt_unwinder_poll_fd(s->uw) >= 0) {
-		ev = (struct epoll_event){ .events = EPOLLIN, .data.u32 = 4 };
-		epoll_ctl(ep, EPOLL_CTL_ADD, dt_unwinder_poll_fd(s->uw), &ev);
-		dt_unwinder_process(s->uw);
-	}
-
-	/* Processes behind user stacks may exit before the maps print: note them while alive. */
-	if (dt_session_has_user_addrs(s) || s->child > 0 || s->o.filter_pid) {
-		struct itimerspec its = { .it_interval.tv_nsec = NOTE_PIDS_NS,
-					  .it_value.tv_nsec = NOTE_PIDS_NS };
-
-		tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-		if (tfd >= 0 && timerfd_settime(tfd, 0, &its, NULL) == 0) {
-			ev = (struct epoll_event){ .events = EPOLLIN, .data.u32 = 5 };
-			epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &ev);
-		}
-		dt_session_note_pids(s);
-	}
-	/* The child may have ended before we blocked SIGCHLD's delivery into the signalfd. */
-	if (s->child > 0 && !s->child_exited &&
-	    waitpid(s->child, &s->child_status, WNOHANG) == s->child) {
-		s->child_exited = true;
-		s->stop = true;
-		s->stop_reason = "the -c command exited";
-	}
-	if (s->rb)
-		ring_buffer__consume(s->rb);
-	while (!s->stop) {
-		int n = epoll_wait(ep, evs, (int)DT_ARRAY_SIZE(evs), -1);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = -errno;
-			break;
-		}
-		for (int i = 0; i < n; i++) {
-			switch (evs[i].data.u32) {
-			case 1: {
-				struct signalfd_siginfo si;
-
-				while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
-					on_signal(s, &si);
-				break;
-			}
-			case 2:
-				ring_buffer__consume(s->rb);
-				break;
-			case 3:
-				if (!s->stop) {
-					s->stop = true;
-					s->stop_reason = "the -p process exited";
-				}
-				break;
-			case 4:
-				dt_unwinder_process(s->uw);
-				break;
-			case 5: {
-				uint64_t ticks;
-
-				if (read(tfd, &ticks, sizeof(ticks)) > 0)
-					dt_session_note_pids(s);
-				break;
-			}
-			}
-		}
-		dt_out_flush(s->out);
-	}
-	/* Whatever arrived with the stop is delivered, not dropped. */
-	if (s->rb)
-		ring_buffer__consume(s->rb);
-	dt_out_flush(s->out);
+	while (rc >= 0 && !dt_session_stopped(s))
+		rc = dt_session_dispatch(s, -1);
 	if (s->o.verbose && s->stop_reason)
 		fprintf(s->err, "stopping: %s\n", s->stop_reason);
-out:
-	if (tfd >= 0)
-		close(tfd);
-	if (ep >= 0)
-		close(ep);
-	if (sfd >= 0)
-		close(sfd);
-	return rc;
+	return rc < 0 ? rc : 0;
 }

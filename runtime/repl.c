@@ -41,8 +41,7 @@ static struct repl {
 	char *entry;          /* the entry being typed, over one or more lines */
 	size_t entry_len;
 	char *history_path;
-	int rb_epoll_fd;      /* the session's ring buffer epoll fd, once registered */
-	int uw_fd;            /* the unwinder's poll fd, once registered */
+	bool in_entry;        /* running an entry: its output follows the accepted line */
 	/* plain (non-tty) input */
 	char *inbuf;
 	size_t inlen;
@@ -87,16 +86,13 @@ static void show_line(void)
 	R.line_hidden = false;
 }
 
-/* Drains the events of running probes (printf lines, interval prints) above the prompt. */
-static void pump_events(void)
+/* The session's before_output: output of running probes (printf lines, interval prints) goes
+ * above the prompt, on a cleared line; the loop redraws the line after the dispatch. */
+static void before_output(void *ctx)
 {
-	if (!R.s->rb)
-		return;
-	hide_line_keep();
-	ring_buffer__consume(R.s->rb);
-	dt_out_flush(R.s->out);
-	fflush(R.out);
-	show_line();
+	(void)ctx;
+	if (!R.in_entry)
+		hide_line_keep();
 }
 
 /* ---------------------------------------------------------------- entries */
@@ -146,15 +142,13 @@ static void run_statements(const char *text)
 
 	/* The BEGIN probe runs inside dt_session_add; its events are in the ring buffer on return. */
 	if (dt_session_add(R.s, &src, &u) == 0) {
-		if (R.s->rb)
-			ring_buffer__consume(R.s->rb);
-		dt_out_flush(R.s->out);
+		dt_session_dispatch(R.s, 0);
 		fflush(R.out);
 		if (u)
 			dt_session_detach(R.s, u);
 	}
 	free(wrapped);
-	if (R.s->stop)
+	if (dt_session_stopped(R.s))
 		R.quit = true;
 }
 
@@ -166,7 +160,7 @@ static void add_probes(const char *name, const char *text)
 	if (dt_session_add(R.s, &src, &u) == 0 && u)
 		fprintf(stderr, "probe %u attached (%u attach point%s)\n", dt_unit_id(u),
 			u->nprobes_attached, u->nprobes_attached == 1 ? "" : "s");
-	if (R.s->stop)
+	if (dt_session_stopped(R.s))
 		R.quit = true;
 }
 
@@ -365,12 +359,14 @@ static void run_entry(const char *text)
 		t++;
 	if (!*t)
 		return;
+	R.in_entry = true;
 	if (*t == '.')
 		run_meta(t);
 	else if (is_probe_text(t))
 		add_probes("repl", t);
 	else
 		run_statements(t);
+	R.in_entry = false;
 	fflush(R.out);
 	fflush(stderr);
 }
@@ -668,21 +664,21 @@ static void watch(int ep, int fd, uint32_t tag)
 	epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
 }
 
-enum { TAG_STDIN = 1, TAG_SIG, TAG_RB, TAG_UW, TAG_PID };
+enum { TAG_STDIN = 1, TAG_SIG, TAG_SESSION };
 
 int dt_repl_main(const dt_session_opts *so_in, bool watch_pid)
 {
 	dt_session_opts so = *so_in;
 	struct epoll_event evs[8];
 	sigset_t set;
-	int ep = -1, sfd = -1, rc = 0;
+	int ep = -1, sfd = -1, sessfd, rc = 0;
 	const char *home = getenv("HOME");
 
 	memset(&R, 0, sizeof(R));
 	R.tty = isatty(STDIN_FILENO);
-	R.rb_epoll_fd = R.uw_fd = -1;
 	so.count_hits = true;
 	so.announce = false;
+	so.before_output = before_output;
 	R.s = dt_session_new(&so);
 	if (!R.s)
 		return 1;
@@ -692,22 +688,25 @@ int dt_repl_main(const dt_session_opts *so_in, bool watch_pid)
 		goto out;
 	}
 
+	/* Signals are the REPL's, not the session's: Ctrl-C cancels the entry being typed. */
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	ep = epoll_create1(EPOLL_CLOEXEC);
-	if (sfd < 0 || ep < 0) {
-		fprintf(stderr, "dwarftrace: cannot set up the REPL: %s\n", strerror(errno));
+	sessfd = dt_session_poll_fd(R.s);
+	if (sfd < 0 || ep < 0 || sessfd < 0) {
+		fprintf(stderr, "dwarftrace: cannot set up the REPL: %s\n",
+			strerror(sessfd < 0 ? -sessfd : errno));
 		rc = 1;
 		goto out;
 	}
 	watch(ep, STDIN_FILENO, TAG_STDIN);
 	watch(ep, sfd, TAG_SIG);
-	if (R.s->pidfd >= 0)
-		watch(ep, R.s->pidfd, TAG_PID);
+	/* The session's work — probe output, unwinder requests, timers, -p's exit — is done by the
+	 * same dispatch the CLI's loop calls. */
+	watch(ep, sessfd, TAG_SESSION);
 
 	if (R.tty) {
 		rl_catch_signals = 0;
@@ -726,19 +725,8 @@ int dt_repl_main(const dt_session_opts *so_in, bool watch_pid)
 		rl_callback_handler_install(PROMPT, on_line);
 	}
 
-	while (!R.quit && !R.s->stop) {
-		int n;
-
-		/* The ring buffer and the unwinder appear with the first probe that needs them. */
-		if (R.s->rb && R.rb_epoll_fd < 0) {
-			R.rb_epoll_fd = ring_buffer__epoll_fd(R.s->rb);
-			watch(ep, R.rb_epoll_fd, TAG_RB);
-		}
-		if (R.s->uw && R.uw_fd < 0 && dt_unwinder_poll_fd(R.s->uw) >= 0) {
-			R.uw_fd = dt_unwinder_poll_fd(R.s->uw);
-			watch(ep, R.uw_fd, TAG_UW);
-		}
-		n = epoll_wait(ep, evs, (int)DT_ARRAY_SIZE(evs), -1);
+	while (!R.quit && !dt_session_stopped(R.s)) {
+		int n = epoll_wait(ep, evs, (int)DT_ARRAY_SIZE(evs), -1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -763,14 +751,9 @@ int dt_repl_main(const dt_session_opts *so_in, bool watch_pid)
 				}
 				break;
 			}
-			case TAG_RB:
-				pump_events();
-				break;
-			case TAG_UW:
-				dt_unwinder_process(R.s->uw);
-				break;
-			case TAG_PID:
-				R.quit = true;
+			case TAG_SESSION:
+				dt_session_dispatch(R.s, 0);
+				show_line();
 				break;
 			}
 		}

@@ -56,6 +56,11 @@ typedef struct dt_session_opts {
 	const char *flamegraph_path; /* --flamegraph FILE: an interactive SVG flame graph */
 	uint64_t unwind_budget; /* --unwind-budget: bytes for unwind tables (0 = unwind/'s default) */
 	uint32_t unwind_stacks; /* --unwind-stacks: ustack_dwarf frames map entries (0 = default) */
+	/* Called with output_ctx before dt_session_dispatch writes program output, so that an
+	 * interactive caller can clear the line being typed (and redraw it once dispatch returns).
+	 * NULL: nothing to do. */
+	void (*before_output)(void *ctx);
+	void *output_ctx;
 } dt_session_opts;
 
 /* Creates a session. Cheap: no map, no tracefs scan, no unwinder until a program needs them.
@@ -73,19 +78,48 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out);
 int dt_session_detach(dt_session *s, dt_unit *u);
 
 /* Creates the -c child stopped before exec, so its pid is known before compiling; call
- * dt_session_start_child after every dt_session_add to let it exec. The session ends when it
+ * dt_session_start_child after every dt_session_add to let it exec. The session stops when it
  * exits. */
 int dt_session_spawn_child(dt_session *s, const char *cmd, int *pid);
 int dt_session_start_child(dt_session *s);
 
-/* Watches -p PID: the event loop ends when that process exits. */
+/* Watches -p PID: the session stops when that process exits. */
 int dt_session_watch_pid(dt_session *s, int pid);
 
-/* The event loop: dispatches events to the output until exit(), SIGINT/SIGTERM, the -c child's
- * exit or the -p process's exit. SIGINT, SIGTERM and SIGCHLD are blocked in the calling thread
- * (they arrive through a signalfd) and stay blocked on return, so a second Ctrl-C cannot cut the
- * exit sequence short; a caller that wants them back restores its own mask. Can be called again
- * (the REPL). Returns 0 or -errno (see dt_session_exit_code for exit()'s code). */
+/* The event loop, owned by the caller as libbpf's ring_buffer__epoll_fd()/ring_buffer__poll().
+ * The session's work comes from its units' event ring buffers, the unwinder's requests, the -c
+ * command's and the -p process's exit, a timer (the pids behind user addresses are noted while
+ * those processes live) and, once dt_session_catch_signals was called, SIGINT/SIGTERM.
+ *
+ * Signals: the session takes none unless asked. dt_session_catch_signals gives it SIGINT and
+ * SIGTERM with the CLI's meaning — they stop the session, and one sent to dwarftrace alone is
+ * passed on once to the -c command (a Ctrl-C from the terminal reaches it by itself). They are
+ * blocked in the calling thread and read through the session's fd, and stay blocked for good, so
+ * a second Ctrl-C cannot cut the exit sequence short. A caller that gives them another meaning
+ * (the REPL: Ctrl-C cancels the entry being typed) does not call it and reads them itself. The
+ * -c command's exit is seen through a pidfd, so SIGCHLD is left alone. */
+
+/* An epoll fd that becomes readable when the session has work; then call dt_session_dispatch.
+ * Sources join it as the session gains them (dt_session_add, dt_session_watch_pid, …). The fd
+ * belongs to the session. -errno if it cannot be made. */
+int dt_session_poll_fd(dt_session *s);
+
+/* Does the work that is ready, waiting at most timeout_ms for some (-1: until there is, 0: not
+ * at all): delivers events to the output, serves the unwinder, notes the stop. Returns how much
+ * was done (> 0), 0 if nothing was ready (or a signal interrupted the wait), or -errno. The
+ * periodic work starts with the first call. Works after a stop too (events still arrive). */
+int dt_session_dispatch(dt_session *s, int timeout_ms);
+
+/* Why the session stopped — "exit()", "SIGINT", "SIGTERM", "the -c command exited", "the -p
+ * process exited" — or NULL while it runs. The first reason stays (see dt_session_exit_code for
+ * exit()'s code). */
+const char *dt_session_stopped(const dt_session *s);
+
+/* Gives SIGINT and SIGTERM to the session (see above). Idempotent. */
+int dt_session_catch_signals(dt_session *s);
+
+/* The CLI's loop: catches the signals, then dispatches until the session stops; with -v, says
+ * why on the error stream. 0 or -errno. */
 int dt_session_run(dt_session *s);
 
 /* Ends the session's tracing: detaches every probe, runs END probes, drains the event buffers,

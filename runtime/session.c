@@ -105,7 +105,7 @@ dt_session *dt_session_new(const dt_session_opts *o)
 	s->out = dt_out_new(&oo);
 	s->stats_fd = s->scratch_fd = s->stats_enable_fd = s->pids_seen_fd = -1;
 	s->exec_gen_fd = s->exec_link_fd = -1;
-	s->child_go_fd = s->child_err_fd = s->pidfd = -1;
+	s->child_pidfd = s->child_go_fd = s->child_err_fd = s->pidfd = -1;
 	s->start_ns = boot_ns();
 	s->next_unit_id = 1;
 	return s;
@@ -162,11 +162,7 @@ void dt_session_free(dt_session *s)
 	for (size_t i = 0; i < s->units.n; i++)
 		unit_free(s->units.v[i]);
 	free(s->units.v);
-	if (s->rb)
-		ring_buffer__free(s->rb);
-	for (size_t i = 0; i < s->rbctx.n; i++)
-		free(s->rbctx.v[i]);
-	free(s->rbctx.v);
+	dt_loop_free(s);
 	for (size_t i = 0; i < s->maps.n; i++) {
 		close(s->maps.v[i]->fd);
 		free(s->maps.v[i]);
@@ -1062,13 +1058,11 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	}
 	u->id = s->next_unit_id++;
 	DT_VEC_PUSH(&s->units, u);
-	if (u->events_fd >= 0) {
-		rc = dt_loop_add_unit(s, u);
-		if (rc < 0) {
-			fprintf(s->err, "cannot read the event ring buffer: %s\n", strerror(-rc));
-			s->units.n--;
-			goto fail;
-		}
+	rc = dt_loop_add_unit(s, u);
+	if (rc < 0) {
+		fprintf(s->err, "cannot read the event ring buffer: %s\n", strerror(-rc));
+		s->units.n--;
+		goto fail;
 	}
 	dt_cg_result_free(cg);
 	dt_diags_free(d);
@@ -1107,8 +1101,7 @@ int dt_session_detach(dt_session *s, dt_unit *u)
 	/* Events already in its ring buffer are delivered first; the ring itself stays with the
 	 * loop's manager (libbpf cannot remove one) and its callback finds no unit afterwards. */
 	close_attached(&u->attached);
-	if (s->rb)
-		ring_buffer__consume(s->rb);
+	dt_loop_drain(s);
 	memmove(&s->units.v[i], &s->units.v[i + 1], (s->units.n - i - 1) * sizeof(*s->units.v));
 	s->units.n--;
 	unit_free(u);
@@ -1215,8 +1208,7 @@ int dt_session_finish(dt_session *s)
 			}
 		}
 	}
-	if (s->rb)
-		ring_buffer__consume(s->rb);
+	dt_loop_drain(s);
 	dt_out_flush(s->out);
 	if (!s->o.dry_run) {
 		dt_out_maps_start(s->out);

@@ -98,12 +98,6 @@ struct dt_unit {
 	bool detached;
 };
 
-/* What a ring buffer callback knows: units can go (detach) while libbpf keeps their ring. */
-struct dt_rb_ctx {
-	dt_session *s;
-	uint32_t unit_id;
-};
-
 struct dt_session {
 	dt_session_opts o;
 	FILE *err;
@@ -123,22 +117,20 @@ struct dt_session {
 	struct dt_xprobes *xp; /* xprobe programs and maps, loaded on first use (xprobe.c) */
 	int stats_enable_fd;  /* BPF_ENABLE_STATS fd while hit counting is on */
 	uint64_t start_ns;    /* CLOCK_BOOTTIME at session start */
-	/* Event loop state (loop.c). */
-	struct ring_buffer *rb;
-	DT_VEC(struct dt_rb_ctx *) rbctx; /* ring buffer callback contexts (freed at the end) */
-	bool stop;
+	/* The event loop (loop.c): its epoll set and ring buffers, made on first use. */
+	struct dt_loop *loop;
+	const char *stop_reason; /* why the session stopped (dt_session_stopped); NULL: running */
 	int exit_code;
-	const char *stop_reason;
-	dt_unit *cur_unit;    /* the unit whose ring buffer is being drained */
 	/* -c child / -p pid */
 	pid_t child;
+	int child_pidfd;      /* readable when the child exits */
 	int child_go_fd, child_err_fd;
 	char *child_path;     /* the -c program's file when run without a shell, else NULL */
 	char *child_cgroup;   /* the cgroup (v2) made for the -c command and its descendants */
 	uint64_t child_cgroup_id; /* its id, what bpf_get_current_cgroup_id() returns inside */
 	bool child_exited, forwarded_signal;
 	int child_status;
-	int pidfd;
+	int pidfd;            /* -p: readable when that process exits */
 	bool finished;
 	bool bpf_ok, perm_reported, uw_reported;
 	/* -v timings */
@@ -152,8 +144,6 @@ dt_unwinder *dt_session_unwinder(dt_session *s);
 int dt_rt_load_prog(dt_session *s, const dt_cg_prog *p, int *fd_out);
 /* Looks up a session map by name, or NULL. */
 dt_smap *dt_session_find_map(dt_session *s, const char *name);
-/* Adds a unit's events ring buffer to the loop's ring buffer manager. 0 or -errno. */
-int dt_loop_add_unit(dt_session *s, dt_unit *u);
 /* Empties every map (delete all keys) / sets every value to zero / deletes every hist bucket of
  * one user key. 0 or -errno. */
 int dt_map_clear(dt_session *s, dt_smap *m);
@@ -184,10 +174,24 @@ void dt_xprobe_free(dt_session *s);
 
 /* ---------------------------------------------------------------- loop.c */
 
+/* Adds what a new unit brings to the loop: its events ring buffer (if it has one) and the
+ * unwinder its compilation may have made. 0 or -errno. */
+int dt_loop_add_unit(dt_session *s, dt_unit *u);
+/* Puts every source the session has now (rings, unwinder, -p/-c pidfds, caught signals) in the
+ * epoll set behind dt_session_poll_fd; cheap when nothing is new. 0 or -errno. */
+int dt_loop_sync(dt_session *s);
+/* Delivers the records waiting in every unit's ring (dt_session_detach, dt_session_finish). */
+void dt_loop_drain(dt_session *s);
+/* Frees the loop (dt_session_free). */
+void dt_loop_free(dt_session *s);
 /* Forks the -c child stopped before exec. 0 or -errno (message printed). */
 int dt_child_spawn(dt_session *s, const char *cmd);
 /* Lets the child exec; reports exec failure. 0 or -errno (message printed). */
 int dt_child_release(dt_session *s);
+/* Passes a signal sent to dwarftrace alone on to a running child, once. */
+void dt_child_forward_signal(dt_session *s, int sig);
+/* Whether the child has exited (reaping it if it just did). */
+bool dt_child_ended(dt_session *s);
 /* Kills (SIGTERM) and reaps a child still running at teardown. */
 void dt_child_reap(dt_session *s);
 
