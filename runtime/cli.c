@@ -383,9 +383,8 @@ int dt_cli_main(int argc, char **argv)
 		/* SIGINT/SIGTERM end the session from here on, so a Ctrl-C while compiling still
 		 * removes the command's cgroup on the way out. The child exists before compiling:
 		 * uprobes need its pid. */
-		if (dt_session_catch_signals(s) < 0 || dt_child_spawn(s, c.cmd) < 0)
+		if (dt_session_catch_signals(s) < 0 || dt_session_spawn_child(s, c.cmd, NULL) < 0)
 			goto out;
-		s->o.uprobe_pid = s->child;
 	}
 	rc = dt_session_add(s, &src, NULL);
 	if (rc < 0)
@@ -394,7 +393,7 @@ int dt_cli_main(int argc, char **argv)
 		status = 0;
 		goto out;
 	}
-	if (dt_child_release(s) < 0)
+	if (dt_session_start_child(s) < 0)
 		goto out;
 	/* Tables for the traced process before its first sample (the walker would ask anyway). */
 	if (s->uw && c.pid_arg)

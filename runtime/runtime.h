@@ -77,9 +77,9 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out);
 /* Detaches and unloads one unit; its maps live on (the REPL's `detach`). The unit is freed. */
 int dt_session_detach(dt_session *s, dt_unit *u);
 
-/* Creates the -c child stopped before exec, so its pid is known before compiling; call
- * dt_session_start_child after every dt_session_add to let it exec. The session stops when it
- * exits. */
+/* Creates the -c child stopped before exec, so its pid is known before compiling (uprobes fire
+ * in it only from then on: opts.uprobe_pid); call dt_session_start_child after every
+ * dt_session_add to let it exec. The session stops when it exits. */
 int dt_session_spawn_child(dt_session *s, const char *cmd, int *pid);
 int dt_session_start_child(dt_session *s);
 

@@ -3,7 +3,8 @@
  * each compiled, loaded (with a verifier log only when something fails or -d verifier asks),
  * attached through attach.c, and detachable on its own. Also the userspace side of map commands
  * (clear, zero, delete of hist keys), the loss counters, and the exit sequence: detach, END, drain,
- * print maps, report losses. The event loop itself is in loop.c. */
+ * print maps, report losses. The event loop is loop.c; the -c command and the -p process are
+ * child.c. */
 #include "runtime/session_internal.h"
 #include "runtime/execgen_internal.h"
 
@@ -1106,6 +1107,34 @@ int dt_session_detach(dt_session *s, dt_unit *u)
 	s->units.n--;
 	unit_free(u);
 	return 0;
+}
+
+/* ---------------------------------------------------------------- -p and -c */
+
+/* child.c does the work; the loop is told of the pidfds at once, so that a caller already
+ * waiting on dt_session_poll_fd sees the exit. */
+int dt_session_watch_pid(dt_session *s, int pid)
+{
+	int rc = dt_pid_watch(s, pid);
+
+	return rc < 0 ? rc : dt_loop_sync(s);
+}
+
+int dt_session_spawn_child(dt_session *s, const char *cmd, int *pid)
+{
+	int rc = dt_child_spawn(s, cmd);
+
+	if (rc < 0)
+		return rc;
+	s->o.uprobe_pid = s->child;
+	if (pid)
+		*pid = s->child;
+	return dt_loop_sync(s);
+}
+
+int dt_session_start_child(dt_session *s)
+{
+	return dt_child_release(s, s->uw || dt_session_has_user_addrs(s));
 }
 
 /* ---------------------------------------------------------------- the end */

@@ -1,8 +1,8 @@
 /* session_internal.h — what the runtime's own files share and nobody else sees: the attach layer
  * (attach.c: one function per provider, target and symbol resolution, wildcard expansion), the
- * layout of a session and its units (session.c), the event loop and child control (loop.c), and
- * the command line (cli.c). The public face is runtime.h; output and symbols are output/output.h
- * and symbols/symbols.h. */
+ * layout of a session and its units (session.c), the event loop (loop.c), the -c child and the
+ * -p process (child.c), and the REPL (repl.c). The public face is runtime.h; output and symbols
+ * are output/output.h and symbols/symbols.h. */
 #ifndef DT_SESSION_INTERNAL_H
 #define DT_SESSION_INTERNAL_H
 
@@ -184,15 +184,23 @@ int dt_loop_sync(dt_session *s);
 void dt_loop_drain(dt_session *s);
 /* Frees the loop (dt_session_free). */
 void dt_loop_free(dt_session *s);
-/* Forks the -c child stopped before exec. 0 or -errno (message printed). */
+
+/* ---------------------------------------------------------------- child.c */
+
+/* -p: watches the process through a pidfd (s->pidfd). 0 or -errno (message printed). */
+int dt_pid_watch(dt_session *s, int pid);
+/* Forks the -c child stopped before exec, in a cgroup of its own (s->child_cgroup_id; without
+ * cgroup v2, s->o.filter_pid becomes its pid), with a pidfd for its exit. 0 or -errno (message
+ * printed). */
 int dt_child_spawn(dt_session *s, const char *cmd);
-/* Lets the child exec; reports exec failure. 0 or -errno (message printed). */
-int dt_child_release(dt_session *s);
+/* Lets the child exec; reports exec failure. `stop_at_entry`: hold it at its ELF entry point
+ * while its mappings are read (the program takes user stacks). 0 or -errno (message printed). */
+int dt_child_release(dt_session *s, bool stop_at_entry);
 /* Passes a signal sent to dwarftrace alone on to a running child, once. */
 void dt_child_forward_signal(dt_session *s, int sig);
 /* Whether the child has exited (reaping it if it just did). */
 bool dt_child_ended(dt_session *s);
-/* Kills (SIGTERM) and reaps a child still running at teardown. */
+/* Kills (SIGTERM) and reaps a child still running at teardown; removes its cgroup. */
 void dt_child_reap(dt_session *s);
 
 /* ---------------------------------------------------------------- repl.c */
