@@ -1,10 +1,11 @@
 /* session.c — the session: script maps that live across compilations, the auxiliary maps generated
  * code needs (created lazily, when codegen first asks for them), and units — one per program text —
  * each compiled, loaded (with a verifier log only when something fails or -d verifier asks),
- * attached through attach.c, and detachable on its own. Also the userspace side of map commands
- * (clear, zero, delete of hist keys), the loss counters, and the exit sequence: detach, END, drain,
- * print maps, report losses. The event loop is loop.c; the -c command and the -p process are
- * child.c. */
+ * attached through attach.c, and detachable on its own. Also the loss counters and the exit
+ * sequence: detach, END, drain, print maps, report losses. This file calls the others of the
+ * session and none calls it: the event loop is loop.c, the -c command and the -p process are
+ * child.c, what userspace does to the maps while tracing (map commands, noting pids) is
+ * session_maps.c. */
 #include "runtime/session_internal.h"
 #include "runtime/execgen_internal.h"
 
@@ -360,142 +361,6 @@ int dt_session_stack_frames(void *ctx, const dt_type *t, const struct dt_stack_r
 	}
 	free(buf);
 	return (int)n;
-}
-
-/* Keys of a map, read before changing it: deleting while walking restarts the walk. */
-static int map_keys(int fd, uint32_t key_size, unsigned char **keys, size_t *n)
-{
-	unsigned char *cur = xcalloc(1, key_size), *v = NULL;
-	size_t cnt = 0, cap = 0;
-	const void *prev = NULL;
-
-	while (bpf_map_get_next_key(fd, prev, cur) == 0) {
-		if (cnt == cap) {
-			cap = cap ? cap * 2 : 64;
-			v = xrealloc(v, cap * key_size);
-		}
-		memcpy(v + cnt * key_size, cur, key_size);
-		prev = v + cnt * key_size;
-		cnt++;
-	}
-	free(cur);
-	*keys = v;
-	*n = cnt;
-	return 0;
-}
-
-int dt_map_clear(dt_session *s, dt_smap *m)
-{
-	unsigned char *keys;
-	size_t n;
-
-	map_keys(m->fd, m->layout.key_size, &keys, &n);
-	for (size_t i = 0; i < n; i++)
-		bpf_map_delete_elem(m->fd, keys + i * m->layout.key_size);
-	free(keys);
-	return 0;
-}
-
-int dt_map_zero(dt_session *s, dt_smap *m)
-{
-	size_t vsz = m->layout.percpu ? DT_ALIGN(m->layout.value_size, 8) * (size_t)s->ncpus
-				      : m->layout.value_size;
-	unsigned char *keys, *zero = xcalloc(1, vsz);
-	size_t n;
-	int rc = 0;
-
-	map_keys(m->fd, m->layout.key_size, &keys, &n);
-	for (size_t i = 0; i < n; i++)
-		if (bpf_map_update_elem(m->fd, keys + i * m->layout.key_size, zero,
-					BPF_EXIST) < 0 && errno != ENOENT)
-			rc = -errno;
-	free(keys);
-	free(zero);
-	return rc;
-}
-
-int dt_map_delete_prefix(dt_session *s, dt_smap *m, const void *key, size_t len)
-{
-	unsigned char *keys;
-	size_t n, cmp = DT_MIN(len, m->layout.user_key_size);
-
-	map_keys(m->fd, m->layout.key_size, &keys, &n);
-	for (size_t i = 0; i < n; i++)
-		if (!memcmp(keys + i * m->layout.key_size, key, cmp))
-			bpf_map_delete_elem(m->fd, keys + i * m->layout.key_size);
-	free(keys);
-	return 0;
-}
-
-/* ---------------------------------------------------------------- pids behind user addresses */
-
-/* Does a value of this type carry a pid whose address space names its addresses? */
-static bool type_has_upid(const dt_type *t)
-{
-	if (!t)
-		return false;
-	if (t->kind == DT_T_USYM || (t->kind == DT_T_STACK && t->stack.kind != DT_STACK_KERNEL))
-		return true;
-	if (t->kind == DT_T_TUPLE)
-		for (uint32_t i = 0; i < t->tuple.n; i++)
-			if (type_has_upid(t->tuple.elems[i]))
-				return true;
-	return false;
-}
-
-static void note_type_pids(dt_session *s, const dt_type *t, const unsigned char *p)
-{
-	uint32_t pid = 0;
-
-	if (t->kind == DT_T_TUPLE) {
-		for (uint32_t i = 0; i < t->tuple.n; i++)
-			note_type_pids(s, t->tuple.elems[i], p + t->tuple.offsets[i]);
-		return;
-	}
-	if (!type_has_upid(t))
-		return;
-	/* struct dt_stack_ref and struct dt_usym both keep the pid at byte 8. */
-	memcpy(&pid, p + 8, sizeof(pid));
-	if (pid)
-		dt_sym_note_pid(s->sym, pid);
-}
-
-bool dt_session_has_user_addrs(dt_session *s)
-{
-	for (size_t i = 0; i < s->maps.n; i++)
-		if (type_has_upid(s->maps.v[i]->sym.key) || type_has_upid(s->maps.v[i]->sym.value))
-			return true;
-	return false;
-}
-
-void dt_session_note_pids(dt_session *s)
-{
-	for (size_t i = 0; i < s->maps.n; i++) {
-		dt_smap *m = s->maps.v[i];
-		bool k = type_has_upid(m->sym.key);
-		bool v = !m->layout.percpu && type_has_upid(m->sym.value);
-		unsigned char *keys, *val;
-		size_t n;
-
-		if (!k && !v)
-			continue;
-		map_keys(m->fd, m->layout.key_size, &keys, &n);
-		val = xcalloc(1, m->layout.value_size);
-		for (size_t j = 0; j < n; j++) {
-			const unsigned char *key = keys + j * m->layout.key_size;
-
-			if (k)
-				note_type_pids(s, m->sym.key, key);
-			if (v && bpf_map_lookup_elem(m->fd, key, val) == 0)
-				note_type_pids(s, m->sym.value, val);
-		}
-		free(val);
-		free(keys);
-	}
-	if (s->child > 0 && !s->child_exited)
-		dt_sym_note_pid(s->sym, (uint32_t)s->child);
-	if (s->o.filter_pid)
-		dt_sym_note_pid(s->sym, s->o.filter_pid);
 }
 
 /* --pprof / --flamegraph: every stack-keyed map, written once at the end (output/profile.c). */

@@ -1,8 +1,9 @@
 /* session_internal.h — what the runtime's own files share and nobody else sees: the attach layer
  * (attach.c: one function per provider, target and symbol resolution, wildcard expansion), the
- * layout of a session and its units (session.c), the event loop (loop.c), the -c child and the
- * -p process (child.c), and the REPL (repl.c). The public face is runtime.h; output and symbols
- * are output/output.h and symbols/symbols.h. */
+ * layout of a session and its units (session.c), the work on its maps while tracing
+ * (session_maps.c), the event loop (loop.c), the -c child and the -p process (child.c), and the
+ * REPL (repl.c). The public face is runtime.h; output and symbols are output/output.h and
+ * symbols/symbols.h. */
 #ifndef DT_SESSION_INTERNAL_H
 #define DT_SESSION_INTERNAL_H
 
@@ -144,16 +145,6 @@ dt_unwinder *dt_session_unwinder(dt_session *s);
 int dt_rt_load_prog(dt_session *s, const dt_cg_prog *p, int *fd_out);
 /* Looks up a session map by name, or NULL. */
 dt_smap *dt_session_find_map(dt_session *s, const char *name);
-/* Empties every map (delete all keys) / sets every value to zero / deletes every hist bucket of
- * one user key. 0 or -errno. */
-int dt_map_clear(dt_session *s, dt_smap *m);
-int dt_map_zero(dt_session *s, dt_smap *m);
-int dt_map_delete_prefix(dt_session *s, dt_smap *m, const void *key, size_t len);
-/* Whether any map holds user stacks or user symbols (whose pids must be noted while alive), and
- * the noting itself: every pid found in such keys and values, plus the -c/-p process, is handed
- * to the symbolizer so its addresses still resolve after it exits. */
-bool dt_session_has_user_addrs(dt_session *s);
-void dt_session_note_pids(dt_session *s);
 /* Stack frames behind a dt_stack_ref, for output (dt_stack_frames_fn). */
 int dt_session_stack_frames(void *ctx, const dt_type *t, const struct dt_stack_ref *ref,
 			    uint64_t *frames, uint32_t max);
@@ -171,6 +162,19 @@ int dt_xprobe_attach(dt_session *s, const dt_attach *a, int prog_fd, dt_fdvec *f
 /* Prints what xprobes could not measure (and, with -v, their counters). */
 void dt_xprobe_report(dt_session *s);
 void dt_xprobe_free(dt_session *s);
+
+/* ---------------------------------------------------------------- session_maps.c */
+
+/* Empties every map (delete all keys) / sets every value to zero / deletes every hist bucket of
+ * one user key. 0 or -errno. */
+int dt_map_clear(dt_session *s, dt_smap *m);
+int dt_map_zero(dt_session *s, dt_smap *m);
+int dt_map_delete_prefix(dt_session *s, dt_smap *m, const void *key, size_t len);
+/* Whether any map holds user stacks or user symbols (whose pids must be noted while alive), and
+ * the noting itself: every pid found in such keys and values, plus the -c/-p process, is handed
+ * to the symbolizer so its addresses still resolve after it exits. */
+bool dt_session_has_user_addrs(dt_session *s);
+void dt_session_note_pids(dt_session *s);
 
 /* ---------------------------------------------------------------- loop.c */
 
