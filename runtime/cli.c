@@ -1,8 +1,11 @@
 /* cli.c — the command line: `dwarftrace [options] [FILE | -e PROGRAM] [--] [params]`. Parses the
  * options (exit status 2 on misuse), reads the program (a file, `#!` scripts, stdin for `-`),
  * sets up -p/-c/-o/-f/-d/-v/--dry-run, and drives one session: add the program, let a -c child
- * run, loop, finish. Exit status 0, 1 for errors in the script or at run time, 2 for usage. */
-#include "runtime/session_internal.h"
+ * run, loop, finish — through the public session API (runtime.h) only. Exit status 0, 1 for
+ * errors in the script or at run time, 2 for usage. */
+#include "runtime/runtime.h"
+#include "common/common.h"
+#include "unwind/unwind.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -395,9 +398,6 @@ int dt_cli_main(int argc, char **argv)
 	}
 	if (dt_session_start_child(s) < 0)
 		goto out;
-	/* Tables for the traced process before its first sample (the walker would ask anyway). */
-	if (s->uw && c.pid_arg)
-		dt_unwinder_add_pid(s->uw, so.filter_pid); /* -c: done at the command's entry */
 	rc = dt_session_run(s);
 	dt_session_finish(s);
 	status = rc < 0 ? 1 : dt_session_exit_code(s);

@@ -423,6 +423,11 @@ int dt_session_run(dt_session *s)
 {
 	int rc = dt_session_catch_signals(s);
 
+	/* Tables for the -p process once more before its first sample: it may have mapped more
+	 * while the programs compiled and attached (the walker would ask anyway). A -c command is
+	 * read at its entry point instead (child.c). */
+	if (s->uw && s->pidfd >= 0)
+		dt_unwinder_add_pid(s->uw, s->o.filter_pid);
 	while (rc >= 0 && !dt_session_stopped(s))
 		rc = dt_session_dispatch(s, -1);
 	if (s->o.verbose && s->stop_reason)

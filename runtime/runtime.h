@@ -118,8 +118,9 @@ const char *dt_session_stopped(const dt_session *s);
 /* Gives SIGINT and SIGTERM to the session (see above). Idempotent. */
 int dt_session_catch_signals(dt_session *s);
 
-/* The CLI's loop: catches the signals, then dispatches until the session stops; with -v, says
- * why on the error stream. 0 or -errno. */
+/* The CLI's loop: catches the signals, reads a -p process's unwind tables once more (it may have
+ * mapped more while compiling), then dispatches until the session stops; with -v, says why on
+ * the error stream. 0 or -errno. */
 int dt_session_run(dt_session *s);
 
 /* Ends the session's tracing: detaches every probe, runs END probes, drains the event buffers,
@@ -143,6 +144,11 @@ const char *dt_unit_text(const dt_unit *u);
 int dt_unit_hits(const dt_unit *u, uint64_t *hits);
 /* Units in creation order: index 0..n-1, NULL past the end. */
 dt_unit *dt_session_unit(dt_session *s, uint32_t i);
+
+/* The interactive REPL on stdin (readline on a terminal, plain lines otherwise), with a session
+ * made from `so`; `watch_pid`: end when -p's process (so->filter_pid) exits. Returns the process
+ * exit status. */
+int dt_repl_main(const dt_session_opts *so, bool watch_pid);
 
 /* The CLI: parses argv and runs. Returns the process exit status (0, 1 script/runtime errors,
  * 2 usage). */

@@ -1,9 +1,9 @@
 /* session_internal.h — what the runtime's own files share and nobody else sees: the attach layer
  * (attach.c: one function per provider, target and symbol resolution, wildcard expansion), the
  * layout of a session and its units (session.c), the work on its maps while tracing
- * (session_maps.c), the event loop (loop.c), the -c child and the -p process (child.c), and the
- * REPL (repl.c). The public face is runtime.h; output and symbols are output/output.h and
- * symbols/symbols.h. */
+ * (session_maps.c), the event loop (loop.c), the -c child and the -p process (child.c). The
+ * public face is runtime.h (the CLI and the REPL are written against it); output and symbols
+ * are output/output.h and symbols/symbols.h. */
 #ifndef DT_SESSION_INTERNAL_H
 #define DT_SESSION_INTERNAL_H
 
@@ -206,11 +206,5 @@ void dt_child_forward_signal(dt_session *s, int sig);
 bool dt_child_ended(dt_session *s);
 /* Kills (SIGTERM) and reaps a child still running at teardown; removes its cgroup. */
 void dt_child_reap(dt_session *s);
-
-/* ---------------------------------------------------------------- repl.c */
-
-/* The interactive REPL on stdin (readline on a terminal, plain lines otherwise), with a session
- * made from `so`; `watch_pid`: end when -p's process exits. Returns the process exit status. */
-int dt_repl_main(const dt_session_opts *so, bool watch_pid);
 
 #endif
