@@ -5,7 +5,7 @@
  * when the program takes user stacks, stopped once more at its ELF entry point while its
  * mappings are read (bpf-lib/entry_stop.bpf.c). Its exit, and the -p process's, are pidfds the
  * event loop (loop.c) waits on. At the end a command still running is ended and reaped, and its
- * cgroup removed. Nothing here calls the session or the loop: session.c calls in. */
+ * cgroup removed. session.c and loop.c call in; nothing here calls either. */
 #include "runtime/session_internal.h"
 #include "bpf-lib/dt_entry_stop_obj.h"
 

@@ -276,17 +276,11 @@ int dt_loop_add_unit(dt_session *s, dt_unit *u)
 	return dt_loop_sync(s);
 }
 
-/* Delivers every record waiting in the rings; the count. */
-static int drain(dt_session *s)
+int dt_loop_drain(dt_session *s)
 {
 	int n = s->loop && s->loop->rb ? ring_buffer__consume(s->loop->rb) : 0;
 
 	return n > 0 ? n : 0;
-}
-
-void dt_loop_drain(dt_session *s)
-{
-	drain(s);
 }
 
 void dt_loop_free(dt_session *s)
@@ -407,14 +401,14 @@ int dt_session_dispatch(dt_session *s, int timeout_ms)
 	arm_timer(s, l);
 	/* Records already waiting (what a BEGIN probe wrote while dt_session_add ran) are
 	 * delivered first, and then there is no waiting. */
-	done = drain(s);
+	done = dt_loop_drain(s);
 	n = epoll_wait(l->ep, evs, (int)DT_ARRAY_SIZE(evs), done ? 0 : timeout_ms);
 	if (n < 0 && errno != EINTR)
 		return -errno;
 	for (int i = 0; i < n; i++)
 		done += dispatch_one(s, l, (enum loop_src)evs[i].data.u32);
 	/* Whatever arrived with a stop is delivered, not dropped. */
-	done += drain(s);
+	done += dt_loop_drain(s);
 	dt_out_flush(s->out);
 	return done;
 }

@@ -184,8 +184,9 @@ int dt_loop_add_unit(dt_session *s, dt_unit *u);
 /* Puts every source the session has now (rings, unwinder, -p/-c pidfds, caught signals) in the
  * epoll set behind dt_session_poll_fd; cheap when nothing is new. 0 or -errno. */
 int dt_loop_sync(dt_session *s);
-/* Delivers the records waiting in every unit's ring (dt_session_detach, dt_session_finish). */
-void dt_loop_drain(dt_session *s);
+/* Delivers the records waiting in every unit's ring (also for dt_session_detach and
+ * dt_session_finish); how many. */
+int dt_loop_drain(dt_session *s);
 /* Frees the loop (dt_session_free). */
 void dt_loop_free(dt_session *s);
 
