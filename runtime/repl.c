@@ -2,16 +2,18 @@
  * A complete probe block is compiled, loaded and attached at once and keeps running; a line of
  * top-level statements (`print(@m)`, `clear(@m)`, `printf(…)`, `exit()`) runs once against the live
  * maps, as a BEGIN probe that is detached right after; `.` meta-commands inspect and edit the
- * session. GNU readline's callback interface shares one epoll loop with the session's event ring
- * buffers, the unwinder and a signalfd, so probe output is printed above the line being typed
- * (the line is hidden, the output printed, the line redrawn) and Ctrl-C cancels the entry being
- * typed rather than the session. Ctrl-D or `.quit` ends it like a script run: END probes, then
- * every map. An entry continues over several lines while the parser reports that the text ended
- * inside something open (a block, a string, a comment, a call). */
-#include "runtime/session_internal.h"
+ * session. One epoll waits on stdin (GNU readline's callback interface), the REPL's own signalfd
+ * and the session's fd (dt_session_poll_fd), whose work — probe output, unwinder requests, timers,
+ * the -p process's exit — is done by the same dt_session_dispatch the CLI's loop calls. Probe
+ * output is printed above the line being typed (the session's before_output hides the line, it
+ * is redrawn after the dispatch), and Ctrl-C cancels the entry being typed rather than the
+ * session, which is why the REPL keeps SIGINT/SIGTERM instead of handing them to the session.
+ * Ctrl-D or `.quit` ends it like a script run: END probes, then every map. An entry continues over
+ * several lines while the parser reports that the text ended inside something open (a block, a
+ * string, a comment, a call). Written against runtime.h only. */
+#include "runtime/runtime.h"
+#include "common/common.h"
 
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -159,7 +161,7 @@ static void add_probes(const char *name, const char *text)
 
 	if (dt_session_add(R.s, &src, &u) == 0 && u)
 		fprintf(stderr, "probe %u attached (%u attach point%s)\n", dt_unit_id(u),
-			u->nprobes_attached, u->nprobes_attached == 1 ? "" : "s");
+			dt_unit_nprobes(u), dt_unit_nprobes(u) == 1 ? "" : "s");
 	if (dt_session_stopped(R.s))
 		R.quit = true;
 }
@@ -175,7 +177,7 @@ static dt_unit *live_unit(uint32_t id)
 	dt_unit *u;
 
 	for (uint32_t i = 0; (u = dt_session_unit(R.s, i)); i++)
-		if (dt_unit_id(u) == id && !u->detached)
+		if (dt_unit_id(u) == id)
 			return u;
 	return NULL;
 }
@@ -190,8 +192,6 @@ static void meta_probes(void)
 		uint64_t hits = 0;
 		int len = (int)strcspn(t, "\n");
 
-		if (u->detached)
-			continue;
 		if (dt_unit_hits(u, &hits) < 0)
 			hits = 0;
 		printf("%4u  %10llu hits  %.*s%s\n", dt_unit_id(u), (unsigned long long)hits, len, t,
@@ -202,37 +202,24 @@ static void meta_probes(void)
 		printf("no probes attached\n");
 }
 
-static size_t map_entries(const dt_smap *m)
-{
-	unsigned char *k = xcalloc(1, m->layout.key_size), *next = xcalloc(1, m->layout.key_size);
-	size_t n = 0;
-	int rc = bpf_map_get_next_key(m->fd, NULL, next);
-
-	while (rc == 0 && n < 10000000) {
-		n++;
-		memcpy(k, next, m->layout.key_size);
-		rc = bpf_map_get_next_key(m->fd, k, next);
-	}
-	free(k);
-	free(next);
-	return n;
-}
-
 static void meta_maps(void)
 {
 	dt_arena *a = dt_arena_new();
+	const dt_type *key, *value;
+	const char *name;
+	uint32_t i;
 
-	if (!R.s->maps.n)
-		printf("no maps\n");
-	for (size_t i = 0; i < R.s->maps.n; i++) {
-		const dt_smap *m = R.s->maps.v[i];
-		size_t n = map_entries(m);
+	for (i = 0; (name = dt_session_map(R.s, i, &key, &value)); i++) {
+		uint64_t n = 0;
 
-		printf("%-16s %s%s%s  %zu %s\n", m->sym.name, m->sym.key ? "[" : "",
-		       m->sym.key ? dt_type_name(a, m->sym.key) : "", m->sym.key ? "] " : "",
-		       n, n == 1 ? "entry" : "entries");
-		printf("%-16s value %s\n", "", dt_type_name(a, m->sym.value));
+		dt_session_map_entries(R.s, i, &n);
+		printf("%-16s %s%s%s  %llu %s\n", name, key ? "[" : "",
+		       key ? dt_type_name(a, key) : "", key ? "] " : "", (unsigned long long)n,
+		       n == 1 ? "entry" : "entries");
+		printf("%-16s value %s\n", "", dt_type_name(a, value));
 	}
+	if (!i)
+		printf("no maps\n");
 	dt_arena_free(a);
 }
 
@@ -256,8 +243,6 @@ static void meta_save(const char *path)
 		const char *t = dt_unit_text(u);
 		size_t len = strlen(t);
 
-		if (u->detached)
-			continue;
 		fprintf(f, "\n%s%s", t, len && t[len - 1] == '\n' ? "" : "\n");
 		n++;
 	}
@@ -485,11 +470,10 @@ static void add_expanded(dt_provider p, const char *target, const char *func_pat
 			 const char *prefix, const char *text, bool subsystems)
 {
 	dt_attach a = { .provider = p, .target = target, .func = func_pat };
-	struct dt_rt_expand_ctx ctx = { .pid = -1 };
 	char **names = NULL;
 	uint32_t n = 0;
 
-	if (dt_rt_expand(&ctx, &a, &names, &n) < 0)
+	if (dt_session_expand(R.s, &a, &names, &n) < 0)
 		return;
 	for (uint32_t i = 0; i < n; i++) {
 		if (subsystems) {
@@ -577,8 +561,10 @@ static char **repl_complete(const char *text, int start, int end)
 	if (text[0] == '.' && start == 0 && !R.entry) {
 		add_list("", meta_names, text);
 	} else if (text[0] == '@') {
-		for (size_t i = 0; i < R.s->maps.n; i++)
-			cand_add("", R.s->maps.v[i]->sym.name, text);
+		const char *name;
+
+		for (uint32_t i = 0; (name = dt_session_map(R.s, i, NULL, NULL)); i++)
+			cand_add("", name, text);
 	} else if (strchr(text, ':')) {
 		complete_probe(text);
 	} else if (!strncmp(rl_line_buffer, ".load ", 6) || !strncmp(rl_line_buffer, ".save ", 6)) {

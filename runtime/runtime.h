@@ -142,8 +142,24 @@ int dt_session_exit_code(const dt_session *s);
 uint32_t dt_unit_id(const dt_unit *u);
 const char *dt_unit_text(const dt_unit *u);
 int dt_unit_hits(const dt_unit *u, uint64_t *hits);
+/* Attach points the unit attached (bpftrace's "Attaching N probes"). */
+uint32_t dt_unit_nprobes(const dt_unit *u);
 /* Units in creation order: index 0..n-1, NULL past the end. */
 dt_unit *dt_session_unit(dt_session *s, uint32_t i);
+
+/* Script maps in creation order: the name of map i (0..n-1), its key type (NULL: no key) in
+ * *key and value type in *value (either pointer may be NULL); NULL past the end. The name and
+ * types live as long as the session. */
+const char *dt_session_map(dt_session *s, uint32_t i, const dt_type **key,
+			   const dt_type **value);
+/* How many entries map i holds now. 0 or -errno (-ENOENT past the end). */
+int dt_session_map_entries(dt_session *s, uint32_t i, uint64_t *n);
+
+/* The names a wildcard attach point expands to in this session, as dt_session_add would expand
+ * them (uprobe symbols of a binary, tracepoints, kernel functions; library names resolved in
+ * the -p/-c process if there is one): *names is a malloc'd array of *n malloc'd strings. 0 or
+ * -errno. */
+int dt_session_expand(dt_session *s, const dt_attach *a, char ***names, uint32_t *n);
 
 /* The interactive REPL on stdin (readline on a terminal, plain lines otherwise), with a session
  * made from `so`; `watch_pid`: end when -p's process (so->filter_pid) exits. Returns the process

@@ -207,9 +207,21 @@ const char *dt_unit_text(const dt_unit *u)
 	return u->text;
 }
 
+uint32_t dt_unit_nprobes(const dt_unit *u)
+{
+	return u->nprobes_attached;
+}
+
 dt_unit *dt_session_unit(dt_session *s, uint32_t i)
 {
 	return i < s->units.n ? s->units.v[i] : NULL;
+}
+
+int dt_session_expand(dt_session *s, const dt_attach *a, char ***names, uint32_t *n)
+{
+	struct dt_rt_expand_ctx x = { .pid = s->o.uprobe_pid };
+
+	return dt_rt_expand(&x, a, names, n);
 }
 
 int dt_unit_hits(const dt_unit *u, uint64_t *hits)

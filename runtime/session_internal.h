@@ -96,7 +96,6 @@ struct dt_unit {
 	dt_fdvec begin_fds, end_fds;
 	DT_VEC(enum bpf_prog_type) begin_types, end_types;
 	uint32_t nprobes_attached; /* attach points attached (bpftrace's "N probes") */
-	bool detached;
 };
 
 struct dt_session {

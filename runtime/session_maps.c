@@ -1,8 +1,8 @@
 /* session_maps.c — what userspace does to a session's script maps while it traces: the map
  * commands probes send through their ring buffer (clear, zero, delete of one key's hist buckets),
  * and noting the processes behind user addresses in keys and values — stacks and symbols — so
- * that they still resolve after those processes exit. The event loop (loop.c) and the session
- * (session.c) both call in; nothing here calls either. */
+ * that they still resolve after those processes exit; and the listing of maps for the REPL. The
+ * event loop (loop.c) and the session (session.c) both call in; nothing here calls either. */
 #include "runtime/session_internal.h"
 
 #include <bpf/bpf.h>
@@ -74,6 +74,32 @@ int dt_map_delete_prefix(dt_session *s, dt_smap *m, const void *key, size_t len)
 		if (!memcmp(keys + i * m->layout.key_size, key, cmp))
 			bpf_map_delete_elem(m->fd, keys + i * m->layout.key_size);
 	free(keys);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- listing (the REPL's .maps) */
+
+const char *dt_session_map(dt_session *s, uint32_t i, const dt_type **key, const dt_type **value)
+{
+	if (i >= s->maps.n)
+		return NULL;
+	if (key)
+		*key = s->maps.v[i]->sym.key;
+	if (value)
+		*value = s->maps.v[i]->sym.value;
+	return s->maps.v[i]->sym.name;
+}
+
+int dt_session_map_entries(dt_session *s, uint32_t i, uint64_t *n)
+{
+	unsigned char *keys;
+	size_t cnt;
+
+	if (i >= s->maps.n)
+		return -ENOENT;
+	map_keys(s->maps.v[i]->fd, s->maps.v[i]->layout.key_size, &keys, &cnt);
+	free(keys);
+	*n = cnt;
 	return 0;
 }
 
