@@ -3,11 +3,13 @@
  * and error streams: bpftrace's shapes for the attach line and the maps at exit (sorted by name),
  * printf events, exit() from BEGIN and from an interval, map commands done in userspace, script
  * errors that load nothing, --dry-run, detaching a unit while its maps live on, the clear
- * sentence for hardware counters, and the -c child. */
+ * sentence for hardware counters, the -c child (its exit is the stop reason), a loop the caller
+ * owns (poll fd, dispatch, stop reason, before_output) and the map listing the REPL shows. */
 #include "runtime/session_internal.h"
 #include "tests/unit/t.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 
 struct run {
@@ -198,8 +200,12 @@ static void child_exit_ends_session(void)
 	CHECK_EQ_INT(add(&r, "BEGIN { @x = 7; }"), 0);
 	CHECK_EQ_INT(dt_session_start_child(r.s), 0);
 	t0 = dt_now_ns();
-	finish(&r, true);
+	CHECK_EQ_INT(dt_session_run(r.s), 0);
 	CHECK(dt_now_ns() - t0 < 2000000000ull);
+	CHECK(dt_session_stopped(r.s) &&
+	      !strcmp(dt_session_stopped(r.s), "the -c command exited"));
+	dt_session_finish(r.s);
+	finish(&r, false);
 	CHECK(strstr(r.out_text, "@x: 7\n") != NULL);
 	done(&r);
 }
@@ -215,6 +221,64 @@ static void child_exec_failure(void)
 	CHECK(dt_session_start_child(r.s) < 0);
 	finish(&r, false);
 	CHECK(strstr(r.err_text, "-c: cannot run the command: No such file or directory") != NULL);
+	done(&r);
+}
+
+static void count_call(void *ctx)
+{
+	(*(int *)ctx)++;
+}
+
+/* The loop as a REPL owns it: poll the session's fd, dispatch without waiting, ask whether it
+ * stopped and why; probe output is announced through before_output first. */
+static void caller_owned_loop(void)
+{
+	struct run r;
+	struct pollfd pfd = { .events = POLLIN };
+	int calls = 0, rounds = 0;
+
+	T_SKIP_UNLESS_ROOT();
+	memset(&r, 0, sizeof(r));
+	r.out = tmpfile();
+	r.err = tmpfile();
+	r.s = dt_session_new(&(dt_session_opts){ .sz = sizeof(dt_session_opts), .out = r.out,
+						 .err = r.err, .before_output = count_call,
+						 .output_ctx = &calls });
+	CHECK_EQ_INT(add(&r, "BEGIN { printf(\"begin\\n\"); } "
+			     "interval:ms:10 { @n++; if (@n == 2) { exit(); } }"), 0);
+	CHECK(dt_session_stopped(r.s) == NULL);
+	pfd.fd = dt_session_poll_fd(r.s);
+	CHECK(pfd.fd >= 0);
+	/* BEGIN's record is waiting already: the first dispatch delivers it without blocking. */
+	CHECK(dt_session_dispatch(r.s, 0) > 0);
+	CHECK(calls >= 1);
+	while (!dt_session_stopped(r.s) && rounds++ < 100 && poll(&pfd, 1, 1000) >= 0)
+		CHECK(dt_session_dispatch(r.s, 0) >= 0);
+	CHECK(dt_session_stopped(r.s) && !strcmp(dt_session_stopped(r.s), "exit()"));
+	finish(&r, false);
+	CHECK(!strncmp(r.out_text, "begin\n", 6));
+	done(&r);
+}
+
+/* The REPL's .maps and completion: maps in creation order with their types and sizes. */
+static void maps_are_listed(void)
+{
+	struct run r;
+	const dt_type *key = NULL, *value = NULL;
+	uint64_t n = 0;
+
+	T_SKIP_UNLESS_ROOT();
+	start(&r, false);
+	CHECK_EQ_INT(add(&r, "BEGIN { @a[1] = 1; @a[2] = 2; @b = 3; }"), 0);
+	CHECK_EQ_STR(dt_session_map(r.s, 0, &key, &value), "@a");
+	CHECK(key != NULL && value != NULL);
+	CHECK_EQ_INT(dt_session_map_entries(r.s, 0, &n), 0);
+	CHECK(n == 2);
+	CHECK_EQ_STR(dt_session_map(r.s, 1, &key, NULL), "@b");
+	CHECK(key == NULL);
+	CHECK(dt_session_map(r.s, 2, NULL, NULL) == NULL);
+	CHECK_EQ_INT(dt_session_map_entries(r.s, 2, &n), -ENOENT);
+	finish(&r, false);
 	done(&r);
 }
 
@@ -255,6 +319,8 @@ int main(void)
 	T_RUN(detach_keeps_maps);
 	T_RUN(child_exit_ends_session);
 	T_RUN(child_exec_failure);
+	T_RUN(caller_owned_loop);
+	T_RUN(maps_are_listed);
 	T_RUN(verifier_rejection_sentence);
 	return t_done();
 }
