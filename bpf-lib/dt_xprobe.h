@@ -100,16 +100,6 @@ struct dt_xresult {
 	__u64 slot;
 };
 DT_ABI_ASSERT(sizeof(struct dt_xresult) == 64, "dt_xresult");
-#define DT_XRES_OFF_WALL 0
-#define DT_XRES_OFF_ONCPU 8
-#define DT_XRES_OFF_OFFCPU 16
-#define DT_XRES_OFF_RUNQ 24
-#define DT_XRES_OFF_BLOCKED 32
-#define DT_XRES_OFF_IOWAIT 40
-#define DT_XRES_OFF_NSWITCH 48
-DT_ABI_ASSERT(__builtin_offsetof(struct dt_xresult, oncpu) == DT_XRES_OFF_ONCPU, "oncpu");
-DT_ABI_ASSERT(__builtin_offsetof(struct dt_xresult, runq) == DT_XRES_OFF_RUNQ, "runq");
-DT_ABI_ASSERT(__builtin_offsetof(struct dt_xresult, nswitch) == DT_XRES_OFF_NSWITCH, "nswitch");
 
 /* Counters of what xprobes could not measure (xstats, one u64 per CPU each). runtime prints each
  * non-zero one at exit as "N sentence": always when it means a call the user asked for was lost,

@@ -8,6 +8,7 @@
 #include "codegen/cg_internal.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 /* struct pt_regs on x86-64 (kprobe/uprobe ctx, and the start of bpf_perf_event_data). */
@@ -90,13 +91,16 @@ LLVMValueRef cg_load(cg *c, LLVMValueRef p, const dt_type *t)
 	switch (t->kind) {
 	case DT_T_INT:
 		return cg_load_int(c, p, 0, t->size, t->is_signed);
-	case DT_T_KSYM: case DT_T_TIMESTAMP: case DT_T_COUNT: case DT_T_SUM:
-	case DT_T_MIN: case DT_T_MAX:
+	case DT_T_KSYM: case DT_T_TIMESTAMP:
 		return cg_load_int(c, p, 0, 8, t->kind != DT_T_KSYM);
+	case DT_T_COUNT: case DT_T_SUM:
+		return cg_load_int(c, p, offsetof(struct dt_agg_count, count), 8, true);
+	case DT_T_MIN: case DT_T_MAX:
+		return cg_load_int(c, p, offsetof(struct dt_agg_minmax, value), 8, true);
 	case DT_T_AVG: {
 		/* This CPU's average; count is never 0 once the value exists. */
-		LLVMValueRef tot = cg_load_int(c, p, 0, 8, true);
-		LLVMValueRef cnt = cg_load_int(c, p, 8, 8, false);
+		LLVMValueRef tot = cg_load_int(c, p, offsetof(struct dt_agg_avg, total), 8, true);
+		LLVMValueRef cnt = cg_load_int(c, p, offsetof(struct dt_agg_avg, count), 8, false);
 		LLVMValueRef z = LLVMBuildICmp(c->b, LLVMIntEQ, cnt, cg_i64(c, 0), "");
 		LLVMValueRef d = LLVMBuildSelect(c->b, z, cg_i64(c, 1), cnt, "");
 		LLVMValueRef neg = LLVMBuildICmp(c->b, LLVMIntSLT, tot, cg_i64(c, 0), "");
@@ -195,9 +199,9 @@ static LLVMValueRef note_tgid(cg *c, LLVMValueRef pid)
 
 	LLVMPositionBuilderAtEnd(c->b, send);
 	LLVMValueRef ev = cg_event_new(c, DT_EV_PID_SEEN, 0, sizeof(struct dt_ev_pid_seen));
-	cg_store_int(c, ev, 4, 4, pid);
-	cg_store_int(c, ev, 8, 4, gen);
-	cg_event_output(c, ev, 8 + sizeof(struct dt_ev_pid_seen));
+	cg_store_int(c, ev, offsetof(struct dt_event_hdr, id), 4, pid);
+	cg_store_int(c, ev, CG_EV_PAYLOAD + offsetof(struct dt_ev_pid_seen, gen), 4, gen);
+	cg_event_output(c, ev, sizeof(struct dt_ev_pid_seen));
 	LLVMBuildBr(c->b, done);
 	LLVMPositionBuilderAtEnd(c->b, done);
 	return LLVMBuildShl(c->b, LLVMBuildAnd(c->b, gen, cg_i64(c, DT_GEN_MASK), ""),
@@ -206,12 +210,12 @@ static LLVMValueRef note_tgid(cg *c, LLVMValueRef pid)
 
 static LLVMValueRef usym_of(cg *c, LLVMValueRef addr)
 {
-	LLVMValueRef b = cg_buf(c, 16);
+	LLVMValueRef b = cg_buf(c, sizeof(struct dt_usym));
 	LLVMValueRef pid = tgid(c);
 
-	cg_store_int(c, b, 0, 8, addr);
-	cg_store_int(c, b, 8, 4, pid);
-	cg_store_int(c, b, 12, 4, note_tgid(c, pid));
+	cg_store_int(c, b, offsetof(struct dt_usym, addr), 8, addr);
+	cg_store_int(c, b, offsetof(struct dt_usym, pid), 4, pid);
+	cg_store_int(c, b, offsetof(struct dt_usym, pad), 4, note_tgid(c, pid));
 	return b;
 }
 
@@ -267,17 +271,21 @@ LLVMValueRef cg_stack_ref(cg *c, const dt_expr *e)
 		e->builtin.id == DT_B_KSTACK ? DT_STACK_KERNEL : DT_STACK_USER_FP;
 	uint32_t depth = t->kind == DT_T_STACK && t->stack.depth ? t->stack.depth :
 		e->builtin.depth ? e->builtin.depth : DT_STACK_DEFAULT_DEPTH;
-	LLVMValueRef ref = cg_buf(c, 16);
+	const uint32_t id_off = offsetof(struct dt_stack_ref, id);
+	const uint32_t pid_off = offsetof(struct dt_stack_ref, pid);
+	const uint32_t flags_off = offsetof(struct dt_stack_ref, flags);
+	LLVMValueRef ref = cg_buf(c, sizeof(struct dt_stack_ref));
 
 	if (kind == DT_STACK_USER_DWARF) {
 		if (!c->dwarf_ref) {
 			cg_fail(c, e->span, "ustack_dwarf outside a continuation program");
 			return ref;
 		}
-		cg_memcpy(c, ref, 0, c->dwarf_ref, 0, 16);
+		cg_memcpy(c, ref, 0, c->dwarf_ref, 0, sizeof(struct dt_stack_ref));
 		/* The walker's status stays in the low byte of flags; the generation goes above. */
-		cg_store_int(c, ref, 12, 4, LLVMBuildOr(c->b, cg_load_int(c, ref, 12, 4, false),
-							note_tgid(c, tgid(c)), ""));
+		cg_store_int(c, ref, flags_off, 4,
+			     LLVMBuildOr(c->b, cg_load_int(c, ref, flags_off, 4, false),
+					 note_tgid(c, tgid(c)), ""));
 		return ref;
 	}
 	bool user = kind == DT_STACK_USER_FP;
@@ -289,16 +297,16 @@ LLVMValueRef cg_stack_ref(cg *c, const dt_expr *e)
 	LLVMBasicBlockRef done = cg_block(c, "stk.done");
 
 	id = LLVMBuildSExt(c->b, LLVMBuildTrunc(c->b, id, c->i32, ""), c->i64, "");
-	cg_store_int(c, ref, 0, 8, id);
+	cg_store_int(c, ref, id_off, 8, id);
 	/* A kernel stack is the same whichever process ran into it: keyed by stack id alone (pid
 	 * 0), as bpftrace keys kstack, so one kernel path is one map entry, not one per process. */
 	if (user) {
 		LLVMValueRef pid = tgid(c);
 
-		cg_store_int(c, ref, 8, 4, pid);
-		cg_store_int(c, ref, 12, 4, note_tgid(c, pid));
+		cg_store_int(c, ref, pid_off, 4, pid);
+		cg_store_int(c, ref, flags_off, 4, note_tgid(c, pid));
 	} else {
-		cg_store_int(c, ref, 8, 4, cg_i64(c, 0));
+		cg_store_int(c, ref, pid_off, 4, cg_i64(c, 0));
 	}
 	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, id, cg_i64(c, 0), ""), bad, done);
 	LLVMPositionBuilderAtEnd(c->b, bad);

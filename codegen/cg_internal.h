@@ -91,10 +91,13 @@ void cg_stat_inc(cg *c, enum dt_stat stat);
 void cg_return(cg *c);
 /* Builds the string constant `s` (NUL-padded to size) in a new buffer with integer stores. */
 LLVMValueRef cg_const_str(cg *c, const char *s, uint32_t len, uint32_t size);
-/* Copies the event (hdr + payload, `size` bytes at `buf`) to the ring buffer; counts a loss. */
-void cg_event_output(cg *c, LLVMValueRef buf, uint32_t size);
-/* A zeroed event buffer of 8 + payload bytes with its header written. */
+/* Where an event's payload starts in a cg_event_new buffer: after its struct dt_event_hdr. */
+#define CG_EV_PAYLOAD ((uint32_t)sizeof(struct dt_event_hdr))
+/* A zeroed event buffer of CG_EV_PAYLOAD + payload bytes with its header written. */
 LLVMValueRef cg_event_new(cg *c, uint32_t kind, uint32_t id, uint32_t payload);
+/* Copies the event at `buf` (its header and `payload` bytes after it) to the ring buffer;
+ * counts a loss. */
+void cg_event_output(cg *c, LLVMValueRef buf, uint32_t payload);
 /* Map helpers; key/value are i8* buffers. Lookup returns i8* (NULL when absent). */
 LLVMValueRef cg_map_lookup(cg *c, LLVMValueRef map, LLVMValueRef key);
 /* Update with BPF_ANY; a failure counts DT_STAT_MAP_FULL. */

@@ -8,6 +8,7 @@
 #include "codegen/cg_internal.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -349,17 +350,18 @@ LLVMValueRef cg_const_str(cg *c, const char *s, uint32_t len, uint32_t size)
 
 LLVMValueRef cg_event_new(cg *c, uint32_t kind, uint32_t id, uint32_t payload)
 {
-	LLVMValueRef p = cg_buf(c, 8 + payload);
+	LLVMValueRef p = cg_buf(c, CG_EV_PAYLOAD + payload);
 
-	cg_store_int(c, p, 0, 4, cg_i64(c, kind));
-	cg_store_int(c, p, 4, 4, cg_i64(c, id));
+	cg_store_int(c, p, offsetof(struct dt_event_hdr, kind), 4, cg_i64(c, kind));
+	cg_store_int(c, p, offsetof(struct dt_event_hdr, id), 4, cg_i64(c, id));
 	return p;
 }
 
-void cg_event_output(cg *c, LLVMValueRef buf, uint32_t size)
+void cg_event_output(cg *c, LLVMValueRef buf, uint32_t payload)
 {
 	int fd = cg_aux_fd(c, DT_AUX_EVENTS, 0, 0);
-	LLVMValueRef args[4] = { cg_map_ref(c, fd), buf, cg_i64(c, size), cg_i64(c, 0) };
+	LLVMValueRef args[4] = { cg_map_ref(c, fd), buf, cg_i64(c, CG_EV_PAYLOAD + payload),
+				 cg_i64(c, 0) };
 	LLVMValueRef r = cg_helper(c, BPF_FUNC_ringbuf_output, c->i64, args, 4);
 	LLVMBasicBlockRef bad = cg_block(c, "ev.lost"), ok = cg_block(c, "ev.ok");
 

@@ -69,30 +69,36 @@ static void minmax_at(cg *c, LLVMValueRef p, uint32_t off, LLVMValueRef set, LLV
 	cg_store_int(c, p, off, 8, LLVMBuildSelect(c->b, take, v, old, ""));
 }
 
+/* The value layouts are the dt_agg_* structs of dt_abi.h; a hist/lhist bucket is one count. */
 static void agg_apply(cg *c, dt_type_kind k, LLVMValueRef p, LLVMValueRef v)
 {
 	switch (k) {
 	case DT_T_COUNT: case DT_T_HIST: case DT_T_LHIST:
-		add_at(c, p, 0, cg_i64(c, 1));
+		add_at(c, p, offsetof(struct dt_agg_count, count), cg_i64(c, 1));
 		break;
 	case DT_T_SUM:
-		add_at(c, p, 0, v);
+		add_at(c, p, offsetof(struct dt_agg_count, count), v);
 		break;
-	case DT_T_MIN: case DT_T_MAX:
-		minmax_at(c, p, 0, cg_load_int(c, p, 8, 8, false), v, k == DT_T_MIN);
-		cg_store_int(c, p, 8, 8, cg_i64(c, 1));
+	case DT_T_MIN: case DT_T_MAX: {
+		const uint32_t set = offsetof(struct dt_agg_minmax, set);
+
+		minmax_at(c, p, offsetof(struct dt_agg_minmax, value),
+			  cg_load_int(c, p, set, 8, false), v, k == DT_T_MIN);
+		cg_store_int(c, p, set, 8, cg_i64(c, 1));
 		break;
+	}
 	case DT_T_AVG:
-		add_at(c, p, 0, v);
-		add_at(c, p, 8, cg_i64(c, 1));
+		add_at(c, p, offsetof(struct dt_agg_avg, total), v);
+		add_at(c, p, offsetof(struct dt_agg_avg, count), cg_i64(c, 1));
 		break;
 	case DT_T_STATS: {
-		LLVMValueRef n = cg_load_int(c, p, 0, 8, false);
+		const uint32_t count = offsetof(struct dt_agg_stats, count);
+		LLVMValueRef n = cg_load_int(c, p, count, 8, false);
 
-		minmax_at(c, p, 16, n, v, true);
-		minmax_at(c, p, 24, n, v, false);
-		cg_store_int(c, p, 0, 8, LLVMBuildAdd(c->b, n, cg_i64(c, 1), ""));
-		add_at(c, p, 8, v);
+		minmax_at(c, p, offsetof(struct dt_agg_stats, min), n, v, true);
+		minmax_at(c, p, offsetof(struct dt_agg_stats, max), n, v, false);
+		cg_store_int(c, p, count, 8, LLVMBuildAdd(c->b, n, cg_i64(c, 1), ""));
+		add_at(c, p, offsetof(struct dt_agg_stats, total), v);
 		break;
 	}
 	default:
@@ -316,9 +322,9 @@ static void emit_printf(cg *c, const dt_expr *e)
 		payload = 0;
 	ev = cg_event_new(c, kind, e->call.event_id, payload);
 	for (uint32_t i = 0; i < n; i++)
-		cg_store(c, ev, 8 + at->tuple.offsets[i], at->tuple.elems[i], vals[i],
+		cg_store(c, ev, CG_EV_PAYLOAD + at->tuple.offsets[i], at->tuple.elems[i], vals[i],
 			 e->call.args[i + 1]->type);
-	cg_event_output(c, ev, 8 + payload);
+	cg_event_output(c, ev, payload);
 }
 
 static void emit_print(cg *c, const dt_expr *e)
@@ -335,9 +341,9 @@ static void emit_print(cg *c, const dt_expr *e)
 		LLVMValueRef div = e->call.nargs > 2 ? cg_expr(c, e->call.args[2]) : cg_i64(c, 0);
 
 		ev = cg_event_new(c, DT_EV_PRINT_MAP, a->map.sym->id, sizeof(struct dt_ev_print_map));
-		cg_store_int(c, ev, 8, 8, top);
-		cg_store_int(c, ev, 16, 8, div);
-		cg_event_output(c, ev, 8 + sizeof(struct dt_ev_print_map));
+		cg_store_int(c, ev, CG_EV_PAYLOAD + offsetof(struct dt_ev_print_map, top), 8, top);
+		cg_store_int(c, ev, CG_EV_PAYLOAD + offsetof(struct dt_ev_print_map, div), 8, div);
+		cg_event_output(c, ev, sizeof(struct dt_ev_print_map));
 		return;
 	}
 	LLVMValueRef v = cg_expr(c, a);
@@ -346,8 +352,8 @@ static void emit_print(cg *c, const dt_expr *e)
 	if (!v)
 		return;
 	ev = cg_event_new(c, DT_EV_PRINT_VALUE, e->call.event_id, t->size);
-	cg_store(c, ev, 8, t, v, t);
-	cg_event_output(c, ev, 8 + t->size);
+	cg_store(c, ev, CG_EV_PAYLOAD, t, v, t);
+	cg_event_output(c, ev, t->size);
 }
 
 static void emit_map_event(cg *c, const dt_expr *e, uint32_t kind)
@@ -358,7 +364,7 @@ static void emit_map_event(cg *c, const dt_expr *e, uint32_t kind)
 		cg_fail(c, e->span, "%s() needs a map", e->call.name);
 		return;
 	}
-	cg_event_output(c, cg_event_new(c, kind, a->map.sym->id, 0), 8);
+	cg_event_output(c, cg_event_new(c, kind, a->map.sym->id, 0), 0);
 }
 
 static void emit_delete(cg *c, const dt_expr *e)
@@ -385,8 +391,8 @@ static void emit_delete(cg *c, const dt_expr *e)
 	/* Every bucket of a histogram key is its own BPF key: userspace deletes them all. */
 	LLVMValueRef ev = cg_event_new(c, DT_EV_DELETE_KEY, a->map.sym->id, lay.user_key_size);
 
-	cg_memcpy(c, ev, 8, key, 0, lay.user_key_size);
-	cg_event_output(c, ev, 8 + lay.user_key_size);
+	cg_memcpy(c, ev, CG_EV_PAYLOAD, key, 0, lay.user_key_size);
+	cg_event_output(c, ev, lay.user_key_size);
 }
 
 LLVMValueRef cg_call_action(cg *c, const dt_expr *e)
@@ -411,8 +417,8 @@ LLVMValueRef cg_call_action(cg *c, const dt_expr *e)
 		LLVMValueRef code = e->call.nargs ? cg_expr(c, e->call.args[0]) : cg_i64(c, 0);
 		LLVMValueRef ev = cg_event_new(c, DT_EV_EXIT, 0, sizeof(struct dt_ev_exit));
 
-		cg_store_int(c, ev, 8, 8, code);
-		cg_event_output(c, ev, 8 + sizeof(struct dt_ev_exit));
+		cg_store_int(c, ev, CG_EV_PAYLOAD + offsetof(struct dt_ev_exit, code), 8, code);
+		cg_event_output(c, ev, sizeof(struct dt_ev_exit));
 		cg_return(c);
 		break;
 	}

@@ -7,16 +7,18 @@
 #include "codegen/cg_internal.h"
 #include "bpf-lib/dt_xprobe.h"
 
+#include <stddef.h>
+
 static int result_offset(dt_builtin b)
 {
 	switch (b) {
-	case DT_B_WALL: return DT_XRES_OFF_WALL;
-	case DT_B_ONCPU: return DT_XRES_OFF_ONCPU;
-	case DT_B_OFFCPU: return DT_XRES_OFF_OFFCPU;
-	case DT_B_RUNQ: return DT_XRES_OFF_RUNQ;
-	case DT_B_BLOCKED: return DT_XRES_OFF_BLOCKED;
-	case DT_B_IOWAIT: return DT_XRES_OFF_IOWAIT;
-	case DT_B_NSWITCH: return DT_XRES_OFF_NSWITCH;
+	case DT_B_WALL: return offsetof(struct dt_xresult, wall);
+	case DT_B_ONCPU: return offsetof(struct dt_xresult, oncpu);
+	case DT_B_OFFCPU: return offsetof(struct dt_xresult, offcpu);
+	case DT_B_RUNQ: return offsetof(struct dt_xresult, runq);
+	case DT_B_BLOCKED: return offsetof(struct dt_xresult, blocked);
+	case DT_B_IOWAIT: return offsetof(struct dt_xresult, iowait);
+	case DT_B_NSWITCH: return offsetof(struct dt_xresult, nswitch);
 	default: return -1;
 	}
 }

@@ -148,10 +148,6 @@ static void builtins_refused_elsewhere(void)
 
 static void result_layout(void)
 {
-	CHECK_EQ_INT(offsetof(struct dt_xresult, wall), DT_XRES_OFF_WALL);
-	CHECK_EQ_INT(offsetof(struct dt_xresult, offcpu), DT_XRES_OFF_OFFCPU);
-	CHECK_EQ_INT(offsetof(struct dt_xresult, blocked), DT_XRES_OFF_BLOCKED);
-	CHECK_EQ_INT(offsetof(struct dt_xresult, iowait), DT_XRES_OFF_IOWAIT);
 	CHECK_EQ_INT(offsetof(struct dt_xthread, frames) % 8, 0);
 	CHECK_EQ_INT(DT_XB__COUNT, 5);
 }
