@@ -56,8 +56,8 @@ enum dt_event_kind {
 
 /* Address-space generations: a process's code changes at exec, so a user address means nothing
  * without knowing which image it was recorded in. A BPF hash (tgid u32 -> generation u32) is
- * bumped by a program on the sched_process_exec tracepoint (runtime/execgen.c); a missing entry
- * is generation 0 (the image the process had when the session started). Every user address
+ * bumped by the exec follower on the sched_process_exec tracepoint (exec.bpf.c, dt_exec.h); a
+ * missing entry is generation 0 (the image the process had when the session started). Every user address
  * recorded carries the generation it was taken in: struct dt_stack_ref.flags and struct
  * dt_usym.pad hold it in bits DT_GEN_SHIFT.. (24 bits, wrapping), and DT_EV_PID_SEEN says which
  * generation the snapshot it asks for belongs to. */

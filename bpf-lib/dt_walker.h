@@ -59,12 +59,14 @@
  *
  * Map names in the object (unwind/ finds them by name): wprogs_SFX, cprogs_SFX, wstate_SFX for
  * SFX in perf, kprobe, tp, rawtp; frames, frames_deep, procs, objects, rows, rules, rowidx,
- * requests, throttle, wstats.
- * Programs: dt_walk_start_SFX, dt_walk_step_SFX, and the followers: raw tracepoints
- * dt_follow_exec (empties the procs entry of a process that execs, or with DT_WCFG_ALL of any
- * process, and sends DT_REQ_EXEC) and dt_follow_exit (deletes it, DT_REQ_EXIT); tracepoints
+ * requests, throttle, wstats, mmap_pending.
+ * Programs: dt_walk_start_SFX, dt_walk_step_SFX, and the followers: raw tracepoint
+ * dt_follow_exit (deletes the procs entry of a process that exits, DT_REQ_EXIT); tracepoints
  * dt_follow_mmap_enter/exit (a known process mapping a file PROT_EXEC: DT_REQ_MMAP once the
  * mapping exists, so a library has tables before its first sample, not one request later).
+ * Exec is not followed here but by the session's one exec follower (dt_exec.h), into which
+ * unwind/ plugs procs, requests and wstats: it empties the procs entry of a process that execs
+ * (or with DT_EXEC_FOLLOW_ALL gives any exec'ing process an empty one) and sends DT_REQ_EXEC.
  */
 #ifndef DT_WALKER_H
 #define DT_WALKER_H
@@ -303,14 +305,11 @@ DT_ABI_ASSERT(sizeof(struct dt_proc_maps) == 8 + 32 * DT_MAX_MAPPINGS, "dt_proc_
 
 /* ---------------------------------------------------------------- requests */
 
-/* wconfig ARRAY[1] of __u32 flags, set by userspace. */
-#define DT_WCFG_ALL 1u      /* system-wide: follow every exec, not only known processes' */
-
 enum dt_unwind_req_kind {
 	DT_REQ_PID = 1,     /* pid has no procs entry: build its tables */
 	DT_REQ_PC = 2,      /* pc in no known mapping (dlopen, new mapping): re-read the maps */
 	DT_REQ_EXIT = 3,    /* process exited (sched_process_exit of the group leader) */
-	DT_REQ_EXEC = 4,    /* process exec'd (sched_process_exec): its maps are all new */
+	DT_REQ_EXEC = 4,    /* process exec'd (sent by the exec follower, dt_exec.h): maps all new */
 	DT_REQ_MMAP = 5,    /* a known process mapped a file executable (ld.so, dlopen): re-read */
 };
 

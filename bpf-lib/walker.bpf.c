@@ -110,21 +110,6 @@ struct {
 	__type(value, __u64);
 } throttle SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u32);
-} wconfig SEC(".maps");
-
-/* Never written: the empty mapping table the exec follower copies into procs. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct dt_proc_maps);
-} zeroproc SEC(".maps");
-
 /* Threads between entering and leaving an executable mmap of a known process. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -705,7 +690,10 @@ WALKER_PROGS(kprobe, "kprobe", struct pt_regs, ctx)
 WALKER_PROGS(tp, "tracepoint", void, (struct pt_regs *)0)
 WALKER_PROGS(rawtp, "raw_tracepoint", void, (struct pt_regs *)0)
 
-/* ---------------------------------------------------------------- exec / exit */
+/* ---------------------------------------------------------------- exit and mmap
+ *
+ * Exec is followed by the exec follower (exec.bpf.c, dt_exec.h), into which unwind/ plugs procs,
+ * requests and wstats: one program on sched_process_exec serves the walker and the session. */
 
 static __always_inline void req_out(__u32 kind, __u32 tgid, __u64 pc)
 {
@@ -715,29 +703,6 @@ static __always_inline void req_out(__u32 kind, __u32 tgid, __u64 pc)
 		stat_inc(DT_WSTAT_REQ_LOST);
 	else
 		stat_inc(DT_WSTAT_REQ_SENT);
-}
-
-SEC("raw_tracepoint/sched_process_exec")
-int dt_follow_exec(void *ctx)
-{
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32, zero = 0, *cfg;
-	struct dt_proc_maps *pm = bpf_map_lookup_elem(&procs, &tgid), *empty;
-
-	/* The old mappings are gone. An empty entry (rather than none) keeps the process
-	 * "known", so its executable mmaps (ld.so loading libc) are followed before userspace
-	 * has even read the new image. */
-	if (pm) {
-		pm->n = 0;
-	} else {
-		cfg = bpf_map_lookup_elem(&wconfig, &zero);
-		empty = bpf_map_lookup_elem(&zeroproc, &zero);
-		if (!cfg || !(*cfg & DT_WCFG_ALL) || !empty)
-			return 0;
-		if (bpf_map_update_elem(&procs, &tgid, empty, BPF_NOEXIST) < 0)
-			return 0; /* full: the walker's request will come instead */
-	}
-	req_out(DT_REQ_EXEC, tgid, 0);
-	return 0;
 }
 
 SEC("raw_tracepoint/sched_process_exit")

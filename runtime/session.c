@@ -7,7 +7,6 @@
  * child.c, what userspace does to the maps while tracing (map commands, noting pids) is
  * session_maps.c. */
 #include "runtime/session_internal.h"
-#include "runtime/execgen_internal.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -105,8 +104,7 @@ dt_session *dt_session_new(const dt_session_opts *o)
 	oo.stack_ctx = s;
 	oo.ncpus = s->ncpus;
 	s->out = dt_out_new(&oo);
-	s->stats_fd = s->scratch_fd = s->stats_enable_fd = s->pids_seen_fd = -1;
-	s->exec_gen_fd = s->exec_link_fd = -1;
+	s->stats_fd = s->scratch_fd = s->stats_enable_fd = -1;
 	s->child_pidfd = s->child_go_fd = s->child_err_fd = s->pidfd = -1;
 	s->start_ns = boot_ns();
 	s->next_unit_id = 1;
@@ -174,12 +172,10 @@ void dt_session_free(dt_session *s)
 		close(s->stackmaps.v[i].fd);
 	free(s->stackmaps.v);
 	close_fd(&s->stats_fd);
-	close_fd(&s->exec_link_fd);
-	close_fd(&s->exec_gen_fd);
-	close_fd(&s->pids_seen_fd);
 	close_fd(&s->scratch_fd);
 	close_fd(&s->stats_enable_fd);
-	dt_unwinder_free(s->uw);
+	dt_unwinder_free(s->uw); /* before the exec follower it is plugged into */
+	dt_exec_follower_free(s->ef);
 	dt_xprobe_free(s);
 	dt_child_reap(s);
 	close_fd(&s->pidfd);
@@ -448,13 +444,47 @@ static void uw_log(void *ctx, const char *msg)
 			*msg && msg[strlen(msg) - 1] == '\n' ? "" : "\n");
 }
 
+/* The symbolizer's question, which image of pid runs now: the exec follower answers. */
+static uint32_t exec_gen_now(void *ctx, uint32_t pid)
+{
+	const dt_session *s = ctx;
+
+	return dt_exec_follower_gen(s->ef, pid);
+}
+
+/* Loads and attaches the exec follower on first use. 0, or -errno with a message printed. */
+static int session_exec_follower(dt_session *s)
+{
+	dt_exec_follower_opts fo = { .sz = sizeof(fo), .log = uw_log, .log_ctx = s };
+	int rc;
+
+	if (s->ef)
+		return 0;
+	s->ef = dt_exec_follower_new(&fo);
+	if (!s->ef) {
+		rc = -errno;
+		if (rc != -EPERM)
+			fprintf(s->err, "cannot follow exec (sched_process_exec): %s\n",
+				strerror(-rc));
+		return perm_error(s, rc);
+	}
+	dt_sym_set_gen_fn(s->sym, exec_gen_now, s);
+	return 0;
+}
+
 dt_unwinder *dt_session_unwinder(dt_session *s)
 {
-	dt_unwinder_opts uo = { .sz = sizeof(uo), .follow_exec_exit = true, .log = uw_log,
-				.log_ctx = s, .table_budget = s->o.unwind_budget,
+	dt_unwinder_opts uo = { .sz = sizeof(uo), .log = uw_log, .log_ctx = s,
+				.table_budget = s->o.unwind_budget,
 				.max_stacks = s->o.unwind_stacks };
 	if (s->uw)
 		return s->uw;
+	/* The walker follows exec through the session's one exec follower. */
+	if (session_exec_follower(s) < 0) {
+		s->uw_reported = true;
+		return NULL;
+	}
+	uo.exec = s->ef;
 	s->uw = dt_unwinder_new(&uo);
 	/* Before anything attaches, so that no first sample finds "no tables yet": the -p process,
 	 * or with neither -p nor -c (system-wide) every running process. A -c child has not exec'd
@@ -492,13 +522,6 @@ static int wrap_uw(dt_session *s, int fd, enum bpf_prog_type t)
 	return fd;
 }
 
-/* The symbolizer's question, which image of pid runs now: the exec generation map answers. */
-static uint32_t exec_gen_now(void *ctx, uint32_t pid)
-{
-	const dt_session *s = ctx;
-	return dt_execgen_get(s->exec_gen_fd, pid);
-}
-
 static int cg_aux_fd(void *ctx, dt_aux_map which, dt_stack_kind kind, uint32_t depth,
 		     enum bpf_prog_type prog_type)
 {
@@ -516,26 +539,14 @@ static int cg_aux_fd(void *ctx, dt_aux_map which, dt_stack_kind kind, uint32_t d
 		return aux_create(s, &s->scratch_fd, BPF_MAP_TYPE_PERCPU_ARRAY, "scratch", 4,
 				  DT_SCRATCH_SIZE, 1);
 	case DT_AUX_PIDS_SEEN:
-		/* LRU: a long session sees more processes than fit; a forgotten one is only
-		 * noted again. */
-		return aux_create(s, &s->pids_seen_fd, BPF_MAP_TYPE_LRU_HASH, "pids_seen", 4, 8,
-				  16384);
-	case DT_AUX_EXEC_GEN:
-		/* Created together with the exec program that bumps it (execgen.c). */
-		if (s->exec_gen_fd < 0) {
-			int seen = cg_aux_fd(ctx, DT_AUX_PIDS_SEEN, 0, 0, prog_type);
-			int rc = seen < 0 ? seen :
-				 dt_execgen_open(seen, &s->exec_gen_fd, &s->exec_link_fd);
+	case DT_AUX_EXEC_GEN: {
+		int rc = session_exec_follower(s);
 
-			if (rc < 0) {
-				if (rc != -EPERM)
-					fprintf(s->err, "cannot follow exec (sched_process_exec): "
-						"%s\n", strerror(-rc));
-				return perm_error(s, rc);
-			}
-			dt_sym_set_gen_fn(s->sym, exec_gen_now, s);
-		}
-		return s->exec_gen_fd;
+		if (rc < 0)
+			return rc;
+		return which == DT_AUX_EXEC_GEN ? dt_exec_follower_gen_fd(s->ef) :
+						   dt_exec_follower_seen_fd(s->ef);
+	}
 	case DT_AUX_STACKS:
 		if (kind != DT_STACK_USER_DWARF)
 			return stack_map_fd(s, kind, depth, true);

@@ -111,8 +111,9 @@ struct dt_session {
 	uint32_t next_unit_id;
 	int next_cont_slot;
 	int stats_fd, scratch_fd;
-	int pids_seen_fd;     /* DT_AUX_PIDS_SEEN: processes whose mappings output has snapshot */
-	int exec_gen_fd, exec_link_fd; /* DT_AUX_EXEC_GEN and its exec program (execgen.c) */
+	/* The exec follower (unwind/): generations (DT_AUX_EXEC_GEN) and pids-seen
+	 * (DT_AUX_PIDS_SEEN), loaded when a program first records user addresses. */
+	dt_exec_follower *ef;
 	dt_unwinder *uw;      /* created when a program first uses ustack_dwarf */
 	struct dt_xprobes *xp; /* xprobe programs and maps, loaded on first use (xprobe.c) */
 	int stats_enable_fd;  /* BPF_ENABLE_STATS fd while hit counting is on */

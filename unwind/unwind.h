@@ -2,8 +2,11 @@
  * builds compact unwind tables from the CFI of every object a traced process maps (shared per
  * object identity: libc is built once), keeps per-process mapping tables in the walker's maps,
  * serves the walker's requests (unknown pid, PC in an unknown mapping, exec, exit), reads stacks
- * back for printing, and renders tables for `-d unwind FILE`. The protocol with generated programs
- * is documented in bpf-lib/dt_walker.h. Functions return 0 or -errno unless they say otherwise. */
+ * back for printing, and renders tables for `-d unwind FILE`. It also owns the exec follower
+ * (bpf-lib/dt_exec.h), the one program a session attaches to exec: it counts address-space
+ * generations with or without the walker, and does the walker's exec bookkeeping once an unwinder
+ * is plugged into it. The protocol with generated programs is documented in bpf-lib/dt_walker.h.
+ * Functions return 0 or -errno unless they say otherwise. */
 #ifndef DT_UNWIND_H
 #define DT_UNWIND_H
 
@@ -16,6 +19,33 @@
 
 typedef struct dt_unwinder dt_unwinder;
 
+/* ---------------------------------------------------------------- the exec follower */
+
+typedef struct dt_exec_follower dt_exec_follower;
+
+typedef struct dt_exec_follower_opts {
+	size_t sz;                /* sizeof(struct dt_exec_follower_opts) */
+	/* libbpf/verifier failures are described here when set (else nowhere). */
+	void (*log)(void *ctx, const char *msg);
+	void *log_ctx;
+} dt_exec_follower_opts;
+
+/* Loads the exec follower and attaches it to the sched_process_exec raw tracepoint: from now on
+ * every exec bumps the process's generation and forgets it in the pids-seen map. NULL with errno
+ * set (and a message through opts->log). */
+dt_exec_follower *dt_exec_follower_new(const dt_exec_follower_opts *opts);
+/* Detaches and closes it. NULL is fine. */
+void dt_exec_follower_free(dt_exec_follower *f);
+/* The generation map (DT_AUX_EXEC_GEN: tgid -> generation, see DT_GEN_SHIFT in bpf-lib/dt_abi.h)
+ * and the pids-seen map (DT_AUX_PIDS_SEEN) for generated code. */
+int dt_exec_follower_gen_fd(const dt_exec_follower *f);
+int dt_exec_follower_seen_fd(const dt_exec_follower *f);
+/* The generation of pid's image now (0: it has not exec'd since the follower was attached, or
+ * f is NULL). */
+uint32_t dt_exec_follower_gen(const dt_exec_follower *f, uint32_t pid);
+
+/* ---------------------------------------------------------------- the unwinder */
+
 typedef struct dt_unwinder_opts {
 	size_t sz;                /* sizeof(struct dt_unwinder_opts) */
 	/* Kernel memory for row pages (the bulk of the tables); 0 = 64 MiB. */
@@ -27,9 +57,10 @@ typedef struct dt_unwinder_opts {
 	/* Bit (1 << enum dt_walker_ptype) per program type whose walker loads now; the others load
 	 * when their fds are first asked for (each costs the verifier ~50-100 ms). */
 	uint32_t ptypes;
-	/* Load the sched_process_exec/exit followers (raw tracepoints); else exit is noticed only
-	 * when a request for the pid fails. */
-	bool follow_exec_exit;
+	/* Follow processes: the unwinder plugs its process table into this exec follower (which
+	 * must outlive it) and attaches its own exit and executable-mmap followers. NULL: neither
+	 * (an exec or exit is noticed only when a request for the pid fails). */
+	dt_exec_follower *exec;
 	/* libbpf/verifier messages and build warnings go here when set (else nowhere). */
 	void (*log)(void *ctx, const char *msg);
 	void *log_ctx;

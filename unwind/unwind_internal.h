@@ -1,10 +1,11 @@
 /* unwind_internal.h — what the files of unwind/ share: the deduplicated rule set, the compact row
- * table of one object, the CFI parser's entry points (cfi.c) and the ELF helpers (elfobj.c). Not
- * for other modules; they use unwind/unwind.h. */
+ * table of one object, the CFI parser's entry points (cfi.c), the ELF helpers (elfobj.c) and the
+ * exec follower's slots for the walker (exec.c). Not for other modules; they use unwind/unwind.h. */
 #ifndef DT_UNWIND_INTERNAL_H
 #define DT_UNWIND_INTERNAL_H
 
 #include "bpf-lib/dt_walker.h"
+#include "unwind/unwind.h"
 #include "common/common.h"
 
 #include <stdio.h>
@@ -65,5 +66,25 @@ typedef struct dt_elf_seg {
 } dt_elf_seg;
 int dt_elf_segments(const char *path, dt_elf_seg *segs, int max);
 int dt_elf_segments_mem(const void *buf, size_t size, dt_elf_seg *segs, int max);
+
+/* ---------------------------------------------------------------- BPF objects (unwinder.c) */
+
+struct bpf_object;
+/* Formats a message for an opts->log callback; nothing when `log` is NULL. */
+void dt_unwind_log(void (*log)(void *ctx, const char *msg), void *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The fd of map `name` in a loaded object, or -ENOENT. */
+int dt_obj_map_fd(struct bpf_object *obj, const char *name);
+
+/* ---------------------------------------------------------------- exec.c, for unwinder.c */
+
+/* Plugs the walker's process table, request ring buffer and counters into the exec follower,
+ * which from then on also does the walker's exec bookkeeping (bpf-lib/dt_exec.h). 0 or -errno
+ * (nothing left plugged). */
+int dt_exec_follower_plug(dt_exec_follower *f, int procs_fd, int requests_fd, int wstats_fd);
+/* Takes them out again (and clears DT_EXEC_FOLLOW_ALL): the follower's walker part is inert. */
+void dt_exec_follower_unplug(dt_exec_follower *f);
+/* Sets DT_EXEC_FOLLOW_ALL: every exec'ing process gets a table, not only known ones. */
+int dt_exec_follower_follow_all(dt_exec_follower *f);
 
 #endif

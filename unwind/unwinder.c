@@ -3,8 +3,8 @@
  * once per identity (build-id, else dev:ino:mtime) and shared: a process's mapping table only points
  * at object ids. Rows live in fixed pages of one array map, allocated first-fit within the memory
  * budget; objects no live process maps are evicted (least recently used first) when space runs out.
- * Requests from the walker (unknown pid, pc outside every known mapping, exec, exit) arrive on a
- * ring buffer and are served by dt_unwinder_process(). */
+ * Requests (from the walker: unknown pid, pc outside every known mapping; from the followers:
+ * exec, exit, executable mmap) arrive on a ring buffer and are served by dt_unwinder_process(). */
 #include "unwind/unwind.h"
 #include "unwind/unwind_internal.h"
 #include "bpf-lib/dt_walker_obj.h"
@@ -49,18 +49,22 @@ typedef struct uproc {
 	uint32_t nobjs;
 } uproc;
 
-/* Programs that follow processes: exec, exit, and executable mmaps (dlopen, ld.so at start). */
-#define DT_NFOLLOWERS 4
+/* Programs that follow processes: exit, and executable mmaps (dlopen, ld.so at start). Exec is
+ * followed by the exec follower (exec.c), which the walker's maps are plugged into. */
+static const char *const follower_names[] = { "dt_follow_exit", "dt_follow_mmap_enter",
+					      "dt_follow_mmap_exit" };
+#define DT_NFOLLOWERS DT_ARRAY_SIZE(follower_names)
 
 struct dt_unwinder {
 	dt_unwinder_opts opts;
-	struct bpf_object *obj;             /* maps, exec/exit followers */
+	struct bpf_object *obj;             /* maps, exit and mmap followers */
 	struct bpf_object *tobj[DT_WPT__COUNT]; /* walker programs per type, loaded on demand */
 	int wprogs_fd[DT_WPT__COUNT], cprogs_fd[DT_WPT__COUNT], wstate_fd[DT_WPT__COUNT];
 	int frames_fd, frames_deep_fd, procs_fd, objects_fd, rows_fd, rules_fd, rindex_fd;
-	int requests_fd, wstats_fd, throttle_fd, wconfig_fd;
+	int requests_fd, wstats_fd, throttle_fd;
 	struct ring_buffer *rb;
 	struct bpf_link *links[DT_NFOLLOWERS];
+	bool plugged;                       /* into opts.exec */
 	dt_ruleset rs;
 	uint32_t rules_pushed;
 	uint32_t npages, nipages;
@@ -77,17 +81,26 @@ struct dt_unwinder {
 
 static const char *const ptype_sfx[DT_WPT__COUNT] = {"perf", "kprobe", "tp", "rawtp"};
 
-static void ulog(const dt_unwinder *u, const char *fmt, ...)
+void dt_unwind_log(void (*log)(void *ctx, const char *msg), void *ctx, const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
 
-	if (!u->opts.log)
+	if (!log)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	u->opts.log(u->opts.log_ctx, buf);
+	log(ctx, buf);
+}
+
+#define ulog(u, ...) dt_unwind_log((u)->opts.log, (u)->opts.log_ctx, __VA_ARGS__)
+
+int dt_obj_map_fd(struct bpf_object *obj, const char *name)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, name);
+
+	return m ? bpf_map__fd(m) : -ENOENT;
 }
 
 int dt_walker_ptype_of(enum bpf_prog_type t)
@@ -103,9 +116,7 @@ int dt_walker_ptype_of(enum bpf_prog_type t)
 
 static int map_fd(dt_unwinder *u, const char *name)
 {
-	struct bpf_map *m = bpf_object__find_map_by_name(u->obj, name);
-
-	return m ? bpf_map__fd(m) : -ENOENT;
+	return dt_obj_map_fd(u->obj, name);
 }
 
 static int request_cb(void *ctx, void *data, size_t size);
@@ -212,7 +223,7 @@ dt_unwinder *dt_unwinder_new(const dt_unwinder_opts *opts)
 	if (m)
 		bpf_map__set_max_entries(m, u->opts.max_procs ? u->opts.max_procs : 1024);
 	bpf_object__for_each_program(prog, u->obj)
-		bpf_program__set_autoload(prog, u->opts.follow_exec_exit &&
+		bpf_program__set_autoload(prog, u->opts.exec &&
 					  !strncmp(bpf_program__name(prog), "dt_follow_", 10));
 	ret = bpf_object__load(u->obj);
 	if (ret < 0) {
@@ -239,26 +250,28 @@ dt_unwinder *dt_unwinder_new(const dt_unwinder_opts *opts)
 	u->requests_fd = map_fd(u, "requests");
 	u->wstats_fd = map_fd(u, "wstats");
 	u->throttle_fd = map_fd(u, "throttle");
-	u->wconfig_fd = map_fd(u, "wconfig");
 	u->rb = ring_buffer__new(u->requests_fd, request_cb, u, NULL);
 	if (!u->rb) {
 		ret = -errno;
 		ulog(u, "walker: request ring buffer: %s", strerror(-ret));
 		goto fail;
 	}
-	if (u->opts.follow_exec_exit) {
-		const char *names[DT_NFOLLOWERS] = {"dt_follow_exec", "dt_follow_exit",
-						    "dt_follow_mmap_enter", "dt_follow_mmap_exit"};
-
-		for (i = 0; i < DT_NFOLLOWERS; i++) {
-			prog = bpf_object__find_program_by_name(u->obj, names[i]);
+	if (u->opts.exec) {
+		for (i = 0; i < (int)DT_NFOLLOWERS; i++) {
+			prog = bpf_object__find_program_by_name(u->obj, follower_names[i]);
 			u->links[i] = prog ? bpf_program__attach(prog) : NULL;
 			if (!u->links[i]) {
 				ret = -errno;
-				ulog(u, "walker: cannot attach %s: %s", names[i], strerror(-ret));
+				ulog(u, "walker: cannot attach %s: %s", follower_names[i],
+				     strerror(-ret));
 				goto fail;
 			}
 		}
+		ret = dt_exec_follower_plug(u->opts.exec, u->procs_fd, u->requests_fd,
+					    u->wstats_fd);
+		if (ret < 0)
+			goto fail;
+		u->plugged = true;
 	}
 	return u;
 fail:
@@ -273,6 +286,8 @@ void dt_unwinder_free(dt_unwinder *u)
 
 	if (!u)
 		return;
+	if (u->plugged)
+		dt_exec_follower_unplug(u->opts.exec);
 	for (i = 0; i < DT_NFOLLOWERS; i++)
 		bpf_link__destroy(u->links[i]);
 	ring_buffer__free(u->rb);
@@ -812,10 +827,9 @@ int dt_unwinder_add_all(dt_unwinder *u)
 	int n = 0, failed = 0;
 	DIR *d;
 
-	uint32_t zero = 0, cfg = DT_WCFG_ALL;
-
 	/* From now on every exec is followed, not only those of processes already known. */
-	bpf_map_update_elem(u->wconfig_fd, &zero, &cfg, BPF_ANY);
+	if (u->opts.exec)
+		dt_exec_follower_follow_all(u->opts.exec);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	d = opendir("/proc");
 	if (!d)

@@ -5,7 +5,8 @@
  * asserts the exact symbol order of the sampled stacks (perf's dwarf-unwind test, in BPF): through
  * a libc qsort callback, 500-deep recursion (truncated at the depth limit), a signal handler, a
  * function without CFI (frame-pointer fallback), from uprobe and tracepoint events, before and
- * after the process's tables exist; and the exec/exit followers with shared objects. */
+ * after the process's tables exist; the exec/exit followers with shared objects; and the exec
+ * follower's generations with and without the walker. */
 #include "tests/unit/t.h"
 #include "common/common.h"
 #include "unwind/unwind.h"
@@ -574,13 +575,14 @@ static bool no_procs(dt_unwinder *u)
 }
 
 /* The exec and exit followers: a shell known to the unwinder execs the target (its tables are
- * rebuilt: the target's object appears), two processes share libc's object, and exits are
- * noticed without any sample. */
+ * rebuilt: the target's object appears, and the same exec program bumps its generation), two
+ * processes share libc's object, and exits are noticed without any sample. */
 static void exec_exit_and_sharing(void)
 {
-	dt_unwinder_opts uo = {.sz = sizeof(uo), .ptypes = 1u << DT_WPT_PERF_EVENT,
-			       .follow_exec_exit = true};
+	dt_exec_follower_opts fo = {.sz = sizeof(fo)};
+	dt_unwinder_opts uo = {.sz = sizeof(uo), .ptypes = 1u << DT_WPT_PERF_EVENT};
 	dt_unwinder_stats a, b, c;
+	dt_exec_follower *f;
 	char cmd[512];
 	dt_unwinder *u;
 	pid_t sh, other;
@@ -588,10 +590,17 @@ static void exec_exit_and_sharing(void)
 
 	T_SKIP_UNLESS_ROOT();
 	CHECK(build_target() == 0);
+	f = dt_exec_follower_new(&fo);
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	uo.exec = f;
 	u = dt_unwinder_new(&uo);
 	CHECK(u != NULL);
-	if (!u)
+	if (!u) {
+		dt_exec_follower_free(f);
 		return;
+	}
 	CHECK(pipe(pfd) == 0);
 	snprintf(cmd, sizeof(cmd), "read x; exec %s qsort", target);
 	sh = fork();
@@ -616,6 +625,7 @@ static void exec_exit_and_sharing(void)
 	CHECK(b.requests_served >= 1);
 	CHECK_EQ_INT(b.procs, 1);
 	CHECK_EQ_INT(b.objects, a.objects + 1); /* the target joins sh, libc, ld.so, vdso */
+	CHECK_EQ_INT(dt_exec_follower_gen(f, (uint32_t)sh), 2); /* sh, then the target */
 
 	other = start_target("qsort");
 	CHECK_EQ_INT(dt_unwinder_add_pid(u, (uint32_t)other), 0);
@@ -631,6 +641,49 @@ static void exec_exit_and_sharing(void)
 	CHECK_EQ_INT(c.procs, 0);
 	CHECK_EQ_INT(dt_unwinder_add_pid(u, (uint32_t)other), -ESRCH);
 	dt_unwinder_free(u);
+	dt_exec_follower_free(f);
+}
+
+/* The exec follower without a walker: each exec bumps the process's generation (a process that
+ * never exec'd is generation 0) and forgets it in pids-seen, so its new image is noted anew. */
+static void exec_generations_without_walker(void)
+{
+	dt_exec_follower_opts fo = {.sz = sizeof(fo)};
+	uint64_t when = 1;
+	dt_exec_follower *f;
+	uint32_t pid;
+	pid_t child;
+	int pfd[2], status;
+
+	T_SKIP_UNLESS_ROOT();
+	f = dt_exec_follower_new(&fo);
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	CHECK(pipe(pfd) == 0);
+	child = fork();
+	if (child == 0) {
+		char go;
+
+		close(pfd[1]);
+		if (read(pfd[0], &go, 1) != 1)
+			_exit(126);
+		/* two execs: sh, then true */
+		execl("/bin/sh", "sh", "-c", "exec /bin/true", (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[0]);
+	pid = (uint32_t)child;
+	CHECK_EQ_INT(dt_exec_follower_gen(f, pid), 0);
+	CHECK_EQ_INT(bpf_map_update_elem(dt_exec_follower_seen_fd(f), &pid, &when, BPF_ANY), 0);
+	CHECK(write(pfd[1], "g", 1) == 1);
+	close(pfd[1]);
+	CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+	      WEXITSTATUS(status) == 0);
+	CHECK_EQ_INT(dt_exec_follower_gen(f, pid), 2);
+	CHECK(bpf_map_lookup_elem(dt_exec_follower_seen_fd(f), &pid, &when) < 0);
+	CHECK_EQ_INT(dt_exec_follower_gen(f, (uint32_t)getpid()), 0);
+	dt_exec_follower_free(f);
 }
 
 /* A budget that exactly fits one process's objects: once it is gone, a new process's object
@@ -741,6 +794,7 @@ int main(void)
 	T_RUN(frame_pointer_fallback);
 	T_RUN(depth_limit);
 	T_RUN(exec_exit_and_sharing);
+	T_RUN(exec_generations_without_walker);
 	T_RUN(eviction_under_budget);
 	T_RUN(dlopen_discovered);
 	if (target[0]) {

@@ -1,0 +1,139 @@
+/* exec.c — the userspace side of the exec follower (protocol: bpf-lib/dt_exec.h): loads the
+ * embedded object, attaches its one program to sched_process_exec, and answers which generation
+ * of a process's image runs now. It is a separate object from the walker's so that a session
+ * whose scripts record user addresses but never use ustack_dwarf follows exec for the price of
+ * two small maps: the walker's part of the follower stays inert until an unwinder plugs its maps
+ * into the follower's slots (dt_exec_follower_plug, called by unwinder.c). */
+#include "unwind/unwind.h"
+#include "unwind/unwind_internal.h"
+#include "bpf-lib/dt_exec.h"
+#include "bpf-lib/dt_exec_obj.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct dt_exec_follower {
+	dt_exec_follower_opts opts;
+	struct bpf_object *obj;
+	struct bpf_link *link;
+	int gen_fd, seen_fd, config_fd;
+	int slot_fd[3];       /* walker_procs, walker_requests, walker_stats */
+};
+
+static const char *const slot_names[3] = { "walker_procs", "walker_requests", "walker_stats" };
+
+#define flog(f, ...) dt_unwind_log((f)->opts.log, (f)->opts.log_ctx, __VA_ARGS__)
+
+dt_exec_follower *dt_exec_follower_new(const dt_exec_follower_opts *opts)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "dt_exec");
+	dt_exec_follower *f = xcalloc(1, sizeof(*f));
+	struct bpf_program *prog;
+	int ret, i;
+
+	if (opts)
+		memcpy(&f->opts, opts, DT_MIN(opts->sz ? opts->sz : sizeof(*opts), sizeof(*opts)));
+	f->obj = bpf_object__open_mem(dt_exec_bpf_obj, dt_exec_bpf_obj_len, &oo);
+	if (!f->obj) {
+		ret = -errno;
+		flog(f, "exec follower: cannot open the embedded BPF object: %s", strerror(-ret));
+		goto fail;
+	}
+	ret = bpf_object__load(f->obj);
+	if (ret < 0) {
+		flog(f, "exec follower: loading the BPF object failed: %s", strerror(-ret));
+		goto fail;
+	}
+	f->gen_fd = dt_obj_map_fd(f->obj, "exec_gen");
+	f->seen_fd = dt_obj_map_fd(f->obj, "pids_seen");
+	f->config_fd = dt_obj_map_fd(f->obj, "config");
+	ret = DT_MIN(f->gen_fd, DT_MIN(f->seen_fd, f->config_fd));
+	for (i = 0; i < 3; i++) {
+		f->slot_fd[i] = dt_obj_map_fd(f->obj, slot_names[i]);
+		ret = DT_MIN(ret, f->slot_fd[i]);
+	}
+	prog = bpf_object__find_program_by_name(f->obj, "dt_follow_exec");
+	if (ret < 0 || !prog) {
+		ret = -ENOENT;
+		flog(f, "exec follower: the BPF object lacks a map or its program");
+		goto fail;
+	}
+	f->link = bpf_program__attach(prog);
+	if (!f->link) {
+		ret = -errno;
+		flog(f, "exec follower: cannot attach to sched_process_exec: %s", strerror(-ret));
+		goto fail;
+	}
+	return f;
+fail:
+	dt_exec_follower_free(f);
+	errno = ret < 0 ? -ret : EINVAL;
+	return NULL;
+}
+
+void dt_exec_follower_free(dt_exec_follower *f)
+{
+	if (!f)
+		return;
+	bpf_link__destroy(f->link);
+	bpf_object__close(f->obj);
+	free(f);
+}
+
+int dt_exec_follower_gen_fd(const dt_exec_follower *f)
+{
+	return f->gen_fd;
+}
+
+int dt_exec_follower_seen_fd(const dt_exec_follower *f)
+{
+	return f->seen_fd;
+}
+
+uint32_t dt_exec_follower_gen(const dt_exec_follower *f, uint32_t pid)
+{
+	uint32_t gen = 0;
+
+	if (!f || bpf_map_lookup_elem(f->gen_fd, &pid, &gen) < 0)
+		gen = 0;
+	return gen;
+}
+
+int dt_exec_follower_plug(dt_exec_follower *f, int procs_fd, int requests_fd, int wstats_fd)
+{
+	const int fds[3] = { procs_fd, requests_fd, wstats_fd };
+	uint32_t zero = 0;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if (bpf_map_update_elem(f->slot_fd[i], &zero, &fds[i], BPF_ANY) < 0) {
+			int ret = -errno;
+
+			flog(f, "exec follower: cannot plug in the walker's %s: %s",
+			     slot_names[i] + strlen("walker_"), strerror(-ret));
+			dt_exec_follower_unplug(f);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+void dt_exec_follower_unplug(dt_exec_follower *f)
+{
+	uint32_t zero = 0, none = 0;
+
+	for (int i = 0; i < 3; i++)
+		bpf_map_delete_elem(f->slot_fd[i], &zero);
+	bpf_map_update_elem(f->config_fd, &zero, &none, BPF_ANY);
+}
+
+int dt_exec_follower_follow_all(dt_exec_follower *f)
+{
+	uint32_t zero = 0, cfg = DT_EXEC_FOLLOW_ALL;
+
+	return bpf_map_update_elem(f->config_fd, &zero, &cfg, BPF_ANY) < 0 ? -errno : 0;
+}
