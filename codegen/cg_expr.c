@@ -264,18 +264,26 @@ static void read_kernel(cg *c, LLVMValueRef dst, uint32_t size, LLVMValueRef ptr
 	LLVMPositionBuilderAtEnd(c->b, done);
 }
 
-LLVMValueRef cg_stack_ref(cg *c, const dt_expr *e)
+void cg_stack_shape(const dt_expr *e, dt_stack_kind *kind, uint32_t *depth)
 {
 	const dt_type *t = e->type;
-	dt_stack_kind kind = t->kind == DT_T_STACK ? t->stack.kind :
+
+	*kind = t && t->kind == DT_T_STACK ? t->stack.kind :
 		e->builtin.id == DT_B_KSTACK ? DT_STACK_KERNEL : DT_STACK_USER_FP;
-	uint32_t depth = t->kind == DT_T_STACK && t->stack.depth ? t->stack.depth :
-		e->builtin.depth ? e->builtin.depth : DT_STACK_DEFAULT_DEPTH;
+	*depth = t && t->kind == DT_T_STACK && t->stack.depth ? t->stack.depth :
+		 e->builtin.depth ? e->builtin.depth : DT_STACK_DEFAULT_DEPTH;
+}
+
+LLVMValueRef cg_stack_ref(cg *c, const dt_expr *e)
+{
+	dt_stack_kind kind;
+	uint32_t depth;
 	const uint32_t id_off = offsetof(struct dt_stack_ref, id);
 	const uint32_t pid_off = offsetof(struct dt_stack_ref, pid);
 	const uint32_t flags_off = offsetof(struct dt_stack_ref, flags);
 	LLVMValueRef ref = cg_buf(c, sizeof(struct dt_stack_ref));
 
+	cg_stack_shape(e, &kind, &depth);
 	if (kind == DT_STACK_USER_DWARF) {
 		if (!c->dwarf_ref) {
 			cg_fail(c, e->span, "ustack_dwarf outside a continuation program");

@@ -134,8 +134,11 @@ LLVMValueRef cg_arith(cg *c, dt_binop op, LLVMValueRef l, LLVMValueRef r, bool i
 LLVMValueRef cg_incdec(cg *c, const dt_expr *target, bool inc, bool post);
 /* printf, print, clear, zero, delete, exit, time (cg_stmt.c). */
 LLVMValueRef cg_call_action(cg *c, const dt_expr *e);
-/* The stack reference of a kstack/ustack/ustack_dwarf expression, as a 16-byte buffer. */
+/* The stack reference of a kstack/ustack/ustack_dwarf expression, as a struct dt_stack_ref
+ * buffer. */
 LLVMValueRef cg_stack_ref(cg *c, const dt_expr *e);
+/* The kind and depth (never 0) of the stack a kstack/ustack/ustack_dwarf expression takes. */
+void cg_stack_shape(const dt_expr *e, dt_stack_kind *kind, uint32_t *depth);
 
 /* ------------------------------------------------------------ cg_stmt.c: statements, programs */
 
@@ -143,6 +146,14 @@ void cg_stmts(cg *c, const dt_stmt_list *l);
 /* Emits one program function (entry or continuation) for probe × attach into the module. */
 void cg_emit_program(cg *c, const dt_probe *p, const dt_attach *a, enum bpf_prog_type pt,
 		     const char *section, bool is_entry_of_dwarf, bool is_cont, int cont_slot);
+
+/* ------------------------------------------------------------ cg_resources.c, codegen.c */
+
+/* Calls fn on every expression of a probe's predicate and body, each before its operands,
+ * including those of unrolled and untaken branches: what a probe may evaluate. */
+void cg_visit_probe(const dt_probe *p, void (*fn)(void *ctx, const dt_expr *e), void *ctx);
+/* The BPF program type a probe of this provider compiles to (BPF_PROG_TYPE_UNSPEC: none). */
+enum bpf_prog_type cg_prog_type_of(dt_provider p);
 
 /* ------------------------------------------------------------ cg_xprobe.c */
 

@@ -72,14 +72,16 @@ int cg_aux_fd(cg *c, dt_aux_map which, dt_stack_kind kind, uint32_t depth)
 	if (c->env->aux_fd)
 		fd = c->env->aux_fd(c->env->ctx, which, kind, depth, c->ptype);
 	if (fd < 0 && !c->err) {
-		/* The session could not provide the map: its problem to explain, not a codegen bug. */
+		/* Everything was prepared from dt_cg_resources_of before codegen: a map missing now
+		 * is a rule missing there. */
 		static const char *const names[] = { "events", "stats", "scratch", "stacks",
 						     "walker programs", "continuations",
 						     "walker state", "xprobe results",
 						     "seen processes", "exec generations" };
 
 		dt_diag(c->diags, DT_DIAG_ERROR, c->probe ? c->probe->span : (dt_span){ 0, 0 },
-			"cannot compile: the %s map is not available: %s",
+			"internal error: code generation needs the %s map, which was not prepared "
+			"before it (%s; this is a dwarftrace bug, please report it)",
 			(unsigned)which < DT_ARRAY_SIZE(names) ? names[which] : "auxiliary",
 			strerror(-fd));
 		c->err = fd;

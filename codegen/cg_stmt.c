@@ -478,71 +478,16 @@ void cg_stmts(cg *c, const dt_stmt_list *l)
 
 /* ------------------------------------------------------------ programs */
 
-static uint32_t expr_dwarf_depth(const dt_expr *e);
-
-static uint32_t list_dwarf_depth(const dt_stmt_list *l);
-
-static uint32_t max_u32(uint32_t a, uint32_t b)
-{
-	return a > b ? a : b;
-}
-
-static uint32_t exprs_dwarf_depth(dt_expr *const *v, uint32_t n)
-{
-	uint32_t d = 0;
-
-	for (uint32_t i = 0; i < n; i++)
-		d = max_u32(d, expr_dwarf_depth(v[i]));
-	return d;
-}
-
 /* The deepest ustack_dwarf(N) a probe evaluates: the walker is asked for that many frames. */
-static uint32_t expr_dwarf_depth(const dt_expr *e)
+static void dwarf_depth_of(void *ctx, const dt_expr *e)
 {
-	if (!e)
-		return 0;
-	switch (e->kind) {
-	case DT_E_BUILTIN:
-		if (e->builtin.id != DT_B_USTACK_DWARF)
-			return 0;
-		if (e->type && e->type->kind == DT_T_STACK && e->type->stack.depth)
-			return e->type->stack.depth;
-		return e->builtin.depth ? e->builtin.depth : DT_STACK_DEFAULT_DEPTH;
-	case DT_E_MAP: return exprs_dwarf_depth(e->map.keys, e->map.nkeys);
-	case DT_E_CALL: return exprs_dwarf_depth(e->call.args, e->call.nargs);
-	case DT_E_BINOP: return max_u32(expr_dwarf_depth(e->bin.l), expr_dwarf_depth(e->bin.r));
-	case DT_E_UNOP: return expr_dwarf_depth(e->un.e);
-	case DT_E_TERNARY:
-		return max_u32(expr_dwarf_depth(e->tern.cond),
-			       max_u32(expr_dwarf_depth(e->tern.t), expr_dwarf_depth(e->tern.f)));
-	case DT_E_FIELD: return expr_dwarf_depth(e->field.base);
-	case DT_E_TUPLE: return exprs_dwarf_depth(e->tuple.elems, e->tuple.n);
-	default: return 0;
-	}
-}
+	uint32_t *d = ctx, depth;
+	dt_stack_kind kind;
 
-static uint32_t stmt_dwarf_depth(const dt_stmt *s)
-{
-	switch (s->kind) {
-	case DT_S_EXPR: return expr_dwarf_depth(s->expr);
-	case DT_S_ASSIGN:
-		return max_u32(expr_dwarf_depth(s->assign.target), expr_dwarf_depth(s->assign.value));
-	case DT_S_IF:
-		return max_u32(expr_dwarf_depth(s->if_.cond),
-			       max_u32(list_dwarf_depth(&s->if_.then), list_dwarf_depth(&s->if_.els)));
-	case DT_S_UNROLL: return list_dwarf_depth(&s->unroll.body);
-	case DT_S_BLOCK: return list_dwarf_depth(&s->block);
-	default: return 0;
-	}
-}
-
-static uint32_t list_dwarf_depth(const dt_stmt_list *l)
-{
-	uint32_t d = 0;
-
-	for (uint32_t i = 0; i < l->n; i++)
-		d = max_u32(d, stmt_dwarf_depth(l->v[i]));
-	return d;
+	if (e->kind != DT_E_BUILTIN || e->builtin.id != DT_B_USTACK_DWARF)
+		return;
+	cg_stack_shape(e, &kind, &depth);
+	*d = DT_MAX(*d, depth);
 }
 
 /* `if (!cond) return 0;` */
@@ -681,11 +626,12 @@ void cg_emit_program(cg *c, const dt_probe *p, const dt_attach *a, enum bpf_prog
 		if (p->pred && !(is_entry_of_dwarf && p->pred_uses_ustack_dwarf))
 			guard(c, cg_cond(c, p->pred));
 		if (is_entry_of_dwarf) {
-			uint32_t depth = DT_MAX(list_dwarf_depth(&p->body), expr_dwarf_depth(p->pred));
+			uint32_t depth = 0;
 			LLVMValueRef st = walker_state(c);
 			int wfd = cg_aux_fd(c, DT_AUX_WALKER_PROGS, 0, 0);
 			LLVMValueRef args[3];
 
+			cg_visit_probe(p, dwarf_depth_of, &depth);
 			cg_store_int(c, st, offsetof(struct dt_walker_state, cont_slot), 4,
 				     cg_i64(c, (uint64_t)cont_slot));
 			cg_store_int(c, st, offsetof(struct dt_walker_state, max_depth), 4,

@@ -50,7 +50,7 @@ void dt_cg_result_free(dt_cg_result *r)
 	free(r);
 }
 
-static enum bpf_prog_type prog_type_of(dt_provider p)
+enum bpf_prog_type cg_prog_type_of(dt_provider p)
 {
 	switch (p) {
 	case DT_P_BEGIN: case DT_P_END:
@@ -135,7 +135,7 @@ static int plan_programs(cg *c, plan **out, uint32_t *n)
 
 			pl.prog.probe = pr;
 			pl.prog.attach = a;
-			pl.prog.prog_type = prog_type_of(a->provider);
+			pl.prog.prog_type = cg_prog_type_of(a->provider);
 			pl.prog.cont_slot = -1;
 			if (pl.prog.prog_type == BPF_PROG_TYPE_UNSPEC) {
 				dt_diag(c->diags, DT_DIAG_ERROR, a->span,

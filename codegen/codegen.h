@@ -5,7 +5,14 @@
  * no ELF relocation step, and a REPL can compile new probes against maps that already live.
  * (BTF-defined maps through bpf_object__open_mem were the other road; they would need BTF emitted
  * for every generated map type and a libbpf object per compilation, and would make sharing live
- * maps across compilations a reuse_fd dance — fds are simpler and are what the session has.) */
+ * maps across compilations a reuse_fd dance — fds are simpler and are what the session has.)
+ *
+ * The contract in two steps, so that no kernel object comes into being while code is generated:
+ *   1. dt_cg_resources_of says, from the checked program alone, every auxiliary map and
+ *      precompiled program (bpf-lib/) the generated code will reference.
+ *   2. The caller creates, loads and attaches all of that, then calls dt_codegen, whose
+ *      dt_cg_env.aux_fd only looks the fds up. Codegen never creates anything; a request for
+ *      something step 1 did not name is a dwarftrace bug, reported as an internal error. */
 #ifndef DT_CODEGEN_H
 #define DT_CODEGEN_H
 
@@ -29,14 +36,41 @@ typedef enum dt_aux_map {
 
 #define DT_SCRATCH_SIZE 4096
 
+/* One stack-trace map (DT_AUX_STACKS): BPF_MAP_TYPE_STACK_TRACE of `depth` u64 frames. */
+typedef struct dt_cg_stack_need {
+	dt_stack_kind kind;       /* DT_STACK_KERNEL or DT_STACK_USER_FP */
+	uint32_t depth;           /* never 0 (DT_STACK_DEFAULT_DEPTH when the script says none) */
+} dt_cg_stack_need;
+
+/* Everything the code of a program will reference besides its script maps (step 1 above). Not
+ * listed because every program may need them: DT_AUX_STATS (a failed map update, a lost event)
+ * and DT_AUX_SCRATCH (a buffer that outgrows the stack, known only once LLVM has laid out the
+ * stack). */
+typedef struct dt_cg_resources {
+	bool events;              /* DT_AUX_EVENTS: something is sent to userspace */
+	bool user_addrs;          /* DT_AUX_EXEC_GEN and DT_AUX_PIDS_SEEN: user addresses recorded */
+	bool xprobe_result;       /* DT_AUX_XPROBE_RESULT: xprobe builtins (wall, oncpu, …) */
+	/* DT_AUX_WALKER_PROGS, DT_AUX_CONT_PROGS and DT_AUX_WALKER_STATE: bit 1 << prog_type for
+	 * each BPF program type whose probes use ustack_dwarf (one walker per type). */
+	uint64_t walker_prog_types;
+	dt_cg_stack_need *stacks; /* each (kind, depth) once */
+	uint32_t nstacks;
+} dt_cg_resources;
+
+/* Fills *r for `p` (checked, without errors); free with dt_cg_resources_fini. */
+void dt_cg_resources_of(const dt_program *p, dt_cg_resources *r);
+void dt_cg_resources_fini(dt_cg_resources *r);
+
 /* What codegen needs from the session. */
 typedef struct dt_cg_env {
 	size_t sz;
 	void *ctx;
 	/* fd of the BPF map holding script map `m` (created with dt_map_layout_of). */
 	int (*map_fd)(void *ctx, const dt_map_sym *m);
-	/* fd of an auxiliary map; for DT_AUX_STACKS, `kind`/`depth` select the stack-trace map; for the
-	 * walker maps, `prog_type` selects the walker loaded for that program type. */
+	/* fd of an auxiliary map prepared from dt_cg_resources_of; for DT_AUX_STACKS, `kind`/`depth`
+	 * select the stack-trace map; for the walker maps, `prog_type` selects the walker loaded for
+	 * that program type. A lookup, never a creation: a negative errno for anything not prepared
+	 * (codegen then reports an internal error). */
 	int (*aux_fd)(void *ctx, dt_aux_map which, dt_stack_kind kind, uint32_t depth,
 		      enum bpf_prog_type prog_type);
 	/* Reserve a slot in DT_AUX_CONT_PROGS for a continuation; the session fills it after load. */

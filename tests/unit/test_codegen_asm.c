@@ -1,7 +1,8 @@
 /* test_codegen_asm.c — codegen without the kernel (no root needed): scripts compile against
  * made-up map fds, and the `-d asm` / `-d ir` renderings show what was decided: map references
  * by fd (ld_imm64 map[fd N]), helper calls by id, the pid filter, the ustack_dwarf entry /
- * continuation split with its tail call; and missing fds become diagnostics, not crashes. */
+ * continuation split with its tail call; the resources decided before codegen
+ * (dt_cg_resources_of); and missing fds become diagnostics, not crashes. */
 #include "t.h"
 
 #include "codegen/codegen.h"
@@ -153,6 +154,97 @@ static void dwarf_entry_and_continuation(void)
 	dt_cg_result_free(r);
 }
 
+/* Parses and checks `text`, then says what its code will need (dt_cg_resources_of). */
+static int needs(const char *text, dt_cg_resources *r)
+{
+	dt_arena *a = dt_arena_new();
+	dt_source src = { .name = "-e", .text = text, .len = strlen(text) };
+	dt_diags *d = dt_diags_new(&src);
+	dt_program *p = dt_parse(a, &src, d);
+	dt_check_opts co = { .sz = sizeof(co) };
+	int rc = -EINVAL;
+
+	memset(r, 0, sizeof(*r));
+	if (dt_diags_error_count(d) == 0 && dt_check(p, a, d, &co) == 0) {
+		dt_cg_resources_of(p, r);
+		rc = 0;
+	}
+	if (rc && getenv("DT_TEST_VERBOSE"))
+		dt_diags_print(d, stderr, false);
+	dt_diags_free(d);
+	dt_arena_free(a);
+	return rc;
+}
+
+static bool has_stack(const dt_cg_resources *r, dt_stack_kind kind, uint32_t depth)
+{
+	for (uint32_t i = 0; i < r->nstacks; i++)
+		if (r->stacks[i].kind == kind && r->stacks[i].depth == depth)
+			return true;
+	return false;
+}
+
+/* The resources decided before codegen: only what the code will reference. */
+static void resources_of_programs(void)
+{
+	dt_cg_resources r;
+
+	CHECK_EQ_INT(needs("BEGIN { @x = 1; $y = 2; }", &r), 0);
+	CHECK(!r.events && !r.user_addrs && !r.xprobe_result);
+	CHECK_EQ_INT(r.walker_prog_types, 0);
+	CHECK_EQ_INT(r.nstacks, 0);
+	dt_cg_resources_fini(&r);
+
+	CHECK_EQ_INT(needs("BEGIN { printf(\"x\\n\"); }", &r), 0);
+	CHECK(r.events && !r.user_addrs);
+	dt_cg_resources_fini(&r);
+
+	/* Stack maps once per (kind, depth); a user stack notes its process (an event). */
+	CHECK_EQ_INT(needs("profile:hz:99 { @a[kstack] = count(); @b[ustack(5)] = count(); "
+			   "@c[kstack] = count(); @d[kstack(perf, 3)] = count(); }", &r), 0);
+	CHECK_EQ_INT(r.nstacks, 3);
+	CHECK(has_stack(&r, DT_STACK_KERNEL, DT_STACK_DEFAULT_DEPTH));
+	CHECK(has_stack(&r, DT_STACK_KERNEL, 3));
+	CHECK(has_stack(&r, DT_STACK_USER_FP, 5));
+	CHECK(r.user_addrs && r.events);
+	CHECK_EQ_INT(r.walker_prog_types, 0);
+	dt_cg_resources_fini(&r);
+
+	/* A kernel stack alone records no user address. */
+	CHECK_EQ_INT(needs("interval:s:1 { @[kstack] = count(); }", &r), 0);
+	CHECK(!r.user_addrs && !r.events);
+	dt_cg_resources_fini(&r);
+
+	/* One walker per program type whose probes use ustack_dwarf, in the predicate too. */
+	CHECK_EQ_INT(needs("profile:hz:99 { @[ustack_dwarf] = count(); } "
+			   "tracepoint:sched:sched_switch /@s[ustack_dwarf(8)] == 0/ { @s[ustack_dwarf(8)] "
+			   "= 1; } interval:s:1 { @i = count(); }", &r), 0);
+	CHECK_EQ_INT(r.walker_prog_types, (1ull << BPF_PROG_TYPE_PERF_EVENT) |
+					  (1ull << BPF_PROG_TYPE_TRACEPOINT));
+	CHECK(r.user_addrs && r.events);
+	CHECK_EQ_INT(r.nstacks, 0);
+	dt_cg_resources_fini(&r);
+
+	CHECK_EQ_INT(needs("uprobe:/bin/sh:main { @[usym(arg0)] = count(); }", &r), 0);
+	CHECK(r.user_addrs && r.events);
+	dt_cg_resources_fini(&r);
+
+	/* delete() sends an event only for a histogram key (userspace deletes its buckets). */
+	CHECK_EQ_INT(needs("BEGIN { @c[1] = count(); delete(@c[1]); }", &r), 0);
+	CHECK(!r.events);
+	dt_cg_resources_fini(&r);
+	CHECK_EQ_INT(needs("BEGIN { @h[1] = hist(2); delete(@h[1]); }", &r), 0);
+	CHECK(r.events);
+	dt_cg_resources_fini(&r);
+
+	CHECK_EQ_INT(needs("xprobe:/bin/sh:main { @ = hist(wall); }", &r), 0);
+	CHECK(r.xprobe_result && !r.events && !r.user_addrs);
+	dt_cg_resources_fini(&r);
+	CHECK_EQ_INT(needs("xprobe:/bin/sh:main { @ = count(); }", &r), 0);
+	CHECK(!r.xprobe_result);
+	dt_cg_resources_fini(&r);
+}
+
 static void missing_fd_is_a_diagnostic(void)
 {
 	fake f = { .fail_aux = true };
@@ -170,6 +262,7 @@ int main(void)
 	T_RUN(prog_types);
 	T_RUN(pid_filter);
 	T_RUN(dwarf_entry_and_continuation);
+	T_RUN(resources_of_programs);
 	T_RUN(missing_fd_is_a_diagnostic);
 	dt_codegen_shutdown();
 	return t_done();

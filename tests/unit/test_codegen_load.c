@@ -2,7 +2,9 @@
  * compiled, and loaded into the kernel through the verifier (root only); the BEGIN-only ones
  * are then run with BPF_PROG_TEST_RUN and the maps and ring-buffer events they leave behind are
  * compared with what the script means. Maps are created the way the session creates them, from
- * dt_map_layout_of and the aux map shapes of codegen.h and bpf-lib. */
+ * dt_map_layout_of and the aux map shapes of codegen.h and bpf-lib, before codegen; the aux
+ * callback only hands out what dt_cg_resources_of named, so every script here also checks that
+ * the resources decided before codegen cover what codegen asks for. */
 #include "t.h"
 
 #include "codegen/codegen.h"
@@ -30,6 +32,7 @@ typedef struct sess {
 	int aux[DT_AUX_EXEC_GEN + 1];
 	struct { dt_stack_kind kind; uint32_t depth; int fd; } stacks[MAX_STACK_MAPS];
 	int nstacks;
+	dt_cg_resources needs;
 	int next_slot;
 	dt_cg_result *res;
 	int prog_fds[32];
@@ -49,26 +52,57 @@ static int map_fd_cb(void *ctx, const dt_map_sym *m)
 	return s->map_fds[m->id];
 }
 
+/* A lookup, like the session's: -ENOENT for whatever dt_cg_resources_of did not name. */
 static int aux_fd_cb(void *ctx, dt_aux_map which, dt_stack_kind kind, uint32_t depth,
 		     enum bpf_prog_type pt)
 {
 	sess *s = ctx;
+	const dt_cg_resources *r = &s->needs;
+	bool named = false;
 
-	if (which != DT_AUX_STACKS)
-		return s->aux[which];
-	for (int i = 0; i < s->nstacks; i++)
-		if (s->stacks[i].kind == kind && s->stacks[i].depth == depth)
-			return s->stacks[i].fd;
-	if (s->nstacks == MAX_STACK_MAPS)
-		return -ENOSPC;
-	int fd = bpf_map_create(BPF_MAP_TYPE_STACK_TRACE, "dt_stacks", 4, depth * 8, 1024, NULL);
+	switch (which) {
+	case DT_AUX_STATS: case DT_AUX_SCRATCH:
+		named = true;
+		break;
+	case DT_AUX_EVENTS:
+		named = r->events;
+		break;
+	case DT_AUX_PIDS_SEEN: case DT_AUX_EXEC_GEN:
+		named = r->user_addrs;
+		break;
+	case DT_AUX_XPROBE_RESULT:
+		named = r->xprobe_result;
+		break;
+	case DT_AUX_WALKER_PROGS: case DT_AUX_CONT_PROGS: case DT_AUX_WALKER_STATE:
+		named = r->walker_prog_types & (1ull << pt);
+		break;
+	case DT_AUX_STACKS:
+		for (int i = 0; i < s->nstacks; i++)
+			if (s->stacks[i].kind == kind && s->stacks[i].depth == depth)
+				return s->stacks[i].fd;
+		return -ENOENT;
+	}
+	return named ? s->aux[which] : -ENOENT;
+}
 
-	if (fd < 0)
-		return -errno;
-	s->stacks[s->nstacks].kind = kind;
-	s->stacks[s->nstacks].depth = depth;
-	s->stacks[s->nstacks++].fd = fd;
-	return fd;
+/* The stack-trace maps the resources name. */
+static int create_stacks(sess *s)
+{
+	for (uint32_t i = 0; i < s->needs.nstacks; i++) {
+		const dt_cg_stack_need *n = &s->needs.stacks[i];
+		int fd;
+
+		if (s->nstacks == MAX_STACK_MAPS)
+			return -ENOSPC;
+		fd = bpf_map_create(BPF_MAP_TYPE_STACK_TRACE, "dt_stacks", 4, n->depth * 8, 1024,
+				    NULL);
+		if (fd < 0)
+			return -errno;
+		s->stacks[s->nstacks].kind = n->kind;
+		s->stacks[s->nstacks].depth = n->depth;
+		s->stacks[s->nstacks++].fd = fd;
+	}
+	return 0;
 }
 
 static int cont_slot_cb(void *ctx)
@@ -91,6 +125,7 @@ static void sess_close(sess *s)
 			close(s->aux[i]);
 	for (int i = 0; i < s->nstacks; i++)
 		close(s->stacks[i].fd);
+	dt_cg_resources_fini(&s->needs);
 	free(s->map_fds);
 	dt_cg_result_free(s->res);
 	if (s->diags)
@@ -148,7 +183,8 @@ static int sess_load(sess *s, const char *text, uint32_t filter_pid, bool want_d
 		dt_diags_print(s->diags, stderr, false);
 		return -EINVAL;
 	}
-	if ((ret = create_aux(s)))
+	dt_cg_resources_of(s->prog, &s->needs);
+	if ((ret = create_aux(s)) || (ret = create_stacks(s)))
 		return ret;
 	s->map_fds = xcalloc(s->prog->nmaps + 1, sizeof(int));
 	for (uint32_t i = 0; i < s->prog->nmaps; i++) {

@@ -1,0 +1,163 @@
+/* cg_resources.c — what the code of a program will reference, decided from the checked program
+ * before any code is generated (bpftrace's resource analysis): the event ring buffer, the exec
+ * follower's maps, the xprobe result, the DWARF walker of each program type, and the stack-trace
+ * map of each (kind, depth). The session creates, loads and attaches all of it first, so that
+ * code generation only looks fds up. Each rule names the emitter whose output needs the object;
+ * a rule that misses one shows as an internal error at code generation, never as a silent gap.
+ * Also the one walk over a probe's expressions that both this and the emitters use. */
+#include "codegen/cg_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ the walk */
+
+typedef struct visit {
+	void (*fn)(void *ctx, const dt_expr *e);
+	void *ctx;
+} visit;
+
+static void visit_expr(const visit *v, const dt_expr *e);
+
+static void visit_exprs(const visit *v, dt_expr *const *es, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		visit_expr(v, es[i]);
+}
+
+static void visit_expr(const visit *v, const dt_expr *e)
+{
+	if (!e)
+		return;
+	v->fn(v->ctx, e);
+	switch (e->kind) {
+	case DT_E_MAP: visit_exprs(v, e->map.keys, e->map.nkeys); break;
+	case DT_E_CALL: visit_exprs(v, e->call.args, e->call.nargs); break;
+	case DT_E_BINOP: visit_expr(v, e->bin.l); visit_expr(v, e->bin.r); break;
+	case DT_E_UNOP: visit_expr(v, e->un.e); break;
+	case DT_E_TERNARY:
+		visit_expr(v, e->tern.cond);
+		visit_expr(v, e->tern.t);
+		visit_expr(v, e->tern.f);
+		break;
+	case DT_E_FIELD: visit_expr(v, e->field.base); break;
+	case DT_E_TUPLE: visit_exprs(v, e->tuple.elems, e->tuple.n); break;
+	default: break;
+	}
+}
+
+static void visit_stmts(const visit *v, const dt_stmt_list *l)
+{
+	for (uint32_t i = 0; i < l->n; i++) {
+		const dt_stmt *s = l->v[i];
+
+		switch (s->kind) {
+		case DT_S_EXPR: visit_expr(v, s->expr); break;
+		case DT_S_ASSIGN:
+			visit_expr(v, s->assign.target);
+			visit_expr(v, s->assign.value);
+			break;
+		case DT_S_IF:
+			visit_expr(v, s->if_.cond);
+			visit_stmts(v, &s->if_.then);
+			visit_stmts(v, &s->if_.els);
+			break;
+		case DT_S_UNROLL: visit_stmts(v, &s->unroll.body); break;
+		case DT_S_BLOCK: visit_stmts(v, &s->block); break;
+		case DT_S_RETURN: break;
+		}
+	}
+}
+
+void cg_visit_probe(const dt_probe *p, void (*fn)(void *ctx, const dt_expr *e), void *ctx)
+{
+	visit v = { fn, ctx };
+
+	visit_expr(&v, p->pred);
+	visit_stmts(&v, &p->body);
+}
+
+/* ------------------------------------------------------------ the rules */
+
+static void add_stack(dt_cg_resources *r, dt_stack_kind kind, uint32_t depth)
+{
+	for (uint32_t i = 0; i < r->nstacks; i++)
+		if (r->stacks[i].kind == kind && r->stacks[i].depth == depth)
+			return;
+	r->stacks = xrealloc(r->stacks, (r->nstacks + 1) * sizeof(*r->stacks));
+	r->stacks[r->nstacks++] = (dt_cg_stack_need){ .kind = kind, .depth = depth };
+}
+
+static void expr_needs(void *ctx, const dt_expr *e)
+{
+	dt_cg_resources *r = ctx;
+
+	if (e->kind == DT_E_BUILTIN) {
+		dt_stack_kind kind;
+		uint32_t depth;
+
+		switch (e->builtin.id) {
+		case DT_B_KSTACK: case DT_B_USTACK: case DT_B_USTACK_DWARF:
+			/* cg_stack_ref: a stack-trace map, or the walker's result; user stacks
+			 * carry the generation and note the pid (note_tgid). */
+			cg_stack_shape(e, &kind, &depth);
+			if (kind != DT_STACK_USER_DWARF)
+				add_stack(r, kind, depth);
+			r->user_addrs |= kind != DT_STACK_KERNEL;
+			break;
+		case DT_B_FUNC:
+			/* A uprobe's func is a usym (usym_of). */
+			r->user_addrs |= e->type && e->type->kind == DT_T_USYM;
+			break;
+		default:
+			r->xprobe_result |= cg_xprobe_is_builtin(e->builtin.id);
+			break;
+		}
+		return;
+	}
+	if (e->kind != DT_E_CALL)
+		return;
+	switch (e->call.id) {
+	case DT_F_USYM:
+		r->user_addrs = true; /* usym_of */
+		break;
+	case DT_F_PRINTF: case DT_F_TIME: case DT_F_PRINT: case DT_F_CLEAR: case DT_F_ZERO:
+	case DT_F_EXIT:
+		r->events = true; /* cg_call_action */
+		break;
+	case DT_F_DELETE:
+		/* emit_delete: only a histogram key is deleted by userspace, through an event. */
+		if (e->call.nargs && e->call.args[0]->kind == DT_E_MAP && e->call.args[0]->map.sym) {
+			dt_map_layout lay;
+
+			dt_map_layout_of(e->call.args[0]->map.sym, &lay);
+			r->events |= lay.bucketed;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+void dt_cg_resources_of(const dt_program *p, dt_cg_resources *r)
+{
+	memset(r, 0, sizeof(*r));
+	for (uint32_t i = 0; i < p->nprobes; i++) {
+		const dt_probe *pr = p->probes[i];
+
+		cg_visit_probe(pr, expr_needs, r);
+		/* plan_programs: an entry and a continuation per attach point, both of the attach
+		 * point's program type, joined by the walker of that type. */
+		if (pr->uses_ustack_dwarf)
+			for (uint32_t j = 0; j < pr->nattach; j++)
+				r->walker_prog_types |= 1ull << cg_prog_type_of(pr->attach[j]->provider);
+	}
+	/* A user address tells userspace about its process (DT_EV_PID_SEEN). */
+	r->events |= r->user_addrs;
+}
+
+void dt_cg_resources_fini(dt_cg_resources *r)
+{
+	free(r->stacks);
+	memset(r, 0, sizeof(*r));
+}
