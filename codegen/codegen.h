@@ -25,13 +25,14 @@ typedef enum dt_aux_map {
 	DT_AUX_EVENTS,      /* ring buffer of struct dt_event_hdr records */
 	DT_AUX_STATS,       /* per-CPU array of enum dt_stat counters */
 	DT_AUX_SCRATCH,     /* per-CPU array, one DT_SCRATCH_SIZE value: room for big keys/events */
-	DT_AUX_STACKS,      /* stack-trace map for (stack kind, depth): see dt_cg_env.stack_map_fd */
+	DT_AUX_STACKS,      /* stack-trace map for (stack kind, depth): dt_cg_resources.stacks */
 	DT_AUX_WALKER_PROGS,/* prog array of the DWARF walker for this program type (ustack_dwarf) */
 	DT_AUX_CONT_PROGS,  /* prog array of continuations the walker tail-calls */
 	DT_AUX_WALKER_STATE,/* per-CPU walker state (bpf-lib/dt_walker.h) */
 	DT_AUX_XPROBE_RESULT,/* per-CPU struct dt_xresult of the call an xprobe block runs for */
+	/* The exec follower's maps (bpf-lib/dt_exec.h), which exec resets: */
 	DT_AUX_PIDS_SEEN,   /* LRU hash: tgid (u32) -> when it last sent DT_EV_PID_SEEN (u64 ns) */
-	DT_AUX_EXEC_GEN,    /* hash: tgid (u32) -> address-space generation (u32), see dt_abi.h */
+	DT_AUX_EXEC_GEN,    /* LRU hash: tgid (u32) -> address-space generation (u32), see dt_abi.h */
 } dt_aux_map;
 
 #define DT_SCRATCH_SIZE 4096
@@ -108,8 +109,9 @@ typedef struct dt_cg_result {
 	char *asm_text;           /* -d asm: BPF assembly, or NULL */
 } dt_cg_result;
 
-/* Generates every program of `p` (checked, without errors). Internal failures (LLVM refusing IR,
- * which is our bug) are reported as a diagnostic at the probe's span and return -EINVAL. */
+/* Generates every program of `p` (checked, without errors), whose resources are prepared.
+ * Internal failures (LLVM refusing IR, an aux map that was not prepared: our bugs) are reported
+ * as a diagnostic at the probe's span and return a negative errno. */
 int dt_codegen(const dt_program *p, const dt_cg_env *env, dt_cg_result **out, dt_diags *d);
 void dt_cg_result_free(dt_cg_result *r);
 

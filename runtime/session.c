@@ -1,11 +1,12 @@
-/* session.c — the session: script maps that live across compilations, the auxiliary maps generated
- * code needs (created lazily, when codegen first asks for them), and units — one per program text —
- * each compiled, loaded (with a verifier log only when something fails or -d verifier asks),
- * attached through attach.c, and detachable on its own. Also the loss counters and the exit
- * sequence: detach, END, drain, print maps, report losses. This file calls the others of the
- * session and none calls it: the event loop is loop.c, the -c command and the -p process are
- * child.c, what userspace does to the maps while tracing (map commands, noting pids) is
- * session_maps.c. */
+/* session.c — the session: script maps that live across compilations, the kernel objects
+ * generated code needs (auxiliary maps, the exec follower, the walkers: made by the resource step
+ * before codegen, from what dt_cg_resources_of says the program will reference), and units — one
+ * per program text — each compiled, loaded (with a verifier log only when something fails or
+ * -d verifier asks), attached through attach.c, and detachable on its own. Also the loss counters
+ * and the exit sequence: detach, END, drain, print maps, report losses. This file calls the
+ * others of the session and none calls it: the event loop is loop.c, the -c command and the -p
+ * process are child.c, what userspace does to the maps while tracing (map commands, noting pids)
+ * is session_maps.c. */
 #include "runtime/session_internal.h"
 
 #include <bpf/bpf.h>
@@ -522,57 +523,92 @@ static int wrap_uw(dt_session *s, int fd, enum bpf_prog_type t)
 	return fd;
 }
 
+/* The walkers for the program types in `types` (bit 1 << enum bpf_prog_type each), with the
+ * unwinder, its tables for the running processes and its exec bookkeeping on first use. 0 or
+ * -errno with a message printed. */
+static int prepare_walkers(dt_session *s, uint64_t types)
+{
+	if (!dt_session_unwinder(s))
+		return -EOPNOTSUPP;
+	for (int t = 0; t < 64; t++) {
+		int rc = types & (1ull << t) ? dt_unwinder_load_walker(s->uw, t) : 0;
+
+		if (rc < 0)
+			return wrap_uw(s, rc, t);
+	}
+	return 0;
+}
+
+/* The resource step: every kernel object the unit's code will reference (dt_cg_resources_of) is
+ * created, loaded or attached here, before codegen, which then only looks fds up (cg_aux_fd).
+ * The events ring buffer is the unit's; the rest is the session's, made by the first unit that
+ * needs it and shared with later ones. 0, or -errno with the reason printed. */
+static int prepare_resources(dt_session *s, dt_unit *u, const dt_cg_resources *r)
+{
+	int rc;
+
+	/* Any program may count a loss or need scratch memory (codegen.h): both are cheap. */
+	rc = aux_create(s, &s->stats_fd, BPF_MAP_TYPE_PERCPU_ARRAY, "stats", 4, 8, DT_STAT__COUNT);
+	if (rc >= 0)
+		rc = aux_create(s, &s->scratch_fd, BPF_MAP_TYPE_PERCPU_ARRAY, "scratch", 4,
+				DT_SCRATCH_SIZE, 1);
+	if (rc >= 0 && r->events)
+		rc = aux_create(s, &u->events_fd, BPF_MAP_TYPE_RINGBUF, "events", 0, 0,
+				DT_EVENTS_RINGBUF_SIZE);
+	for (uint32_t i = 0; i < r->nstacks && rc >= 0; i++)
+		rc = stack_map_fd(s, r->stacks[i].kind, r->stacks[i].depth, true);
+	/* Before the walker: the unwinder plugs its process table into the exec follower. */
+	if (rc >= 0 && r->user_addrs)
+		rc = session_exec_follower(s);
+	if (rc >= 0 && r->walker_prog_types)
+		rc = prepare_walkers(s, r->walker_prog_types);
+	if (rc >= 0 && r->xprobe_result)
+		rc = dt_xprobe_load(s);
+	return rc < 0 ? rc : 0;
+}
+
+/* dt_cg_env.aux_fd: a lookup among what prepare_resources made, -ENOENT for anything else. */
 static int cg_aux_fd(void *ctx, dt_aux_map which, dt_stack_kind kind, uint32_t depth,
 		     enum bpf_prog_type prog_type)
 {
 	struct cg_ctx *c = ctx;
 	dt_session *s = c->s;
+	int fd = -ENOENT;
 
 	switch (which) {
 	case DT_AUX_EVENTS:
-		return aux_create(s, &c->u->events_fd, BPF_MAP_TYPE_RINGBUF, "events", 0, 0,
-				  DT_EVENTS_RINGBUF_SIZE);
+		fd = c->u->events_fd;
+		break;
 	case DT_AUX_STATS:
-		return aux_create(s, &s->stats_fd, BPF_MAP_TYPE_PERCPU_ARRAY, "stats", 4, 8,
-				  DT_STAT__COUNT);
+		s->stats_used = true; /* its counters are reported at the end */
+		fd = s->stats_fd;
+		break;
 	case DT_AUX_SCRATCH:
-		return aux_create(s, &s->scratch_fd, BPF_MAP_TYPE_PERCPU_ARRAY, "scratch", 4,
-				  DT_SCRATCH_SIZE, 1);
+		fd = s->scratch_fd;
+		break;
 	case DT_AUX_PIDS_SEEN:
-	case DT_AUX_EXEC_GEN: {
-		int rc = session_exec_follower(s);
-
-		if (rc < 0)
-			return rc;
-		return which == DT_AUX_EXEC_GEN ? dt_exec_follower_gen_fd(s->ef) :
-						   dt_exec_follower_seen_fd(s->ef);
-	}
+		fd = s->ef ? dt_exec_follower_seen_fd(s->ef) : -ENOENT;
+		break;
+	case DT_AUX_EXEC_GEN:
+		fd = s->ef ? dt_exec_follower_gen_fd(s->ef) : -ENOENT;
+		break;
 	case DT_AUX_STACKS:
-		if (kind != DT_STACK_USER_DWARF)
-			return stack_map_fd(s, kind, depth, true);
+		fd = stack_map_fd(s, kind, depth, false);
 		break;
 	case DT_AUX_XPROBE_RESULT:
-		return dt_xprobe_result_fd(s);
-	case DT_AUX_CONT_PROGS:
+		fd = dt_xprobe_result_fd(s);
+		break;
 	case DT_AUX_WALKER_PROGS:
+		fd = s->uw ? dt_unwinder_walker_progs_fd(s->uw, prog_type) : -ENOENT;
+		break;
+	case DT_AUX_CONT_PROGS:
+		fd = s->uw ? dt_unwinder_cont_progs_fd(s->uw, prog_type) : -ENOENT;
+		break;
 	case DT_AUX_WALKER_STATE:
+		fd = s->uw ? dt_unwinder_state_fd(s->uw, prog_type) : -ENOENT;
 		break;
 	}
-	/* The DWARF walker's maps: the unwinder owns them, one set per program type. */
-	if (!dt_session_unwinder(s))
-		return -EOPNOTSUPP;
-	switch (which) {
-	case DT_AUX_STACKS:
-		return dt_unwinder_frames_fd(s->uw);
-	case DT_AUX_CONT_PROGS:
-		return wrap_uw(s, dt_unwinder_cont_progs_fd(s->uw, prog_type), prog_type);
-	case DT_AUX_WALKER_PROGS:
-		return wrap_uw(s, dt_unwinder_walker_progs_fd(s->uw, prog_type), prog_type);
-	case DT_AUX_WALKER_STATE:
-		return wrap_uw(s, dt_unwinder_state_fd(s->uw, prog_type), prog_type);
-	default:
-		return -EINVAL;
-	}
+	return fd < 0 ? -ENOENT : fd;
 }
 
 static int cg_cont_slot(void *ctx)
@@ -868,6 +904,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 		.want_ir = s->o.dump & DT_DUMP_IR, .want_asm = s->o.dump & DT_DUMP_ASM,
 	};
 	dt_cg_result *cg = NULL;
+	dt_cg_resources res;
 	size_t maps0 = s->maps.n;
 	bool color = isatty(fileno(s->err));
 	dt_diags *d;
@@ -918,6 +955,13 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	if ((s->o.count_hits || s->o.verbose) && s->stats_enable_fd < 0)
 		s->stats_enable_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	rc = create_unit_maps(s, u);
+	if (rc < 0)
+		goto fail;
+	t = dt_now_ns();
+	dt_cg_resources_of(u->prog, &res);
+	rc = prepare_resources(s, u, &res);
+	dt_cg_resources_fini(&res);
+	s->t_load += dt_now_ns() - t;
 	if (rc < 0)
 		goto fail;
 	t = dt_now_ns();
@@ -1040,7 +1084,7 @@ static void report_stats(dt_session *s)
 {
 	uint64_t *vals, totals[DT_STAT__COUNT] = { 0 };
 
-	if (s->stats_fd < 0)
+	if (!s->stats_used)
 		return;
 	vals = xcalloc((size_t)s->ncpus, sizeof(*vals));
 	for (uint32_t k = 0; k < DT_STAT__COUNT; k++) {

@@ -111,6 +111,7 @@ struct dt_session {
 	uint32_t next_unit_id;
 	int next_cont_slot;
 	int stats_fd, scratch_fd;
+	bool stats_used;      /* generated code counts losses in stats_fd: report them */
 	/* The exec follower (unwind/): generations (DT_AUX_EXEC_GEN) and pids-seen
 	 * (DT_AUX_PIDS_SEEN), loaded when a program first records user addresses. */
 	dt_exec_follower *ef;
@@ -138,7 +139,8 @@ struct dt_session {
 	uint64_t t_parse, t_check, t_codegen, t_load, t_attach, t_detach;
 };
 
-/* The unwinder, loaded on first use; NULL with a message printed if it cannot load. */
+/* The unwinder, loaded on first use (before codegen, by the resource step); NULL with a message
+ * printed if it cannot load. */
 dt_unwinder *dt_session_unwinder(dt_session *s);
 /* Loads one generated program (license GPL). A verifier rejection prints the internal-error
  * sentence naming the probe and the log's tail; -d verifier prints every log. 0 or -errno. */
@@ -151,8 +153,11 @@ int dt_session_stack_frames(void *ctx, const dt_type *t, const struct dt_stack_r
 
 /* ---------------------------------------------------------------- xprobe.c */
 
-/* fd of the per-CPU xresult map the block of an xprobe reads (loads the xprobe object and
- * attaches the scheduler hooks on first use), or -errno with a message printed. */
+/* Opens and loads the xprobe object, once per session (a failure is remembered and returned
+ * again). 0 or -errno with a message printed. */
+int dt_xprobe_load(dt_session *s);
+/* fd of the per-CPU xresult map the block of an xprobe reads, once dt_xprobe_load succeeded;
+ * -ENOENT before. */
 int dt_xprobe_result_fd(dt_session *s);
 /* Attaches xprobe attach point `a` whose block is the loaded program `prog_fd`: the block goes
  * into a slot of the xprobe prog array, and the shared entry and return programs are attached

@@ -1,10 +1,11 @@
 /* xprobe.c — the userspace side of xprobes (protocol: bpf-lib/dt_xprobe.h). The precompiled
  * object (entry/return uprobe programs, scheduler hooks, per-thread state) is opened from the
- * embedded bytes the first time a program uses an xprobe, once per session; its scheduler hooks
- * are attached with the first xprobe and stay attached for the session. Each xprobe attach point gets a slot: its generated block goes
- * into that slot of the xprobe prog array, and the shared entry and return programs are attached
- * to the function with a bpf cookie naming the slot (and, for the entry, the sampling period), so
- * one pair of programs serves every watched function. At the end, what could not be measured is
+ * embedded bytes once per session: before codegen when a program reads an xprobe's numbers, else
+ * at the first attach. Its scheduler hooks are attached with the first xprobe and stay attached
+ * for the session. Each xprobe attach point gets a slot: its generated block goes into that slot
+ * of the xprobe prog array, and the shared entry and return programs are attached to the
+ * function with a bpf cookie naming the slot (and, for the entry, the sampling period), so one
+ * pair of programs serves every watched function. At the end, what could not be measured is
  * reported like the other loss counters. */
 #include "runtime/session_internal.h"
 #include "bpf-lib/dt_xprobe.h"
@@ -59,8 +60,7 @@ static int obj_prog_fd(struct bpf_object *obj, const char *name)
 	return p ? bpf_program__fd(p) : -ENOENT;
 }
 
-/* Opens and loads the object and attaches the scheduler hooks. 0 or -errno (why on s->err). */
-static int xp_load(dt_session *s)
+int dt_xprobe_load(dt_session *s)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "dt_xprobe");
 	struct dt_xprobes *x;
@@ -138,9 +138,7 @@ static int xp_hooks(dt_session *s, char **err)
 
 int dt_xprobe_result_fd(dt_session *s)
 {
-	int rc = xp_load(s);
-
-	return rc < 0 ? rc : s->xp->result_fd;
+	return s->xp && !s->xp->load_err ? s->xp->result_fd : -ENOENT;
 }
 
 /* A uprobe (`ret`: uretprobe) on the function of `a` running `prog_fd` with `cookie`: a BPF
@@ -177,7 +175,7 @@ int dt_xprobe_attach(dt_session *s, const dt_attach *a, int prog_fd, dt_fdvec *f
 	size_t n0 = fds->n;
 	uint64_t period = a->rate > 1 ? DT_MIN(a->rate, (uint64_t)UINT32_MAX) : 0;
 	uint32_t slot;
-	int rc = xp_load(s);
+	int rc = dt_xprobe_load(s);
 
 	*err = NULL;
 	if (rc < 0)

@@ -55,7 +55,7 @@ typedef struct dt_unwinder_opts {
 	/* Processes with mapping tables at once; 0 = 1024. */
 	uint32_t max_procs;
 	/* Bit (1 << enum dt_walker_ptype) per program type whose walker loads now; the others load
-	 * when their fds are first asked for (each costs the verifier ~50-100 ms). */
+	 * with dt_unwinder_load_walker (each costs the verifier ~50-100 ms). */
 	uint32_t ptypes;
 	/* Follow processes: the unwinder plugs its process table into this exec follower (which
 	 * must outlive it) and attaches its own exit and executable-mmap followers. NULL: neither
@@ -73,10 +73,13 @@ void dt_unwinder_free(dt_unwinder *u);
 /* The walker's program type slot for a BPF program type, or -EOPNOTSUPP. */
 int dt_walker_ptype_of(enum bpf_prog_type t);
 
+/* Loads the walker for BPF program type t unless it is loaded already: 0, -EOPNOTSUPP for a
+ * program type the walker does not support, or the load error. */
+int dt_unwinder_load_walker(dt_unwinder *u, enum bpf_prog_type t);
 /* Fds for the session / codegen (DT_AUX_WALKER_PROGS, DT_AUX_CONT_PROGS, DT_AUX_WALKER_STATE) for
- * the given program type, loading its walker on first use; -EOPNOTSUPP for a program type the
- * walker does not support, or the load error. The session puts each continuation's prog fd at
- * its slot in the continuation array (bpf_map_update_elem). */
+ * the given program type, whose walker is loaded; -EOPNOTSUPP for a program type the walker does
+ * not support, -ENOENT when its walker is not loaded. Lookups only. The session puts each
+ * continuation's prog fd at its slot in the continuation array (bpf_map_update_elem). */
 int dt_unwinder_walker_progs_fd(dt_unwinder *u, enum bpf_prog_type t);
 int dt_unwinder_cont_progs_fd(dt_unwinder *u, enum bpf_prog_type t);
 int dt_unwinder_state_fd(dt_unwinder *u, enum bpf_prog_type t);

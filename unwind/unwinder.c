@@ -307,15 +307,21 @@ void dt_unwinder_free(dt_unwinder *u)
 	free(u);
 }
 
-/* The fd in fds[] for program type t, loading that type's walker on first use. */
+int dt_unwinder_load_walker(dt_unwinder *u, enum bpf_prog_type t)
+{
+	int k = dt_walker_ptype_of(t);
+
+	return k < 0 ? k : load_ptype(u, k);
+}
+
+/* The fd in fds[] for program type t, whose walker is loaded. */
 static int fd_for(dt_unwinder *u, const int *fds, enum bpf_prog_type t)
 {
-	int k = dt_walker_ptype_of(t), ret;
+	int k = dt_walker_ptype_of(t);
 
 	if (k < 0 || fds[k] < 0)
 		return -EOPNOTSUPP;
-	ret = load_ptype(u, k);
-	return ret < 0 ? ret : fds[k];
+	return u->tobj[k] ? fds[k] : -ENOENT;
 }
 
 int dt_unwinder_walker_progs_fd(dt_unwinder *u, enum bpf_prog_type t)
