@@ -6,20 +6,21 @@
  *   1. The address-space generation (dt_abi.h, DT_GEN_SHIFT) of the process goes up by one in
  *      `exec_gen`, and the process is forgotten in `pids_seen`, so the first user address the new
  *      image records sends DT_EV_PID_SEEN at once (generated code: codegen/cg_expr.c).
- *   2. When the DWARF walker is loaded (unwind/), the process's mapping table in the walker's
- *      `procs` is emptied and DT_REQ_EXEC is sent on the walker's `requests`, so unwind/ reads the
- *      new image's mappings; with DT_EXEC_FOLLOW_ALL in `config` (system-wide tracing) a process
- *      the walker does not know yet gets an empty table too, so its library mmaps are followed.
+ *   2. When the DWARF walker is loaded (unwind/), the process's mapping table in `procs` is
+ *      emptied and DT_REQ_EXEC is sent on `requests`, so unwind/ reads the new image's
+ *      mappings; with DT_EXEC_FOLLOW_ALL in `config` (system-wide tracing) a process the walker
+ *      does not know yet gets an empty table too, so its library mmaps are followed.
  *
- * Part 2 needs the walker's maps, which exist only once a program uses ustack_dwarf — possibly
- * long after the follower was attached (a REPL). So the follower reaches them through three
- * one-slot map-in-map arrays that unwind/ fills when it loads the walker: `walker_procs` (HASH
- * tgid -> struct dt_proc_maps), `walker_requests` (RINGBUF of struct dt_unwind_req) and
- * `walker_stats` (PERCPU_ARRAY of enum dt_walker_stat counters: REQ_SENT, REQ_LOST). While a slot
- * is empty, part 2 does nothing and the follower costs two small maps and a dozen instructions.
+ * Part 2 needs the walker's procs, requests and wstats, but the walker's object loads only once a
+ * program uses ustack_dwarf — possibly long after the follower was attached (a REPL). So the
+ * follower's object owns those three maps (declared once in walker_maps.bpf.h) and unwind/ makes
+ * the walker's object reuse them. Until the walker fills procs, part 2 finds nothing and returns:
+ * a session that never uses ustack_dwarf pays for small maps and a few instructions per exec.
+ * (Slots filled later through map-in-map arrays were the other road: each update of such an array
+ * from userspace waits for an RCU grace period, tens of milliseconds of start-up.)
  *
- * Maps found by name (unwind/exec.c): exec_gen, pids_seen, walker_procs, walker_requests,
- * walker_stats, config, zeroproc. Program: dt_follow_exec.
+ * Maps found by name (unwind/exec.c): exec_gen, pids_seen, procs, requests, wstats, config,
+ * zeroproc. Program: dt_follow_exec.
  */
 #ifndef DT_EXEC_H
 #define DT_EXEC_H

@@ -64,9 +64,10 @@
  * dt_follow_exit (deletes the procs entry of a process that exits, DT_REQ_EXIT); tracepoints
  * dt_follow_mmap_enter/exit (a known process mapping a file PROT_EXEC: DT_REQ_MMAP once the
  * mapping exists, so a library has tables before its first sample, not one request later).
- * Exec is not followed here but by the session's one exec follower (dt_exec.h), into which
- * unwind/ plugs procs, requests and wstats: it empties the procs entry of a process that execs
- * (or with DT_EXEC_FOLLOW_ALL gives any exec'ing process an empty one) and sends DT_REQ_EXEC.
+ * Exec is not followed here but by the session's one exec follower (dt_exec.h), whose object
+ * owns procs, requests and wstats (walker_maps.bpf.h; the walker's object reuses them): it empties
+ * the procs entry of a process that execs (or with DT_EXEC_FOLLOW_ALL gives any exec'ing process
+ * an empty one) and sends DT_REQ_EXEC.
  */
 #ifndef DT_WALKER_H
 #define DT_WALKER_H
@@ -83,6 +84,7 @@
 #define DT_FRAMES_DEEP_ENTRIES 1024   /* frames_deep entries (8 KB each, allocated on use) */
 #define DT_WALKER_MAX_RUNS (DT_WALKER_MAX_FRAMES / DT_WALKER_FRAMES_PER_CALL)
 #define DT_MAX_MAPPINGS 256           /* executable mappings per process */
+#define DT_MAX_PROCS 1024             /* processes with mapping tables (procs entries) */
 #define DT_ROWS_PER_PAGE 512          /* rows per struct dt_row_page (a power of two) */
 #define DT_ROWS_PAGE_SHIFT 9
 #define DT_MAX_RULES 65536            /* rule indexes are __u16 */

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* exec.bpf.c — the exec follower (contract: dt_exec.h): one raw tracepoint program on
  * sched_process_exec that does, in the exec'ing task before its new image runs, what the session
- * needs (a new address-space generation, the pid forgotten in pids-seen) and, once unwind/ has
- * plugged the walker's maps in, what the walker needs (an empty mapping table and a request for
- * the new one). One program, so a session follows exec once however many parts care. */
+ * needs (a new address-space generation, the pid forgotten in pids-seen) and what the walker
+ * needs once it is loaded (an empty mapping table and a request for the new one). One program,
+ * so a session follows exec once however many parts care. */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
 #include "dt_exec.h"
+#include "walker_maps.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -25,51 +26,13 @@ struct {
 	__type(value, __u64);
 } pids_seen SEC(".maps");
 
-/* Never written: the empty mapping table copied into procs (8 KB, too big for the stack).
- * Declared before walker_procs: clang then emits the struct's BTF in full for both, where a
- * first use inside the nested map definition would leave only a forward declaration. */
+/* Never written: the empty mapping table copied into procs (8 KB, too big for the stack). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct dt_proc_maps);
 } zeroproc SEC(".maps");
-
-/* The walker's maps, each in slot 0 of its array once unwind/ plugs it in. An inner hash or ring
- * buffer may have any size; the counters' array must have the size declared here. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__array(values, struct {
-		__uint(type, BPF_MAP_TYPE_HASH);
-		__uint(max_entries, 1);
-		__type(key, __u32);
-		__type(value, struct dt_proc_maps);
-	});
-} walker_procs SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__array(values, struct {
-		__uint(type, BPF_MAP_TYPE_RINGBUF);
-		__uint(max_entries, DT_UNWIND_REQ_RINGBUF_SIZE);
-	});
-} walker_requests SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__array(values, struct {
-		__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-		__uint(max_entries, DT_WSTAT__COUNT);
-		__type(key, __u32);
-		__type(value, __u64);
-	});
-} walker_stats SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -91,23 +54,15 @@ static __always_inline void new_generation(__u32 tgid)
 	bpf_map_delete_elem(&pids_seen, &tgid);
 }
 
-/* Part 2: the walker's bookkeeping, when its maps are plugged in. The old mappings are gone. An
- * empty entry (rather than none) keeps the process "known", so its executable mmaps (ld.so
- * loading libc) are followed before userspace has even read the new image. */
+/* Part 2: the walker's bookkeeping. Without the walker procs stays empty and DT_EXEC_FOLLOW_ALL
+ * unset, so this returns at once. The old mappings are gone. An empty entry (rather than none)
+ * keeps the process "known", so its executable mmaps (ld.so loading libc) are followed before
+ * userspace has even read the new image. */
 static __always_inline void walker_exec(__u32 tgid)
 {
-	struct dt_unwind_req req = {.kind = DT_REQ_EXEC, .pid = tgid};
-	void *procs, *requests, *wstats;
-	struct dt_proc_maps *pm, *empty;
-	__u32 zero = 0, stat, *cfg;
-	__u64 *cnt;
+	struct dt_proc_maps *pm = bpf_map_lookup_elem(&procs, &tgid), *empty;
+	__u32 zero = 0, *cfg;
 
-	procs = bpf_map_lookup_elem(&walker_procs, &zero);
-	requests = bpf_map_lookup_elem(&walker_requests, &zero);
-	wstats = bpf_map_lookup_elem(&walker_stats, &zero);
-	if (!procs || !requests || !wstats)
-		return;
-	pm = bpf_map_lookup_elem(procs, &tgid);
 	if (pm) {
 		pm->n = 0;
 	} else {
@@ -115,14 +70,10 @@ static __always_inline void walker_exec(__u32 tgid)
 		empty = bpf_map_lookup_elem(&zeroproc, &zero);
 		if (!cfg || !(*cfg & DT_EXEC_FOLLOW_ALL) || !empty)
 			return;
-		if (bpf_map_update_elem(procs, &tgid, empty, BPF_NOEXIST) < 0)
+		if (bpf_map_update_elem(&procs, &tgid, empty, BPF_NOEXIST) < 0)
 			return; /* full: the walker's request will come instead */
 	}
-	stat = bpf_ringbuf_output(requests, &req, sizeof(req), 0) < 0 ? DT_WSTAT_REQ_LOST
-								     : DT_WSTAT_REQ_SENT;
-	cnt = bpf_map_lookup_elem(wstats, &stat);
-	if (cnt)
-		(*cnt)++;
+	req_out(DT_REQ_EXEC, tgid, 0);
 }
 
 SEC("raw_tracepoint/sched_process_exec")

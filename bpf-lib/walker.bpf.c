@@ -13,6 +13,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "dt_walker.h"
+#include "walker_maps.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -64,13 +65,6 @@ struct {
 } frames_deep SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024); /* set by unwind/ */
-	__type(key, __u32);
-	__type(value, struct dt_proc_maps);
-} procs SEC(".maps");
-
-struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, DT_MAX_OBJECTS);
 	__type(key, __u32);
@@ -99,11 +93,6 @@ struct {
 } rowidx SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, DT_UNWIND_REQ_RINGBUF_SIZE);
-} requests SEC(".maps");
-
-struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 4096);
 	__type(key, __u32);
@@ -118,28 +107,12 @@ struct {
 	__type(value, __u8);
 } mmap_pending SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, DT_WSTAT__COUNT);
-	__type(key, __u32);
-	__type(value, __u64);
-} wstats SEC(".maps");
-
 /* ---------------------------------------------------------------- helpers */
-
-static __always_inline void stat_inc(__u32 which)
-{
-	__u64 *v = bpf_map_lookup_elem(&wstats, &which);
-
-	if (v)
-		(*v)++;
-}
 
 /* One request per pid per DT_UNWIND_REQ_INTERVAL_NS: a busy unknown process sampled at 999 Hz
  * must not flood the ring buffer while userspace is still reading its ELF files. */
 static __always_inline void send_req(__u32 kind, __u32 pid, __u64 pc)
 {
-	struct dt_unwind_req req = {.kind = kind, .pid = pid, .pc = pc};
 	__u64 now = bpf_ktime_get_ns(), *last;
 
 	last = bpf_map_lookup_elem(&throttle, &pid);
@@ -148,10 +121,7 @@ static __always_inline void send_req(__u32 kind, __u32 pid, __u64 pc)
 		return;
 	}
 	bpf_map_update_elem(&throttle, &pid, &now, BPF_ANY);
-	if (bpf_ringbuf_output(&requests, &req, sizeof(req), 0) < 0)
-		stat_inc(DT_WSTAT_REQ_LOST);
-	else
-		stat_inc(DT_WSTAT_REQ_SENT);
+	req_out(kind, pid, pc);
 }
 
 static __always_inline void set_status(struct dt_walker_state *st, __u32 status)
@@ -692,18 +662,8 @@ WALKER_PROGS(rawtp, "raw_tracepoint", void, (struct pt_regs *)0)
 
 /* ---------------------------------------------------------------- exit and mmap
  *
- * Exec is followed by the exec follower (exec.bpf.c, dt_exec.h), into which unwind/ plugs procs,
- * requests and wstats: one program on sched_process_exec serves the walker and the session. */
-
-static __always_inline void req_out(__u32 kind, __u32 tgid, __u64 pc)
-{
-	struct dt_unwind_req req = {.kind = kind, .pid = tgid, .pc = pc};
-
-	if (bpf_ringbuf_output(&requests, &req, sizeof(req), 0) < 0)
-		stat_inc(DT_WSTAT_REQ_LOST);
-	else
-		stat_inc(DT_WSTAT_REQ_SENT);
-}
+ * Exec is followed by the exec follower (exec.bpf.c, dt_exec.h), which writes procs, requests
+ * and wstats too: one program on sched_process_exec serves the walker and the session. */
 
 SEC("raw_tracepoint/sched_process_exit")
 int dt_follow_exit(void *ctx)

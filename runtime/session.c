@@ -175,7 +175,7 @@ void dt_session_free(dt_session *s)
 	close_fd(&s->stats_fd);
 	close_fd(&s->scratch_fd);
 	close_fd(&s->stats_enable_fd);
-	dt_unwinder_free(s->uw); /* before the exec follower it is plugged into */
+	dt_unwinder_free(s->uw); /* before the exec follower whose maps it shares */
 	dt_exec_follower_free(s->ef);
 	dt_xprobe_free(s);
 	dt_child_reap(s);
@@ -557,7 +557,7 @@ static int prepare_resources(dt_session *s, dt_unit *u, const dt_cg_resources *r
 				DT_EVENTS_RINGBUF_SIZE);
 	for (uint32_t i = 0; i < r->nstacks && rc >= 0; i++)
 		rc = stack_map_fd(s, r->stacks[i].kind, r->stacks[i].depth, true);
-	/* Before the walker: the unwinder plugs its process table into the exec follower. */
+	/* Before the walker: the unwinder shares the exec follower's process table. */
 	if (rc >= 0 && r->user_addrs)
 		rc = session_exec_follower(s);
 	if (rc >= 0 && r->walker_prog_types)

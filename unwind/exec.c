@@ -1,9 +1,9 @@
 /* exec.c — the userspace side of the exec follower (protocol: bpf-lib/dt_exec.h): loads the
  * embedded object, attaches its one program to sched_process_exec, and answers which generation
  * of a process's image runs now. It is a separate object from the walker's so that a session
- * whose scripts record user addresses but never use ustack_dwarf follows exec for the price of
- * two small maps: the walker's part of the follower stays inert until an unwinder plugs its maps
- * into the follower's slots (dt_exec_follower_plug, called by unwinder.c). */
+ * whose scripts record user addresses but never use ustack_dwarf follows exec without loading
+ * the walker; the maps the walker shares with it (procs, requests, wstats) are created here and
+ * reused by the walker's object when an unwinder comes (unwinder.c). */
 #include "unwind/unwind.h"
 #include "unwind/unwind_internal.h"
 #include "bpf-lib/dt_exec.h"
@@ -21,10 +21,10 @@ struct dt_exec_follower {
 	struct bpf_object *obj;
 	struct bpf_link *link;
 	int gen_fd, seen_fd, config_fd;
-	int slot_fd[3];       /* walker_procs, walker_requests, walker_stats */
 };
 
-static const char *const slot_names[3] = { "walker_procs", "walker_requests", "walker_stats" };
+/* The walker's maps the follower owns (walker_maps.bpf.h). */
+static const char *const walker_maps[] = { "procs", "requests", "wstats" };
 
 #define flog(f, ...) dt_unwind_log((f)->opts.log, (f)->opts.log_ctx, __VA_ARGS__)
 
@@ -33,7 +33,7 @@ dt_exec_follower *dt_exec_follower_new(const dt_exec_follower_opts *opts)
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "dt_exec");
 	dt_exec_follower *f = xcalloc(1, sizeof(*f));
 	struct bpf_program *prog;
-	int ret, i;
+	int ret;
 
 	if (opts)
 		memcpy(&f->opts, opts, DT_MIN(opts->sz ? opts->sz : sizeof(*opts), sizeof(*opts)));
@@ -52,10 +52,8 @@ dt_exec_follower *dt_exec_follower_new(const dt_exec_follower_opts *opts)
 	f->seen_fd = dt_obj_map_fd(f->obj, "pids_seen");
 	f->config_fd = dt_obj_map_fd(f->obj, "config");
 	ret = DT_MIN(f->gen_fd, DT_MIN(f->seen_fd, f->config_fd));
-	for (i = 0; i < 3; i++) {
-		f->slot_fd[i] = dt_obj_map_fd(f->obj, slot_names[i]);
-		ret = DT_MIN(ret, f->slot_fd[i]);
-	}
+	for (size_t i = 0; i < DT_ARRAY_SIZE(walker_maps); i++)
+		ret = DT_MIN(ret, dt_obj_map_fd(f->obj, walker_maps[i]));
 	prog = bpf_object__find_program_by_name(f->obj, "dt_follow_exec");
 	if (ret < 0 || !prog) {
 		ret = -ENOENT;
@@ -103,32 +101,12 @@ uint32_t dt_exec_follower_gen(const dt_exec_follower *f, uint32_t pid)
 	return gen;
 }
 
-int dt_exec_follower_plug(dt_exec_follower *f, int procs_fd, int requests_fd, int wstats_fd)
+int dt_exec_follower_walker_map_fd(const dt_exec_follower *f, const char *name)
 {
-	const int fds[3] = { procs_fd, requests_fd, wstats_fd };
-	uint32_t zero = 0;
-	int i;
-
-	for (i = 0; i < 3; i++) {
-		if (bpf_map_update_elem(f->slot_fd[i], &zero, &fds[i], BPF_ANY) < 0) {
-			int ret = -errno;
-
-			flog(f, "exec follower: cannot plug in the walker's %s: %s",
-			     slot_names[i] + strlen("walker_"), strerror(-ret));
-			dt_exec_follower_unplug(f);
-			return ret;
-		}
-	}
-	return 0;
-}
-
-void dt_exec_follower_unplug(dt_exec_follower *f)
-{
-	uint32_t zero = 0, none = 0;
-
-	for (int i = 0; i < 3; i++)
-		bpf_map_delete_elem(f->slot_fd[i], &zero);
-	bpf_map_update_elem(f->config_fd, &zero, &none, BPF_ANY);
+	for (size_t i = 0; i < DT_ARRAY_SIZE(walker_maps); i++)
+		if (!strcmp(name, walker_maps[i]))
+			return dt_obj_map_fd(f->obj, name);
+	return -ENOENT;
 }
 
 int dt_exec_follower_follow_all(dt_exec_follower *f)

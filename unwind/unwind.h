@@ -5,7 +5,7 @@
  * back for printing, and renders tables for `-d unwind FILE`. It also owns the exec follower
  * (bpf-lib/dt_exec.h), the one program a session attaches to exec: it counts address-space
  * generations with or without the walker, and does the walker's exec bookkeeping once an unwinder
- * is plugged into it. The protocol with generated programs is documented in bpf-lib/dt_walker.h.
+ * shares its maps. The protocol with generated programs is documented in bpf-lib/dt_walker.h.
  * Functions return 0 or -errno unless they say otherwise. */
 #ifndef DT_UNWIND_H
 #define DT_UNWIND_H
@@ -52,14 +52,13 @@ typedef struct dt_unwinder_opts {
 	uint64_t table_budget;
 	/* Entries of the frames map (distinct stacks kept); 0 = 16384. */
 	uint32_t max_stacks;
-	/* Processes with mapping tables at once; 0 = 1024. */
-	uint32_t max_procs;
 	/* Bit (1 << enum dt_walker_ptype) per program type whose walker loads now; the others load
 	 * with dt_unwinder_load_walker (each costs the verifier ~50-100 ms). */
 	uint32_t ptypes;
-	/* Follow processes: the unwinder plugs its process table into this exec follower (which
-	 * must outlive it) and attaches its own exit and executable-mmap followers. NULL: neither
-	 * (an exec or exit is noticed only when a request for the pid fails). */
+	/* Follow processes: the unwinder shares its process table, request ring buffer and
+	 * counters with this exec follower (which must outlive it), which then does its exec
+	 * bookkeeping, and attaches its own exit and executable-mmap followers. NULL: neither (an
+	 * exec or exit is noticed only when a request for the pid fails). */
 	dt_exec_follower *exec;
 	/* libbpf/verifier messages and build warnings go here when set (else nowhere). */
 	void (*log)(void *ctx, const char *msg);

@@ -1,6 +1,7 @@
 /* unwind_internal.h — what the files of unwind/ share: the deduplicated rule set, the compact row
  * table of one object, the CFI parser's entry points (cfi.c), the ELF helpers (elfobj.c) and the
- * exec follower's slots for the walker (exec.c). Not for other modules; they use unwind/unwind.h. */
+ * exec follower's maps shared with the walker (exec.c). Not for other modules; they use
+ * unwind/unwind.h. */
 #ifndef DT_UNWIND_INTERNAL_H
 #define DT_UNWIND_INTERNAL_H
 
@@ -78,12 +79,9 @@ int dt_obj_map_fd(struct bpf_object *obj, const char *name);
 
 /* ---------------------------------------------------------------- exec.c, for unwinder.c */
 
-/* Plugs the walker's process table, request ring buffer and counters into the exec follower,
- * which from then on also does the walker's exec bookkeeping (bpf-lib/dt_exec.h). 0 or -errno
- * (nothing left plugged). */
-int dt_exec_follower_plug(dt_exec_follower *f, int procs_fd, int requests_fd, int wstats_fd);
-/* Takes them out again (and clears DT_EXEC_FOLLOW_ALL): the follower's walker part is inert. */
-void dt_exec_follower_unplug(dt_exec_follower *f);
+/* The follower's instance of a map it shares with the walker (procs, requests, wstats: see
+ * bpf-lib/walker_maps.bpf.h), for the walker's object to reuse; -ENOENT for other names. */
+int dt_exec_follower_walker_map_fd(const dt_exec_follower *f, const char *name);
 /* Sets DT_EXEC_FOLLOW_ALL: every exec'ing process gets a table, not only known ones. */
 int dt_exec_follower_follow_all(dt_exec_follower *f);
 

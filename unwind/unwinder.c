@@ -50,7 +50,7 @@ typedef struct uproc {
 } uproc;
 
 /* Programs that follow processes: exit, and executable mmaps (dlopen, ld.so at start). Exec is
- * followed by the exec follower (exec.c), which the walker's maps are plugged into. */
+ * followed by the exec follower (exec.c), whose maps the walker shares. */
 static const char *const follower_names[] = { "dt_follow_exit", "dt_follow_mmap_enter",
 					      "dt_follow_mmap_exit" };
 #define DT_NFOLLOWERS DT_ARRAY_SIZE(follower_names)
@@ -64,7 +64,6 @@ struct dt_unwinder {
 	int requests_fd, wstats_fd, throttle_fd;
 	struct ring_buffer *rb;
 	struct bpf_link *links[DT_NFOLLOWERS];
-	bool plugged;                       /* into opts.exec */
 	dt_ruleset rs;
 	uint32_t rules_pushed;
 	uint32_t npages, nipages;
@@ -219,9 +218,19 @@ dt_unwinder *dt_unwinder_new(const dt_unwinder_opts *opts)
 	m = bpf_object__find_map_by_name(u->obj, "frames");
 	if (m)
 		bpf_map__set_max_entries(m, u->opts.max_stacks ? u->opts.max_stacks : 16384);
-	m = bpf_object__find_map_by_name(u->obj, "procs");
-	if (m)
-		bpf_map__set_max_entries(m, u->opts.max_procs ? u->opts.max_procs : 1024);
+	/* With an exec follower, the maps it shares with the walker are its own: it writes them
+	 * at every exec, with or without the walker. */
+	bpf_object__for_each_map(m, u->obj) {
+		int sfd = u->opts.exec ? dt_exec_follower_walker_map_fd(u->opts.exec,
+									bpf_map__name(m)) : -ENOENT;
+
+		if (sfd >= 0 && bpf_map__reuse_fd(m, sfd) < 0) {
+			ret = -errno;
+			ulog(u, "walker: cannot share map %s with the exec follower: %s",
+			     bpf_map__name(m), strerror(-ret));
+			goto fail;
+		}
+	}
 	bpf_object__for_each_program(prog, u->obj)
 		bpf_program__set_autoload(prog, u->opts.exec &&
 					  !strncmp(bpf_program__name(prog), "dt_follow_", 10));
@@ -267,11 +276,6 @@ dt_unwinder *dt_unwinder_new(const dt_unwinder_opts *opts)
 				goto fail;
 			}
 		}
-		ret = dt_exec_follower_plug(u->opts.exec, u->procs_fd, u->requests_fd,
-					    u->wstats_fd);
-		if (ret < 0)
-			goto fail;
-		u->plugged = true;
 	}
 	return u;
 fail:
@@ -286,8 +290,6 @@ void dt_unwinder_free(dt_unwinder *u)
 
 	if (!u)
 		return;
-	if (u->plugged)
-		dt_exec_follower_unplug(u->opts.exec);
 	for (i = 0; i < DT_NFOLLOWERS; i++)
 		bpf_link__destroy(u->links[i]);
 	ring_buffer__free(u->rb);
