@@ -2,9 +2,10 @@
  * check, codegen, load, attach and the event loop, and the test compares what reaches the output
  * and error streams: bpftrace's shapes for the attach line and the maps at exit (sorted by name),
  * printf events, exit() from BEGIN and from an interval, map commands done in userspace, script
- * errors that load nothing, --dry-run, detaching a unit while its maps live on, the clear
- * sentence for hardware counters, the -c child (its exit is the stop reason), a loop the caller
- * owns (poll fd, dispatch, stop reason, before_output) and the map listing the REPL shows. */
+ * errors that load nothing, --dry-run, the kernel objects each unit's code needs (made before
+ * codegen), detaching a unit while its maps live on, the clear sentence for hardware counters,
+ * the -c child (its exit is the stop reason), a loop the caller owns (poll fd, dispatch, stop
+ * reason, before_output) and the map listing the REPL shows. */
 #include "runtime/session_internal.h"
 #include "tests/unit/t.h"
 
@@ -148,6 +149,37 @@ static void dry_run_loads_only(void)
 	CHECK_EQ_INT(add(&r, "BEGIN { @x = 1; } profile:hz:99 { @c = count(); }"), 0);
 	finish(&r, false);
 	CHECK_EQ_STR(r.out_text, "dry run: 2 programs loaded\n");
+	done(&r);
+}
+
+/* The resource step makes, before codegen, only what a unit's code references: nothing for a
+ * program without events or user addresses, the exec follower (and no walker) for user stacks,
+ * and then the walker of one program type for ustack_dwarf, with the same exec follower. */
+static void resources_per_unit(void)
+{
+	struct run r;
+	dt_unit *u = NULL;
+	dt_source src = { .name = "-e", .text = "BEGIN { @x = 1; }" };
+	dt_exec_follower *ef;
+
+	T_SKIP_UNLESS_ROOT();
+	start(&r, true);
+	src.len = strlen(src.text);
+	CHECK_EQ_INT(dt_session_add(r.s, &src, &u), 0);
+	CHECK(u && u->events_fd < 0);
+	CHECK(r.s->ef == NULL && r.s->uw == NULL);
+	CHECK_EQ_INT(add(&r, "profile:hz:99 { @u[ustack] = count(); }"), 0);
+	ef = r.s->ef;
+	CHECK(ef != NULL && r.s->uw == NULL);
+	CHECK_EQ_INT(add(&r, "profile:hz:99 { @d[ustack_dwarf] = count(); }"), 0);
+	CHECK(r.s->ef == ef && r.s->uw != NULL);
+	if (r.s->uw) {
+		CHECK(dt_unwinder_walker_progs_fd(r.s->uw, BPF_PROG_TYPE_PERF_EVENT) >= 0);
+		CHECK_EQ_INT(dt_unwinder_walker_progs_fd(r.s->uw, BPF_PROG_TYPE_KPROBE), -ENOENT);
+	}
+	finish(&r, false);
+	CHECK_EQ_STR(r.out_text, "dry run: 1 program loaded\ndry run: 1 program loaded\n"
+				 "dry run: 2 programs loaded\n");
 	done(&r);
 }
 
@@ -315,6 +347,7 @@ int main(void)
 	T_RUN(clear_runs_in_userspace);
 	T_RUN(script_error_loads_nothing);
 	T_RUN(dry_run_loads_only);
+	T_RUN(resources_per_unit);
 	T_RUN(hardware_counter_sentence);
 	T_RUN(detach_keeps_maps);
 	T_RUN(child_exit_ends_session);
