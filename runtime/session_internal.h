@@ -116,7 +116,8 @@ struct dt_session {
 	 * (DT_AUX_PIDS_SEEN), loaded when a program first records user addresses. */
 	dt_exec_follower *ef;
 	dt_unwinder *uw;      /* created when a program first uses ustack_dwarf */
-	struct dt_xprobes *xp; /* xprobe programs and maps, loaded on first use (xprobe.c) */
+	struct dt_xprobes *xp; /* xprobe programs and maps: loaded by the resource step or the first
+			       * xprobe attach (xprobe.c) */
 	int stats_enable_fd;  /* BPF_ENABLE_STATS fd while hit counting is on */
 	uint64_t start_ns;    /* CLOCK_BOOTTIME at session start */
 	/* The event loop (loop.c): its epoll set and ring buffers, made on first use. */
