@@ -7,6 +7,7 @@
 
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,8 +131,8 @@ static void note_type_pids(dt_session *s, const dt_type *t, const unsigned char 
 	}
 	if (!type_has_upid(t))
 		return;
-	/* struct dt_stack_ref and struct dt_usym both keep the pid at byte 8. */
-	memcpy(&pid, p + 8, sizeof(pid));
+	/* struct dt_stack_ref and struct dt_usym keep the pid at the same offset (dt_abi.h). */
+	memcpy(&pid, p + offsetof(struct dt_stack_ref, pid), sizeof(pid));
 	if (pid)
 		dt_sym_note_pid(s->sym, pid);
 }
