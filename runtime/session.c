@@ -473,7 +473,9 @@ static int session_exec_follower(dt_session *s)
 	return 0;
 }
 
-dt_unwinder *dt_session_unwinder(dt_session *s)
+/* The unwinder, loaded on first use (by the resource step); NULL with a message printed if it
+ * cannot load. */
+static dt_unwinder *session_unwinder(dt_session *s)
 {
 	dt_unwinder_opts uo = { .sz = sizeof(uo), .log = uw_log, .log_ctx = s,
 				.table_budget = s->o.unwind_budget,
@@ -528,7 +530,7 @@ static int wrap_uw(dt_session *s, int fd, enum bpf_prog_type t)
  * -errno with a message printed. */
 static int prepare_walkers(dt_session *s, uint64_t types)
 {
-	if (!dt_session_unwinder(s))
+	if (!session_unwinder(s))
 		return -EOPNOTSUPP;
 	for (int t = 0; t < 64; t++) {
 		int rc = types & (1ull << t) ? dt_unwinder_load_walker(s->uw, t) : 0;

@@ -140,9 +140,6 @@ struct dt_session {
 	uint64_t t_parse, t_check, t_codegen, t_load, t_attach, t_detach;
 };
 
-/* The unwinder, loaded on first use (before codegen, by the resource step); NULL with a message
- * printed if it cannot load. */
-dt_unwinder *dt_session_unwinder(dt_session *s);
 /* Loads one generated program (license GPL). A verifier rejection prints the internal-error
  * sentence naming the probe and the log's tail; -d verifier prints every log. 0 or -errno. */
 int dt_rt_load_prog(dt_session *s, const dt_cg_prog *p, int *fd_out);
