@@ -114,6 +114,31 @@ enum dt_stat {
 	DT_STAT__COUNT = 16,
 };
 
+/* ---------------------------------------------------------------- attach point sets */
+
+/* One loaded program serves every attach point of a probe that attaches the same way (a
+ * wildcard's expansion, or a list such as `uprobe:libc:malloc, uprobe:libc:free`), so that they
+ * attach and detach in bulk. Which attach point fired comes from the bpf cookie: its slot (the
+ * attach point's index in the unit, dt_attach.index), the key of the unit's names map, an array
+ * of struct dt_probe_name that `func` and `probe` read. A set of syscall tracepoints is served by
+ * the raw_syscalls tracepoints (their records lay out id and arguments as every syscalls:
+ * event does), whose cookie is DT_COOKIE_SYSCALLS | a number of the session's: the slot is then
+ * the value of struct dt_syscall_key {cookie, syscall number} in the unit's syscall map, and a
+ * syscall with no entry is not in the set (the program returns at once). */
+#define DT_PROBE_NAME_LEN 64
+struct dt_probe_name {
+	char func[DT_PROBE_NAME_LEN];  /* the function, or tracepoint event name */
+	char probe[DT_PROBE_NAME_LEN]; /* the attach point as `probe` prints it */
+};
+DT_ABI_ASSERT(sizeof(struct dt_probe_name) == 128, "dt_probe_name");
+
+#define DT_COOKIE_SYSCALLS (1ull << 32)
+struct dt_syscall_key {
+	__u32 cookie; /* the raw_syscalls event's cookie, without DT_COOKIE_SYSCALLS */
+	__u32 nr;     /* the syscall number (the record's id) */
+};
+DT_ABI_ASSERT(sizeof(struct dt_syscall_key) == 8, "dt_syscall_key");
+
 /* ---------------------------------------------------------------- values */
 
 /* The value of a stack expression (kstack, ustack, ustack_dwarf), as stored in map keys, map values

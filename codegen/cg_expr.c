@@ -219,6 +219,26 @@ static LLVMValueRef usym_of(cg *c, LLVMValueRef addr)
 	return b;
 }
 
+/* `func` or `probe` (the field at `off` of struct dt_probe_name) in a program that serves a set
+ * of attach points: the names of the one that fired, from the unit's names map by slot. */
+static LLVMValueRef set_name(cg *c, uint32_t off, uint32_t size)
+{
+	LLVMValueRef buf = cg_buf(c, size), val;
+	LLVMBasicBlockRef have = cg_block(c, "name.have"), done = cg_block(c, "name.done");
+	int fd = cg_aux_fd(c, DT_AUX_PROBE_NAMES, 0, 0);
+	LLVMValueRef key = cg_buf_raw(c, 8);
+
+	cg_store_int(c, key, 0, 4, cg_set_slot(c, done));
+	val = cg_map_lookup(c, cg_map_ref(c, fd), key);
+	cg_br_nonnull(c, val, have, done);
+	LLVMPositionBuilderAtEnd(c->b, have);
+	/* The names are NUL-terminated within DT_PROBE_NAME_LEN bytes; the rest stays zero. */
+	cg_memcpy(c, buf, 0, val, off, DT_MIN(size, (uint32_t)DT_PROBE_NAME_LEN));
+	LLVMBuildBr(c->b, done);
+	LLVMPositionBuilderAtEnd(c->b, done);
+	return buf;
+}
+
 static bool prefer_user(cg *c)
 {
 	dt_provider p = c->attach->provider;
@@ -385,6 +405,8 @@ static LLVMValueRef builtin(cg *c, const dt_expr *e)
 		v = ctx_load(c, PT_AX, 8, false);
 		goto sized;
 	case DT_B_FUNC:
+		if (e->type->kind == DT_T_STR && c->nset > 1)
+			return set_name(c, offsetof(struct dt_probe_name, func), e->type->size);
 		if (e->type->kind == DT_T_STR) {
 			const char *f = c->attach->func ? c->attach->func : c->attach->text;
 
@@ -399,6 +421,9 @@ static LLVMValueRef builtin(cg *c, const dt_expr *e)
 		return e->type->kind == DT_T_USYM ? usym_of(c, v) : v;
 	case DT_B_PROBE: {
 		const char *t = c->attach->text ? c->attach->text : "";
+
+		if (c->nset > 1)
+			return set_name(c, offsetof(struct dt_probe_name, probe), e->type->size);
 
 		return cg_const_str(c, t, strlen(t), e->type->size);
 	}

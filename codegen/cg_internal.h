@@ -39,7 +39,9 @@ typedef struct cg {
 	LLVMValueRef ctxp;          /* the program's context argument (i8*) */
 	LLVMValueRef scratch_slot;  /* i8** alloca holding the scratch map value pointer */
 	const dt_probe *probe;
-	const dt_attach *attach;
+	const dt_attach *attach;    /* the first of the set the program serves */
+	const dt_attach *const *set;
+	uint32_t nset;
 	enum bpf_prog_type ptype;
 	bool is_cont;
 	LLVMValueRef *vars;         /* one alloca per dt_var_sym (i64 for ints, else a buffer) */
@@ -143,9 +145,17 @@ void cg_stack_shape(const dt_expr *e, dt_stack_kind *kind, uint32_t *depth);
 /* ------------------------------------------------------------ cg_stmt.c: statements, programs */
 
 void cg_stmts(cg *c, const dt_stmt_list *l);
-/* Emits one program function (entry or continuation) for probe × attach into the module. */
-void cg_emit_program(cg *c, const dt_probe *p, const dt_attach *a, enum bpf_prog_type pt,
-		     const char *section, bool is_entry_of_dwarf, bool is_cont, int cont_slot);
+/* Emits one program function (entry or continuation) for the probe × its set of attach points
+ * (dt_cg_prog) into the module. */
+void cg_emit_program(cg *c, const dt_probe *p, const dt_attach *const *set, uint32_t nset,
+		     enum bpf_prog_type pt, const char *section, bool is_entry_of_dwarf,
+		     bool is_cont, int cont_slot);
+/* A set of syscall tracepoints: raw_syscalls may serve it (dt_abi.h, DT_COOKIE_SYSCALLS). */
+bool cg_is_syscall_set(const cg *c);
+/* The slot (u32 in an i64) of the attach point of the set that fired, from the bpf cookie; in a
+ * syscall set served by raw_syscalls, from the unit's syscall map, NULL there when the syscall
+ * is not in the set (`absent` then receives control). */
+LLVMValueRef cg_set_slot(cg *c, LLVMBasicBlockRef absent);
 
 /* ------------------------------------------------------------ cg_resources.c, codegen.c */
 

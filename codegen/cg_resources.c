@@ -151,6 +151,17 @@ void dt_cg_resources_of(const dt_program *p, dt_cg_resources *r)
 		if (pr->uses_ustack_dwarf)
 			for (uint32_t j = 0; j < pr->nattach; j++)
 				r->walker_prog_types |= 1ull << cg_prog_type_of(pr->attach[j]->provider);
+		/* plan_programs: a set of attach points reads func and probe by slot, and a set of
+		 * syscall tracepoints may learn its slot from the syscall map. */
+		for (uint32_t j = 0; j + 1 < pr->nattach; j++) {
+			const dt_attach *a = pr->attach[j];
+
+			if (!dt_cg_same_set(a, pr->attach[j + 1]))
+				continue;
+			r->probe_names = true;
+			r->syscall_slots |= a->provider == DT_P_TRACEPOINT && a->target &&
+					    !strcmp(a->target, "syscalls");
+		}
 	}
 	/* A user address tells userspace about its process (DT_EV_PID_SEEN). */
 	r->events |= r->user_addrs;

@@ -546,9 +546,76 @@ static void finish_function(cg *c)
 	LLVMDisposeBuilder(eb);
 }
 
-void cg_emit_program(cg *c, const dt_probe *p, const dt_attach *a, enum bpf_prog_type pt,
-		     const char *section, bool is_entry_of_dwarf, bool is_cont, int cont_slot)
+bool cg_is_syscall_set(const cg *c)
 {
+	return c->nset > 1 && c->attach->provider == DT_P_TRACEPOINT && c->attach->target &&
+	       !strcmp(c->attach->target, "syscalls");
+}
+
+LLVMValueRef cg_set_slot(cg *c, LLVMBasicBlockRef absent)
+{
+	LLVMValueRef cookie = cg_helper(c, BPF_FUNC_get_attach_cookie, c->i64, &c->ctxp, 1);
+	LLVMValueRef key, val, slot, nr;
+	LLVMBasicBlockRef direct, table, found, done, from;
+	int fd;
+
+	if (!cg_is_syscall_set(c))
+		return LLVMBuildAnd(c->b, cookie, cg_i64(c, 0xffffffffu), "");
+	/* Both raw_syscalls records hold the syscall number as a long right after the common
+	 * fields, where every syscalls: event has its int __syscall_nr. */
+	direct = cg_block(c, "slot.direct");
+	table = cg_block(c, "slot.table");
+	found = cg_block(c, "slot.found");
+	done = cg_block(c, "slot.done");
+	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntUGE, cookie, cg_i64(c, DT_COOKIE_SYSCALLS),
+					    ""), table, direct);
+	LLVMPositionBuilderAtEnd(c->b, table);
+	{
+		/* raw_syscalls also fires for 32-bit tasks, with their own numbers; syscalls:
+		 * events do not. x86-64's thread_info (at the start of task_struct) has the
+		 * TS_COMPAT bit (2) in its u32 status after two longs. */
+		LLVMValueRef st = cg_buf(c, 8), args[3], native = NULL;
+		LLVMBasicBlockRef go = cg_block(c, "slot.native");
+
+		args[0] = st;
+		args[1] = cg_i64(c, 4);
+		args[2] = LLVMBuildAdd(c->b, cg_helper(c, BPF_FUNC_get_current_task, c->i64, NULL,
+						       0), cg_i64(c, 16), "");
+		cg_helper(c, BPF_FUNC_probe_read_kernel, c->i64, args, 3);
+		native = LLVMBuildICmp(c->b, LLVMIntEQ,
+				       LLVMBuildAnd(c->b, cg_load_int(c, st, 0, 4, false),
+						    cg_i64(c, 2), ""), cg_i64(c, 0), "");
+		LLVMBuildCondBr(c->b, native, go, absent);
+		LLVMPositionBuilderAtEnd(c->b, go);
+	}
+	fd = cg_aux_fd(c, DT_AUX_SYSCALL_SLOTS, 0, 0);
+	key = cg_buf_raw(c, sizeof(struct dt_syscall_key));
+	cg_store_int(c, key, offsetof(struct dt_syscall_key, cookie), 4, cookie);
+	nr = cg_load_int(c, c->ctxp, 8, 4, false);
+	cg_store_int(c, key, offsetof(struct dt_syscall_key, nr), 4, nr);
+	val = cg_map_lookup(c, cg_map_ref(c, fd), key);
+	cg_br_nonnull(c, val, found, absent);
+	LLVMPositionBuilderAtEnd(c->b, found);
+	slot = cg_load_int(c, val, 0, 4, false);
+	from = LLVMGetInsertBlock(c->b);
+	LLVMBuildBr(c->b, done);
+	LLVMPositionBuilderAtEnd(c->b, direct);
+	LLVMValueRef dslot = LLVMBuildAnd(c->b, cookie, cg_i64(c, 0xffffffffu), "");
+	LLVMBuildBr(c->b, done);
+	LLVMPositionBuilderAtEnd(c->b, done);
+	LLVMValueRef phi = LLVMBuildPhi(c->b, c->i64, "slot");
+	LLVMValueRef vals[2] = { slot, dslot };
+	LLVMBasicBlockRef blocks[2] = { from, direct };
+
+	LLVMAddIncoming(phi, vals, blocks, 2);
+	return phi;
+}
+
+void cg_emit_program(cg *c, const dt_probe *p, const dt_attach *const *set, uint32_t nset,
+		     enum bpf_prog_type pt, const char *section, bool is_entry_of_dwarf,
+		     bool is_cont, int cont_slot)
+{
+	const dt_attach *a = set[0];
 	LLVMTypeRef fty = LLVMFunctionType(c->i64, &c->i8p, 1, false);
 	char fname[64];
 
@@ -560,6 +627,8 @@ void cg_emit_program(cg *c, const dt_probe *p, const dt_attach *a, enum bpf_prog
 	LLVMSetSection(c->fn, section);
 	c->probe = p;
 	c->attach = a;
+	c->set = set;
+	c->nset = nset;
 	c->ptype = pt;
 	c->is_cont = is_cont;
 	c->stack_used = 0;
@@ -612,6 +681,17 @@ void cg_emit_program(cg *c, const dt_probe *p, const dt_attach *a, enum bpf_prog
 			guard(c, cg_cond(c, p->pred));
 		cg_stmts(c, &p->body);
 	} else {
+		if (cg_is_syscall_set(c)) {
+			/* raw_syscalls fires for every syscall: the others return at once. */
+			LLVMBasicBlockRef stop = cg_block(c, "not.in.set");
+			LLVMBasicBlockRef here;
+
+			cg_set_slot(c, stop);
+			here = LLVMGetInsertBlock(c->b);
+			LLVMPositionBuilderAtEnd(c->b, stop);
+			LLVMBuildRet(c->b, cg_i64(c, 0));
+			LLVMPositionBuilderAtEnd(c->b, here);
+		}
 		if (c->env->filter_pid && !begin_end)
 			guard(c, LLVMBuildICmp(c->b, LLVMIntEQ,
 					       LLVMBuildLShr(c->b, cg_helper(c,

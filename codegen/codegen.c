@@ -120,7 +120,17 @@ static void set_types(cg *c)
 	c->pseudo_fn = LLVMAddFunction(c->mod, "llvm.bpf.pseudo", c->pseudo_ty);
 }
 
-/* Decides the programs: one per probe × attach, plus a continuation for ustack_dwarf. */
+bool dt_cg_same_set(const dt_attach *a, const dt_attach *b)
+{
+	if (a->provider != b->provider || (!a->target) != (!b->target) ||
+	    (a->target && strcmp(a->target, b->target)))
+		return false;
+	return a->provider == DT_P_UPROBE || a->provider == DT_P_URETPROBE ||
+	       a->provider == DT_P_TRACEPOINT;
+}
+
+/* Decides the programs: one per probe × set of attach points, plus a continuation for
+ * ustack_dwarf. */
 static int plan_programs(cg *c, plan **out, uint32_t *n)
 {
 	const dt_program *p = c->prog;
@@ -129,12 +139,16 @@ static int plan_programs(cg *c, plan **out, uint32_t *n)
 	for (uint32_t i = 0; i < p->nprobes; i++) {
 		const dt_probe *pr = p->probes[i];
 
-		for (uint32_t j = 0; j < pr->nattach; j++) {
+		for (uint32_t j = 0, k; j < pr->nattach; j = k) {
 			const dt_attach *a = pr->attach[j];
 			plan pl = { 0 };
 
+			for (k = j + 1; k < pr->nattach && dt_cg_same_set(a, pr->attach[k]); k++)
+				;
 			pl.prog.probe = pr;
 			pl.prog.attach = a;
+			pl.prog.set = (const dt_attach *const *)&pr->attach[j];
+			pl.prog.nset = k - j;
 			pl.prog.prog_type = cg_prog_type_of(a->provider);
 			pl.prog.cont_slot = -1;
 			if (pl.prog.prog_type == BPF_PROG_TYPE_UNSPEC) {
@@ -224,7 +238,7 @@ static int compile(const dt_program *p, const dt_cg_env *env, const plan *plans,
 	for (uint32_t i = 0; i < nplans && !c.err; i++) {
 		const dt_cg_prog *pg = &plans[i].prog;
 
-		cg_emit_program(&c, pg->probe, pg->attach, pg->prog_type, plans[i].section,
+		cg_emit_program(&c, pg->probe, pg->set, pg->nset, pg->prog_type, plans[i].section,
 				!pg->is_continuation && pg->cont_slot >= 0, pg->is_continuation,
 				pg->cont_slot);
 	}

@@ -33,6 +33,8 @@ typedef enum dt_aux_map {
 	/* The exec follower's maps (bpf-lib/dt_exec.h), which exec resets: */
 	DT_AUX_PIDS_SEEN,   /* LRU hash: tgid (u32) -> when it last sent DT_EV_PID_SEEN (u64 ns) */
 	DT_AUX_EXEC_GEN,    /* LRU hash: tgid (u32) -> address-space generation (u32), see dt_abi.h */
+	DT_AUX_PROBE_NAMES, /* the unit's array of struct dt_probe_name by attach slot (dt_abi.h) */
+	DT_AUX_SYSCALL_SLOTS,/* the unit's hash struct dt_syscall_key -> attach slot (u32) */
 } dt_aux_map;
 
 #define DT_SCRATCH_SIZE 4096
@@ -56,6 +58,8 @@ typedef struct dt_cg_resources {
 	uint64_t walker_prog_types;
 	dt_cg_stack_need *stacks; /* each (kind, depth) once */
 	uint32_t nstacks;
+	bool probe_names;         /* DT_AUX_PROBE_NAMES: a program serves a set of attach points */
+	bool syscall_slots;       /* DT_AUX_SYSCALL_SLOTS: one of them, a set of syscall tracepoints */
 } dt_cg_resources;
 
 /* Fills *r for `p` (checked, without errors); free with dt_cg_resources_fini. */
@@ -88,11 +92,16 @@ typedef struct dt_cg_env {
 	bool want_ir, want_asm;
 } dt_cg_env;
 
-/* One loadable program: one per (probe, attach point), plus a continuation when the probe uses
- * ustack_dwarf. */
+/* One loadable program: one per (probe, set of attach points), plus a continuation when the probe
+ * uses ustack_dwarf. A set is a run of a probe's attach points that attach the same way —
+ * uprobes or uretprobes of one binary, tracepoints of one subsystem — so that one program serves
+ * a whole wildcard: `func` and `probe` then come from the bpf cookie (see dt_abi.h's
+ * dt_probe_name); every other attach point is a set of one. */
 typedef struct dt_cg_prog {
 	const dt_probe *probe;
-	const dt_attach *attach;
+	const dt_attach *attach;  /* the first of the set */
+	const dt_attach *const *set; /* the set's attach points (the probe's attach array) */
+	uint32_t nset;
 	enum bpf_prog_type prog_type;
 	enum bpf_attach_type expected_attach_type;
 	char name[16];            /* BPF object name, e.g. "p0_profile" */
@@ -108,6 +117,10 @@ typedef struct dt_cg_result {
 	char *ir;                 /* -d ir: textual LLVM IR, or NULL */
 	char *asm_text;           /* -d asm: BPF assembly, or NULL */
 } dt_cg_result;
+
+/* Whether attach point b joins the set that attach point a starts (the next of a probe's attach
+ * points): uprobes, uretprobes and tracepoints of one target. */
+bool dt_cg_same_set(const dt_attach *a, const dt_attach *b);
 
 /* Generates every program of `p` (checked, without errors), whose resources are prepared.
  * Internal failures (LLVM refusing IR, an aux map that was not prepared: our bugs) are reported
