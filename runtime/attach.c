@@ -30,8 +30,7 @@
 
 #define TRACEFS_MAGIC_ 0x74726163
 
-static int fail(char **err, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char **err, int rc, const char *fmt, ...)
+int dt_rt_fail(char **err, int rc, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -197,7 +196,7 @@ static int attach_timer(const dt_attach *a, int prog_fd, dt_fdvec *fds, char **e
 	int *cpus = NULL, ncpus, rc, cpu0 = 0;
 
 	if (!a->rate && !a->period_ns)
-		return fail(err, -EINVAL, "%s: the rate must be a positive number", a->text);
+		return dt_rt_fail(err, -EINVAL, "%s: the rate must be a positive number", a->text);
 	if (a->unit == DT_UNIT_HZ || (!a->period_ns && a->unit == DT_UNIT_NONE)) {
 		if (a->provider == DT_P_PROFILE) {
 			/* A frequency lets the kernel spread samples; bpftrace does the same. */
@@ -210,7 +209,7 @@ static int attach_timer(const dt_attach *a, int prog_fd, dt_fdvec *fds, char **e
 		attr.sample_period = a->period_ns;
 	}
 	if (!attr.freq && !attr.sample_period)
-		return fail(err, -EINVAL, "%s: the rate is too high (more than 1e9 per second)",
+		return dt_rt_fail(err, -EINVAL, "%s: the rate is too high (more than 1e9 per second)",
 			    a->text);
 	if (a->provider == DT_P_INTERVAL) {
 		cpus = &cpu0;
@@ -218,7 +217,7 @@ static int attach_timer(const dt_attach *a, int prog_fd, dt_fdvec *fds, char **e
 	} else {
 		ncpus = dt_rt_online_cpus(&cpus);
 		if (ncpus < 0)
-			return fail(err, ncpus, "%s: cannot read the list of online CPUs: %s",
+			return dt_rt_fail(err, ncpus, "%s: cannot read the list of online CPUs: %s",
 				    a->text, strerror(-ncpus));
 	}
 	rc = perf_attach_cpus(&attr, -1, cpus, ncpus, prog_fd, fds);
@@ -228,21 +227,21 @@ static int attach_timer(const dt_attach *a, int prog_fd, dt_fdvec *fds, char **e
 		char *max = NULL;
 
 		dt_read_file("/proc/sys/kernel/perf_event_max_sample_rate", &max, NULL);
-		rc = fail(err, rc, "%s: %" PRIu64 " Hz is above the kernel's limit of %ld samples "
+		rc = dt_rt_fail(err, rc, "%s: %" PRIu64 " Hz is above the kernel's limit of %ld samples "
 			  "per second (sysctl kernel.perf_event_max_sample_rate); use a lower rate",
 			  a->text, (uint64_t)attr.sample_freq, max ? atol(max) : 0L);
 		free(max);
 		return rc;
 	}
 	if (rc < 0)
-		return fail(err, rc, "%s: cannot open a cpu-clock perf event: %s", a->text,
+		return dt_rt_fail(err, rc, "%s: cannot open a cpu-clock perf event: %s", a->text,
 			    strerror(-rc));
 	return 0;
 }
 
 static int no_pmu(const dt_attach *a, int rc, char **err)
 {
-	return fail(err, rc, "%s: this machine has no hardware performance counters (virtual "
+	return dt_rt_fail(err, rc, "%s: this machine has no hardware performance counters (virtual "
 		    "machines often don't); use profile:hz:N or software:cpu-clock instead",
 		    a->text);
 }
@@ -255,14 +254,14 @@ static int attach_perf_counter(const dt_attach *a, int prog_fd, dt_fdvec *fds, c
 	int *cpus = NULL, ncpus, rc;
 
 	if (!ev)
-		return fail(err, -EINVAL, "%s: unknown %s event '%s'; see -h for the list", a->text,
+		return dt_rt_fail(err, -EINVAL, "%s: unknown %s event '%s'; see -h for the list", a->text,
 			    hw ? "hardware" : "software", a->target ? a->target : "");
 	attr.type = ev->type;
 	attr.config = ev->config;
 	attr.sample_period = a->rate ? a->rate : ev->default_period;
 	ncpus = dt_rt_online_cpus(&cpus);
 	if (ncpus < 0)
-		return fail(err, ncpus, "%s: cannot read the list of online CPUs: %s", a->text,
+		return dt_rt_fail(err, ncpus, "%s: cannot read the list of online CPUs: %s", a->text,
 			    strerror(-ncpus));
 	rc = perf_attach_cpus(&attr, -1, cpus, ncpus, prog_fd, fds);
 	free(cpus);
@@ -270,7 +269,7 @@ static int attach_perf_counter(const dt_attach *a, int prog_fd, dt_fdvec *fds, c
 		return 0;
 	if (hw && (rc == -ENOENT || rc == -EOPNOTSUPP || rc == -ENODEV || rc == -EINVAL))
 		return no_pmu(a, rc, err);
-	return fail(err, rc, "%s: cannot open the perf event: %s", a->text, strerror(-rc));
+	return dt_rt_fail(err, rc, "%s: cannot open the perf event: %s", a->text, strerror(-rc));
 }
 
 /* ---------------------------------------------------------------- uprobes: targets and symbols */
@@ -564,7 +563,7 @@ int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, uint64
 	char *end;
 
 	if (!e)
-		return fail(err, -ENOEXEC, "%s is not an ELF file this machine can read", path);
+		return dt_rt_fail(err, -ENOEXEC, "%s is not an ELF file this machine can read", path);
 	errno = 0;
 	vaddr = strtoull(sym, &end, 0);
 	if (isdigit((unsigned char)sym[0]) && !*end && !errno) {
@@ -572,12 +571,12 @@ int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, uint64
 	} else {
 		elf_visit_syms(e, find_sym_cb, &f);
 		if (!f.found) {
-			rc = fail(err, -ENOENT, "no function '%s' in %s (check the name with "
+			rc = dt_rt_fail(err, -ENOENT, "no function '%s' in %s (check the name with "
 				  "`nm -D %s` or `nm %s`)", sym, path, path, path);
 			goto out_elf;
 		}
 		if (f.sym.st_size && off >= f.sym.st_size) {
-			rc = fail(err, -ERANGE, "offset %#" PRIx64 " is past the end of %s "
+			rc = dt_rt_fail(err, -ERANGE, "offset %#" PRIx64 " is past the end of %s "
 				  "(%" PRIu64 " bytes)", off, sym, (uint64_t)f.sym.st_size);
 			goto out_elf;
 		}
@@ -585,12 +584,94 @@ int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, uint64
 	}
 	rc = vaddr_to_offset(e, vaddr + off, file_off);
 	if (rc < 0)
-		rc = fail(err, rc, "address %#" PRIx64 " of %s is in no executable segment of %s",
+		rc = dt_rt_fail(err, rc, "address %#" PRIx64 " of %s is in no executable segment of %s",
 			  vaddr + off, sym, path);
 out_elf:
 	elf_end(e);
 	close(fd);
 	return rc;
+}
+
+struct find_syms {
+	const char **want; /* sorted */
+	uint32_t n;
+	GElf_Sym *sym;     /* by position in want */
+	bool *found;
+};
+
+static int cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* find_sym_cb for many names at once: a binary search per symbol instead of a scan per name. */
+static int find_syms_cb(void *ctx, const char *name, const GElf_Sym *sym)
+{
+	struct find_syms *f = ctx;
+	char base[256];
+	const char *at = strchr(name, '@'), *key = base, **hit;
+	int t = GELF_ST_TYPE(sym->st_info);
+
+	if (t != STT_FUNC && t != STT_GNU_IFUNC && t != STT_NOTYPE)
+		return 0;
+	if (!at || (size_t)(at - name) >= sizeof(base))
+		key = name;
+	else
+		snprintf(base, sizeof(base), "%.*s", (int)(at - name), name);
+	hit = bsearch(&key, f->want, f->n, sizeof(*f->want), cmp_cstr);
+	if (hit && !f->found[hit - f->want]) {
+		f->found[hit - f->want] = true;
+		f->sym[hit - f->want] = *sym;
+	}
+	return 0;
+}
+
+int dt_rt_resolve_symbols(const char *path, const char *const *syms, uint32_t n,
+			  uint64_t *file_off, char **why)
+{
+	struct find_syms f = { .n = 0 };
+	int fd = -1;
+	Elf *e = elf_open_file(path, &fd);
+
+	if (!e)
+		return -ENOEXEC;
+	f.want = xcalloc(n + 1, sizeof(*f.want));
+	f.sym = xcalloc(n + 1, sizeof(*f.sym));
+	f.found = xcalloc(n + 1, sizeof(*f.found));
+	for (uint32_t i = 0; i < n; i++)
+		f.want[i] = syms[i];
+	qsort(f.want, n, sizeof(*f.want), cmp_cstr);
+	f.n = n;
+	elf_visit_syms(e, find_syms_cb, &f);
+	for (uint32_t i = 0; i < n; i++) {
+		const char **hit = bsearch(&syms[i], f.want, n, sizeof(*f.want), cmp_cstr);
+		size_t k = (size_t)(hit - f.want);
+		char *end;
+
+		why[i] = NULL;
+		errno = 0;
+		if (isdigit((unsigned char)syms[i][0]) && (strtoull(syms[i], &end, 0), !*end) &&
+		    !errno) {
+			/* An address, not a symbol: the one-at-a-time path says what it is. */
+			if (dt_rt_resolve_symbol(path, syms[i], 0, &file_off[i], &why[i]) < 0 &&
+			    !why[i])
+				why[i] = xstrdup("cannot be resolved");
+			continue;
+		}
+		if (!f.found[k]) {
+			why[i] = xasprintf("no function '%s' in %s", syms[i], path);
+			continue;
+		}
+		if (vaddr_to_offset(e, f.sym[k].st_value, &file_off[i]) < 0)
+			why[i] = xasprintf("the address of %s is in no executable segment of %s",
+					   syms[i], path);
+	}
+	elf_end(e);
+	close(fd);
+	free(f.want);
+	free(f.sym);
+	free(f.found);
+	return 0;
 }
 
 /* Target path and file offset of a uprobe attach point; *path is malloc'd on success. */
@@ -600,13 +681,13 @@ static int uprobe_resolve(const dt_attach *a, int pid, char **path, uint64_t *of
 	int rc = dt_rt_resolve_binary(a->target, pid, path);
 
 	if (rc < 0 && a->target && has_slash(a->target))
-		return fail(err, rc, "%s: cannot read %s: %s", a->text, a->target, strerror(-rc));
+		return dt_rt_fail(err, rc, "%s: cannot read %s: %s", a->text, a->target, strerror(-rc));
 	if (rc < 0)
-		return fail(err, rc, "%s: cannot find '%s' (give a path, or a library name that "
+		return dt_rt_fail(err, rc, "%s: cannot find '%s' (give a path, or a library name that "
 			    "`ldconfig -p` lists)", a->text, a->target ? a->target : "");
 	rc = dt_rt_resolve_symbol(*path, a->func ? a->func : "", a->offset, off, &why);
 	if (rc < 0) {
-		rc = fail(err, rc, "%s: %s", a->text, why);
+		rc = dt_rt_fail(err, rc, "%s: %s", a->text, why);
 		free(why);
 		free(*path);
 		*path = NULL;
@@ -614,36 +695,42 @@ static int uprobe_resolve(const dt_attach *a, int pid, char **path, uint64_t *of
 	return rc;
 }
 
-int dt_rt_uprobe_open(const dt_attach *a, int pid, bool ret, char **err)
+int dt_rt_uprobe_open_at(const char *path, uint64_t off, int pid, bool ret)
 {
 	struct perf_event_attr attr = { .size = sizeof(attr), .disabled = 1 };
-	char *path = NULL;
-	uint64_t off = 0;
-	int type, bit = 0, rc, pfd;
+	int type, bit = 0;
 
-	*err = NULL;
-	rc = uprobe_resolve(a, pid, &path, &off, err);
-	if (rc < 0)
-		return rc;
-	if (read_pmu_type("uprobe", &type) < 0 || (ret && read_retprobe_bit("uprobe", &bit) < 0)) {
-		rc = fail(err, -EOPNOTSUPP, "%s: this kernel has no uprobe support "
-			  "(CONFIG_UPROBE_EVENTS is not set)", a->text);
-		goto out;
-	}
+	if (read_pmu_type("uprobe", &type) < 0 || (ret && read_retprobe_bit("uprobe", &bit) < 0))
+		return -EOPNOTSUPP;
 	attr.type = (uint32_t)type;
 	attr.config = ret ? 1ull << bit : 0;
 	attr.config1 = (uint64_t)(uintptr_t)path;
 	attr.config2 = off;
 	/* Trace events run their BPF program on every CPU, so one event (cpu 0) covers all. */
-	pfd = perf_open(&attr, pid > 0 ? pid : -1, pid > 0 ? -1 : 0);
-	if (pfd < 0) {
-		rc = pfd == -ESRCH ? fail(err, pfd, "%s: process %d does not exist", a->text, pid)
-				   : fail(err, pfd, "%s: cannot create the uprobe at %s offset %#"
-					  PRIx64 ": %s", a->text, path, off, strerror(-pfd));
-		goto out;
-	}
-	rc = pfd;
-out:
+	return perf_open(&attr, pid > 0 ? pid : -1, pid > 0 ? -1 : 0);
+}
+
+int dt_rt_uprobe_open(const dt_attach *a, int pid, bool ret, char **err)
+{
+	char *path = NULL;
+	uint64_t off = 0;
+	int rc, pfd;
+
+	*err = NULL;
+	rc = uprobe_resolve(a, pid, &path, &off, err);
+	if (rc < 0)
+		return rc;
+	pfd = dt_rt_uprobe_open_at(path, off, pid, ret);
+	if (pfd == -EOPNOTSUPP)
+		rc = dt_rt_fail(err, pfd, "%s: this kernel has no uprobe support (CONFIG_UPROBE_EVENTS is "
+			  "not set)", a->text);
+	else if (pfd == -ESRCH)
+		rc = dt_rt_fail(err, pfd, "%s: process %d does not exist", a->text, pid);
+	else if (pfd < 0)
+		rc = dt_rt_fail(err, pfd, "%s: cannot create the uprobe at %s offset %#" PRIx64 ": %s",
+			  a->text, path, off, dt_rt_attach_why(pfd));
+	else
+		rc = pfd;
 	free(path);
 	return rc;
 }
@@ -673,7 +760,7 @@ static int attach_uprobe(const dt_attach *a, int prog_fd, int pid, dt_fdvec *fds
 		return pfd;
 	rc = perf_bind(pfd, prog_fd);
 	if (rc < 0)
-		return fail(err, rc, "%s: cannot attach the program: %s", a->text, strerror(-rc));
+		return dt_rt_fail(err, rc, "%s: cannot attach the program: %s", a->text, strerror(-rc));
 	DT_VEC_PUSH(fds, pfd);
 	return 0;
 }
@@ -682,7 +769,7 @@ static int attach_uprobe(const dt_attach *a, int prog_fd, int pid, dt_fdvec *fds
 
 static int no_kprobes(const dt_attach *a, char **err)
 {
-	return fail(err, -EOPNOTSUPP, "%s: this kernel has no kprobe support (CONFIG_KPROBES is "
+	return dt_rt_fail(err, -EOPNOTSUPP, "%s: this kernel has no kprobe support (CONFIG_KPROBES is "
 		    "not set); use a tracepoint (e.g. tracepoint:syscalls:sys_enter_openat) or "
 		    "fentry-capable kernel instead", a->text);
 }
@@ -702,57 +789,62 @@ static int attach_kprobe(const dt_attach *a, int prog_fd, dt_fdvec *fds, char **
 	pfd = perf_open(&attr, -1, 0);
 	if (pfd < 0) {
 		if (pfd == -ENOENT || pfd == -EINVAL)
-			return fail(err, pfd, "%s: no kernel function '%s' can be probed (see "
+			return dt_rt_fail(err, pfd, "%s: no kernel function '%s' can be probed (see "
 				    "/proc/kallsyms)", a->text, a->func ? a->func : "");
-		return fail(err, pfd, "%s: cannot create the kprobe: %s", a->text, strerror(-pfd));
+		return dt_rt_fail(err, pfd, "%s: cannot create the kprobe: %s", a->text, strerror(-pfd));
 	}
 	rc = perf_bind(pfd, prog_fd);
 	if (rc < 0)
-		return fail(err, rc, "%s: cannot attach the program: %s", a->text, strerror(-rc));
+		return dt_rt_fail(err, rc, "%s: cannot attach the program: %s", a->text, strerror(-rc));
 	DT_VEC_PUSH(fds, pfd);
 	return 0;
 }
 
-static int tracepoint_id(const dt_attach *a, uint64_t *id, char **err)
+int dt_rt_tracepoint_id(const dt_attach *a, uint64_t *id, char **err)
 {
 	const char *root = dt_rt_tracefs();
 	char path[PATH_MAX], *text = NULL;
 	int rc;
 
 	if (!root)
-		return fail(err, -ENOENT, "%s: tracefs is not mounted and cannot be mounted at "
+		return dt_rt_fail(err, -ENOENT, "%s: tracefs is not mounted and cannot be mounted at "
 			    "/sys/kernel/tracing (mount -t tracefs nodev /sys/kernel/tracing)",
 			    a->text);
 	if (!a->target || !a->func || strchr(a->target, '/') || strchr(a->func, '/'))
-		return fail(err, -EINVAL, "%s: write tracepoints as tracepoint:SUBSYSTEM:EVENT",
+		return dt_rt_fail(err, -EINVAL, "%s: write tracepoints as tracepoint:SUBSYSTEM:EVENT",
 			    a->text);
 	snprintf(path, sizeof(path), "%s/events/%s/%s/id", root, a->target, a->func);
 	rc = dt_read_file(path, &text, NULL);
 	if (rc < 0)
-		return fail(err, rc, "%s: no such tracepoint (see %s/available_events)", a->text,
+		return dt_rt_fail(err, rc, "%s: no such tracepoint (see %s/available_events)", a->text,
 			    root);
 	*id = strtoull(text, NULL, 10);
 	free(text);
 	return 0;
 }
 
-static int attach_tracepoint(const dt_attach *a, int prog_fd, dt_fdvec *fds, char **err)
+int dt_rt_tracepoint_open(uint64_t id)
 {
 	struct perf_event_attr attr = { .size = sizeof(attr), .disabled = 1,
-					.type = PERF_TYPE_TRACEPOINT };
+					.type = PERF_TYPE_TRACEPOINT, .config = id };
+
+	return perf_open(&attr, -1, 0);
+}
+
+static int attach_tracepoint(const dt_attach *a, int prog_fd, dt_fdvec *fds, char **err)
+{
 	uint64_t id = 0;
-	int rc = tracepoint_id(a, &id, err), pfd;
+	int rc = dt_rt_tracepoint_id(a, &id, err), pfd;
 
 	if (rc < 0)
 		return rc;
-	attr.config = id;
-	pfd = perf_open(&attr, -1, 0);
+	pfd = dt_rt_tracepoint_open(id);
 	if (pfd < 0)
-		return fail(err, pfd, "%s: cannot open the tracepoint: %s", a->text,
+		return dt_rt_fail(err, pfd, "%s: cannot open the tracepoint: %s", a->text,
 			    strerror(-pfd));
 	rc = perf_bind(pfd, prog_fd);
 	if (rc < 0)
-		return fail(err, rc, "%s: cannot attach the program: %s", a->text, strerror(-rc));
+		return dt_rt_fail(err, rc, "%s: cannot attach the program: %s", a->text, strerror(-rc));
 	DT_VEC_PUSH(fds, pfd);
 	return 0;
 }
@@ -777,10 +869,10 @@ int dt_rt_validate(const dt_attach *a, int pid, char **err)
 			return no_kprobes(a, err);
 		return 0;
 	case DT_P_TRACEPOINT:
-		return tracepoint_id(a, &v, err);
+		return dt_rt_tracepoint_id(a, &v, err);
 	case DT_P_HARDWARE:
 		if (!dt_perf_event_find(a->provider, a->target))
-			return fail(err, -EINVAL, "%s: unknown hardware event '%s'; see -h",
+			return dt_rt_fail(err, -EINVAL, "%s: unknown hardware event '%s'; see -h",
 				    a->text, a->target ? a->target : "");
 		/* Machines with a PMU have the "cpu" event source; VMs usually have none. */
 		if (access("/sys/bus/event_source/devices/cpu", F_OK) != 0)
@@ -788,7 +880,7 @@ int dt_rt_validate(const dt_attach *a, int pid, char **err)
 		return 0;
 	case DT_P_SOFTWARE:
 		if (!dt_perf_event_find(a->provider, a->target))
-			return fail(err, -EINVAL, "%s: unknown software event '%s'; see -h",
+			return dt_rt_fail(err, -EINVAL, "%s: unknown software event '%s'; see -h",
 				    a->text, a->target ? a->target : "");
 		return 0;
 	default:
@@ -818,7 +910,7 @@ int dt_rt_attach(const dt_attach *a, int prog_fd, int pid, dt_fdvec *fds, char *
 	case DT_P_END:
 		return 0;
 	default:
-		return fail(err, -EOPNOTSUPP, "%s: this probe type cannot be attached yet",
+		return dt_rt_fail(err, -EOPNOTSUPP, "%s: this probe type cannot be attached yet",
 			    a->text ? a->text : "?");
 	}
 }
@@ -874,17 +966,17 @@ int dt_rt_run_once(int prog_fd, enum bpf_prog_type type, char **err)
 		if (rc == 0)
 			rc = read_pmu_type("uprobe", &ptype);
 		if (rc < 0)
-			return fail(err, rc, "cannot run BEGIN/END: no uprobe support (%s)",
+			return dt_rt_fail(err, rc, "cannot run BEGIN/END: no uprobe support (%s)",
 				    strerror(-rc));
 		attr.type = (uint32_t)ptype;
 		attr.config1 = (uint64_t)(uintptr_t)path;
 		attr.config2 = off;
 		pfd = perf_open(&attr, getpid(), -1);
 		if (pfd < 0)
-			return fail(err, pfd, "cannot run BEGIN/END: %s", strerror(-pfd));
+			return dt_rt_fail(err, pfd, "cannot run BEGIN/END: %s", strerror(-pfd));
 		rc = perf_bind(pfd, prog_fd);
 		if (rc < 0)
-			return fail(err, rc, "cannot run BEGIN/END: %s", strerror(-rc));
+			return dt_rt_fail(err, rc, "cannot run BEGIN/END: %s", strerror(-rc));
 		dt_rt_trigger();
 		close(pfd);
 		return 0;
@@ -906,7 +998,7 @@ int dt_rt_run_once(int prog_fd, enum bpf_prog_type type, char **err)
 		}
 		rc = bpf_prog_test_run_opts(prog_fd, &opts);
 		if (rc < 0)
-			return fail(err, -errno, "cannot run BEGIN/END: %s", strerror(errno));
+			return dt_rt_fail(err, -errno, "cannot run BEGIN/END: %s", strerror(errno));
 	}
 	return 0;
 }

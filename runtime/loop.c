@@ -333,6 +333,15 @@ int dt_session_catch_signals(dt_session *s)
 	return dt_loop_sync(s);
 }
 
+void dt_loop_poll_signals(dt_session *s)
+{
+	struct signalfd_siginfo si;
+
+	while (s->loop && s->loop->sig_fd >= 0 &&
+	       read(s->loop->sig_fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		on_signal(s, &si);
+}
+
 int dt_session_poll_fd(dt_session *s)
 {
 	int rc = dt_loop_sync(s);

@@ -120,12 +120,12 @@ static void close_fdvec(dt_fdvec *v)
 	memset(v, 0, sizeof(*v));
 }
 
-/* Closing a perf event detaches it. A uprobe's detach waits for an RCU grace period in the kernel
- * (~0.1 s each here, serialized by the kernel's uprobe locks: closing from several threads was
- * measured and does not help), so sessions with many uprobes take a while to end; bpftrace too. */
+/* Closing a perf event or a BPF link detaches it; attach_bulk.c says what that costs. */
 static void close_attached(dt_fdvec *v)
 {
-	close_fdvec(v);
+	dt_rt_detach(v, 0);
+	free(v->v);
+	memset(v, 0, sizeof(*v));
 }
 
 static void unit_free(dt_unit *u)
@@ -141,6 +141,11 @@ static void unit_free(dt_unit *u)
 	free(u->begin_types.v);
 	if (u->events_fd >= 0)
 		close(u->events_fd);
+	if (u->names_fd >= 0)
+		close(u->names_fd);
+	if (u->syscall_fd >= 0)
+		close(u->syscall_fd);
+	free(u->skip);
 	free(u->map_index);
 	if (u->arena)
 		dt_arena_free(u->arena);
@@ -541,6 +546,31 @@ static int prepare_walkers(dt_session *s, uint64_t types)
 	return 0;
 }
 
+/* The unit's names map (dt_abi.h's dt_probe_name by attach slot), made and filled at once. */
+static int make_probe_names(dt_session *s, dt_unit *u)
+{
+	int rc = aux_create(s, &u->names_fd, BPF_MAP_TYPE_ARRAY, "probe_names", 4,
+			sizeof(struct dt_probe_name), DT_MAX(u->nattach, 1u));
+	for (uint32_t i = 0; rc >= 0 && i < u->prog->nprobes; i++) {
+		const dt_probe *p = u->prog->probes[i];
+
+		for (uint32_t j = 0; rc >= 0 && j < p->nattach; j++) {
+			const dt_attach *a = p->attach[j];
+			struct dt_probe_name n = { { 0 } };
+
+			/* As codegen writes them for a single attach point (cg_expr.c). */
+			snprintf(n.func, sizeof(n.func), "%s", a->func ? a->func : a->text);
+			snprintf(n.probe, sizeof(n.probe), "%s", a->text ? a->text : "");
+			if (bpf_map_update_elem(u->names_fd, &a->index, &n, BPF_ANY) < 0) {
+				rc = -errno;
+				fprintf(s->err, "cannot fill the probe names map: %s\n",
+					strerror(-rc));
+			}
+		}
+	}
+	return rc;
+}
+
 /* The resource step: every kernel object the unit's code will reference (dt_cg_resources_of) is
  * created, loaded or attached here, before codegen, which then only looks fds up (cg_aux_fd).
  * The events ring buffer is the unit's; the rest is the session's, made by the first unit that
@@ -566,6 +596,11 @@ static int prepare_resources(dt_session *s, dt_unit *u, const dt_cg_resources *r
 		rc = prepare_walkers(s, r->walker_prog_types);
 	if (rc >= 0 && r->xprobe_result)
 		rc = dt_xprobe_load(s);
+	if (rc >= 0 && r->probe_names)
+		rc = make_probe_names(s, u);
+	if (rc >= 0 && r->syscall_slots)
+		rc = aux_create(s, &u->syscall_fd, BPF_MAP_TYPE_HASH, "syscall_slots",
+				sizeof(struct dt_syscall_key), 4, DT_MAX(u->nattach, 1u));
 	return rc < 0 ? rc : 0;
 }
 
@@ -599,6 +634,12 @@ static int cg_aux_fd(void *ctx, dt_aux_map which, dt_stack_kind kind, uint32_t d
 		break;
 	case DT_AUX_XPROBE_RESULT:
 		fd = dt_xprobe_result_fd(s);
+		break;
+	case DT_AUX_PROBE_NAMES:
+		fd = c->u->names_fd;
+		break;
+	case DT_AUX_SYSCALL_SLOTS:
+		fd = c->u->syscall_fd;
 		break;
 	case DT_AUX_WALKER_PROGS:
 		fd = s->uw ? dt_unwinder_walker_progs_fd(s->uw, prog_type) : -ENOENT;
@@ -735,7 +776,12 @@ static int load_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 	int *fds = xcalloc(cg->nprogs + 1, sizeof(int)), rc = 0;
 
 	for (uint32_t i = 0; i < cg->nprogs; i++) {
-		rc = dt_rt_load_prog(s, &cg->progs[i], &fds[i]);
+		dt_cg_prog p = cg->progs[i];
+
+		if (!p.is_continuation &&
+		    dt_rt_set_multi(p.set, p.nset, s->o.uprobe_pid, p.cont_slot >= 0))
+			p.expected_attach_type = BPF_TRACE_UPROBE_MULTI;
+		rc = dt_rt_load_prog(s, &p, &fds[i]);
 		if (rc < 0)
 			goto out;
 		DT_VEC_PUSH(&u->prog_fds, fds[i]);
@@ -774,23 +820,56 @@ out:
 	return rc;
 }
 
+/* The one warning line of an attach point of a set that is skipped (the set goes on). */
+static void warn_skipped(void *ctx, const dt_attach *a, const char *why)
+{
+	dt_unit *u = ctx;
+	unsigned line, col;
+
+	dt_source_linecol(&u->src, a->span.off, &line, &col);
+	fprintf(u->s->err, "%s:%u:%u: warning: %s: skipped: %s\n", u->name, line, col, a->text,
+		why);
+}
+
+/* The attach error of attach point `a`, as a diagnostic at its span. */
+static void attach_error(dt_session *s, dt_unit *u, const dt_attach *a, int rc, const char *err)
+{
+	/* A fresh list: the compile's warnings were printed already. */
+	dt_diags *ad = dt_diags_new(&u->src);
+
+	perm_error(s, rc);
+	dt_diag(ad, DT_DIAG_ERROR, a->span, "%s", err ? err : strerror(-rc));
+	dt_diags_print(ad, s->err, isatty(fileno(s->err)));
+	dt_diags_free(ad);
+}
+
+/* Attaching stops when a caught SIGINT/SIGTERM has come in meanwhile. */
+static bool attach_cancelled(void *ctx)
+{
+	dt_session *s = ((dt_unit *)ctx)->s;
+
+	dt_loop_poll_signals(s);
+	return dt_session_stopped(s) != NULL;
+}
+
 static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 {
 	uint32_t nprobes = 0;
 	uint64_t t0 = dt_now_ns();
+	int rc = 0;
 
 	for (uint32_t i = 0; i < cg->nprogs; i++)
-		if (!cg->progs[i].is_continuation)
-			nprobes++;
+		for (uint32_t k = 0; !cg->progs[i].is_continuation && k < cg->progs[i].nset; k++)
+			nprobes += !u->skip[cg->progs[i].set[k]->index];
 	if (s->o.announce) {
 		dt_out_attached(s->out, nprobes);
 		dt_out_flush(s->out);
 	}
-	for (uint32_t i = 0; i < cg->nprogs; i++) {
+	for (uint32_t i = 0; i < cg->nprogs && rc >= 0; i++) {
 		const dt_cg_prog *p = &cg->progs[i];
 		size_t before = u->attached.n;
+		uint32_t n = 1;
 		char *err = NULL;
-		int rc;
 
 		if (p->is_continuation || !p->attach)
 			continue;
@@ -804,55 +883,92 @@ static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 			DT_VEC_PUSH(&u->end_types, p->prog_type);
 			continue;
 		}
-		rc = p->attach->provider == DT_P_XPROBE
-			     ? dt_xprobe_attach(s, p->attach, u->prog_fds.v[i], &u->attached, &err)
-			     : dt_rt_attach(p->attach, u->prog_fds.v[i], s->o.uprobe_pid,
-					    &u->attached, &err);
-		if (rc < 0) {
-			perm_error(s, rc);
-			/* A fresh list: the compile's warnings were printed already. */
-			dt_diags *ad = dt_diags_new(&u->src);
+		if (attach_cancelled(u))
+			break;
+		if (p->nset > 1) {
+			dt_rt_set st = {
+				.set = p->set, .n = p->nset, .skip = &u->skip[p->attach->index],
+				.prog_fd = u->prog_fds.v[i], .pid = s->o.uprobe_pid, .syscall_fd = -1,
+				.multi = dt_rt_set_multi(p->set, p->nset, s->o.uprobe_pid,
+							 p->cont_slot >= 0),
+				.cancelled = attach_cancelled, .skipped = warn_skipped, .ctx = u,
+			};
 
-			dt_diag(ad, DT_DIAG_ERROR, p->attach->span, "%s",
-				err ? err : strerror(-rc));
-			dt_diags_print(ad, s->err, isatty(fileno(s->err)));
-			dt_diags_free(ad);
-			free(err);
-			return rc;
+			/* A syscall set: raw_syscalls may serve it (attach_bulk.c); the resource
+			 * step made the unit's syscall map for it. */
+			if (p->attach->provider == DT_P_TRACEPOINT && p->attach->target &&
+			    !strcmp(p->attach->target, "syscalls"))
+				st.syscall_fd = u->syscall_fd;
+			rc = dt_rt_attach_set(&st, &u->attached, &n, &err);
+		} else if (p->attach->provider == DT_P_XPROBE) {
+			rc = dt_xprobe_attach(s, p->attach, u->prog_fds.v[i], &u->attached, &err);
+		} else {
+			rc = dt_rt_attach(p->attach, u->prog_fds.v[i], s->o.uprobe_pid,
+					  &u->attached, &err);
 		}
-		u->nprobes_attached++;
-		if (s->o.verbose)
+		if (rc == -ECANCELED) {
+			u->nprobes_attached += n;
+			rc = 0;
+			break;
+		}
+		if (rc < 0) {
+			attach_error(s, u, p->attach, rc, err);
+			free(err);
+			break;
+		}
+		u->nprobes_attached += n;
+		if (s->o.verbose && p->nset > 1)
+			fprintf(s->err, "attached %s and %u more of its set (%zu fd%s)\n",
+				p->attach->text, n - 1, u->attached.n - before,
+				u->attached.n - before == 1 ? "" : "s");
+		else if (s->o.verbose)
 			fprintf(s->err, "attached %s (%zu perf event%s)\n", p->attach->text,
 				u->attached.n - before, u->attached.n - before == 1 ? "" : "s");
 	}
 	s->t_attach += dt_now_ns() - t0;
-	return 0;
+	return rc;
 }
 
 /* Attach points that cannot work are script errors, reported before anything loads (and before
- * "Attaching N probes..."), as bpftrace does. */
+ * "Attaching N probes..."), as bpftrace does. In a set of attach points that one program serves
+ * (a wildcard, a list), one that cannot work is skipped with a warning instead, unless it is
+ * the whole set. */
 static int validate_attach_points(dt_session *s, dt_unit *u, dt_diags *d)
 {
 	int rc = 0;
 
+	u->nattach = 0;
+	for (uint32_t i = 0; i < u->prog->nprobes; i++)
+		u->nattach += u->prog->probes[i]->nattach;
+	u->skip = xcalloc(u->nattach + 1, sizeof(*u->skip));
 	for (uint32_t i = 0; i < u->prog->nprobes; i++) {
 		const dt_probe *p = u->prog->probes[i];
 
-		for (uint32_t j = 0; j < p->nattach; j++) {
-			dt_provider pv = p->attach[j]->provider;
+		for (uint32_t j = 0, k; j < p->nattach; j = k) {
+			const dt_attach *a = p->attach[j];
+			dt_provider pv = a->provider;
 			char *err = NULL;
 			int r;
 
+			for (k = j + 1; k < p->nattach && dt_cg_same_set(a, p->attach[k]); k++)
+				;
 			/* A dry run loads without attaching, so what the machine lacks (kprobes,
 			 * a PMU) is not an error there; what the script names wrongly still is. */
 			if (s->o.dry_run && (pv == DT_P_KPROBE || pv == DT_P_KRETPROBE ||
 					     pv == DT_P_HARDWARE))
 				continue;
-			r = dt_rt_validate(p->attach[j], s->o.uprobe_pid, &err);
+			if (k - j > 1) {
+				dt_rt_set st = { .set = (const dt_attach *const *)&p->attach[j],
+						 .n = k - j, .pid = s->o.uprobe_pid,
+						 .skipped = warn_skipped, .ctx = u };
 
+				r = dt_rt_validate_set(&st, &u->skip[a->index], &err);
+			} else {
+				k = j + 1;
+				r = dt_rt_validate(a, s->o.uprobe_pid, &err);
+			}
 			if (r < 0) {
-				dt_diag(d, DT_DIAG_ERROR, p->attach[j]->span, "%s",
-					err ? err : strerror(-r));
+				dt_diag(d, DT_DIAG_ERROR, a->span, "%s", err ? err : strerror(-r));
 				rc = rc ? rc : r;
 			}
 			free(err);
@@ -916,7 +1032,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	if (out)
 		*out = NULL;
 	u->s = s;
-	u->events_fd = -1;
+	u->events_fd = u->names_fd = u->syscall_fd = -1;
 	u->name = xstrdup(src->name ? src->name : "-e");
 	u->text = xstrndup(src->text ? src->text : "", src->len);
 	u->src = (dt_source){ .name = u->name, .text = u->text, .len = src->len,

@@ -27,6 +27,9 @@ typedef DT_VEC(int) dt_fdvec;
  * says what to do, and the result is -errno. BEGIN/END are not attached: see dt_rt_run_once. */
 int dt_rt_attach(const dt_attach *a, int prog_fd, int pid, dt_fdvec *fds, char **err);
 
+/* Sets *err to a malloc'd sentence made as printf does and returns rc (a failure's two parts). */
+int dt_rt_fail(char **err, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* Checks, without attaching, what can be known before loading: uprobe targets and symbols,
  * tracepoints, kprobe and hardware counter support, event names. 0, or -errno with *err set
  * exactly as dt_rt_attach would. */
@@ -51,6 +54,67 @@ int dt_rt_uprobe_open(const dt_attach *a, int pid, bool ret, char **err);
 
 /* The entry point (ELF e_entry, a virtual address) of an executable. 0 or -errno. */
 int dt_rt_elf_entry(const char *path, uint64_t *entry);
+
+/* Resolves many symbols of one ELF file at once (one pass over its symbol tables): file_off[i]
+ * for syms[i], or why[i] a malloc'd sentence (why[i] NULL when resolved). 0, or -ENOEXEC when
+ * the file is no ELF file. */
+int dt_rt_resolve_symbols(const char *path, const char *const *syms, uint32_t n,
+			  uint64_t *file_off, char **why);
+
+/* Opens (disabled, unbound) a uprobe perf event at `off` of `path` (`ret`: a uretprobe), for
+ * `pid` if > 0. The fd or -errno (-EOPNOTSUPP: no uprobes in this kernel). */
+int dt_rt_uprobe_open_at(const char *path, uint64_t off, int pid, bool ret);
+
+/* The tracefs id of tracepoint `a`; 0, or -errno with *err set as dt_rt_attach would. */
+int dt_rt_tracepoint_id(const dt_attach *a, uint64_t *id, char **err);
+/* Opens (disabled, unbound) the perf event of tracepoint `id`. The fd or -errno. */
+int dt_rt_tracepoint_open(uint64_t id);
+
+/* ---------------------------------------------------------------- attach_bulk.c */
+
+/* The attach type of uprobe-multi links and of the programs they run (kernel 6.6). Debian 12's
+ * uapi headers (6.1) do not have it: the value is the kernel's include/uapi/linux/bpf.h's. */
+#ifndef BPF_TRACE_UPROBE_MULTI
+#define BPF_TRACE_UPROBE_MULTI 48
+#endif
+
+/* A set of attach points one program serves (dt_cg_prog.set), as it attaches in bulk. */
+typedef struct dt_rt_set {
+	const dt_attach *const *set;
+	uint32_t n;
+	const bool *skip;    /* by position: members dropped when the set was checked, or NULL */
+	int prog_fd;
+	int pid;             /* uprobes: only in this process if > 0 */
+	int syscall_fd;      /* the unit's DT_AUX_SYSCALL_SLOTS map (syscall sets), or -1 */
+	bool multi;          /* the program was loaded for uprobe-multi (dt_rt_set_multi) */
+	/* Asked between attach steps: true stops attaching (what is attached stays). NULL: never. */
+	bool (*cancelled)(void *ctx);
+	/* A member that cannot attach and is skipped; `why` is words, not a number. */
+	void (*skipped)(void *ctx, const dt_attach *a, const char *why);
+	void *ctx;
+} dt_rt_set;
+
+/* Whether the program of uprobe set `set` is loaded with expected_attach_type
+ * BPF_TRACE_UPROBE_MULTI (the kernel has uprobe-multi links, the pid filter works, and the
+ * program tail-calls nothing). */
+bool dt_rt_set_multi(const dt_attach *const *set, uint32_t n, int pid, bool tail_calls);
+
+/* Checks a set before loading, as dt_rt_validate checks one attach point: members that cannot
+ * attach (a missing function or tracepoint) are marked in skip[] and said through st->skipped;
+ * an error (-errno, *err as dt_rt_validate's) only when none is left or the binary fails. */
+int dt_rt_validate_set(const dt_rt_set *st, bool *skip, char **err);
+
+/* Attaches the set's members not marked skipped; members that fail are skipped (st->skipped).
+ * Every fd (closing them detaches) is appended to fds, and how many members attached goes to
+ * *nattached. 0; -ECANCELED when st->cancelled stopped it (what attached stays in fds); else
+ * -errno with *err a malloc'd sentence and nothing attached (also when no member attached). */
+int dt_rt_attach_set(const dt_rt_set *st, dt_fdvec *fds, uint32_t *nattached, char **err);
+
+/* Detaches: closes fds[from..] (from several threads when there are many) and drops them. */
+void dt_rt_detach(dt_fdvec *fds, size_t from);
+
+/* What a negative errno from creating a probe means, in words. */
+const char *dt_rt_attach_why(int rc);
 
 /* The dt_check_opts.expand callback: `ctx` points at a struct dt_rt_expand_ctx. */
 struct dt_rt_expand_ctx {
@@ -91,6 +155,10 @@ struct dt_unit {
 	dt_program *prog;
 	uint32_t *map_index;  /* program map id -> session map index */
 	int events_fd;        /* this unit's events ring buffer, or -1 */
+	int names_fd;         /* DT_AUX_PROBE_NAMES, or -1 */
+	int syscall_fd;       /* DT_AUX_SYSCALL_SLOTS, or -1 */
+	uint32_t nattach;     /* attach points of the program (slots 0..nattach-1) */
+	bool *skip;           /* by slot: attach points skipped when the sets were checked */
 	dt_fdvec prog_fds;    /* every loaded program (entries and continuations) */
 	dt_fdvec attached;    /* perf event fds */
 	dt_fdvec begin_fds, end_fds;
@@ -190,6 +258,9 @@ int dt_loop_sync(dt_session *s);
 /* Delivers the records waiting in every unit's ring (also for dt_session_detach and
  * dt_session_finish); how many. */
 int dt_loop_drain(dt_session *s);
+/* Takes the SIGINT/SIGTERM that came in, if the session catches them (a stop, as dispatch
+ * would): for work that runs long outside the loop, such as attaching. */
+void dt_loop_poll_signals(dt_session *s);
 /* Frees the loop (dt_session_free). */
 void dt_loop_free(dt_session *s);
 
