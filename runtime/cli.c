@@ -382,13 +382,14 @@ int dt_cli_main(int argc, char **argv)
 		goto out;
 	if (c.pid_arg && dt_session_watch_pid(s, (int)so.filter_pid) < 0)
 		goto out;
-	if (c.cmd && !c.dry_run) {
-		/* SIGINT/SIGTERM end the session from here on, so a Ctrl-C while compiling still
-		 * removes the command's cgroup on the way out. The child exists before compiling:
-		 * uprobes need its pid. */
-		if (dt_session_catch_signals(s) < 0 || dt_session_spawn_child(s, c.cmd, NULL) < 0)
-			goto out;
-	}
+	/* SIGINT/SIGTERM end the session from here on: a Ctrl-C while attaching stops attaching
+	 * and what attached is released (with the maps printed), and a Ctrl-C while compiling
+	 * still removes the -c command's cgroup on the way out. */
+	if (!c.dry_run && dt_session_catch_signals(s) < 0)
+		goto out;
+	/* The child exists before compiling: uprobes need its pid. */
+	if (c.cmd && !c.dry_run && dt_session_spawn_child(s, c.cmd, NULL) < 0)
+		goto out;
 	rc = dt_session_add(s, &src, NULL);
 	if (rc < 0)
 		goto out;
