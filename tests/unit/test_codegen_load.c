@@ -29,7 +29,7 @@ typedef struct sess {
 	dt_diags *diags;
 	dt_program *prog;
 	int *map_fds;
-	int aux[DT_AUX_EXEC_GEN + 1];
+	int aux[DT_AUX_SYSCALL_SLOTS + 1];
 	struct { dt_stack_kind kind; uint32_t depth; int fd; } stacks[MAX_STACK_MAPS];
 	int nstacks;
 	dt_cg_resources needs;
@@ -72,6 +72,12 @@ static int aux_fd_cb(void *ctx, dt_aux_map which, dt_stack_kind kind, uint32_t d
 		break;
 	case DT_AUX_XPROBE_RESULT:
 		named = r->xprobe_result;
+		break;
+	case DT_AUX_PROBE_NAMES:
+		named = r->probe_names;
+		break;
+	case DT_AUX_SYSCALL_SLOTS:
+		named = r->syscall_slots;
 		break;
 	case DT_AUX_WALKER_PROGS: case DT_AUX_CONT_PROGS: case DT_AUX_WALKER_STATE:
 		named = r->walker_prog_types & (1ull << pt);
