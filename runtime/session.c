@@ -91,6 +91,8 @@ dt_session *dt_session_new(const dt_session_opts *o)
 	s->ncpus = libbpf_num_possible_cpus();
 	if (s->ncpus <= 0)
 		s->ncpus = 1;
+	s->elfc = dt_elf_cache_new();
+	dt_elf_cache_set_debug_dirs(s->elfc, s->o.debug_dirs, s->o.ndebug_dirs);
 	s->sym = dt_sym_new();
 	oo.file = s->o.out;
 	oo.format = s->o.format == DT_FORMAT_JSON ? DT_OUT_JSON :
@@ -190,6 +192,7 @@ void dt_session_free(dt_session *s)
 		dt_out_free(s->out);
 	}
 	dt_sym_free(s->sym);
+	dt_elf_cache_free(s->elfc);
 	dt_arena_free(s->arena);
 	free(s);
 }
@@ -483,7 +486,7 @@ static int session_exec_follower(dt_session *s)
 static dt_unwinder *session_unwinder(dt_session *s)
 {
 	dt_unwinder_opts uo = { .sz = sizeof(uo), .log = uw_log, .log_ctx = s,
-				.table_budget = s->o.unwind_budget,
+				.elf_cache = s->elfc, .table_budget = s->o.unwind_budget,
 				.max_stacks = s->o.unwind_stacks };
 	if (s->uw)
 		return s->uw;

@@ -171,6 +171,7 @@ struct dt_session {
 	FILE *err;
 	dt_arena *arena;      /* map types that live across compilations */
 	dt_symbolizer *sym;
+	dt_elf_cache *elfc;    /* ELF objects the unwinder and the symbolizer share; --debuginfo */
 	dt_out *out;
 	int ncpus;
 	DT_VEC(dt_smap *) maps;

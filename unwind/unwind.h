@@ -11,6 +11,7 @@
 #define DT_UNWIND_H
 
 #include "bpf-lib/dt_walker.h"
+#include "elfproc/elfproc.h"
 
 #include <linux/bpf.h>
 #include <stdbool.h>
@@ -60,6 +61,9 @@ typedef struct dt_unwinder_opts {
 	 * bookkeeping, and attaches its own exit and executable-mmap followers. NULL: neither (an
 	 * exec or exit is noticed only when a request for the pid fails). */
 	dt_exec_follower *exec;
+	/* ELF objects shared with the symbolizer, and the --debuginfo dirs searched for a stripped
+	 * object's .debug_frame (both the session's); NULL: the unwinder keeps its own cache. */
+	dt_elf_cache *elf_cache;
 	/* libbpf/verifier messages and build warnings go here when set (else nowhere). */
 	void (*log)(void *ctx, const char *msg);
 	void *log_ctx;

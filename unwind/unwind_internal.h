@@ -1,13 +1,14 @@
 /* unwind_internal.h — what the files of unwind/ share: the deduplicated rule set, the compact row
- * table of one object, the CFI parser's entry points (cfi.c), the ELF helpers (elfobj.c) and the
- * exec follower's maps shared with the walker (exec.c). Not for other modules; they use
- * unwind/unwind.h. */
+ * table of one object, the CFI parser's entry points (cfi.c), the CFI of an ELF object
+ * (elfobj.c) and the exec follower's maps shared with the walker (exec.c). Not for other modules;
+ * they use unwind/unwind.h. */
 #ifndef DT_UNWIND_INTERNAL_H
 #define DT_UNWIND_INTERNAL_H
 
 #include "bpf-lib/dt_walker.h"
 #include "unwind/unwind.h"
 #include "common/common.h"
+#include "elfproc/elfproc.h"
 
 #include <stdio.h>
 
@@ -44,29 +45,17 @@ void dt_rows_merge(dt_rows *a, const dt_rows *b);
 int dt_cfi_parse(const uint8_t *sec, size_t size, uint64_t sec_addr, bool is_eh, dt_ruleset *rs,
 		 dt_rows *out, char *err, size_t errlen);
 
-/* Build the rows of the ELF file at `path`: its .eh_frame, with the gaps filled from its
- * .debug_frame, or when it has none, from a separate debug file's .debug_frame found by build-id
- * or debuglink. 0 with out->n == 0 when the object
- * has no CFI; -errno with a message in err. */
+/* Build the rows of an ELF object: its .eh_frame, with the gaps filled from its .debug_frame, or
+ * when it has none, from the .debug_frame of its separate debug file (dt_elf_debug_file, with the
+ * --debuginfo dirs of `c`, which may be NULL). 0 with out->n == 0 when the object has no CFI;
+ * -errno with a message in err (which also holds the warning when out->nbad FDEs were skipped). */
+int dt_cfi_build(dt_elf_cache *c, dt_elf *e, dt_ruleset *rs, dt_rows *out, char *err,
+		 size_t errlen);
+/* The same for the ELF file at `path`, opened outside any cache (-d unwind, tests, the bench). */
 int dt_cfi_build_file(const char *path, dt_ruleset *rs, dt_rows *out, char *err, size_t errlen);
-/* The same, from an ELF image in memory (used by the fuzzer: no debug-file lookup). */
-int dt_cfi_build_mem(const void *buf, size_t size, dt_ruleset *rs, dt_rows *out, char *err,
-		     size_t errlen);
 
 /* Writes a rule as "cfa=rsp+8  rip=[cfa-8]  rbp=same". */
 void dt_rule_format(const struct dt_unwind_rule *r, char *buf, size_t len);
-
-/* Identity of an ELF file: its GNU build-id (hex) or "dev:ino:mtime". 0 or -errno. */
-int dt_elf_identity(const char *path, char *id, size_t idlen);
-
-/* The PT_LOAD segments of an ELF file (to turn a mapping's file offset into a load bias). The
- * _mem variant only reads (the vdso image). Count, or -errno. */
-typedef struct dt_elf_seg {
-	uint64_t vaddr, off, filesz;
-	bool exec;
-} dt_elf_seg;
-int dt_elf_segments(const char *path, dt_elf_seg *segs, int max);
-int dt_elf_segments_mem(const void *buf, size_t size, dt_elf_seg *segs, int max);
 
 /* ---------------------------------------------------------------- BPF objects (unwinder.c) */
 

@@ -4,7 +4,10 @@
  * at object ids. Rows live in fixed pages of one array map, allocated first-fit within the memory
  * budget; objects no live process maps are evicted (least recently used first) when space runs out.
  * Requests (from the walker: unknown pid, pc outside every known mapping; from the followers:
- * exec, exit, executable mmap) arrive on a ring buffer and are served by dt_unwinder_process(). */
+ * exec, exit, executable mmap) arrive on a ring buffer and are served by dt_unwinder_process().
+ * The ELF files themselves and the reading of /proc/PID/maps are elfproc's: an object holds a
+ * reference on its dt_elf (in the cache the session shares with the symbolizer) as long as it has
+ * tables. */
 #include "unwind/unwind.h"
 #include "unwind/unwind_internal.h"
 #include "bpf-lib/dt_walker_obj.h"
@@ -20,22 +23,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #define MAX_OBJ_ROWS (1u << 22) /* the walker's binary search does 23 steps */
-#define MAX_SEGS 16
 
 typedef struct uobj {
 	bool used;
-	char *ident;          /* build-id hex or dev:ino:mtime; "vdso" */
-	char *path;           /* for messages and stats */
-	dev_t dev;            /* file identity cache (0/0 for the vdso) */
-	ino_t ino;
-	struct timespec mtime;
-	dt_elf_seg segs[MAX_SEGS];
-	int nsegs;
+	dt_elf *elf;          /* a reference; its ident (build-id, else dev:ino:mtime) is ours */
+	char *path;           /* as the process maps it, for messages */
 	uint32_t page_start, npages, nrows;
 	uint32_t ipage_start, nipages;   /* rowidx pages */
 	uint32_t refs;        /* live processes mapping it */
@@ -57,6 +53,8 @@ static const char *const follower_names[] = { "dt_follow_exit", "dt_follow_mmap_
 
 struct dt_unwinder {
 	dt_unwinder_opts opts;
+	dt_elf_cache *elfc;                 /* opts.elf_cache, or our own */
+	bool own_elfc;
 	struct bpf_object *obj;             /* maps, exit and mmap followers */
 	struct bpf_object *tobj[DT_WPT__COUNT]; /* walker programs per type, loaded on demand */
 	int wprogs_fd[DT_WPT__COUNT], cprogs_fd[DT_WPT__COUNT], wstate_fd[DT_WPT__COUNT];
@@ -201,6 +199,11 @@ dt_unwinder *dt_unwinder_new(const dt_unwinder_opts *opts)
 	for (i = 0; i < DT_WPT__COUNT; i++)
 		u->wprogs_fd[i] = u->cprogs_fd[i] = u->wstate_fd[i] = -1;
 	dt_ruleset_init(&u->rs);
+	u->elfc = u->opts.elf_cache;
+	if (!u->elfc) {
+		u->elfc = dt_elf_cache_new();
+		u->own_elfc = true;
+	}
 
 	/* The core object owns every map; its walker programs load per type (load_ptype). */
 	u->obj = bpf_object__open_mem(dt_walker_bpf_obj, dt_walker_bpf_obj_len, &oo);
@@ -297,9 +300,11 @@ void dt_unwinder_free(dt_unwinder *u)
 		bpf_object__close(u->tobj[i]);
 	bpf_object__close(u->obj);
 	for (i = 0; i < DT_MAX_OBJECTS; i++) {
-		free(u->objs[i].ident);
+		dt_elf_put(u->objs[i].elf);
 		free(u->objs[i].path);
 	}
+	if (u->own_elfc)
+		dt_elf_cache_free(u->elfc);
 	for (i = 0; i < u->procs.n; i++)
 		free(u->procs.v[i].objs);
 	free(u->procs.v);
@@ -396,7 +401,7 @@ static void evict(dt_unwinder *u, uint32_t id)
 
 	obj_drop_tables(u, id);
 	bpf_map_update_elem(u->objects_fd, &id, &none, BPF_ANY);
-	free(o->ident);
+	dt_elf_put(o->elf);
 	free(o->path);
 	memset(o, 0, sizeof(*o));
 	u->evictions++;
@@ -546,45 +551,43 @@ static int obj_slot(dt_unwinder *u)
 	return (int)victim;
 }
 
-/* Builds (or finds) the object for a file; returns its id or -errno. */
-static int obj_for_file(dt_unwinder *u, const char *path, const char *display)
+/* The object already built for e: the same file, or the same build-id under another path (one
+ * libc for every container); -1 when there is none. */
+static int obj_find(const dt_unwinder *u, const dt_elf *e)
 {
-	char ident[160], err[512];
-	dt_rows rows = {0};
-	struct stat st;
 	uint32_t i;
-	int id, ret;
 
-	if (stat(path, &st) < 0)
-		return -errno;
-	for (i = 0; i < DT_MAX_OBJECTS; i++) {
-		uobj *o = &u->objs[i];
-
-		if (o->used && o->dev == st.st_dev && o->ino == st.st_ino &&
-		    o->mtime.tv_sec == st.st_mtim.tv_sec && o->mtime.tv_nsec == st.st_mtim.tv_nsec)
-			return (int)i;
-	}
-	ret = dt_elf_identity(path, ident, sizeof(ident));
-	if (ret < 0)
-		return ret;
 	for (i = 0; i < DT_MAX_OBJECTS; i++)
-		if (u->objs[i].used && !strcmp(u->objs[i].ident, ident))
-			return (int)i; /* same build-id under another path */
-	id = obj_slot(u);
-	if (id < 0)
+		if (u->objs[i].used && u->objs[i].elf == e)
+			return (int)i;
+	for (i = 0; i < DT_MAX_OBJECTS; i++)
+		if (u->objs[i].used && !strcmp(dt_elf_ident(u->objs[i].elf), dt_elf_ident(e)))
+			return (int)i;
+	return -1;
+}
+
+/* Finds, or builds, the object for e (a reference the object takes over); its id or -errno. */
+static int obj_for_elf(dt_unwinder *u, dt_elf *e, const char *display)
+{
+	char err[512];
+	dt_rows rows = {0};
+	int id = obj_find(u, e), ret;
+
+	if (id >= 0) {
+		dt_elf_put(e);
 		return id;
+	}
+	id = obj_slot(u);
+	if (id < 0) {
+		dt_elf_put(e);
+		return id;
+	}
 	uobj *o = &u->objs[id];
 	o->used = true;
-	o->ident = xstrdup(ident);
+	o->elf = e;
 	o->path = xstrdup(display);
-	o->dev = st.st_dev;
-	o->ino = st.st_ino;
-	o->mtime = st.st_mtim;
 	o->last_use = ++u->clock;
-	o->nsegs = dt_elf_segments(path, o->segs, MAX_SEGS);
-	if (o->nsegs < 0)
-		o->nsegs = 0;
-	ret = dt_cfi_build_file(path, &u->rs, &rows, err, sizeof(err));
+	ret = dt_cfi_build(u->elfc, e, &u->rs, &rows, err, sizeof(err));
 	if (ret < 0 || rows.nbad) {
 		ulog(u, "unwind: %s", err);
 		u->build_errors++;
@@ -607,66 +610,41 @@ static int obj_for_file(dt_unwinder *u, const char *path, const char *display)
 	return id;
 }
 
-/* The vdso is the same image in every process: build it once from our own mapping. */
+/* The object for a mapped file (through its /proc/PID/map_files link); its id or -errno. */
+static int obj_for_file(dt_unwinder *u, const char *path, const char *display)
+{
+	dt_elf *e = dt_elf_open(u->elfc, path);
+
+	if (!e) {
+		int ret = -errno;
+
+		if (ret == -ENOEXEC)
+			ulog(u, "unwind: %s: not a 64-bit ELF file", display);
+		return ret;
+	}
+	return obj_for_elf(u, e, display);
+}
+
+/* The vdso is the same image in every process: built once, from our own mapping. */
 static int obj_for_vdso(dt_unwinder *u)
 {
-	const void *img = (const void *)getauxval(AT_SYSINFO_EHDR);
-	char err[256];
-	dt_rows rows = {0};
-	uint32_t i;
-	size_t size = 2 * 4096;
-	int id, ret;
+	dt_elf *e = dt_elf_open_vdso(u->elfc);
 
-	for (i = 0; i < DT_MAX_OBJECTS; i++)
-		if (u->objs[i].used && !strcmp(u->objs[i].ident, "vdso"))
-			return (int)i;
-	if (!img)
-		return -ENOENT;
-	{
-		/* The ELF header says how far the image goes: its section headers are last. */
-		const unsigned char *e = img;
-		uint64_t shoff;
-		uint16_t shnum, shentsize;
-
-		memcpy(&shoff, e + 0x28, 8);
-		memcpy(&shentsize, e + 0x3a, 2);
-		memcpy(&shnum, e + 0x3c, 2);
-		if (shoff + (uint64_t)shnum * shentsize > size && shoff < (1u << 20))
-			size = shoff + (uint64_t)shnum * shentsize;
-	}
-	id = obj_slot(u);
-	if (id < 0)
-		return id;
-	uobj *o = &u->objs[id];
-	o->used = true;
-	o->ident = xstrdup("vdso");
-	o->path = xstrdup("[vdso]");
-	o->last_use = ++u->clock;
-	o->nsegs = dt_elf_segments_mem(img, size, o->segs, MAX_SEGS);
-	if (o->nsegs < 0)
-		o->nsegs = 0;
-	ret = dt_cfi_build_mem(img, size, &u->rs, &rows, err, sizeof(err));
-	if (ret == 0 && rows.n)
-		ret = load_rows(u, (uint32_t)id, &rows);
-	if (ret < 0) {
-		ulog(u, "unwind: [vdso]: %s", err);
-		u->build_errors++;
-	}
-	dt_rows_fini(&rows);
-	return id;
+	return e ? obj_for_elf(u, e, "[vdso]") : -errno;
 }
 
 /* Load bias of a mapping of object o at `start` with file offset `off`. */
 static bool obj_bias(const uobj *o, uint64_t start, uint64_t off, bool vdso, uint64_t *bias)
 {
-	int i;
+	size_t i, nsegs;
+	const dt_elf_seg *segs = dt_elf_segments(o->elf, &nsegs);
 
 	if (vdso) {
-		*bias = start - (o->nsegs ? o->segs[0].vaddr : 0);
+		*bias = start - (nsegs ? segs[0].vaddr : 0);
 		return true;
 	}
-	for (i = 0; i < o->nsegs; i++) {
-		const dt_elf_seg *s = &o->segs[i];
+	for (i = 0; i < nsegs; i++) {
+		const dt_elf_seg *s = &segs[i];
 
 		if (s->exec && off >= (s->off & ~4095ull) && off < s->off + s->filesz) {
 			*bias = start - (s->vaddr - (s->off - off));
@@ -724,53 +702,47 @@ static void prune_dead(dt_unwinder *u)
 int dt_unwinder_add_pid(dt_unwinder *u, uint32_t pid)
 {
 	struct dt_proc_maps *pm = xcalloc(1, sizeof(*pm));
-	char path[PATH_MAX], line[PATH_MAX + 256], mf[96];
 	DT_VEC(uint32_t) held = {0};
-	FILE *f;
+	dt_proc_mappings maps;
+	char mf[96];
 	uproc *p;
-	int ret = 0;
+	int ret;
 
-	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
-	f = fopen(path, "re");
-	if (!f) {
-		ret = errno == ENOENT ? -ESRCH : -errno;
+	ret = dt_proc_mappings_read((int)pid, &maps);
+	if (ret < 0)
 		goto out;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, off, ino;
-		char perms[8], *name;
-		unsigned dmaj, dmin;
-		int n = 0, id;
+	for (size_t k = 0; k < maps.n; k++) {
+		const dt_proc_mapping *mp = &maps.v[k];
 		struct dt_mapping *m;
 		uint64_t bias = 0;
 		bool vdso;
+		int id;
 
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off, &dmaj,
-			   &dmin, &ino, &n) < 7 || perms[2] != 'x')
+		if (mp->perms[2] != 'x')
 			continue;
-		name = line + n;
-		name[strcspn(name, "\n")] = 0;
 		if (pm->n >= DT_MAX_MAPPINGS) {
 			ulog(u, "unwind: pid %u: more than %d executable mappings, the rest ignored",
 			     pid, DT_MAX_MAPPINGS);
 			break;
 		}
 		m = &pm->m[pm->n];
-		m->start = start;
-		m->end = end;
+		m->start = mp->start;
+		m->end = mp->end;
 		m->obj_id = DT_OBJ_NONE;
-		vdso = !strcmp(name, "[vdso]");
+		vdso = !strcmp(mp->path, "[vdso]");
 		if (vdso) {
 			id = obj_for_vdso(u);
-		} else if (name[0] == '/' && ino) {
+		} else if (mp->path[0] == '/' && mp->inode) {
 			/* map_files reaches the mapped file even when deleted or in another mount
 			 * namespace. */
-			snprintf(mf, sizeof(mf), "/proc/%u/map_files/%llx-%llx", pid, start, end);
-			id = obj_for_file(u, mf, name);
+			snprintf(mf, sizeof(mf), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid,
+				 mp->start, mp->end);
+			id = obj_for_file(u, mf, mp->path);
 		} else {
 			id = -ENOENT; /* anonymous executable memory (JIT): frame pointers */
 		}
-		if (id >= 0 && obj_bias(&u->objs[id], start, off, vdso, &bias) && bias <= start) {
+		if (id >= 0 && obj_bias(&u->objs[id], mp->start, mp->offset, vdso, &bias) &&
+		    bias <= mp->start) {
 			m->obj_id = (uint32_t)id;
 			m->bias = bias;
 			u->objs[id].refs++;
@@ -779,7 +751,7 @@ int dt_unwinder_add_pid(dt_unwinder *u, uint32_t pid)
 		}
 		pm->n++;
 	}
-	fclose(f);
+	dt_proc_mappings_free(&maps);
 	if (pm->n == 0) {
 		ret = -ESRCH; /* a kernel thread, or a process between exit and reaping */
 		goto release;

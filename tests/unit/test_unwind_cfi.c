@@ -346,13 +346,34 @@ static int rows_of(const char *path, dt_rows *rows)
 	return ret;
 }
 
+/* The rows the unwinder builds for `path` when the session's --debuginfo DIR is `dbgdir`. */
+static int rows_with_debuginfo(const char *path, const char *dbgdir, dt_rows *rows)
+{
+	dt_elf_cache *c = dt_elf_cache_new();
+	dt_elf *e = dt_elf_open(c, path);
+	char err[512];
+	dt_ruleset rs;
+	int ret = -ENOENT;
+
+	dt_elf_cache_set_debug_dirs(c, &dbgdir, 1);
+	dt_ruleset_init(&rs);
+	memset(rows, 0, sizeof(*rows));
+	if (e)
+		ret = dt_cfi_build(c, e, &rs, rows, err, sizeof(err));
+	dt_ruleset_fini(&rs);
+	dt_elf_put(e);
+	dt_elf_cache_free(c);
+	return ret;
+}
+
 /* A program whose own code has only .debug_frame (crt1.o and the PLT bring .eh_frame), stripped
- * to a separate debug file named by .gnu_debuglink: the same rows as the unstripped binary, and
- * fewer once the debug file is gone. */
+ * to a separate debug file named by .gnu_debuglink: the same rows as the unstripped binary; the
+ * same again once the debug file is moved into the build-id tree of a --debuginfo DIR, and fewer
+ * without that DIR. */
 static void separate_debug_file(void)
 {
-	char dir[] = "/tmp/dt_cfi_dbg.XXXXXX", cmd[2048], p[256];
-	dt_rows full, linked, alone;
+	char dir[] = "/tmp/dt_cfi_dbg.XXXXXX", cmd[2048], p[256], dbgdir[256];
+	dt_rows full, linked, alone, from_dir;
 
 	CHECK(mkdtemp(dir) != NULL);
 	snprintf(cmd, sizeof(cmd),
@@ -369,13 +390,20 @@ static void separate_debug_file(void)
 	CHECK_EQ_INT(linked.n, full.n);
 	CHECK(linked.n == full.n && !memcmp(linked.pc, full.pc, full.n * 4) &&
 	      !memcmp(linked.rule, full.rule, full.n * 2));
-	snprintf(cmd, sizeof(cmd), "rm -f %s/p.debug", dir);
+	snprintf(cmd, sizeof(cmd), "cd %s && id=$(readelf -n p | awk '/Build ID/ { print $3 }') && "
+		 "d=dbg/.build-id/$(echo $id | cut -c1-2) && mkdir -p $d && "
+		 "mv p.debug $d/$(echo $id | cut -c3-).debug", dir);
 	CHECK_EQ_INT(system(cmd), 0);
 	CHECK_EQ_INT(rows_of(p, &alone), 0);
 	CHECK(alone.n > 0 && alone.n < full.n);
+	snprintf(dbgdir, sizeof(dbgdir), "%s/dbg", dir);
+	CHECK_EQ_INT(rows_with_debuginfo(p, dbgdir, &from_dir), 0);
+	CHECK(from_dir.n == full.n && !memcmp(from_dir.pc, full.pc, full.n * 4) &&
+	      !memcmp(from_dir.rule, full.rule, full.n * 2));
 	dt_rows_fini(&full);
 	dt_rows_fini(&linked);
 	dt_rows_fini(&alone);
+	dt_rows_fini(&from_dir);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	CHECK_EQ_INT(system(cmd), 0);
 }

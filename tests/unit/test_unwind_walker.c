@@ -278,8 +278,8 @@ static int read_int_file(const char *path)
 static int open_event(enum how how, pid_t pid)
 {
 	struct perf_event_attr attr = {.size = sizeof(attr), .sample_period = 1};
-	dt_elf_seg segs[8];
-	int i, n;
+	dt_elf *e;
+	uint64_t off;
 
 	switch (how) {
 	case CPU_CLOCK:
@@ -290,10 +290,10 @@ static int open_event(enum how how, pid_t pid)
 	case UPROBE_CMP:
 		attr.type = (uint32_t)read_int_file("/sys/bus/event_source/devices/uprobe/type");
 		attr.config1 = (uint64_t)(uintptr_t)target;
-		n = dt_elf_segments(target, segs, 8);
-		for (i = 0; i < n; i++)
-			if (segs[i].exec)
-				attr.config2 = symaddr("uw_cmp") - segs[i].vaddr + segs[i].off;
+		e = dt_elf_open(NULL, target);
+		if (e && dt_elf_vaddr_to_offset(e, symaddr("uw_cmp"), &off) == 0)
+			attr.config2 = off;
+		dt_elf_put(e);
 		break;
 	case TP_GETPPID:
 		attr.type = PERF_TYPE_TRACEPOINT;
