@@ -1,12 +1,13 @@
 /* attach.c — connects loaded BPF programs to events, one function per provider, and resolves what
  * attach points name: uprobe targets (paths, library names through the pid's mappings, the
- * ld.so cache and the standard directories), symbols to file offsets (libelf: .symtab, then
+ * ld.so cache and the standard directories), symbols to file offsets (elfproc: .symtab, then
  * .dynsym, vaddr -> offset through PT_LOAD), tracepoint ids (tracefs, mounted on demand), and
  * wildcards. Every attachment is a perf event with the program bound by PERF_EVENT_IOC_SET_BPF, so
  * closing the fd detaches it. Failures are one sentence that names the attach point and says what
  * to do; the session turns it into a file:line:col diagnostic. Nothing here scans tracefs, kallsyms
  * or ELF files unless an attach point needs it: startup cost matters. */
 #include "runtime/session_internal.h"
+#include "elfproc/elfproc.h"
 
 #include <bpf/bpf.h>
 #include <ctype.h>
@@ -294,30 +295,22 @@ static bool lib_matches(const char *base, const char *want)
 
 static int search_pid_maps(int pid, const char *want, char **path)
 {
-	char file[64], line[PATH_MAX + 256];
-	FILE *f;
-	int rc = -ENOENT;
+	dt_proc_mappings maps;
+	int rc = dt_proc_mappings_read(pid, &maps);
 
-	snprintf(file, sizeof(file), "/proc/%d/maps", pid);
-	f = fopen(file, "re");
-	if (!f)
-		return -errno;
-	while (rc && fgets(line, sizeof(line), f)) {
-		char *p = strchr(line, '/'), *nl, *base;
+	if (rc < 0)
+		return rc == -ESRCH ? -ENOENT : rc;
+	rc = -ENOENT;
+	for (size_t i = 0; i < maps.n && rc; i++) {
+		const char *p = maps.v[i].path;
 
-		if (!p)
+		if (p[0] != '/' || !lib_matches(strrchr(p, '/') + 1, want))
 			continue;
-		nl = strchr(p, '\n');
-		if (nl)
-			*nl = 0;
-		base = strrchr(p, '/') + 1;
-		if (lib_matches(base, want)) {
-			/* Through the process's root, so containers resolve to the right file. */
-			*path = xasprintf("/proc/%d/root%s", pid, p);
-			rc = 0;
-		}
+		/* Through the process's root, so containers resolve to the right file. */
+		*path = xasprintf("/proc/%d/root%s", pid, p);
+		rc = 0;
 	}
-	fclose(f);
+	dt_proc_mappings_free(&maps);
 	return rc;
 }
 
@@ -454,112 +447,13 @@ int dt_rt_resolve_binary(const char *target, int pid, char **path)
 	return -ENOENT;
 }
 
-/* libelf handle of a file; the caller ends it and closes *fd. */
-static Elf *elf_open_file(const char *path, int *fd)
-{
-	Elf *e;
-
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return NULL;
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (*fd < 0)
-		return NULL;
-	e = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF) {
-		if (e)
-			elf_end(e);
-		close(*fd);
-		return NULL;
-	}
-	return e;
-}
-
-typedef int (*sym_visit_fn)(void *ctx, const char *name, const GElf_Sym *sym);
-
-/* Calls fn for each defined symbol of .symtab, then .dynsym; stops when fn returns non-zero. */
-static int elf_visit_syms(Elf *e, sym_visit_fn fn, void *ctx)
-{
-	static const uint32_t order[] = { SHT_SYMTAB, SHT_DYNSYM };
-
-	for (size_t k = 0; k < DT_ARRAY_SIZE(order); k++) {
-		Elf_Scn *scn = NULL;
-
-		while ((scn = elf_nextscn(e, scn))) {
-			GElf_Shdr sh;
-			Elf_Data *d;
-
-			if (!gelf_getshdr(scn, &sh) || sh.sh_type != order[k] || !sh.sh_entsize)
-				continue;
-			d = elf_getdata(scn, NULL);
-			if (!d)
-				continue;
-			for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-				GElf_Sym sym;
-				const char *name;
-				int r;
-
-				if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
-					continue;
-				name = elf_strptr(e, sh.sh_link, sym.st_name);
-				if (!name || !*name)
-					continue;
-				r = fn(ctx, name, &sym);
-				if (r)
-					return r;
-			}
-		}
-	}
-	return 0;
-}
-
-struct find_sym {
-	const char *want;
-	GElf_Sym sym;
-	bool found;
-};
-
-static int find_sym_cb(void *ctx, const char *name, const GElf_Sym *sym)
-{
-	struct find_sym *f = ctx;
-	size_t n = strlen(f->want);
-
-	/* Versioned names in .symtab ("memcpy@@GLIBC_2.14") match their base name. */
-	if (strncmp(name, f->want, n) || (name[n] && name[n] != '@'))
-		return 0;
-	if (GELF_ST_TYPE(sym->st_info) != STT_FUNC && GELF_ST_TYPE(sym->st_info) != STT_GNU_IFUNC &&
-	    GELF_ST_TYPE(sym->st_info) != STT_NOTYPE)
-		return 0;
-	f->sym = *sym;
-	f->found = true;
-	return 1;
-}
-
-static int vaddr_to_offset(Elf *e, uint64_t vaddr, uint64_t *off)
-{
-	size_t n;
-
-	if (elf_getphdrnum(e, &n) < 0)
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
-			continue;
-		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_memsz) {
-			*off = vaddr - ph.p_vaddr + ph.p_offset;
-			return 0;
-		}
-	}
-	return -ERANGE;
-}
-
 int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, uint64_t *file_off,
 			 char **err)
 {
-	struct find_sym f = { .want = sym };
+	dt_elf *e = dt_elf_open(NULL, path);
+	dt_elf_sym f;
 	uint64_t vaddr;
-	int fd = -1, rc = 0;
-	Elf *e = elf_open_file(path, &fd);
+	int rc = 0;
 	char *end;
 
 	if (!e)
@@ -569,33 +463,31 @@ int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, uint64
 	if (isdigit((unsigned char)sym[0]) && !*end && !errno) {
 		/* uprobe:bin:0x401000 — an address, not a symbol. */
 	} else {
-		elf_visit_syms(e, find_sym_cb, &f);
-		if (!f.found) {
+		if (dt_elf_sym_find(e, sym, &f) < 0) {
 			rc = dt_rt_fail(err, -ENOENT, "no function '%s' in %s (check the name with "
 				  "`nm -D %s` or `nm %s`)", sym, path, path, path);
-			goto out_elf;
+			goto out;
 		}
-		if (f.sym.st_size && off >= f.sym.st_size) {
+		if (f.size && off >= f.size) {
 			rc = dt_rt_fail(err, -ERANGE, "offset %#" PRIx64 " is past the end of %s "
-				  "(%" PRIu64 " bytes)", off, sym, (uint64_t)f.sym.st_size);
-			goto out_elf;
+				  "(%" PRIu64 " bytes)", off, sym, f.size);
+			goto out;
 		}
-		vaddr = f.sym.st_value;
+		vaddr = f.value;
 	}
-	rc = vaddr_to_offset(e, vaddr + off, file_off);
+	rc = dt_elf_vaddr_to_offset(e, vaddr + off, file_off);
 	if (rc < 0)
 		rc = dt_rt_fail(err, rc, "address %#" PRIx64 " of %s is in no executable segment of %s",
 			  vaddr + off, sym, path);
-out_elf:
-	elf_end(e);
-	close(fd);
+out:
+	dt_elf_put(e);
 	return rc;
 }
 
 struct find_syms {
 	const char **want; /* sorted */
 	uint32_t n;
-	GElf_Sym *sym;     /* by position in want */
+	dt_elf_sym *sym;   /* by position in want */
 	bool *found;
 };
 
@@ -604,15 +496,15 @@ static int cmp_cstr(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* find_sym_cb for many names at once: a binary search per symbol instead of a scan per name. */
-static int find_syms_cb(void *ctx, const char *name, const GElf_Sym *sym)
+/* dt_elf_sym_find for many names at once: a binary search per symbol instead of a scan per
+ * name. */
+static int find_syms_cb(void *ctx, const dt_elf_sym *sym)
 {
 	struct find_syms *f = ctx;
 	char base[256];
-	const char *at = strchr(name, '@'), *key = base, **hit;
-	int t = GELF_ST_TYPE(sym->st_info);
+	const char *name = sym->name, *at = strchr(name, '@'), *key = base, **hit;
 
-	if (t != STT_FUNC && t != STT_GNU_IFUNC && t != STT_NOTYPE)
+	if (sym->type != STT_FUNC && sym->type != STT_GNU_IFUNC && sym->type != STT_NOTYPE)
 		return 0;
 	if (!at || (size_t)(at - name) >= sizeof(base))
 		key = name;
@@ -630,8 +522,7 @@ int dt_rt_resolve_symbols(const char *path, const char *const *syms, uint32_t n,
 			  uint64_t *file_off, char **why)
 {
 	struct find_syms f = { .n = 0 };
-	int fd = -1;
-	Elf *e = elf_open_file(path, &fd);
+	dt_elf *e = dt_elf_open(NULL, path);
 
 	if (!e)
 		return -ENOEXEC;
@@ -642,7 +533,7 @@ int dt_rt_resolve_symbols(const char *path, const char *const *syms, uint32_t n,
 		f.want[i] = syms[i];
 	qsort(f.want, n, sizeof(*f.want), cmp_cstr);
 	f.n = n;
-	elf_visit_syms(e, find_syms_cb, &f);
+	dt_elf_sym_each(e, find_syms_cb, &f);
 	for (uint32_t i = 0; i < n; i++) {
 		const char **hit = bsearch(&syms[i], f.want, n, sizeof(*f.want), cmp_cstr);
 		size_t k = (size_t)(hit - f.want);
@@ -662,12 +553,11 @@ int dt_rt_resolve_symbols(const char *path, const char *const *syms, uint32_t n,
 			why[i] = xasprintf("no function '%s' in %s", syms[i], path);
 			continue;
 		}
-		if (vaddr_to_offset(e, f.sym[k].st_value, &file_off[i]) < 0)
+		if (dt_elf_vaddr_to_offset(e, f.sym[k].value, &file_off[i]) < 0)
 			why[i] = xasprintf("the address of %s is in no executable segment of %s",
 					   syms[i], path);
 	}
-	elf_end(e);
-	close(fd);
+	dt_elf_put(e);
 	free(f.want);
 	free(f.sym);
 	free(f.found);
@@ -737,18 +627,17 @@ int dt_rt_uprobe_open(const dt_attach *a, int pid, bool ret, char **err)
 
 int dt_rt_elf_entry(const char *path, uint64_t *entry)
 {
+	dt_elf *e = dt_elf_open(NULL, path);
 	GElf_Ehdr eh;
-	int fd, rc = 0;
-	Elf *e = elf_open_file(path, &fd);
+	int rc = 0;
 
 	if (!e)
 		return -ENOEXEC;
-	if (!gelf_getehdr(e, &eh) || !eh.e_entry)
+	if (!gelf_getehdr(dt_elf_handle(e), &eh) || !eh.e_entry)
 		rc = -ENOEXEC;
 	else
 		*entry = eh.e_entry;
-	elf_end(e);
-	close(fd);
+	dt_elf_put(e);
 	return rc;
 }
 
@@ -926,28 +815,19 @@ __attribute__((noinline, used)) void dt_rt_trigger(void)
 /* File offset of our own code address, from /proc/self/maps. */
 static int self_offset(uintptr_t addr, char *path, size_t n, uint64_t *off)
 {
-	char line[PATH_MAX + 256];
-	FILE *f = fopen("/proc/self/maps", "re");
-	int rc = -ENOENT;
+	dt_proc_mappings maps;
+	const dt_proc_mapping *m;
+	int rc = dt_proc_mappings_read(0, &maps);
 
-	if (!f)
-		return -errno;
-	while (rc && fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi, foff;
-		char *p;
-
-		if (sscanf(line, "%lx-%lx %*s %lx", &lo, &hi, &foff) != 3 || addr < lo ||
-		    addr >= hi)
-			continue;
-		p = strchr(line, '/');
-		if (!p)
-			break;
-		p[strcspn(p, "\n")] = 0;
-		snprintf(path, n, "%s", p);
-		*off = addr - lo + foff;
-		rc = 0;
+	if (rc < 0)
+		return rc;
+	m = dt_proc_mappings_find(&maps, addr);
+	rc = m && m->path[0] == '/' ? 0 : -ENOENT;
+	if (rc == 0) {
+		snprintf(path, n, "%s", m->path);
+		*off = addr - m->start + m->offset;
 	}
-	fclose(f);
+	dt_proc_mappings_free(&maps);
 	return rc;
 }
 
@@ -1032,33 +912,31 @@ struct match_syms {
 	strvec *out;
 };
 
-static int match_sym_cb(void *ctx, const char *name, const GElf_Sym *sym)
+static int match_sym_cb(void *ctx, const dt_elf_sym *sym)
 {
 	struct match_syms *m = ctx;
-	int t = GELF_ST_TYPE(sym->st_info);
 
-	if ((t == STT_FUNC || t == STT_GNU_IFUNC) && !strchr(name, '@') &&
-	    fnmatch(m->pat, name, 0) == 0)
-		DT_VEC_PUSH(m->out, xstrdup(name));
+	if ((sym->type == STT_FUNC || sym->type == STT_GNU_IFUNC) && !strchr(sym->name, '@') &&
+	    fnmatch(m->pat, sym->name, 0) == 0)
+		DT_VEC_PUSH(m->out, xstrdup(sym->name));
 	return 0;
 }
 
 static int expand_uprobe(const dt_attach *a, int pid, strvec *out)
 {
 	char *path = NULL;
-	int fd, rc = dt_rt_resolve_binary(a->target, pid, &path);
+	int rc = dt_rt_resolve_binary(a->target, pid, &path);
 	struct match_syms m = { .pat = a->func, .out = out };
-	Elf *e;
+	dt_elf *e;
 
 	if (rc < 0)
 		return rc;
-	e = elf_open_file(path, &fd);
+	e = dt_elf_open(NULL, path);
 	free(path);
 	if (!e)
 		return -ENOEXEC;
-	elf_visit_syms(e, match_sym_cb, &m);
-	elf_end(e);
-	close(fd);
+	dt_elf_sym_each(e, match_sym_cb, &m);
+	dt_elf_put(e);
 	return 0;
 }
 
