@@ -100,8 +100,7 @@ dt_session *dt_session_new(const dt_session_opts *o)
 	dt_sym_set_opts(s->sym, &(dt_sym_opts){ .no_demangle = s->o.no_demangle,
 						.no_inline = s->o.no_inline,
 						.srcline = s->o.srcline,
-						.debug_dirs = s->o.debug_dirs,
-						.ndebug_dirs = s->o.ndebug_dirs });
+						.elf_cache = s->elfc });
 	oo.sym = s->sym;
 	oo.stack_frames = dt_session_stack_frames;
 	oo.stack_ctx = s;

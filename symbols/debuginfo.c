@@ -1,9 +1,9 @@
-/* debuginfo.c — where the symbols of a stripped object come from when the object itself does not
- * carry them: the MiniDebugInfo section (.gnu_debugdata, an xz-compressed ELF holding .symtab, as
- * Fedora and CentOS ship), a separate debug file found the way distributions install them (the
- * build-id tree .build-id/xx/rest.debug, or the .gnu_debuglink name next to the object, in its
- * .debug/ folder, or under a debug root) in /usr/lib/debug and every --debuginfo DIR, and last a
- * debuginfod server (DEBUGINFOD_URLS). Network fetches never run on the output path: one worker
+/* debuginfo.c — where the symbols of a stripped object come from when neither the object nor its
+ * separate debug file on this machine (elfproc's search: build-id tree, debuglink, --debuginfo
+ * dirs) carries them: the MiniDebugInfo section (.gnu_debugdata, an xz-compressed ELF holding
+ * .symtab, as Fedora and CentOS ship), and last a debuginfod server (DEBUGINFOD_URLS). Both are
+ * symbolization policy, so they live here, on elfproc's objects. Network fetches never run on the
+ * output path: one worker
  * thread takes build-ids from a queue and fetches them through libdebuginfod (which keeps its own
  * on-disk cache, so a second run is local); the symbolizer asks later whether a file has arrived
  * and merges it then. */
@@ -22,158 +22,41 @@
 #include <string.h>
 #include <unistd.h>
 
-/* ---------------------------------------------------------------- build-id and debuglink */
-
-int dt_dbg_build_id(Elf *e, uint8_t *id, size_t max)
-{
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		GElf_Nhdr nh;
-		size_t off = 0, name_off, desc_off;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		if (!(d = elf_getdata(scn, NULL)) || !d->d_buf)
-			continue;
-		while ((off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-			    memcmp((char *)d->d_buf + name_off, "GNU", 4) || nh.n_descsz < 2 ||
-			    nh.n_descsz > max)
-				continue;
-			memcpy(id, (char *)d->d_buf + desc_off, nh.n_descsz);
-			return (int)nh.n_descsz;
-		}
-	}
-	return -ENOENT;
-}
-
-/* The .gnu_debuglink file name, or NULL (points into e's data). */
-static const char *debuglink(Elf *e)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(e, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(e, shstrndx, sh.sh_name)) ||
-		    strcmp(name, ".gnu_debuglink"))
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (d && d->d_buf && d->d_size > 1 && memchr(d->d_buf, '\0', d->d_size))
-			return d->d_buf;
-	}
-	return NULL;
-}
-
-static bool usable(const char *cand, const char *self)
-{
-	/* A debuglink may name the object itself: that is no help. */
-	return (!self || strcmp(cand, self)) && access(cand, R_OK) == 0;
-}
-
-char *dt_dbg_find_local(Elf *e, const char *path, const char *const *dirs, size_t ndirs)
-{
-	uint8_t id[64];
-	int idn = dt_dbg_build_id(e, id, sizeof(id));
-	const char *link = debuglink(e);
-	const char *slash = path ? strrchr(path, '/') : NULL;
-	int dirlen = slash ? (int)(slash - path) : 0;
-	char hex[2 * sizeof(id) + 1];
-
-	for (int i = 1; i < idn; i++)
-		snprintf(hex + 2 * (i - 1), 3, "%02x", id[i]);
-	/* The user's directories first: they are what the user asked for. */
-	for (size_t d = 0; d <= ndirs; d++) {
-		const char *root = d < ndirs ? dirs[d] : "/usr/lib/debug";
-		char *cands[4] = { 0 };
-		char *found = NULL;
-
-		if (idn >= 2)
-			cands[0] = xasprintf("%s/.build-id/%02x/%s.debug", root, id[0], hex);
-		if (link) {
-			cands[1] = xasprintf("%s%.*s/%s", root, dirlen, path ? path : "", link);
-			cands[2] = xasprintf("%s/%s", root, link);
-		}
-		for (int i = 0; i < 4 && !found; i++)
-			if (cands[i] && usable(cands[i], path))
-				found = cands[i], cands[i] = NULL;
-		for (int i = 0; i < 4; i++)
-			free(cands[i]);
-		if (found)
-			return found;
-	}
-	if (link && path) {
-		char *cands[2] = { xasprintf("%.*s/%s", dirlen, path, link),
-				   xasprintf("%.*s/.debug/%s", dirlen, path, link) };
-		char *found = NULL;
-
-		for (int i = 0; i < 2 && !found; i++)
-			if (usable(cands[i], path))
-				found = cands[i], cands[i] = NULL;
-		free(cands[0]);
-		free(cands[1]);
-		return found;
-	}
-	return NULL;
-}
-
 /* ---------------------------------------------------------------- MiniDebugInfo */
 
-int dt_dbg_minidebuginfo(Elf *e, void **out, size_t *out_len)
+dt_elf *dt_dbg_minidebuginfo(dt_elf *e)
 {
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-	Elf_Data *d = NULL;
+	dt_elf_section d;
+	dt_elf *mini = NULL;
+	int err = EINVAL;
 
-	*out = NULL;
-	*out_len = 0;
-	if (elf_getshdrstrndx(e, &shstrndx))
-		return -ENOEXEC;
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS &&
-		    (name = elf_strptr(e, shstrndx, sh.sh_name)) && !strcmp(name, ".gnu_debugdata")) {
-			d = elf_rawdata(scn, NULL);
-			break;
-		}
+	if (dt_elf_section_get(e, ".gnu_debugdata", &d) < 0 || !d.data || !d.size) {
+		errno = ENOENT;
+		return NULL;
 	}
-	if (!d || !d->d_buf || !d->d_size)
-		return -ENOENT;
 
 	/* The decompressed size is not stored up front: grow the buffer as the decoder asks. A
 	 * 1 GiB memory limit keeps a hostile file from taking the machine. */
 	lzma_stream st = LZMA_STREAM_INIT;
-	size_t cap = DT_MAX(d->d_size * 4, (size_t)65536);
+	size_t cap = DT_MAX(d.size * 4, (size_t)65536);
 	uint8_t *buf = xmalloc(cap);
 	lzma_ret r;
 
 	if (lzma_stream_decoder(&st, 1ull << 30, 0) != LZMA_OK) {
 		free(buf);
-		return -ENOMEM;
+		errno = ENOMEM;
+		return NULL;
 	}
-	st.next_in = d->d_buf;
-	st.avail_in = d->d_size;
+	st.next_in = d.data;
+	st.avail_in = d.size;
 	st.next_out = buf;
 	st.avail_out = cap;
 	for (;;) {
 		r = lzma_code(&st, LZMA_FINISH);
 		if (r == LZMA_STREAM_END)
 			break;
-		if (r != LZMA_OK && r != LZMA_BUF_ERROR) {
-			lzma_end(&st);
-			free(buf);
-			return -EINVAL;
-		}
+		if (r != LZMA_OK && r != LZMA_BUF_ERROR)
+			goto out;
 		if (st.avail_out == 0) {
 			size_t used = cap;
 			cap *= 2;
@@ -182,15 +65,17 @@ int dt_dbg_minidebuginfo(Elf *e, void **out, size_t *out_len)
 			st.avail_out = cap - used;
 		} else if (r == LZMA_BUF_ERROR) {
 			/* No progress possible with output room left: truncated input. */
-			lzma_end(&st);
-			free(buf);
-			return -EINVAL;
+			goto out;
 		}
 	}
-	*out_len = (size_t)st.total_out;
+	mini = dt_elf_open_mem(buf, (size_t)st.total_out, "MiniDebugInfo");
+	err = errno;
+out:
 	lzma_end(&st);
-	*out = buf;
-	return 0;
+	free(buf);
+	if (!mini)
+		errno = err;
+	return mini;
 }
 
 /* ---------------------------------------------------------------- debuginfod */

@@ -8,12 +8,14 @@
  * generation, and it is resolved against that image's snapshot only (an image never snapshotted
  * prints hex, never a later image's names);
  * the snapshot's mapping gives a file offset, the object's PT_LOAD headers turn it into an ELF
- * virtual address, and the object's symbols give the name: .symtab and .dynsym through libelf,
- * else MiniDebugInfo or a separate debug file (debuginfo.c: build-id tree, debuglink, --debuginfo
- * dirs, debuginfod in the background). One sorted table per object, shared by every process that
- * maps it: objects are cached by device and inode, never per pid, and opened while the process
- * still lives. Files in another mount namespace are opened through /proc/PID/root. The vDSO is
- * read from our own process's image (every process of one kernel maps the same one). Names are
+ * virtual address, and the object's symbols give the name: .symtab and .dynsym, else a separate
+ * debug file (build-id tree, debuglink, --debuginfo dirs), MiniDebugInfo (debuginfo.c) or
+ * debuginfod in the background. The files, their symbol tables, the debug-file search and the
+ * maps parser are elfproc's, whose ELF cache the session shares with the unwinder. One sorted
+ * table per object, shared by every process that maps it: objects are cached by device and
+ * inode, never per pid, and opened while the process still lives. Files in another mount
+ * namespace are opened through /proc/PID/root. The vDSO is read from our own process's image
+ * (every process of one kernel maps the same one). Names are
  * demangled (C++, Rust legacy and v0, through libiberty) once per symbol; with DWARF, inlined
  * callees at an address become frames of their own, with source lines (libdw), cached per
  * address. Every string handed out is interned and lives until dt_sym_free. */
@@ -24,7 +26,6 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libiberty/demangle.h>
 #include <inttypes.h>
@@ -32,9 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define HASH_SIZE 256
 #define KSYM_MAX_OFFSET (1u << 20)
@@ -68,11 +66,6 @@ struct pc_slot {
 	uint32_t first, n;
 };
 
-struct seg {
-	uint64_t vaddr, off, filesz, memsz;
-	bool exec;
-};
-
 /* An ELF object, identified by the device and inode /proc/PID/maps names (the vDSO by a flag). */
 struct obj {
 	uint32_t major, minor;
@@ -85,17 +78,11 @@ struct obj {
 	size_t nsyms;
 	char *names;
 	size_t names_n, names_cap;
-	struct seg *segs;
-	size_t nsegs;
-	/* DWARF for inline frames and lines: the object itself or its debug file, kept open. */
-	char *dw_path;
+	dt_elf *elf;           /* the object's file (a reference), NULL until loaded */
+	/* DWARF for inline frames and lines: the object itself or its debug file (a reference). */
+	dt_elf *dwelf;
 	bool dw_tried;
-	int dw_fd;
-	Elf *dw_elf;
 	Dwarf *dw;
-	void *mini;            /* decompressed MiniDebugInfo image (its Elf is closed after reading) */
-	uint8_t bid[64];
-	int bidn;
 	bool dbgd_wait;        /* a debuginfod fetch was queued for this object */
 	/* Cache of resolved addresses (open addressing, power-of-two size). */
 	struct pc_slot *slots;
@@ -108,7 +95,7 @@ struct mapping {
 	uint64_t start, end, pgoff;
 	uint32_t major, minor;
 	uint64_t ino;
-	char *path;
+	const char *path; /* in the snapshot's text */
 	const char *base; /* basename of path */
 	struct obj *obj;  /* resolved on first use */
 };
@@ -116,6 +103,7 @@ struct mapping {
 /* One image of a process: exec starts a new generation, with its own snapshot. */
 struct proc {
 	uint32_t pid, gen;
+	dt_proc_mappings maps; /* the parsed snapshot; m[] keeps its files and the vDSO */
 	struct mapping *m;
 	size_t n;
 	uint64_t hash; /* of the maps text, to make a repeated note cheap */
@@ -124,7 +112,9 @@ struct proc {
 };
 
 struct dt_symbolizer {
-	dt_sym_opts opts;      /* debug_dirs copied */
+	dt_sym_opts opts;
+	dt_elf_cache *elfc;    /* opts.elf_cache, or our own */
+	bool own_elfc;
 	dt_dbgd *dbgd;
 	char **strs;           /* interned strings: open addressing, power-of-two size */
 	size_t nstrs, strs_used;
@@ -137,8 +127,6 @@ struct dt_symbolizer {
 	char *kallsyms_path, *modules_path; /* NULL: /proc's */
 	struct proc *procs[HASH_SIZE];
 	struct obj *objs[HASH_SIZE];
-	char *vdso_image;
-	size_t vdso_size;
 	dt_sym_gen_fn gen_fn;  /* which image of a pid runs now; NULL: every process is gen 0 */
 	void *gen_ctx;
 	/* The last generation read per pid (direct-mapped): the session notes the pid of every
@@ -390,17 +378,16 @@ void dt_sym_set_kernel_files(dt_symbolizer *s, const char *kallsyms, const char 
 
 /* ---------------------------------------------------------------- ELF objects */
 
-static uint32_t sym_rank(const GElf_Sym *sym)
+static uint32_t sym_rank(const dt_elf_sym *sym)
 {
 	uint32_t r = 0;
-	int type = GELF_ST_TYPE(sym->st_info), bind = GELF_ST_BIND(sym->st_info);
-	if (sym->st_size)
+	if (sym->size)
 		r += 8;
-	if (type == STT_FUNC || type == STT_GNU_IFUNC)
+	if (sym->type == STT_FUNC || sym->type == STT_GNU_IFUNC)
 		r += 4;
-	if (bind == STB_GLOBAL)
+	if (sym->bind == STB_GLOBAL)
 		r += 2;
-	else if (bind == STB_WEAK)
+	else if (sym->bind == STB_WEAK)
 		r += 1;
 	return r;
 }
@@ -428,94 +415,57 @@ static uint32_t obj_add_name(struct obj *o, const char *name)
 	return (uint32_t)(o->names_n - len);
 }
 
-/* Appends e's .symtab/.dynsym function symbols to v; sets *has_symtab if a full .symtab was seen. */
-static void read_syms(struct obj *o, Elf *e, void *vec, bool *has_symtab)
-{
-	DT_VEC(struct usym) *v = vec;
-	Elf_Scn *scn = NULL;
+typedef DT_VEC(struct usym) usym_vec;
 
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-			continue;
-		if (!sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
-			continue;
-		if (sh.sh_type == SHT_SYMTAB)
-			*has_symtab = true;
-		size_t cnt = sh.sh_size / sh.sh_entsize;
-		for (size_t i = 0; i < cnt; i++) {
-			GElf_Sym sym;
-			const char *name;
-			int type;
-			if (!gelf_getsym(d, (int)i, &sym))
-				break;
-			type = GELF_ST_TYPE(sym.st_info);
-			if (sym.st_shndx == SHN_UNDEF || !sym.st_value ||
-			    (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE))
-				continue;
-			name = elf_strptr(e, sh.sh_link, sym.st_name);
-			if (!name || !*name || name[0] == '$')
-				continue;
-			struct usym u = { sym.st_value, sym.st_size, obj_add_name(o, name),
-					  sym_rank(&sym) };
-			DT_VEC_PUSH(v, u);
-		}
-	}
+struct read_ctx {
+	struct obj *o;
+	usym_vec *v;
+};
+
+static int read_sym_cb(void *ctx, const dt_elf_sym *sym)
+{
+	struct read_ctx *r = ctx;
+
+	if (!sym->value || sym->name[0] == '$' ||
+	    (sym->type != STT_FUNC && sym->type != STT_GNU_IFUNC && sym->type != STT_NOTYPE))
+		return 0;
+	struct usym u = { sym->value, sym->size, obj_add_name(r->o, sym->name), sym_rank(sym) };
+	DT_VEC_PUSH(r->v, u);
+	return 0;
 }
 
-static bool has_section(Elf *e, const char *want)
+/* Appends e's .symtab/.dynsym function symbols to v; sets *has_symtab if e has a full .symtab. */
+static void read_syms(struct obj *o, dt_elf *e, usym_vec *v, bool *has_symtab)
 {
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
+	struct read_ctx r = { o, v };
 
-	if (elf_getshdrstrndx(e, &shstrndx))
-		return false;
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
-		    (name = elf_strptr(e, shstrndx, sh.sh_name)) && !strcmp(name, want))
-			return true;
-	}
-	return false;
+	dt_elf_sym_each(e, read_sym_cb, &r);
+	if (dt_elf_has_symtab(e))
+		*has_symtab = true;
 }
 
-/* Remembers `path` as where the object's DWARF is (for inline frames and lines), if the object has
- * none yet. It is opened on first use (dwarf_open): libdw reads and inflates the debug sections up
- * front, which noting a process must not pay for every library it maps. */
-static void obj_open_dwarf(struct obj *o, const char *path)
+/* Remembers e as where the object's DWARF is (for inline frames and lines), if the object has
+ * none yet. libdw starts on it at first use (dwarf_open): it reads and inflates the debug
+ * sections up front, which noting a process must not pay for every library it maps. */
+static void obj_open_dwarf(struct obj *o, dt_elf *e)
 {
-	if (!o->dw_path)
-		o->dw_path = xstrdup(path);
+	if (!o->dwelf)
+		o->dwelf = dt_elf_ref(e);
 }
 
 static Dwarf *dwarf_open(struct obj *o)
 {
-	if (o->dw || !o->dw_path || o->dw_tried)
+	if (o->dw || !o->dwelf || o->dw_tried)
 		return o->dw;
 	o->dw_tried = true;
-	/* The object's own file is held open (dw_fd) since its path may die with the process. */
-	int fd = o->dw_fd > 0 ? o->dw_fd : open(o->dw_path, O_RDONLY | O_CLOEXEC);
-	Elf *e = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
-	Dwarf *dw = e && has_section(e, ".debug_info") ? dwarf_begin_elf(e, DWARF_C_READ, NULL) : NULL;
-
-	if (!dw) {
-		if (e)
-			elf_end(e);
-		if (fd >= 0)
-			close(fd);
-		o->dw_fd = 0;
-		return NULL;
-	}
-	o->dw_fd = fd;
-	o->dw_elf = e;
-	o->dw = dw;
-	return dw;
+	/* The image is mapped for as long as the object is: the process may be long gone. */
+	if (dt_elf_has_section(o->dwelf, ".debug_info"))
+		o->dw = dwarf_begin_elf(dt_elf_handle(o->dwelf), DWARF_C_READ, NULL);
+	return o->dw;
 }
 
 /* Whether vaddr lies in an executable PT_LOAD segment (true when there are none to go by). */
-static bool in_exec(const struct seg *segs, size_t n, uint64_t vaddr)
+static bool in_exec(const dt_elf_seg *segs, size_t n, uint64_t vaddr)
 {
 	bool any = false;
 	for (size_t i = 0; i < n; i++) {
@@ -533,11 +483,13 @@ static bool in_exec(const struct seg *segs, size_t n, uint64_t vaddr)
  * would otherwise swallow every unnamed address after them. */
 static void obj_finish_syms(struct obj *o, struct usym *v, size_t n)
 {
+	size_t k = 0, nsegs;
+	const dt_elf_seg *segs = dt_elf_segments(o->elf, &nsegs);
+
 	if (n)
 		qsort_r(v, n, sizeof(*v), cmp_usym, o->names);
-	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
-		if ((!k || v[k - 1].addr != v[i].addr) && in_exec(o->segs, o->nsegs, v[i].addr))
+		if ((!k || v[k - 1].addr != v[i].addr) && in_exec(segs, nsegs, v[i].addr))
 			v[k++] = v[i];
 	o->syms = v;
 	o->nsyms = k;
@@ -551,90 +503,61 @@ static void obj_cache_reset(struct obj *o)
 	o->frames.n = 0;
 }
 
-/* Adds the symbols (if the object lacks a .symtab) and DWARF of a debug file found later (a
- * debuginfod download). */
-static void obj_merge_debug(struct obj *o, const char *path)
+/* Adds the symbols and DWARF of a debug file found later (a debuginfod download). */
+static void obj_merge_debug(dt_symbolizer *s, struct obj *o, const char *path)
 {
-	DT_VEC(struct usym) v = { .v = o->syms, .n = o->nsyms, .cap = o->nsyms };
+	usym_vec v = { .v = o->syms, .n = o->nsyms, .cap = o->nsyms };
 	bool has_symtab = false;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Elf *e = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	dt_elf *e = dt_elf_open(s->elfc, path);
 
-	if (e && elf_kind(e) == ELF_K_ELF)
-		read_syms(o, e, &v, &has_symtab);
 	if (e)
-		elf_end(e);
-	if (fd >= 0)
-		close(fd);
+		read_syms(o, e, &v, &has_symtab);
 	obj_finish_syms(o, v.v, v.n);
 	/* The download is the better DWARF source when the object had only a debuglink. */
-	if (!o->dw) {
-		free(o->dw_path);
-		o->dw_path = NULL;
+	if (e && !o->dw) {
+		dt_elf_put(o->dwelf);
+		o->dwelf = NULL;
 		o->dw_tried = false;
+		obj_open_dwarf(o, e);
 	}
-	obj_open_dwarf(o, path);
+	dt_elf_put(e);
 	obj_cache_reset(o);
 }
 
-static int obj_read_elf(dt_symbolizer *s, struct obj *o, Elf *e, const char *path)
+/* Symbols and the DWARF source of the object o->elf (a file when `file`, else the vDSO). */
+static int obj_read_elf(dt_symbolizer *s, struct obj *o, bool file)
 {
-	DT_VEC(struct usym) v = {0};
-	DT_VEC(struct seg) segs = {0};
-	size_t nph = 0;
+	usym_vec v = {0};
 	bool has_symtab = false, has_dwarf;
+	const uint8_t *bid;
+	size_t bidn = dt_elf_build_id(o->elf, &bid);
 
-	if (elf_kind(e) != ELF_K_ELF || elf_getphdrnum(e, &nph))
-		return -ENOEXEC;
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD) {
-			struct seg sg = { ph.p_vaddr, ph.p_offset, ph.p_filesz, ph.p_memsz,
-					  (ph.p_flags & PF_X) != 0 };
-			DT_VEC_PUSH(&segs, sg);
-		}
-	}
-	o->segs = segs.v;
-	o->nsegs = segs.n;
-	read_syms(o, e, &v, &has_symtab);
-	o->bidn = DT_MAX(dt_dbg_build_id(e, o->bid, sizeof(o->bid)), 0);
-	has_dwarf = path && has_section(e, ".debug_info");
+	read_syms(o, o->elf, &v, &has_symtab);
+	has_dwarf = file && dt_elf_has_section(o->elf, ".debug_info");
 	if (has_dwarf)
-		obj_open_dwarf(o, path);
+		obj_open_dwarf(o, o->elf);
 
 	/* Stripped: a separate debug file has the full table (at the same addresses) and the DWARF
 	 * the object lacks. */
-	char *dbg = !has_symtab || !has_dwarf ? dt_dbg_find_local(e, path, s->opts.debug_dirs,
-								   s->opts.ndebug_dirs) : NULL;
+	dt_elf *dbg = !has_symtab || !has_dwarf ? dt_elf_debug_file(s->elfc, o->elf) : NULL;
 	if (dbg) {
-		int fd = open(dbg, O_RDONLY | O_CLOEXEC);
-		Elf *de = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
-		if (de && elf_kind(de) == ELF_K_ELF && !has_symtab)
-			read_syms(o, de, &v, &has_symtab);
-		if (de)
-			elf_end(de);
-		if (fd >= 0)
-			close(fd);
+		if (!has_symtab)
+			read_syms(o, dbg, &v, &has_symtab);
 		obj_open_dwarf(o, dbg);
-		free(dbg);
+		dt_elf_put(dbg);
 	}
 	/* MiniDebugInfo: the local symbols a stripped Fedora/CentOS object keeps, xz'd. */
 	if (!has_symtab) {
-		size_t len;
-		if (!dt_dbg_minidebuginfo(e, &o->mini, &len)) {
-			Elf *me = elf_memory(o->mini, len);
-			if (me && elf_kind(me) == ELF_K_ELF)
-				read_syms(o, me, &v, &has_symtab);
-			if (me)
-				elf_end(me);
-			/* read_syms copied the names: the image is no longer needed. */
-			free(o->mini);
-			o->mini = NULL;
+		dt_elf *mini = dt_dbg_minidebuginfo(o->elf);
+		if (mini) {
+			/* read_syms copies the names: the image is not kept. */
+			read_syms(o, mini, &v, &has_symtab);
+			dt_elf_put(mini);
 		}
 	}
 	/* Still no full table or no DWARF: ask debuginfod, in the background. */
-	if ((!has_symtab || !o->dw_path) && s->dbgd && o->bidn > 0 && path) {
-		if (!dt_dbgd_request(s->dbgd, o->bid, (size_t)o->bidn))
+	if ((!has_symtab || !o->dwelf) && s->dbgd && bidn > 0 && file) {
+		if (!dt_dbgd_request(s->dbgd, bid, bidn))
 			o->dbgd_wait = true;
 	}
 	obj_finish_syms(o, v.v, v.n);
@@ -643,73 +566,29 @@ static int obj_read_elf(dt_symbolizer *s, struct obj *o, Elf *e, const char *pat
 
 static int obj_open_file(dt_symbolizer *s, struct obj *o, const char *path)
 {
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	int err;
-	Elf *e;
+	dt_elf *e = dt_elf_open(s->elfc, path);
+	struct timespec mtime;
+	dev_t dev;
+	ino_t ino;
 
-	if (fd < 0)
-		return -errno;
+	if (!e)
+		return errno == ENOEXEC ? -ENOEXEC : -errno;
 	/* The file at this path must still be the one that was mapped. */
-	if (fstat(fd, &st) || (uint64_t)st.st_ino != o->ino) {
-		close(fd);
+	dt_elf_file_id(e, &dev, &ino, &mtime);
+	if ((uint64_t)ino != o->ino) {
+		dt_elf_put(e);
 		return -ESTALE;
 	}
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e) {
-		close(fd);
-		return -ENOEXEC;
-	}
-	err = obj_read_elf(s, o, e, path);
-	elf_end(e);
-	if (!err && o->dw_path && !strcmp(o->dw_path, path))
-		o->dw_fd = fd; /* its DWARF is read later, maybe after the process is gone */
-	else
-		close(fd);
-	return err;
-}
-
-static int vdso_image(dt_symbolizer *s)
-{
-	char *maps = NULL;
-	unsigned long base = getauxval(AT_SYSINFO_EHDR);
-	int err = -ENOENT;
-
-	if (s->vdso_image)
-		return 0;
-	if (!base || dt_read_file("/proc/self/maps", &maps, NULL))
-		return -ENOENT;
-	for (char *line = maps; line && *line;) {
-		char *nl = strchr(line, '\n');
-		uint64_t start, end;
-		if (nl)
-			*nl = '\0';
-		if (strstr(line, "[vdso]") && sscanf(line, "%" SCNx64 "-%" SCNx64, &start, &end) == 2 &&
-		    start == base && end > start) {
-			s->vdso_size = end - start;
-			s->vdso_image = xmalloc(s->vdso_size);
-			memcpy(s->vdso_image, (const void *)(uintptr_t)start, s->vdso_size);
-			err = 0;
-			break;
-		}
-		line = nl ? nl + 1 : NULL;
-	}
-	free(maps);
-	return err;
+	o->elf = e;
+	return obj_read_elf(s, o, true);
 }
 
 static void obj_load(dt_symbolizer *s, struct obj *o, uint32_t pid)
 {
 	o->loaded = true;
 	if (o->vdso) {
-		Elf *e;
-		o->err = vdso_image(s);
-		if (o->err)
-			return;
-		e = elf_memory(s->vdso_image, s->vdso_size);
-		o->err = e ? obj_read_elf(s, o, e, NULL) : -ENOEXEC;
-		if (e)
-			elf_end(e);
+		o->elf = dt_elf_open_vdso(s->elfc);
+		o->err = o->elf ? obj_read_elf(s, o, false) : -ENOENT;
 		return;
 	}
 	/* Through the process's root first (containers), then the path as we see it. */
@@ -746,8 +625,11 @@ static struct obj *obj_get(dt_symbolizer *s, const struct mapping *m)
 /* File offset -> ELF virtual address through the PT_LOAD segment that holds it. */
 static uint64_t obj_vaddr(const struct obj *o, uint64_t off)
 {
-	for (size_t i = 0; i < o->nsegs; i++) {
-		const struct seg *sg = &o->segs[i];
+	size_t nsegs;
+	const dt_elf_seg *segs = dt_elf_segments(o->elf, &nsegs);
+
+	for (size_t i = 0; i < nsegs; i++) {
+		const dt_elf_seg *sg = &segs[i];
 		if (off >= sg->off && off < sg->off + DT_MAX(sg->filesz, sg->memsz))
 			return off - sg->off + sg->vaddr;
 	}
@@ -782,8 +664,7 @@ static const struct usym *obj_find(const struct obj *o, uint64_t vaddr)
 
 static void proc_clear(struct proc *p)
 {
-	for (size_t i = 0; i < p->n; i++)
-		free(p->m[i].path);
+	dt_proc_mappings_free(&p->maps);
 	free(p->m);
 	p->m = NULL;
 	p->n = 0;
@@ -821,34 +702,24 @@ static uint32_t cur_gen(const dt_symbolizer *s, uint32_t pid)
 	return s->gen_fn ? s->gen_fn(s->gen_ctx, pid) & DT_GEN_MASK : 0;
 }
 
-/* Parses a maps text into p's mappings: file-backed ones and the vDSO (anonymous memory, the
- * heap and the stack have no symbols). */
+/* Parses a maps text (taken over) into p's mappings: file-backed ones and the vDSO (anonymous
+ * memory, the heap and the stack have no symbols). */
 static void proc_parse(struct proc *p, char *text)
 {
 	DT_VEC(struct mapping) v = {0};
-	for (char *line = text; line && *line;) {
-		char *nl = strchr(line, '\n');
-		struct mapping m = {0};
-		char perms[8];
-		int pathpos = 0;
-		if (nl)
-			*nl = '\0';
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 " %n",
-			   &m.start, &m.end, perms, &m.pgoff, &m.major, &m.minor, &m.ino,
-			   &pathpos) >= 7 && pathpos > 0) {
-			char *path = line + pathpos;
-			size_t len = strlen(path);
-			const char *del = " (deleted)";
-			if (len > strlen(del) && !strcmp(path + len - strlen(del), del))
-				path[len - strlen(del)] = '\0';
-			if (path[0] == '/' || !strcmp(path, "[vdso]")) {
-				m.path = xstrdup(path);
-				const char *slash = strrchr(m.path, '/');
-				m.base = slash ? slash + 1 : m.path;
-				DT_VEC_PUSH(&v, m);
-			}
-		}
-		line = nl ? nl + 1 : NULL;
+
+	dt_proc_mappings_parse(text, &p->maps);
+	for (size_t i = 0; i < p->maps.n; i++) {
+		const dt_proc_mapping *pm = &p->maps.v[i];
+
+		if (pm->path[0] != '/' && strcmp(pm->path, "[vdso]"))
+			continue;
+		const char *slash = strrchr(pm->path, '/');
+		struct mapping m = { .start = pm->start, .end = pm->end, .pgoff = pm->offset,
+				     .major = pm->dev_major, .minor = pm->dev_minor,
+				     .ino = pm->inode, .path = pm->path,
+				     .base = slash ? slash + 1 : pm->path };
+		DT_VEC_PUSH(&v, m);
 	}
 	p->m = v.v;
 	p->n = v.n;
@@ -894,7 +765,6 @@ static int note_pid(dt_symbolizer *s, uint32_t pid, uint32_t gen, bool force)
 	p->hash = h;
 	p->read_ns = now;
 	proc_parse(p, text);
-	free(text);
 	/* Open the objects now, while the process lives: its files may be gone or replaced (a
 	 * rebuilt binary, a container that stops) by the time stacks print, and a debuginfod fetch
 	 * started now has the whole session to finish. Objects are shared, so this is paid once. */
@@ -1089,12 +959,15 @@ static void obj_poll_dbgd(dt_symbolizer *s, struct obj *o)
 
 	if (!o->dbgd_wait)
 		return;
-	rc = dt_dbgd_result(s->dbgd, o->bid, (size_t)o->bidn, &path);
+	const uint8_t *bid;
+	size_t bidn = dt_elf_build_id(o->elf, &bid);
+
+	rc = dt_dbgd_result(s->dbgd, bid, bidn, &path);
 	if (rc == -EINPROGRESS)
 		return;
 	o->dbgd_wait = false;
 	if (rc == 0)
-		obj_merge_debug(o, path);
+		obj_merge_debug(s, o, path);
 	free(path);
 }
 
@@ -1242,23 +1115,20 @@ dt_symbolizer *dt_sym_new(void)
 {
 	dt_symbolizer *s = xcalloc(1, sizeof(dt_symbolizer));
 
-	elf_version(EV_CURRENT);
+	s->elfc = dt_elf_cache_new();
+	s->own_elfc = true;
 	s->dbgd = dt_dbgd_new();
 	return s;
 }
 
 void dt_sym_set_opts(dt_symbolizer *s, const dt_sym_opts *o)
 {
-	for (size_t i = 0; i < s->opts.ndebug_dirs; i++)
-		free((char *)s->opts.debug_dirs[i]);
-	free((void *)s->opts.debug_dirs);
 	s->opts = *o;
-	s->opts.debug_dirs = NULL; /* ours are copies, below */
-	if (o->ndebug_dirs) {
-		const char **d = xcalloc(o->ndebug_dirs, sizeof(*d));
-		for (size_t i = 0; i < o->ndebug_dirs; i++)
-			d[i] = xstrdup(o->debug_dirs[i]);
-		s->opts.debug_dirs = d;
+	if (o->elf_cache && o->elf_cache != s->elfc) {
+		if (s->own_elfc)
+			dt_elf_cache_free(s->elfc);
+		s->elfc = o->elf_cache;
+		s->own_elfc = false;
 	}
 	if (o->no_debuginfod) {
 		dt_dbgd_free(s->dbgd);
@@ -1286,27 +1156,21 @@ void dt_sym_free(dt_symbolizer *s)
 			next = o->next;
 			if (o->dw)
 				dwarf_end(o->dw);
-			if (o->dw_elf)
-				elf_end(o->dw_elf);
-			if (o->dw_fd > 0)
-				close(o->dw_fd);
-			free(o->dw_path);
-			free(o->mini);
+			dt_elf_put(o->dwelf);
+			dt_elf_put(o->elf);
 			free(o->slots);
 			free(o->frames.v);
 			free(o->path);
 			free(o->syms);
 			free(o->names);
-			free(o->segs);
 			free(o);
 		}
 	}
 	for (size_t i = 0; i < s->nstrs; i++)
 		free(s->strs[i]);
 	free(s->strs);
-	for (size_t i = 0; i < s->opts.ndebug_dirs; i++)
-		free((char *)s->opts.debug_dirs[i]);
-	free((void *)s->opts.debug_dirs);
+	if (s->own_elfc)
+		dt_elf_cache_free(s->elfc);
 	free(s->ksyms);
 	free(s->ktext);
 	for (size_t i = 0; i < s->nkmods; i++)
@@ -1314,6 +1178,5 @@ void dt_sym_free(dt_symbolizer *s)
 	free(s->kmods);
 	free(s->kallsyms_path);
 	free(s->modules_path);
-	free(s->vdso_image);
 	free(s);
 }

@@ -6,6 +6,8 @@
 #ifndef DT_SYMBOLS_H
 #define DT_SYMBOLS_H
 
+#include "elfproc/elfproc.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,8 +23,10 @@ typedef struct dt_sym_opts {
 	bool no_inline;         /* --no-inline: no frames for inlined callees */
 	bool srcline;           /* --srcline: " (file.c:12)" after each frame that has a line */
 	bool no_debuginfod;     /* never ask DEBUGINFOD_URLS servers */
-	const char *const *debug_dirs; /* --debuginfo DIR...: searched before /usr/lib/debug */
-	size_t ndebug_dirs;
+	/* ELF objects shared with the unwinder, and the --debuginfo dirs searched before
+	 * /usr/lib/debug (both the session's, which outlive the symbolizer); NULL: a cache of the
+	 * symbolizer's own, without debug dirs. */
+	dt_elf_cache *elf_cache;
 } dt_sym_opts;
 /* Sets the options (copied); call before the first lookup. */
 void dt_sym_set_opts(dt_symbolizer *s, const dt_sym_opts *o);

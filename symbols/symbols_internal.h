@@ -1,29 +1,19 @@
 /* symbols_internal.h — what symbols.c asks of debuginfo.c: finding the symbols and DWARF of a
- * stripped object elsewhere (MiniDebugInfo, separate debug files, a debuginfod server fetched in
- * the background); and what the symbols/ unit tests reach besides symbols.h. Nobody outside
- * symbols/ and its tests includes this. */
+ * stripped object elsewhere (MiniDebugInfo, a debuginfod server fetched in the background); and
+ * what the symbols/ unit tests reach besides symbols.h. Nobody outside symbols/ and its tests
+ * includes this. */
 #ifndef DT_SYMBOLS_INTERNAL_H
 #define DT_SYMBOLS_INTERNAL_H
 
 #include "symbols/symbols.h"
 
-#include <libelf.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* The GNU build-id of e into id (at most max bytes): its length, or -ENOENT. */
-int dt_dbg_build_id(Elf *e, uint8_t *id, size_t max);
-
-/* A separate debug file for the object e (at `path`, NULL for memory images) on this machine:
- * DIR/.build-id/xx/rest.debug, DIR/<object dir>/<debuglink>, DIR/<debuglink> for each of `dirs`
- * and then /usr/lib/debug, then <object dir>/<debuglink> and <object dir>/.debug/<debuglink>.
- * A malloc'd path of a readable file, or NULL. */
-char *dt_dbg_find_local(Elf *e, const char *path, const char *const *dirs, size_t ndirs);
-
-/* The decompressed MiniDebugInfo ELF image of e (.gnu_debugdata, xz): 0 with *out malloc'd,
- * -ENOENT if e has none, -EINVAL if it does not decompress. */
-int dt_dbg_minidebuginfo(Elf *e, void **out, size_t *out_len);
+/* The MiniDebugInfo of e (.gnu_debugdata, an xz-compressed ELF image) as an object of its own,
+ * or NULL with errno ENOENT if e has none, EINVAL if it does not decompress. */
+dt_elf *dt_dbg_minidebuginfo(dt_elf *e);
 
 /* A debuginfod client working in the background; NULL when DEBUGINFOD_URLS is unset or empty. */
 typedef struct dt_dbgd dt_dbgd;

@@ -268,11 +268,14 @@ static void c_build_id_dir(void)
 {
 	char *d = xasprintf("%s/dbg", dir);
 	const char *dirs[] = { d };
-	dt_sym_opts o = { .debug_dirs = dirs, .ndebug_dirs = 1, .no_debuginfod = true };
+	dt_elf_cache *c = dt_elf_cache_new();
+	dt_elf_cache_set_debug_dirs(c, dirs, 1);
+	dt_sym_opts o = { .elf_cache = c, .no_debuginfod = true };
 	check_c("c_buildid", &o, "dt_local_fn", true);
 	/* Without the directory the same binary has no names. */
 	dt_sym_opts none = { .no_debuginfod = true };
 	check_c("c_buildid", &none, NULL, false);
+	dt_elf_cache_free(c);
 	free(d);
 }
 
