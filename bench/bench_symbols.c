@@ -8,6 +8,7 @@
  * JSON, folded, and written as pprof and as an SVG flame graph, each timed. It prints a table; it
  * passes or fails on nothing. Usage: bench_symbols OUTDIR. */
 #include "output/output.h"
+#include "elfproc/elfproc.h"
 #include "common/common.h"
 
 #include <bpf/bpf.h>
@@ -36,23 +37,24 @@ static double ms(uint64_t ns)
 /* The text mapping of libLLVM in our process: start, end and its file offset. */
 static int llvm_text(uint64_t *start, uint64_t *end, uint64_t *pgoff, char *path, size_t n)
 {
-	char *maps, *save = NULL;
-	int rc = -ENOENT;
-	if (dt_read_file("/proc/self/maps", &maps, NULL))
-		return -errno;
-	for (char *l = strtok_r(maps, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		char perms[8];
-		int pos = 0;
-		if (!strstr(l, "libLLVM") || sscanf(l, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64
-						    " %*s %*s %n", start, end, perms, pgoff, &pos) < 4)
+	dt_proc_mappings maps;
+	int rc = dt_proc_mappings_read(0, &maps);
+
+	if (rc < 0)
+		return rc;
+	rc = -ENOENT;
+	for (size_t i = 0; i < maps.n && rc; i++) {
+		const dt_proc_mapping *m = &maps.v[i];
+
+		if (!strstr(m->path, "libLLVM") || m->perms[2] != 'x')
 			continue;
-		if (strchr(perms, 'x')) {
-			snprintf(path, n, "%s", l + pos);
-			rc = 0;
-			break;
-		}
+		*start = m->start;
+		*end = m->end;
+		*pgoff = m->offset;
+		snprintf(path, n, "%s", m->path);
+		rc = 0;
 	}
-	free(maps);
+	dt_proc_mappings_free(&maps);
 	return rc;
 }
 

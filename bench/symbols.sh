@@ -16,7 +16,7 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
 LIBS=()
-for l in runtime/libdt_runtime.a output/libdt_output.a symbols/libdt_symbols.a codegen/libdt_codegen.a unwind/libdt_unwind.a lang/libdt_lang.a \
+for l in runtime/libdt_runtime.a output/libdt_output.a symbols/libdt_symbols.a codegen/libdt_codegen.a unwind/libdt_unwind.a elfproc/libdt_elfproc.a lang/libdt_lang.a \
 	bpf-lib/libdt_bpflib.a common/libdt_common.a; do
 	[ -f "$B/$l" ] && LIBS+=("$B/$l")
 done

@@ -20,5 +20,6 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 # The table-build probe links the build's unwinder library.
 cc -O2 -I"$ROOT" -o "$TMP/unwind_build_speed" "$ROOT/bench/unwind_build_speed.c" \
-	"$BUILD/unwind/libdt_unwind.a" "$BUILD/common/libdt_common.a" -lelf -ldw -lz -lbpf
+	"$BUILD/unwind/libdt_unwind.a" "$BUILD/elfproc/libdt_elfproc.a" "$BUILD/common/libdt_common.a" \
+	-lelf -ldw -lz -lbpf
 exec /usr/bin/python3 "$ROOT/bench/unwind_bench.py" "$BUILD" "$N" "$TMP"

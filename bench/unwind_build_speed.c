@@ -2,7 +2,7 @@
  * each ELF file given (the same dt_cfi_build_file the unwinder runs when a process maps the
  * object) RUNS times and prints "PATH ROWS RULES BEST_SECONDS ROWS_PER_SECOND KERNEL_BYTES" per
  * file, the best of the runs (the first one also pays for reading the file from disk). Compiled
- * by the bench script against the build's libdt_unwind.a. */
+ * by the bench script against the build's libdt_unwind.a and libdt_elfproc.a. */
 #include "unwind/unwind_internal.h"
 
 #include <stdio.h>
