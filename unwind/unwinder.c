@@ -5,9 +5,10 @@
  * budget; objects no live process maps are evicted (least recently used first) when space runs out.
  * Requests (from the walker: unknown pid, pc outside every known mapping; from the followers:
  * exec, exit, executable mmap) arrive on a ring buffer and are served by dt_unwinder_process().
- * The ELF files themselves and the reading of /proc/PID/maps are elfproc's: an object holds a
- * reference on its dt_elf (in the cache the session shares with the symbolizer) as long as it has
- * tables. */
+ * The ELF files themselves and the reading of /proc/PID/maps are elfproc's (its cache is the
+ * session's, shared with the symbolizer); an object keeps only what it needs after its rows are
+ * built (identity, segments), so the file's image is not held: its CFI pages would stay in our
+ * memory for the whole session. */
 #include "unwind/unwind.h"
 #include "unwind/unwind_internal.h"
 #include "bpf-lib/dt_walker_obj.h"
@@ -22,7 +23,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,8 +31,13 @@
 
 typedef struct uobj {
 	bool used;
-	dt_elf *elf;          /* a reference; its ident (build-id, else dev:ino:mtime) is ours */
+	char *ident;          /* dt_elf_ident: build-id hex or dev:ino:mtime; "vdso" */
 	char *path;           /* as the process maps it, for messages */
+	dev_t dev;            /* the file's identity, to find the object by a stat (0 for the vdso) */
+	ino_t ino;
+	struct timespec mtime;
+	dt_elf_seg *segs;     /* the PT_LOAD segments (to turn a file offset into a load bias) */
+	size_t nsegs;
 	uint32_t page_start, npages, nrows;
 	uint32_t ipage_start, nipages;   /* rowidx pages */
 	uint32_t refs;        /* live processes mapping it */
@@ -300,8 +306,9 @@ void dt_unwinder_free(dt_unwinder *u)
 		bpf_object__close(u->tobj[i]);
 	bpf_object__close(u->obj);
 	for (i = 0; i < DT_MAX_OBJECTS; i++) {
-		dt_elf_put(u->objs[i].elf);
+		free(u->objs[i].ident);
 		free(u->objs[i].path);
+		free(u->objs[i].segs);
 	}
 	if (u->own_elfc)
 		dt_elf_cache_free(u->elfc);
@@ -401,8 +408,9 @@ static void evict(dt_unwinder *u, uint32_t id)
 
 	obj_drop_tables(u, id);
 	bpf_map_update_elem(u->objects_fd, &id, &none, BPF_ANY);
-	dt_elf_put(o->elf);
+	free(o->ident);
 	free(o->path);
+	free(o->segs);
 	memset(o, 0, sizeof(*o));
 	u->evictions++;
 }
@@ -551,41 +559,37 @@ static int obj_slot(dt_unwinder *u)
 	return (int)victim;
 }
 
-/* The object already built for e: the same file, or the same build-id under another path (one
- * libc for every container); -1 when there is none. */
-static int obj_find(const dt_unwinder *u, const dt_elf *e)
+/* The object already built for identity `ident` (the same build-id under another path is the
+ * same object: one libc for every container); -1 when there is none. */
+static int obj_find(const dt_unwinder *u, const char *ident)
 {
-	uint32_t i;
-
-	for (i = 0; i < DT_MAX_OBJECTS; i++)
-		if (u->objs[i].used && u->objs[i].elf == e)
-			return (int)i;
-	for (i = 0; i < DT_MAX_OBJECTS; i++)
-		if (u->objs[i].used && !strcmp(dt_elf_ident(u->objs[i].elf), dt_elf_ident(e)))
+	for (uint32_t i = 0; i < DT_MAX_OBJECTS; i++)
+		if (u->objs[i].used && !strcmp(u->objs[i].ident, ident))
 			return (int)i;
 	return -1;
 }
 
-/* Finds, or builds, the object for e (a reference the object takes over); its id or -errno. */
+/* Finds, or builds, the object for e (a reference, dropped here); its id or -errno. */
 static int obj_for_elf(dt_unwinder *u, dt_elf *e, const char *display)
 {
 	char err[512];
 	dt_rows rows = {0};
-	int id = obj_find(u, e), ret;
+	const dt_elf_seg *segs;
+	int id = obj_find(u, dt_elf_ident(e)), ret;
 
-	if (id >= 0) {
-		dt_elf_put(e);
-		return id;
-	}
+	if (id >= 0)
+		goto out;
 	id = obj_slot(u);
-	if (id < 0) {
-		dt_elf_put(e);
-		return id;
-	}
+	if (id < 0)
+		goto out;
 	uobj *o = &u->objs[id];
 	o->used = true;
-	o->elf = e;
+	o->ident = xstrdup(dt_elf_ident(e));
 	o->path = xstrdup(display);
+	dt_elf_file_id(e, &o->dev, &o->ino, &o->mtime);
+	segs = dt_elf_segments(e, &o->nsegs);
+	o->segs = xcalloc(o->nsegs + 1, sizeof(*o->segs));
+	memcpy(o->segs, segs, o->nsegs * sizeof(*segs));
 	o->last_use = ++u->clock;
 	ret = dt_cfi_build(u->elfc, e, &u->rs, &rows, err, sizeof(err));
 	if (ret < 0 || rows.nbad) {
@@ -607,14 +611,28 @@ static int obj_for_elf(dt_unwinder *u, dt_elf *e, const char *display)
 		}
 	}
 	dt_rows_fini(&rows);
+out:
+	dt_elf_put(e);
 	return id;
 }
 
-/* The object for a mapped file (through its /proc/PID/map_files link); its id or -errno. */
+/* The object for a mapped file (through its /proc/PID/map_files link); its id or -errno. A file
+ * already built is found by a stat, without opening it. */
 static int obj_for_file(dt_unwinder *u, const char *path, const char *display)
 {
-	dt_elf *e = dt_elf_open(u->elfc, path);
+	struct stat st;
+	dt_elf *e;
 
+	if (stat(path, &st) < 0)
+		return -errno;
+	for (uint32_t i = 0; i < DT_MAX_OBJECTS; i++) {
+		uobj *o = &u->objs[i];
+
+		if (o->used && o->dev == st.st_dev && o->ino == st.st_ino &&
+		    o->mtime.tv_sec == st.st_mtim.tv_sec && o->mtime.tv_nsec == st.st_mtim.tv_nsec)
+			return (int)i;
+	}
+	e = dt_elf_open(u->elfc, path);
 	if (!e) {
 		int ret = -errno;
 
@@ -628,23 +646,26 @@ static int obj_for_file(dt_unwinder *u, const char *path, const char *display)
 /* The vdso is the same image in every process: built once, from our own mapping. */
 static int obj_for_vdso(dt_unwinder *u)
 {
-	dt_elf *e = dt_elf_open_vdso(u->elfc);
+	int id = obj_find(u, "vdso");
+	dt_elf *e;
 
+	if (id >= 0)
+		return id;
+	e = dt_elf_open_vdso(u->elfc);
 	return e ? obj_for_elf(u, e, "[vdso]") : -errno;
 }
 
 /* Load bias of a mapping of object o at `start` with file offset `off`. */
 static bool obj_bias(const uobj *o, uint64_t start, uint64_t off, bool vdso, uint64_t *bias)
 {
-	size_t i, nsegs;
-	const dt_elf_seg *segs = dt_elf_segments(o->elf, &nsegs);
+	size_t i;
 
 	if (vdso) {
-		*bias = start - (nsegs ? segs[0].vaddr : 0);
+		*bias = start - (o->nsegs ? o->segs[0].vaddr : 0);
 		return true;
 	}
-	for (i = 0; i < nsegs; i++) {
-		const dt_elf_seg *s = &segs[i];
+	for (i = 0; i < o->nsegs; i++) {
+		const dt_elf_seg *s = &o->segs[i];
 
 		if (s->exec && off >= (s->off & ~4095ull) && off < s->off + s->filesz) {
 			*bias = start - (s->vaddr - (s->off - off));
