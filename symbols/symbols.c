@@ -78,9 +78,16 @@ struct obj {
 	size_t nsyms;
 	char *names;
 	size_t names_n, names_cap;
-	dt_elf *elf;           /* the object's file (a reference), NULL until loaded */
-	/* DWARF for inline frames and lines: the object itself or its debug file (a reference). */
+	/* What is kept of the object's file once its symbols are read (its image is released: the
+	 * pages of its symbol tables would stay in our memory for the whole session). */
+	dt_elf_seg *segs;
+	size_t nsegs;
+	uint8_t bid[64];
+	size_t bidn;
+	/* DWARF for inline frames and lines: the object's own image (held: its path may die with
+	 * the process), or a debug file (dw_path, opened at first use like the old path). */
 	dt_elf *dwelf;
+	char *dw_path;
 	bool dw_tried;
 	Dwarf *dw;
 	bool dbgd_wait;        /* a debuginfod fetch was queued for this object */
@@ -444,22 +451,29 @@ static void read_syms(struct obj *o, dt_elf *e, usym_vec *v, bool *has_symtab)
 		*has_symtab = true;
 }
 
-/* Remembers e as where the object's DWARF is (for inline frames and lines), if the object has
- * none yet. libdw starts on it at first use (dwarf_open): it reads and inflates the debug
- * sections up front, which noting a process must not pay for every library it maps. */
-static void obj_open_dwarf(struct obj *o, dt_elf *e)
+/* Remembers where the object's DWARF is (for inline frames and lines), if the object has none
+ * yet: its own image `own` (kept), or the debug file at `path`. libdw starts on it at first use
+ * (dwarf_open): it reads and inflates the debug sections up front, which noting a process must
+ * not pay for every library it maps; and a debug file is only mapped then, so the pages of its
+ * symbol table (read at load) do not stay in memory. */
+static void obj_open_dwarf(struct obj *o, dt_elf *own, const char *path)
 {
-	if (!o->dwelf)
-		o->dwelf = dt_elf_ref(e);
+	if (o->dwelf || o->dw_path)
+		return;
+	if (own)
+		o->dwelf = dt_elf_ref(own);
+	else
+		o->dw_path = xstrdup(path);
 }
 
-static Dwarf *dwarf_open(struct obj *o)
+static Dwarf *dwarf_open(dt_symbolizer *s, struct obj *o)
 {
-	if (o->dw || !o->dwelf || o->dw_tried)
+	if (o->dw || o->dw_tried)
 		return o->dw;
 	o->dw_tried = true;
-	/* The image is mapped for as long as the object is: the process may be long gone. */
-	if (dt_elf_has_section(o->dwelf, ".debug_info"))
+	if (!o->dwelf && o->dw_path)
+		o->dwelf = dt_elf_open(s->elfc, o->dw_path);
+	if (o->dwelf && dt_elf_has_section(o->dwelf, ".debug_info"))
 		o->dw = dwarf_begin_elf(dt_elf_handle(o->dwelf), DWARF_C_READ, NULL);
 	return o->dw;
 }
@@ -483,13 +497,12 @@ static bool in_exec(const dt_elf_seg *segs, size_t n, uint64_t vaddr)
  * would otherwise swallow every unnamed address after them. */
 static void obj_finish_syms(struct obj *o, struct usym *v, size_t n)
 {
-	size_t k = 0, nsegs;
-	const dt_elf_seg *segs = dt_elf_segments(o->elf, &nsegs);
+	size_t k = 0;
 
 	if (n)
 		qsort_r(v, n, sizeof(*v), cmp_usym, o->names);
 	for (size_t i = 0; i < n; i++)
-		if ((!k || v[k - 1].addr != v[i].addr) && in_exec(segs, nsegs, v[i].addr))
+		if ((!k || v[k - 1].addr != v[i].addr) && in_exec(o->segs, o->nsegs, v[i].addr))
 			v[k++] = v[i];
 	o->syms = v;
 	o->nsyms = k;
@@ -517,38 +530,44 @@ static void obj_merge_debug(dt_symbolizer *s, struct obj *o, const char *path)
 	if (e && !o->dw) {
 		dt_elf_put(o->dwelf);
 		o->dwelf = NULL;
+		free(o->dw_path);
+		o->dw_path = NULL;
 		o->dw_tried = false;
-		obj_open_dwarf(o, e);
+		obj_open_dwarf(o, NULL, path);
 	}
 	dt_elf_put(e);
 	obj_cache_reset(o);
 }
 
-/* Symbols and the DWARF source of the object o->elf (a file when `file`, else the vDSO). */
-static int obj_read_elf(dt_symbolizer *s, struct obj *o, bool file)
+/* Symbols and the DWARF source of the object e (a file when `file`, else the vDSO). */
+static int obj_read_elf(dt_symbolizer *s, struct obj *o, dt_elf *e, bool file)
 {
 	usym_vec v = {0};
 	bool has_symtab = false, has_dwarf;
 	const uint8_t *bid;
-	size_t bidn = dt_elf_build_id(o->elf, &bid);
+	const dt_elf_seg *segs = dt_elf_segments(e, &o->nsegs);
 
-	read_syms(o, o->elf, &v, &has_symtab);
-	has_dwarf = file && dt_elf_has_section(o->elf, ".debug_info");
+	o->segs = xcalloc(o->nsegs + 1, sizeof(*o->segs));
+	memcpy(o->segs, segs, o->nsegs * sizeof(*segs));
+	o->bidn = dt_elf_build_id(e, &bid);
+	memcpy(o->bid, bid, o->bidn);
+	read_syms(o, e, &v, &has_symtab);
+	has_dwarf = file && dt_elf_has_section(e, ".debug_info");
 	if (has_dwarf)
-		obj_open_dwarf(o, o->elf);
+		obj_open_dwarf(o, e, NULL);
 
 	/* Stripped: a separate debug file has the full table (at the same addresses) and the DWARF
 	 * the object lacks. */
-	dt_elf *dbg = !has_symtab || !has_dwarf ? dt_elf_debug_file(s->elfc, o->elf) : NULL;
+	dt_elf *dbg = !has_symtab || !has_dwarf ? dt_elf_debug_file(s->elfc, e) : NULL;
 	if (dbg) {
 		if (!has_symtab)
 			read_syms(o, dbg, &v, &has_symtab);
-		obj_open_dwarf(o, dbg);
+		obj_open_dwarf(o, NULL, dt_elf_path(dbg));
 		dt_elf_put(dbg);
 	}
 	/* MiniDebugInfo: the local symbols a stripped Fedora/CentOS object keeps, xz'd. */
 	if (!has_symtab) {
-		dt_elf *mini = dt_dbg_minidebuginfo(o->elf);
+		dt_elf *mini = dt_dbg_minidebuginfo(e);
 		if (mini) {
 			/* read_syms copies the names: the image is not kept. */
 			read_syms(o, mini, &v, &has_symtab);
@@ -556,8 +575,8 @@ static int obj_read_elf(dt_symbolizer *s, struct obj *o, bool file)
 		}
 	}
 	/* Still no full table or no DWARF: ask debuginfod, in the background. */
-	if ((!has_symtab || !o->dwelf) && s->dbgd && bidn > 0 && file) {
-		if (!dt_dbgd_request(s->dbgd, bid, bidn))
+	if ((!has_symtab || (!o->dwelf && !o->dw_path)) && s->dbgd && o->bidn > 0 && file) {
+		if (!dt_dbgd_request(s->dbgd, o->bid, o->bidn))
 			o->dbgd_wait = true;
 	}
 	obj_finish_syms(o, v.v, v.n);
@@ -570,25 +589,25 @@ static int obj_open_file(dt_symbolizer *s, struct obj *o, const char *path)
 	struct timespec mtime;
 	dev_t dev;
 	ino_t ino;
+	int err = -ESTALE;
 
 	if (!e)
-		return errno == ENOEXEC ? -ENOEXEC : -errno;
+		return -errno;
 	/* The file at this path must still be the one that was mapped. */
 	dt_elf_file_id(e, &dev, &ino, &mtime);
-	if ((uint64_t)ino != o->ino) {
-		dt_elf_put(e);
-		return -ESTALE;
-	}
-	o->elf = e;
-	return obj_read_elf(s, o, true);
+	if ((uint64_t)ino == o->ino)
+		err = obj_read_elf(s, o, e, true);
+	dt_elf_put(e);
+	return err;
 }
 
 static void obj_load(dt_symbolizer *s, struct obj *o, uint32_t pid)
 {
 	o->loaded = true;
 	if (o->vdso) {
-		o->elf = dt_elf_open_vdso(s->elfc);
-		o->err = o->elf ? obj_read_elf(s, o, false) : -ENOENT;
+		dt_elf *e = dt_elf_open_vdso(s->elfc);
+		o->err = e ? obj_read_elf(s, o, e, false) : -ENOENT;
+		dt_elf_put(e);
 		return;
 	}
 	/* Through the process's root first (containers), then the path as we see it. */
@@ -625,11 +644,8 @@ static struct obj *obj_get(dt_symbolizer *s, const struct mapping *m)
 /* File offset -> ELF virtual address through the PT_LOAD segment that holds it. */
 static uint64_t obj_vaddr(const struct obj *o, uint64_t off)
 {
-	size_t nsegs;
-	const dt_elf_seg *segs = dt_elf_segments(o->elf, &nsegs);
-
-	for (size_t i = 0; i < nsegs; i++) {
-		const dt_elf_seg *sg = &segs[i];
+	for (size_t i = 0; i < o->nsegs; i++) {
+		const dt_elf_seg *sg = &o->segs[i];
 		if (off >= sg->off && off < sg->off + DT_MAX(sg->filesz, sg->memsz))
 			return off - sg->off + sg->vaddr;
 	}
@@ -888,7 +904,7 @@ static uint32_t dwarf_frames(dt_symbolizer *s, struct obj *o, uint64_t pc)
 	const char *file = NULL;
 	uint32_t line = 0;
 
-	if (!dwarf_open(o) || !dwarf_addrdie(o->dw, pc, &cu))
+	if (!dwarf_open(s, o) || !dwarf_addrdie(o->dw, pc, &cu))
 		return 0;
 	Dwarf_Line *l = dwarf_getsrc_die(&cu, pc);
 	if (l) {
@@ -959,10 +975,7 @@ static void obj_poll_dbgd(dt_symbolizer *s, struct obj *o)
 
 	if (!o->dbgd_wait)
 		return;
-	const uint8_t *bid;
-	size_t bidn = dt_elf_build_id(o->elf, &bid);
-
-	rc = dt_dbgd_result(s->dbgd, bid, bidn, &path);
+	rc = dt_dbgd_result(s->dbgd, o->bid, o->bidn, &path);
 	if (rc == -EINPROGRESS)
 		return;
 	o->dbgd_wait = false;
@@ -1157,7 +1170,8 @@ void dt_sym_free(dt_symbolizer *s)
 			if (o->dw)
 				dwarf_end(o->dw);
 			dt_elf_put(o->dwelf);
-			dt_elf_put(o->elf);
+			free(o->dw_path);
+			free(o->segs);
 			free(o->slots);
 			free(o->frames.v);
 			free(o->path);
