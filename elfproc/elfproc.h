@@ -3,8 +3,10 @@
  * (GNU build-id, else dev:ino:mtime), .gnu_debuglink, PT_LOAD segments, sections by name, and one
  * symbol-table reader that serves both directions (the symbolizer's address -> name table and
  * attach's name -> address). A cache (dt_elf_cache), created by the session and handed to the
- * unwinder and the symbolizer, opens each object once per identity and shares it by reference
- * count; it also holds the --debuginfo directories that the one separate-debug-file search
+ * unwinder and the symbolizer, opens each file once (dev:ino:mtime, found by a stat) and shares
+ * it by reference count; the build-id is the identity its users share derived data by (the
+ * unwinder's tables), not a cache key, since a separate debug file carries its object's build-id.
+ * The cache also holds the --debuginfo directories that the one separate-debug-file search
  * (build-id tree, debuglink, .debug/) looks in first. The process side is the one /proc/PID/maps
  * parser. Functions return 0 or -errno; pointer returns give NULL with errno set. */
 #ifndef DT_ELFPROC_H
