@@ -26,24 +26,46 @@ struct dt_diags {
 	bool dropped; /* the last dt_diag was dropped (over the limit): drop its hint too */
 };
 
-void dt_source_linecol(const dt_source *src, uint32_t off, unsigned *line, unsigned *col)
+void dt_linecol_cached(dt_linecol_cache *c, uint32_t off, unsigned *line, unsigned *col)
 {
-	unsigned l = 1, c = 1;
-	uint32_t i = 0;
-	if (off > src->len)
-		off = (uint32_t)src->len;
-	if (src->hidden && off >= src->hidden)
-		i = src->hidden;
-	for (; i < off; i++) {
-		if (src->text[i] == '\n') {
-			l++;
-			c = 1;
+	const char *text = c->src->text;
+	if (off > c->src->len)
+		off = (uint32_t)c->src->len;
+	if (!c->line) {
+		c->off = 0;
+		c->line = c->col = 1;
+	}
+	if (off < c->off) {
+		/* Step back (a "body" or "then" line repeats an earlier position): count the
+		 * newlines crossed, then the column from the start of that line. */
+		for (uint32_t i = off; i < c->off; i++)
+			c->line -= text[i] == '\n';
+		uint32_t bol = off;
+		while (bol > 0 && text[bol - 1] != '\n')
+			bol--;
+		c->col = off - bol + 1;
+		c->off = off;
+	}
+	for (uint32_t i = c->off; i < off; i++) {
+		if (text[i] == '\n') {
+			c->line++;
+			c->col = 1;
 		} else {
-			c++;
+			c->col++;
 		}
 	}
-	*line = l;
-	*col = c;
+	c->off = off;
+	*line = c->line;
+	*col = c->col;
+	/* The hidden prefix holds no newline: only columns on the first line move. */
+	if (c->after_hidden && c->src->hidden && off >= c->src->hidden && c->line == 1)
+		*col -= c->src->hidden;
+}
+
+void dt_source_linecol(const dt_source *src, uint32_t off, unsigned *line, unsigned *col)
+{
+	dt_linecol_cache c = { .src = src, .after_hidden = true };
+	dt_linecol_cached(&c, off, line, col);
 }
 
 dt_diags *dt_diags_new(const dt_source *src)
@@ -186,10 +208,11 @@ void dt_diags_print(const dt_diags *d, FILE *out, bool color)
 {
 	if (!d)
 		return;
+	dt_linecol_cache pos = { .src = d->src, .after_hidden = true };
 	for (size_t i = 0; i < d->items.n; i++) {
 		const struct dt_diag_item *it = &d->items.v[i];
 		unsigned line, col;
-		dt_source_linecol(d->src, it->at.off, &line, &col);
+		dt_linecol_cached(&pos, it->at.off, &line, &col);
 		if (color)
 			fprintf(out, "\033[1m%s:%u:%u: %s%s:\033[0m\033[1m %s\033[0m\n", d->src->name,
 				line, col, level_color(it->lvl), level_name(it->lvl), it->msg);

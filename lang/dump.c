@@ -40,6 +40,7 @@ static void put_escaped(FILE *out, const char *s, size_t n)
 
 void dt_dump_tokens(const dt_source *src, FILE *out)
 {
+	dt_linecol_cache pos = { .src = src, .after_hidden = true };
 	dt_arena *a = dt_arena_new();
 	dt_token_vec rec = { 0 };
 	/* The parser decides where attach points and `>` are, so the dump replays its token
@@ -47,7 +48,7 @@ void dt_dump_tokens(const dt_source *src, FILE *out)
 	dt_parse_recording(a, src, NULL, &rec);
 	for (size_t i = 0; i < rec.n; i++) {
 		unsigned l, c;
-		dt_source_linecol(src, rec.v[i].off, &l, &c);
+		dt_linecol_cached(&pos, rec.v[i].off, &l, &c);
 		fprintf(out, "%u:%u %s", l, c, dt_tok_name(rec.v[i].kind));
 		if (rec.v[i].kind != DT_TOK_EOF) {
 			fputc(' ', out);
@@ -62,46 +63,12 @@ void dt_dump_tokens(const dt_source *src, FILE *out)
 /* ---------------------------------------------------------------- AST */
 
 typedef struct dumper {
-	const dt_source *src;
 	FILE *out;
 	dt_arena *a;
-	/* Position cache: offsets mostly grow along the dump, so scan on from the last one
-	 * instead of from the start (a big script would otherwise dump in quadratic time). */
-	uint32_t last_off;
-	unsigned last_line, last_col;
+	/* Offsets mostly grow along the dump (a big script would otherwise dump in quadratic
+	 * time). */
+	dt_linecol_cache pos;
 } dumper;
-
-static void dump_linecol(dumper *d, uint32_t off, unsigned *line, unsigned *col)
-{
-	if (off > d->src->len)
-		off = (uint32_t)d->src->len;
-	if (!d->last_line) {
-		d->last_off = 0;
-		d->last_line = d->last_col = 1;
-	}
-	if (off < d->last_off) {
-		/* Step back (a "body" or "then" line repeats an earlier position): count the
-		 * newlines crossed, then the column from the start of that line. */
-		for (uint32_t i = off; i < d->last_off; i++)
-			d->last_line -= d->src->text[i] == '\n';
-		uint32_t bol = off;
-		while (bol > 0 && d->src->text[bol - 1] != '\n')
-			bol--;
-		d->last_col = off - bol + 1;
-		d->last_off = off;
-	}
-	for (uint32_t i = d->last_off; i < off; i++) {
-		if (d->src->text[i] == '\n') {
-			d->last_line++;
-			d->last_col = 1;
-		} else {
-			d->last_col++;
-		}
-	}
-	d->last_off = off;
-	*line = d->last_line;
-	*col = d->last_col;
-}
 
 static const char *const binop_names[] = {
 	[DT_OP_NONE] = "=", [DT_OP_ADD] = "+", [DT_OP_SUB] = "-", [DT_OP_MUL] = "*",
@@ -120,7 +87,7 @@ static const char *const unop_names[] = {
 static void line(dumper *d, dt_span at, int depth)
 {
 	unsigned l, c;
-	dump_linecol(d, at.off, &l, &c);
+	dt_linecol_cached(&d->pos, at.off, &l, &c);
 	char pos[32];
 	snprintf(pos, sizeof(pos), "%u:%u", l, c);
 	fprintf(d->out, "%-7s %*s", pos, depth * 2, "");
@@ -316,7 +283,7 @@ static void dump_attach(dumper *d, const dt_attach *a, int depth)
 
 void dt_dump_ast(const dt_program *p, FILE *out)
 {
-	dumper d = { .src = p->src, .out = out, .a = dt_arena_new() };
+	dumper d = { .out = out, .a = dt_arena_new(), .pos = { .src = p->src } };
 	fprintf(out, "program %u probe%s\n", p->nprobes, p->nprobes == 1 ? "" : "s");
 	for (uint32_t i = 0; i < p->nprobes; i++) {
 		const dt_probe *pr = p->probes[i];

@@ -81,6 +81,19 @@ const dt_type *dt_type_unify(dt_arena *ar, const dt_type *a, const dt_type *b);
 
 /* ---------------------------------------------------------------- diagnostics */
 
+/* Line and column of offsets looked up mostly in increasing order (the dumps, printed
+ * diagnostics): each lookup scans on from the previous one, so n lookups over a text cost
+ * O(text + n) rather than O(text * n), and a step back only rescans back to the line start.
+ * Start zeroed with `src` set; `after_hidden` counts columns the way dt_source_linecol does
+ * (dt_source.hidden bytes are not the user's). */
+typedef struct dt_linecol_cache {
+	const dt_source *src;
+	bool after_hidden;
+	uint32_t off;
+	unsigned line, col; /* of `off`; line 0: nothing looked up yet */
+} dt_linecol_cache;
+void dt_linecol_cached(dt_linecol_cache *c, uint32_t off, unsigned *line, unsigned *col);
+
 /* The diags' source (diagnostics carry spans into it). */
 const dt_source *dt_diags_source(const dt_diags *d);
 

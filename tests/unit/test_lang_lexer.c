@@ -1,6 +1,7 @@
 /* test_lang_lexer.c — the tokenizer: kinds and spans of every operator, integer forms and their
  * errors, string escapes, comments and the `#!` line, and attach-point mode (where `/` belongs
- * to a uprobe path but ends anything else). */
+ * to a uprobe path but ends anything else); and line:col of offsets, with a hidden prefix and
+ * looked up out of order. */
 #include "lang/lang_internal.h"
 #include "tests/unit/t.h"
 
@@ -142,6 +143,39 @@ static void attach_mode(void)
 	CHECK_EQ_INT(t.kind, DT_TOK_LBRACE);
 }
 
+static void positions(void)
+{
+	const char *text = "ab\ncd\n\nef";
+	dt_source src = src_of(text);
+	unsigned l, c;
+	dt_source_linecol(&src, 4, &l, &c);
+	CHECK(l == 2 && c == 2);
+	dt_source_linecol(&src, 100, &l, &c); /* past the end: the end */
+	CHECK(l == 4 && c == 3);
+	/* The cache gives the same answers in any order, forwards and back. */
+	static const uint32_t offs[] = { 0, 9, 3, 7, 1, 8, 2, 6 };
+	dt_linecol_cache pos = { .src = &src, .after_hidden = true };
+	for (size_t i = 0; i < DT_ARRAY_SIZE(offs); i++) {
+		unsigned l2, c2;
+		dt_source_linecol(&src, offs[i], &l, &c);
+		dt_linecol_cached(&pos, offs[i], &l2, &c2);
+		CHECK_EQ_INT(l2, l);
+		CHECK_EQ_INT(c2, c);
+	}
+	/* A hidden wrapper (the REPL's `BEGIN { `) is not counted on the first line. */
+	dt_source h = { .name = "t", .text = "BEGIN { @x = 1;\n@y }", .len = 20, .hidden = 8 };
+	dt_source_linecol(&h, 9, &l, &c);
+	CHECK(l == 1 && c == 2);
+	dt_source_linecol(&h, 3, &l, &c); /* inside the wrapper: counted from the start */
+	CHECK(l == 1 && c == 4);
+	dt_source_linecol(&h, 17, &l, &c);
+	CHECK(l == 2 && c == 2);
+	dt_linecol_cache hp = { .src = &h, .after_hidden = true };
+	dt_linecol_cached(&hp, 17, &l, &c);
+	dt_linecol_cached(&hp, 9, &l, &c);
+	CHECK(l == 1 && c == 2);
+}
+
 int main(void)
 {
 	T_RUN(operators);
@@ -149,5 +183,6 @@ int main(void)
 	T_RUN(strings);
 	T_RUN(comments_and_shebang);
 	T_RUN(attach_mode);
+	T_RUN(positions);
 	return t_done();
 }
