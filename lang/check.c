@@ -376,6 +376,8 @@ static const dt_type *check_field(checker *c, dt_expr *e)
 	if (!f) {
 		ERR(c, e->span, "tracepoint %s:%s has no field '%s'", r->record.subsys,
 		    r->record.event, e->field.field);
+		if (!dt_diag_hint_wanted(c->d))
+			return &t_none;
 		const char **names = dt_arena_alloc(c->a, sizeof(char *) * (r->record.nfields + 1));
 		for (uint32_t i = 0; i < r->record.nfields; i++)
 			names[i] = r->record.fields[i].name;

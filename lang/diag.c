@@ -120,9 +120,14 @@ void dt_diag(dt_diags *d, dt_diag_level lvl, dt_span at, const char *fmt, ...)
 		d->errors++;
 }
 
+bool dt_diag_hint_wanted(const dt_diags *d)
+{
+	return d && !d->dropped && d->items.n;
+}
+
 void dt_diag_hint(dt_diags *d, const char *fmt, ...)
 {
-	if (!d || d->dropped || !d->items.n)
+	if (!dt_diag_hint_wanted(d))
 		return;
 	struct dt_diag_item *it = &d->items.v[d->items.n - 1];
 	va_list ap;

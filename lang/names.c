@@ -199,8 +199,10 @@ const char *const *dt_hardware_event_names(void)
 }
 
 /* Edit distance where swapping two neighbours counts as one edit (optimal string alignment):
- * `prinft` is one typo from `printf`, two from `print`. Names are short: a small matrix suffices. */
-static size_t edit_distance(const char *a, size_t la, const char *b, size_t lb)
+ * `prinft` is one typo from `printf`, two from `print`. Names are short: a small matrix suffices.
+ * Anything over `max` comes back as SIZE_MAX: once two rows in a row are all over it, every later
+ * row is too (each cell derives from the two rows above it and the column that grows with i). */
+static size_t edit_distance(const char *a, size_t la, const char *b, size_t lb, size_t max)
 {
 	static size_t m[65][65];
 	if (la > 64 || lb > 64)
@@ -209,30 +211,42 @@ static size_t edit_distance(const char *a, size_t la, const char *b, size_t lb)
 		m[i][0] = i;
 	for (size_t j = 0; j <= lb; j++)
 		m[0][j] = j;
+	size_t prev_min = 0;
 	for (size_t i = 1; i <= la; i++) {
+		size_t row_min = m[i][0];
 		for (size_t j = 1; j <= lb; j++) {
 			size_t sub = m[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
 			size_t best = DT_MIN(sub, DT_MIN(m[i - 1][j] + 1, m[i][j - 1] + 1));
 			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
 				best = DT_MIN(best, m[i - 2][j - 2] + 1);
 			m[i][j] = best;
+			row_min = DT_MIN(row_min, best);
 		}
+		if (row_min > max && prev_min > max)
+			return SIZE_MAX;
+		prev_min = row_min;
 	}
-	return m[la][lb];
+	return m[la][lb] <= max ? m[la][lb] : SIZE_MAX;
 }
 
 const char *dt_closest(const char *name, size_t name_len, const char *const *cands)
 {
+	/* Close enough to be a typo: at most a third of the name, and never 0-length matches. */
+	size_t limit = name_len < 3 ? 1 : name_len / 3 + 1;
 	const char *best = NULL;
 	size_t best_d = SIZE_MAX;
 	for (size_t i = 0; cands[i]; i++) {
-		size_t d = edit_distance(name, name_len, cands[i], strlen(cands[i]));
+		size_t len = strlen(cands[i]);
+		/* The distance is at least the difference in length: a candidate that far off
+		 * cannot be within the limit, so skip its matrix (unknown names are frequent in
+		 * broken input, and each costs a matrix per candidate). */
+		if ((len > name_len ? len - name_len : name_len - len) > limit)
+			continue;
+		size_t d = edit_distance(name, name_len, cands[i], len, limit);
 		if (d < best_d) {
 			best_d = d;
 			best = cands[i];
 		}
 	}
-	/* Close enough to be a typo: at most a third of the name, and never 0-length matches. */
-	size_t limit = name_len < 3 ? 1 : name_len / 3 + 1;
 	return best && best_d > 0 && best_d <= limit ? best : NULL;
 }

@@ -286,14 +286,17 @@ static dt_expr *parse_ident(parser *p)
 		e->span = span_from(p, start);
 		return e;
 	}
-	/* Unknown name: suggest from the namespace the syntax points at. */
-	const char *sugg = call ? dt_closest(s, t.len, dt_func_names())
-				: dt_closest(s, t.len, dt_builtin_names());
-	if (!sugg)
-		sugg = call ? dt_closest(s, t.len, dt_builtin_names())
-			    : dt_closest(s, t.len, dt_func_names());
 	dt_diag(p->d, DT_DIAG_ERROR, tok_span(&t), "unknown %s '%.*s'",
 		call ? "function" : "identifier", (int)t.len, s);
+	/* Unknown name: suggest from the namespace the syntax points at. */
+	const char *sugg = NULL;
+	if (dt_diag_hint_wanted(p->d)) {
+		sugg = call ? dt_closest(s, t.len, dt_func_names())
+			    : dt_closest(s, t.len, dt_builtin_names());
+		if (!sugg)
+			sugg = call ? dt_closest(s, t.len, dt_builtin_names())
+				    : dt_closest(s, t.len, dt_func_names());
+	}
 	if (sugg)
 		dt_diag_hint(p->d, "did you mean '%s'?", sugg);
 	else if (!call)
@@ -945,7 +948,9 @@ static dt_attach *parse_attach(parser *p, const dt_token *t)
 	if (!dt_provider_lookup(f[0], fl[0], &at->provider)) {
 		dt_diag(p->d, DT_DIAG_ERROR, (dt_span){ t->off, (uint32_t)fl[0] ? (uint32_t)fl[0] : 1 },
 			"unknown probe type '%.*s'", (int)fl[0], f[0]);
-		const char *sugg = dt_closest(f[0], fl[0], dt_provider_names());
+		const char *sugg = dt_diag_hint_wanted(p->d)
+					   ? dt_closest(f[0], fl[0], dt_provider_names())
+					   : NULL;
 		if (sugg)
 			dt_diag_hint(p->d, "did you mean '%s'?", sugg);
 		else

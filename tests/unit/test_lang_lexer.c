@@ -1,7 +1,7 @@
 /* test_lang_lexer.c — the tokenizer: kinds and spans of every operator, integer forms and their
  * errors, string escapes, comments and the `#!` line, and attach-point mode (where `/` belongs
- * to a uprobe path but ends anything else); and line:col of offsets, with a hidden prefix and
- * looked up out of order. */
+ * to a uprobe path but ends anything else); and what messages are placed and phrased with:
+ * line:col of offsets (with a hidden prefix, and looked up out of order) and "did you mean". */
 #include "lang/lang_internal.h"
 #include "tests/unit/t.h"
 
@@ -176,6 +176,18 @@ static void positions(void)
 	CHECK(l == 1 && c == 2);
 }
 
+static void closest_names(void)
+{
+	static const char *const cands[] = { "printf", "print", "ustack_dwarf", "pid", NULL };
+	CHECK_EQ_STR(dt_closest("prinft", 6, cands), "printf"); /* one transposition */
+	CHECK_EQ_STR(dt_closest("ustak_dwarf", 11, cands), "ustack_dwarf");
+	CHECK_EQ_STR(dt_closest("pdi", 3, cands), "pid");
+	CHECK(dt_closest("printf", 6, cands) == NULL);   /* an exact match is no suggestion */
+	CHECK(dt_closest("zzzzzz", 6, cands) == NULL);   /* too far from everything */
+	CHECK(dt_closest("p", 1, cands) == NULL);        /* too short to be close to anything */
+	CHECK(dt_closest("ustack_dwarf_and_more", 21, cands) == NULL);
+}
+
 int main(void)
 {
 	T_RUN(operators);
@@ -184,5 +196,6 @@ int main(void)
 	T_RUN(comments_and_shebang);
 	T_RUN(attach_mode);
 	T_RUN(positions);
+	T_RUN(closest_names);
 	return t_done();
 }
