@@ -152,29 +152,70 @@ static void lex_string(const dt_source *src, uint32_t i, dt_token *t)
 	}
 }
 
-struct op {
-	const char *text;
-	dt_tok_kind kind;
-};
+static uint32_t op(dt_tok_kind *kind, dt_tok_kind k, uint32_t len)
+{
+	*kind = k;
+	return len;
+}
 
-/* Longest first, so `<<=` wins over `<<` and `<`. */
-static const struct op ops[] = {
-	{ "<<=", DT_TOK_SHL_ASSIGN }, { ">>=", DT_TOK_SHR_ASSIGN },
-	{ "->", DT_TOK_ARROW }, { "<=", DT_TOK_LE }, { ">=", DT_TOK_GE }, { "==", DT_TOK_EQ },
-	{ "!=", DT_TOK_NE }, { "<<", DT_TOK_SHL }, { ">>", DT_TOK_SHR }, { "&&", DT_TOK_LAND },
-	{ "||", DT_TOK_LOR }, { "++", DT_TOK_INC }, { "--", DT_TOK_DEC },
-	{ "+=", DT_TOK_ADD_ASSIGN }, { "-=", DT_TOK_SUB_ASSIGN }, { "*=", DT_TOK_MUL_ASSIGN },
-	{ "/=", DT_TOK_DIV_ASSIGN }, { "%=", DT_TOK_MOD_ASSIGN }, { "&=", DT_TOK_AND_ASSIGN },
-	{ "|=", DT_TOK_OR_ASSIGN }, { "^=", DT_TOK_XOR_ASSIGN },
-	{ "{", DT_TOK_LBRACE }, { "}", DT_TOK_RBRACE }, { "(", DT_TOK_LPAREN },
-	{ ")", DT_TOK_RPAREN }, { "[", DT_TOK_LBRACK }, { "]", DT_TOK_RBRACK },
-	{ ",", DT_TOK_COMMA }, { ";", DT_TOK_SEMI }, { "?", DT_TOK_QUESTION },
-	{ ":", DT_TOK_COLON }, { ".", DT_TOK_DOT }, { "=", DT_TOK_ASSIGN }, { "+", DT_TOK_PLUS },
-	{ "-", DT_TOK_MINUS }, { "*", DT_TOK_STAR }, { "/", DT_TOK_SLASH },
-	{ "%", DT_TOK_PERCENT }, { "&", DT_TOK_AMP }, { "|", DT_TOK_PIPE },
-	{ "^", DT_TOK_CARET }, { "~", DT_TOK_TILDE }, { "!", DT_TOK_BANG }, { "<", DT_TOK_LT },
-	{ ">", DT_TOK_GT },
-};
+/* Operators and punctuation, longest match first (`<<=` over `<<` over `<`): a switch on the
+ * first byte, then the next one or two. Every operator token comes through here, so it looks at
+ * no more bytes than it needs to. Returns the length, 0 when `s[i]` starts none. */
+static uint32_t lex_op(const dt_source *src, uint32_t i, dt_tok_kind *k)
+{
+	const char *s = src->text;
+	uint32_t n = (uint32_t)src->len;
+	char c1 = i + 1 < n ? s[i + 1] : 0, c2 = i + 2 < n ? s[i + 2] : 0;
+	bool eq = c1 == '=';
+	switch (s[i]) {
+	case '{': return op(k, DT_TOK_LBRACE, 1);
+	case '}': return op(k, DT_TOK_RBRACE, 1);
+	case '(': return op(k, DT_TOK_LPAREN, 1);
+	case ')': return op(k, DT_TOK_RPAREN, 1);
+	case '[': return op(k, DT_TOK_LBRACK, 1);
+	case ']': return op(k, DT_TOK_RBRACK, 1);
+	case ',': return op(k, DT_TOK_COMMA, 1);
+	case ';': return op(k, DT_TOK_SEMI, 1);
+	case '?': return op(k, DT_TOK_QUESTION, 1);
+	case ':': return op(k, DT_TOK_COLON, 1);
+	case '.': return op(k, DT_TOK_DOT, 1);
+	case '~': return op(k, DT_TOK_TILDE, 1);
+	case '=': return eq ? op(k, DT_TOK_EQ, 2) : op(k, DT_TOK_ASSIGN, 1);
+	case '!': return eq ? op(k, DT_TOK_NE, 2) : op(k, DT_TOK_BANG, 1);
+	case '*': return eq ? op(k, DT_TOK_MUL_ASSIGN, 2) : op(k, DT_TOK_STAR, 1);
+	case '/': return eq ? op(k, DT_TOK_DIV_ASSIGN, 2) : op(k, DT_TOK_SLASH, 1);
+	case '%': return eq ? op(k, DT_TOK_MOD_ASSIGN, 2) : op(k, DT_TOK_PERCENT, 1);
+	case '^': return eq ? op(k, DT_TOK_XOR_ASSIGN, 2) : op(k, DT_TOK_CARET, 1);
+	case '+':
+		if (c1 == '+')
+			return op(k, DT_TOK_INC, 2);
+		return eq ? op(k, DT_TOK_ADD_ASSIGN, 2) : op(k, DT_TOK_PLUS, 1);
+	case '-':
+		if (c1 == '>')
+			return op(k, DT_TOK_ARROW, 2);
+		if (c1 == '-')
+			return op(k, DT_TOK_DEC, 2);
+		return eq ? op(k, DT_TOK_SUB_ASSIGN, 2) : op(k, DT_TOK_MINUS, 1);
+	case '&':
+		if (c1 == '&')
+			return op(k, DT_TOK_LAND, 2);
+		return eq ? op(k, DT_TOK_AND_ASSIGN, 2) : op(k, DT_TOK_AMP, 1);
+	case '|':
+		if (c1 == '|')
+			return op(k, DT_TOK_LOR, 2);
+		return eq ? op(k, DT_TOK_OR_ASSIGN, 2) : op(k, DT_TOK_PIPE, 1);
+	case '<':
+		if (c1 == '<')
+			return c2 == '=' ? op(k, DT_TOK_SHL_ASSIGN, 3) : op(k, DT_TOK_SHL, 2);
+		return eq ? op(k, DT_TOK_LE, 2) : op(k, DT_TOK_LT, 1);
+	case '>':
+		if (c1 == '>')
+			return c2 == '=' ? op(k, DT_TOK_SHR_ASSIGN, 3) : op(k, DT_TOK_SHR, 2);
+		return eq ? op(k, DT_TOK_GE, 2) : op(k, DT_TOK_GT, 1);
+	default:
+		return 0;
+	}
+}
 
 void dt_lex(const dt_source *src, uint32_t off, dt_token *t)
 {
@@ -229,13 +270,10 @@ void dt_lex(const dt_source *src, uint32_t off, dt_token *t)
 		}
 		return;
 	}
-	for (size_t k = 0; k < DT_ARRAY_SIZE(ops); k++) {
-		size_t l = strlen(ops[k].text);
-		if (i + l <= n && memcmp(s + i, ops[k].text, l) == 0) {
-			t->kind = ops[k].kind;
-			t->len = (uint32_t)l;
-			return;
-		}
+	uint32_t oplen = lex_op(src, i, &t->kind);
+	if (oplen) {
+		t->len = oplen;
+		return;
 	}
 	t->kind = DT_TOK_ERROR;
 	/* One whole UTF-8 sequence, so the underline does not split a character. */

@@ -46,6 +46,35 @@ static void operators(void)
 		CHECK_EQ_STR(dt_tok_name(t[i].kind), dt_tok_name(want[i]));
 }
 
+/* Glued together and cut by the end of input: the longest operator that fits, never a read
+ * past the end. */
+static void operators_glued(void)
+{
+	dt_token t[16];
+	int n = lex_all("a<<=b>>c->d--!=e", t, 16);
+	static const dt_tok_kind want[] = {
+		DT_TOK_IDENT, DT_TOK_SHL_ASSIGN, DT_TOK_IDENT, DT_TOK_SHR, DT_TOK_IDENT, DT_TOK_ARROW,
+		DT_TOK_IDENT, DT_TOK_DEC, DT_TOK_NE, DT_TOK_IDENT, DT_TOK_EOF,
+	};
+	CHECK_EQ_INT(n, (int)DT_ARRAY_SIZE(want));
+	for (int i = 0; i < n && i < (int)DT_ARRAY_SIZE(want); i++)
+		CHECK_EQ_STR(dt_tok_name(t[i].kind), dt_tok_name(want[i]));
+	/* The text ends after the first or second byte of a longer operator. */
+	static const struct { const char *s; dt_tok_kind k; uint32_t len; } ends[] = {
+		{ "<", DT_TOK_LT, 1 }, { "<<", DT_TOK_SHL, 2 }, { ">>", DT_TOK_SHR, 2 },
+		{ "-", DT_TOK_MINUS, 1 }, { "&", DT_TOK_AMP, 1 }, { "=", DT_TOK_ASSIGN, 1 },
+	};
+	for (size_t i = 0; i < DT_ARRAY_SIZE(ends); i++) {
+		/* Cut from a longer buffer so a read past `len` would see '='. */
+		char buf[8];
+		snprintf(buf, sizeof(buf), "%s===", ends[i].s);
+		dt_source src = { .name = "t", .text = buf, .len = strlen(ends[i].s) };
+		dt_lex(&src, 0, &t[0]);
+		CHECK_EQ_STR(dt_tok_name(t[0].kind), dt_tok_name(ends[i].k));
+		CHECK_EQ_INT(t[0].len, ends[i].len);
+	}
+}
+
 static void integers(void)
 {
 	dt_token t[16];
@@ -191,6 +220,7 @@ static void closest_names(void)
 int main(void)
 {
 	T_RUN(operators);
+	T_RUN(operators_glued);
 	T_RUN(integers);
 	T_RUN(strings);
 	T_RUN(comments_and_shebang);
