@@ -352,6 +352,7 @@ LLVMValueRef cg_stack_ref(cg *c, const dt_expr *e)
 static LLVMValueRef builtin(cg *c, const dt_expr *e)
 {
 	static const uint32_t argoff[] = { PT_DI, PT_SI, PT_DX, PT_CX, PT_R8, PT_R9 };
+	_Static_assert(DT_ARRAY_SIZE(argoff) == DT_ARG_REGS, "argN: the checker's register count");
 	LLVMValueRef v, b;
 
 	switch (e->builtin.id) {

@@ -292,6 +292,12 @@ static const dt_type *check_builtin(checker *c, dt_expr *e)
 	case DT_B_COMM:
 		return dt_type_str(16);
 	case DT_B_ARG:
+		if (e->builtin.arg >= DT_ARG_REGS) {
+			ERR(c, e->span, "arg%u is not available: arguments are read from the %d "
+			    "registers x86-64 passes them in, arg0 … arg%d", e->builtin.arg,
+			    DT_ARG_REGS, DT_ARG_REGS - 1);
+			return &t_none;
+		}
 		if (!all_attach(c, is_entry)) {
 			ERR(c, e->span, "arg%u is only available in uprobe and kprobe probes",
 			    e->builtin.arg);
@@ -344,7 +350,7 @@ static const dt_type *check_builtin(checker *c, dt_expr *e)
 		if (!all_attach(c, is_tp)) {
 			ERR(c, e->span, "args is only available in tracepoint probes");
 			if (all_attach(c, is_entry))
-				HINT(c, "in uprobes and kprobes use arg0 … arg9");
+				HINT(c, "in uprobes and kprobes use arg0 … arg%d", DT_ARG_REGS - 1);
 			return &t_none;
 		}
 		const dt_type *r = probe_record(c, e->span);

@@ -94,6 +94,9 @@ typedef enum dt_stack_mode {
 #define DT_STRLEN 64              /* default string size, bytes including NUL (bpftrace's) */
 #define DT_STACK_DEFAULT_DEPTH 127 /* kstack/ustack/ustack_dwarf without an argument */
 #define DT_STACK_MAX_DEPTH 1024
+/* argN reads the registers x86-64 passes integer arguments in: arg0 … arg5 (arg6 on are on the
+ * stack; bpftrace refuses them too). */
+#define DT_ARG_REGS 6
 
 typedef struct dt_type dt_type;
 typedef struct dt_tp_field dt_tp_field;

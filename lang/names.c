@@ -48,10 +48,11 @@ bool dt_provider_lookup(const char *s, size_t n, dt_provider *out)
 	return false;
 }
 
-/* Builtin spellings; argN is arg0..arg9 and maps to DT_B_ARG. */
+/* Builtin spellings (completion, "did you mean"); argN is arg0..arg5 (DT_ARG_REGS) and maps to
+ * DT_B_ARG. dt_builtin_lookup also takes arg6..arg9, for the checker to say why not. */
 static const char *const builtin_spellings[] = {
 	"pid", "tid", "uid", "gid", "comm", "nsecs", "elapsed", "cpu", "cgroup", "arg0", "arg1",
-	"arg2", "arg3", "arg4", "arg5", "arg6", "arg7", "arg8", "arg9", "retval", "func", "probe",
+	"arg2", "arg3", "arg4", "arg5", "retval", "func", "probe",
 	"kstack", "ustack", "ustack_dwarf", "args", "rand", "curtask", "wall", "oncpu", "offcpu", "runq", "blocked", "iowait",
 	"nswitch", NULL,
 };

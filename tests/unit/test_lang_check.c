@@ -172,6 +172,10 @@ static void builtin_restrictions(void)
 		{ "interval:s:1 { @ = func; }", "func is not available in interval probes" },
 		{ "END { @ = func; }", "func is not available in END probes" },
 		{ "tracepoint:a:b { @ = args.x; }", "tracefs not found" },
+		/* Found by fuzz_codegen: the checker let arg6 … arg9 through to codegen, which
+		 * failed with an internal error. */
+		{ "kprobe:f { @ = arg6; }", "arg6 is not available" },
+		{ "uprobe:/bin/sh:f { @ = arg9; }", "arg0 … arg5" },
 	};
 	for (size_t i = 0; i < DT_ARRAY_SIZE(cases); i++) {
 		checked r = check(cases[i].prog);
@@ -182,6 +186,9 @@ static void builtin_restrictions(void)
 		done(&r);
 	}
 	checked r = check("uretprobe:/bin/sh:f, kretprobe:g { @[func] = hist(retval); }");
+	CHECK_EQ_INT(r.rc, 0);
+	done(&r);
+	r = check("kprobe:f { @ = arg5; }");
 	CHECK_EQ_INT(r.rc, 0);
 	done(&r);
 }
