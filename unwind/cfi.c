@@ -411,6 +411,21 @@ static void emit(emit_ctx *ec, uint64_t loc, const cfstate *s, bool signal)
 	rows_push(ec->out, (uint32_t)loc, (uint16_t)idx);
 }
 
+/* A factored offset: an operand times the CIE's data alignment factor (negated for
+ * GNU_negative_offset_extended). One that does not fit in 64 bits is no stack offset: the
+ * instruction is invalid, as a truncated one is. */
+static int64_t factored(rd *r, int64_t v, int64_t align, bool negate)
+{
+	int64_t out;
+
+	if (__builtin_mul_overflow(v, align, &out) ||
+	    (negate && __builtin_sub_overflow((int64_t)0, out, &out))) {
+		r->bad = true;
+		return 0;
+	}
+	return out;
+}
+
 /* Runs CFA instructions [p, end). With ec == NULL it is the CIE's initial program. Rows are
  * emitted for [loc, end_pc). */
 static int run_cfa(interp *in, const uint8_t *p, const uint8_t *end, uint64_t loc, uint64_t end_pc,
@@ -431,7 +446,7 @@ static int run_cfa(interp *in, const uint8_t *p, const uint8_t *end, uint64_t lo
 			delta = lo * c->code_align;
 			advance = true;
 		} else if (hi == 0x80) {
-			off = (int64_t)rd_uleb(&r) * c->data_align;
+			off = factored(&r, (int64_t)rd_uleb(&r), c->data_align, false);
 			set_reg(s, lo, RK_OFFSET, off, c->ra_reg);
 		} else if (hi == 0xc0) {
 			restore_reg(s, &c->init, lo, c->ra_reg);
@@ -453,7 +468,7 @@ static int run_cfa(interp *in, const uint8_t *p, const uint8_t *end, uint64_t lo
 			case 0x04: delta = rd_u(&r, 4) * c->code_align; advance = true; break;
 			case 0x05: /* offset_extended */
 				reg = rd_uleb(&r);
-				off = (int64_t)rd_uleb(&r) * c->data_align;
+				off = factored(&r, (int64_t)rd_uleb(&r), c->data_align, false);
 				set_reg(s, reg, RK_OFFSET, off, c->ra_reg);
 				break;
 			case 0x06: /* restore_extended */
@@ -528,16 +543,16 @@ static int run_cfa(interp *in, const uint8_t *p, const uint8_t *end, uint64_t lo
 				break;
 			case 0x11: /* offset_extended_sf */
 				reg = rd_uleb(&r);
-				off = rd_sleb(&r) * c->data_align;
+				off = factored(&r, rd_sleb(&r), c->data_align, false);
 				set_reg(s, reg, RK_OFFSET, off, c->ra_reg);
 				break;
 			case 0x12: /* def_cfa_sf */
 				s->cfa_kind = CK_REG;
 				s->cfa_reg = rd_reg(&r);
-				s->cfa_off = rd_sleb(&r) * c->data_align;
+				s->cfa_off = factored(&r, rd_sleb(&r), c->data_align, false);
 				break;
 			case 0x13: /* def_cfa_offset_sf */
-				s->cfa_off = rd_sleb(&r) * c->data_align;
+				s->cfa_off = factored(&r, rd_sleb(&r), c->data_align, false);
 				break;
 			case 0x14: /* val_offset */
 				reg = rd_uleb(&r);
@@ -554,7 +569,7 @@ static int run_cfa(interp *in, const uint8_t *p, const uint8_t *end, uint64_t lo
 				break;
 			case 0x2f: /* GNU_negative_offset_extended */
 				reg = rd_uleb(&r);
-				off = -(int64_t)rd_uleb(&r) * c->data_align;
+				off = factored(&r, (int64_t)rd_uleb(&r), c->data_align, true);
 				set_reg(s, reg, RK_OFFSET, off, c->ra_reg);
 				break;
 			default:

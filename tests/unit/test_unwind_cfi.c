@@ -203,6 +203,10 @@ static void malformed_input(void)
 	static const uint8_t bad_op[] = {0x3f};
 	static const uint8_t pop_empty[] = {0x0b};
 	static const uint8_t trunc_expr[] = {0x0f, 40, 0x77};
+	/* Found by fuzz_unwind: an offset operand whose product with the data alignment factor
+	 * (-8) overflows 64 bits (signed overflow in the interpreter until it was checked). */
+	static const uint8_t huge_off[] = {0x90, 0x81, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+					   0x40};
 	size_t first_fde, fde_len_at;
 
 	/* Length running past the end. */
@@ -263,6 +267,11 @@ static void malformed_input(void)
 	cie(&e, false);
 	fde(&e, 0x1000, 0x10, trunc_expr, sizeof(trunc_expr));
 	expect_error(e.b, e.n, "truncated");
+
+	e.n = 0;
+	cie(&e, false);
+	fde(&e, 0x1000, 0x10, huge_off, sizeof(huge_off));
+	expect_error(e.b, e.n, "invalid CFA instruction");
 
 	/* Unsupported CIE version. */
 	e.n = 0;
