@@ -6,10 +6,8 @@
  * machine. Exit status: 0, 1 when the program has errors, 2 on bad usage. */
 #include "lang/lang.h"
 #include "common/common.h"
+#include "tests/tools/fake_expand.h"
 
-#include <dirent.h>
-#include <errno.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,59 +19,6 @@ static void usage(void)
 	fprintf(stderr, "usage: dt-langdump --tokens|--ast|--checked|--types|--diag [--tracefs DIR] "
 			"[--name NAME] (-e PROGRAM | FILE) [PARAM…]\n");
 	exit(2);
-}
-
-/* Tracepoint wildcards: match events/SUBSYS/EVENT directories of the tracefs with fnmatch. */
-static int expand(void *ctx, const dt_attach *a, char ***names, uint32_t *n)
-{
-	DT_VEC(char *) out = { 0 };
-	char path[4096];
-	const char *root = g_tracefs ? g_tracefs : "/sys/kernel/tracing";
-	if (a->provider == DT_P_TRACEPOINT) {
-		snprintf(path, sizeof(path), "%s/events", root);
-		DIR *sd = opendir(path);
-		if (!sd)
-			return -errno;
-		struct dirent *s;
-		while ((s = readdir(sd))) {
-			if (s->d_name[0] == '.' || fnmatch(a->target, s->d_name, 0))
-				continue;
-			char sub[4608];
-			snprintf(sub, sizeof(sub), "%s/%s", path, s->d_name);
-			DIR *ed = opendir(sub);
-			struct dirent *e;
-			while (ed && (e = readdir(ed)))
-				if (e->d_name[0] != '.' && !fnmatch(a->func, e->d_name, 0))
-					DT_VEC_PUSH(&out, xasprintf("%s:%s", s->d_name, e->d_name));
-			if (ed)
-				closedir(ed);
-		}
-		closedir(sd);
-	} else if (a->provider == DT_P_KPROBE || a->provider == DT_P_KRETPROBE) {
-		snprintf(path, sizeof(path), "%s/available_filter_functions", root);
-		FILE *f = fopen(path, "r");
-		if (!f)
-			return -errno;
-		char buf[512];
-		while (fgets(buf, sizeof(buf), f)) {
-			buf[strcspn(buf, " \t\n")] = 0;
-			if (!fnmatch(a->func, buf, 0))
-				DT_VEC_PUSH(&out, xstrdup(buf));
-		}
-		fclose(f);
-	} else {
-		return -ENOTSUP;
-	}
-	/* Sorted so the output is stable whatever order readdir gives. */
-	for (size_t i = 1; i < out.n; i++)
-		for (size_t j = i; j > 0 && strcmp(out.v[j - 1], out.v[j]) > 0; j--) {
-			char *t = out.v[j];
-			out.v[j] = out.v[j - 1];
-			out.v[j - 1] = t;
-		}
-	*names = out.v;
-	*n = (uint32_t)out.n;
-	return 0;
 }
 
 int main(int argc, char **argv)
@@ -125,7 +70,8 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "ast")) {
 		dt_dump_ast(p, stdout);
 	} else if (!dt_diags_error_count(d)) {
-		dt_check_opts o = { .sz = sizeof(o), .tracefs = g_tracefs, .expand = expand,
+		dt_check_opts o = { .sz = sizeof(o), .tracefs = g_tracefs, .expand = dt_fake_expand,
+				    .ctx = (void *)g_tracefs,
 				    .params = (const char **)argv + i, .nparams = (uint32_t)(argc - i) };
 		int err = dt_check(p, a, d, &o);
 		if (!strcmp(mode, "checked"))
