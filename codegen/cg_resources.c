@@ -172,3 +172,30 @@ void dt_cg_resources_fini(dt_cg_resources *r)
 	free(r->stacks);
 	memset(r, 0, sizeof(*r));
 }
+
+bool dt_cg_resources_name(const dt_cg_resources *r, dt_aux_map which, dt_stack_kind kind,
+			  uint32_t depth, enum bpf_prog_type prog_type)
+{
+	switch (which) {
+	case DT_AUX_STATS: case DT_AUX_SCRATCH:
+		return true;
+	case DT_AUX_EVENTS:
+		return r->events;
+	case DT_AUX_PIDS_SEEN: case DT_AUX_EXEC_GEN:
+		return r->user_addrs;
+	case DT_AUX_XPROBE_RESULT:
+		return r->xprobe_result;
+	case DT_AUX_PROBE_NAMES:
+		return r->probe_names;
+	case DT_AUX_SYSCALL_SLOTS:
+		return r->syscall_slots;
+	case DT_AUX_WALKER_PROGS: case DT_AUX_CONT_PROGS: case DT_AUX_WALKER_STATE:
+		return prog_type < 64 && (r->walker_prog_types & (1ull << prog_type));
+	case DT_AUX_STACKS:
+		for (uint32_t i = 0; i < r->nstacks; i++)
+			if (r->stacks[i].kind == kind && r->stacks[i].depth == depth)
+				return true;
+		return false;
+	}
+	return false;
+}

@@ -65,6 +65,11 @@ typedef struct dt_cg_resources {
 /* Fills *r for `p` (checked, without errors); free with dt_cg_resources_fini. */
 void dt_cg_resources_of(const dt_program *p, dt_cg_resources *r);
 void dt_cg_resources_fini(dt_cg_resources *r);
+/* Whether r names what a dt_cg_env.aux_fd call with these arguments asks for (DT_AUX_STATS and
+ * DT_AUX_SCRATCH always): the answer of a lookup written against r, for tests and fuzzers that
+ * hold codegen to step 1. */
+bool dt_cg_resources_name(const dt_cg_resources *r, dt_aux_map which, dt_stack_kind kind,
+			  uint32_t depth, enum bpf_prog_type prog_type);
 
 /* What codegen needs from the session. */
 typedef struct dt_cg_env {

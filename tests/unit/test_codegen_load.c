@@ -57,38 +57,16 @@ static int aux_fd_cb(void *ctx, dt_aux_map which, dt_stack_kind kind, uint32_t d
 		     enum bpf_prog_type pt)
 {
 	sess *s = ctx;
-	const dt_cg_resources *r = &s->needs;
-	bool named = false;
 
-	switch (which) {
-	case DT_AUX_STATS: case DT_AUX_SCRATCH:
-		named = true;
-		break;
-	case DT_AUX_EVENTS:
-		named = r->events;
-		break;
-	case DT_AUX_PIDS_SEEN: case DT_AUX_EXEC_GEN:
-		named = r->user_addrs;
-		break;
-	case DT_AUX_XPROBE_RESULT:
-		named = r->xprobe_result;
-		break;
-	case DT_AUX_PROBE_NAMES:
-		named = r->probe_names;
-		break;
-	case DT_AUX_SYSCALL_SLOTS:
-		named = r->syscall_slots;
-		break;
-	case DT_AUX_WALKER_PROGS: case DT_AUX_CONT_PROGS: case DT_AUX_WALKER_STATE:
-		named = r->walker_prog_types & (1ull << pt);
-		break;
-	case DT_AUX_STACKS:
+	if (!dt_cg_resources_name(&s->needs, which, kind, depth, pt))
+		return -ENOENT;
+	if (which == DT_AUX_STACKS) {
 		for (int i = 0; i < s->nstacks; i++)
 			if (s->stacks[i].kind == kind && s->stacks[i].depth == depth)
 				return s->stacks[i].fd;
 		return -ENOENT;
 	}
-	return named ? s->aux[which] : -ENOENT;
+	return s->aux[which];
 }
 
 /* The stack-trace maps the resources name. */
