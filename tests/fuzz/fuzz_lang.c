@@ -1,7 +1,8 @@
 /* fuzz_lang.c — libFuzzer harness over the whole language front end on arbitrary bytes: lex
  * (token dump), parse, check and the dumps; no LLVM, so it runs thousands of inputs a second.
  * The checker sees the fixed world of fuzz_env.h (the golden tests' fake tracefs, a live map,
- * two positional parameters), never the machine's. Build with -DDT_FUZZ=ON (clang); run:
+ * two positional parameters), never the machine's. Generated, mostly valid scripts and code
+ * generation are fuzz_codegen's. Build with -DDT_FUZZ=ON (clang); run:
  * fuzz_lang tests/fuzz/corpus_lang. */
 #include "lang/lang.h"
 #include "tests/fuzz/fuzz_env.h"
