@@ -7,7 +7,8 @@
 #   bash bootstrap.sh demo    build, then profile a bundled program built without frame pointers
 #                             with ustack_dwarf and print its full stacks
 #   bash bootstrap.sh fuzz    build the libFuzzer harnesses (clang, ASan+UBSan) into BUILD_DIR-fuzz
-#                             and run each for FUZZ_SECONDS (default 60) from its seed corpus
+#                             and run each for FUZZ_SECONDS (default 50) from its seed corpus:
+#                             fuzz_lang, fuzz_codegen, fuzz_unwind
 #   bash bootstrap.sh test    build, run the fuzzers for a bounded time, then every test layer with
 #                             ctest (unit, golden, runtime, vm); the last line is ctest's
 #                             "N% tests passed, N tests failed out of N"
@@ -101,29 +102,36 @@ demo() {
 
 # The fuzzers need clang as the compiler of the whole (separate) build, so they get their own
 # directory; only the harness targets are built. New inputs go to a scratch corpus, never into
-# the tree; a crash leaves its reproducer in BUILD_DIR-fuzz/artifacts and fails the run.
+# the tree; a crash leaves its reproducer in BUILD_DIR-fuzz/artifacts and fails the run. Three
+# harnesses of FUZZ_SECONDS each plus the build stay under four minutes: fuzz_lang (script text,
+# no LLVM: thousands of inputs a second), fuzz_codegen (generated scripts through LLVM: a hundred
+# or more a second; its last line says how many passed the checker) and fuzz_unwind (CFI and ELF).
 fuzz() {
 	deps
-	local fdir=${BUILD_DIR}-fuzz secs=${FUZZ_SECONDS:-60} h corpus
+	local fdir=${BUILD_DIR}-fuzz secs=${FUZZ_SECONDS:-50} h corpus extra
 	mkdir -p "$fdir/artifacts"
 	say "building the fuzzers into $fdir"
 	if ! { CC=clang CXX=clang++ cmake -S "$ROOT" -B "$fdir" -DCMAKE_BUILD_TYPE=Debug -DDT_FUZZ=ON &&
-		cmake --build "$fdir" -j"$(nproc)" --target fuzz_lang fuzz_unwind; } \
+		cmake --build "$fdir" -j"$(nproc)" --target fuzz_lang fuzz_codegen fuzz_unwind; } \
 		>"$fdir/build.log" 2>&1; then
 		tail -n 40 "$fdir/build.log" >&2
 		die "the fuzzer build failed (full log: $fdir/build.log)"
 	fi
-	for h in lang unwind; do
+	for h in lang codegen unwind; do
 		corpus="$ROOT/tests/fuzz/corpus_$h"
+		# The generator needs no long inputs: a script's size is bounded inside gen.c.
+		extra=
+		[ "$h" = codegen ] && extra=-max_len=1024
 		rm -rf "$fdir/corpus_$h.new" && mkdir -p "$fdir/corpus_$h.new"
 		say "fuzz_$h for ${secs}s"
-		"$fdir/tests/fuzz_$h" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+		"$fdir/tests/fuzz_$h" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 $extra \
 			-print_final_stats=0 -artifact_prefix="$fdir/artifacts/$h-" \
 			"$fdir/corpus_$h.new" "$corpus" >"$fdir/fuzz_$h.log" 2>&1 || {
 			tail -n 60 "$fdir/fuzz_$h.log" >&2
 			die "fuzz_$h found a problem (reproducer in $fdir/artifacts/)"
 		}
-		grep -E '^#[0-9]+.*DONE' "$fdir/fuzz_$h.log" >&2 || tail -n 1 "$fdir/fuzz_$h.log" >&2
+		grep -E '^#[0-9]+.*DONE|^fuzz_codegen:' "$fdir/fuzz_$h.log" >&2 ||
+			tail -n 1 "$fdir/fuzz_$h.log" >&2
 	done
 }
 
