@@ -17,17 +17,44 @@
  *   The scheduler hooks (tp_btf/sched_switch, tp_btf/sched_wakeup) do one hash lookup by tid and
  *   return at once for threads with no open call. Switching out charges on-CPU time and records
  *   why the thread left: preempted or still TASK_RUNNING -> runq; TASK_UNINTERRUPTIBLE -> iowait;
- *   anything else (TASK_INTERRUPTIBLE, stopped, traced) -> blocked. A wakeup ends a blocked or
- *   iowait interval and starts a runq one (the wait for a CPU after the wakeup is contention, not
- *   sleep). Switching in charges the interval to the recorded bucket. tp_btf/sched_process_exit
- *   deletes the thread's entry, so threads that exit inside a call leak nothing.
+ *   anything else (TASK_INTERRUPTIBLE, stopped, traced) -> blocked. A wakeup marks where a blocked
+ *   or iowait sleep ended (woke_ns); the wait for a CPU after it is runq (contention, not sleep).
+ *   Switching in charges the off-CPU time so split and starts the on-CPU time where the scheduler
+ *   started it (next section). tp_btf/sched_process_exit deletes the thread's entry, so threads
+ *   that exit inside a call leak nothing.
  *
- *   The kernel does not report every switch: on this host (6.18) a preempted thread is now and
- *   then put back on its CPU with no sched_switch event (tracefs shows the same gap). A hook or
- *   program that finds the thread running while the clock says it is off CPU (or the reverse)
- *   splits the interval since last_ns with the scheduler's own on-CPU total
- *   (task->se.sum_exec_runtime, exact at a switch, up to a tick stale in a uprobe), so the
- *   buckets still add up to the wall time and on-CPU stays within a tick of the truth.
+ *   The kernel does not report every switch: on this host (6.18) a thread is now and then put
+ *   back on its CPU with no sched_switch event, after a preemption or a sleep (whose wakeup may
+ *   be missing too; tracefs shows the same gap). A hook or program that finds the thread running
+ *   while the clock says it is off CPU (or the reverse) splits the interval since last_ns with
+ *   the scheduler's own on-CPU total (task->se.sum_exec_runtime: exact at a switch; in a uprobe
+ *   it lags since its last update, and the run since is added through the reading below), so
+ *   the buckets still add up to the wall time and on-CPU stays close to the truth.
+ *
+ * ON-CPU IS THE SCHEDULER'S
+ *
+ *   oncpu is the thread's CPU time as the kernel counts it (CLOCK_THREAD_CPUTIME_ID, getrusage,
+ *   /proc), and never less than that for the same span: the probes' traps and the return path
+ *   add to it, nothing takes from it. The kernel counts a task's CPU time in its run queue's
+ *   clock (rq->clock_task), from se.exec_start (the clock as of its last update before the
+ *   switch to the task) to its last update before the switch away; and neither is where
+ *   sched_switch fires. The start can lie far before it: a wakeup that preempts the running task
+ *   (the idle task, most often) has the switch skip its clock update (rq_clock_skip_update()),
+ *   so the woken thread's CPU time starts at its wakeup's enqueue, and the time until the switch
+ *   (the rest of the interrupt, leaving idle) is its CPU time. Timed by the sched_switch event,
+ *   that time went to runq and oncpu came out 5-20 us short per wakeup (6-11 % for functions
+ *   that sleep once or a few times a call). So each thread keeps a reading of its run queue's
+ *   clock against ktime (clk_off = clock_task - ktime, clk_rq), taken at its switch-out (prev's
+ *   exec_start: where its CPU time stopped) and at its wakeup (the enqueue just updated the
+ *   clock), the fresher kept; a switch-in on that run queue places se.exec_start in ktime with
+ *   it. Where the switch-out's reading serves, the off-CPU time is the scheduler's to the
+ *   nanosecond: the reading is late by as much as the switch-out counted on-CPU after the
+ *   clock's update, and the start comes out as late. What remains counts a little more on-CPU
+ *   than the thread clock: the scheduler's pick after the switch-out's update, steal time. The
+ *   start may precede the wakeup event itself (by the enqueue's work before the event, ~10 us
+ *   for I/O wakeups here); that part of the sleep stays in its bucket. Where the kernel has no
+ *   sched_entity.cfs_rq (no CONFIG_FAIR_GROUP_SCHED), there is no reading and on-CPU starts at
+ *   the sched_switch event (short by the skipped time).
  *
  * CALL STACK AND MATCHING
  *
@@ -88,11 +115,14 @@ struct dt_xthread {
 	__u32 off;                 /* enum dt_xbucket while off CPU: RUNQ, BLOCKED or IOWAIT */
 	__u32 depth;               /* open calls in frames[] */
 	__u32 pad;
+	__u64 woke_ns;             /* when a BLOCKED or IOWAIT thread was woken; 0: not (yet) */
 	__u64 sum_exec;            /* the task's se.sum_exec_runtime as of last_ns */
+	__s64 clk_off;             /* the clock_task of clk_rq minus ktime (ON-CPU IS THE ...) */
+	__u64 clk_rq;              /* that run queue's address; 0: no reading */
 	__u64 cum[DT_XB__COUNT];
 	struct dt_xframe frames[DT_XPROBE_MAX_DEPTH];
 };
-DT_ABI_ASSERT(sizeof(struct dt_xthread) == 72 + 64 * DT_XPROBE_MAX_DEPTH, "dt_xthread");
+DT_ABI_ASSERT(sizeof(struct dt_xthread) == 96 + 64 * DT_XPROBE_MAX_DEPTH, "dt_xthread");
 
 /* What the block of an xprobe sees for this call (key 0 of the per-CPU `xresult`). */
 struct dt_xresult {

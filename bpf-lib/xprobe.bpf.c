@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <linux/bpf.h>
 #include <linux/ptrace.h>
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
@@ -15,9 +16,18 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Only the fields we read; libbpf relocates their offsets against the running kernel's BTF. */
+/* Only the fields we read; libbpf relocates their offsets against the running kernel's BTF.
+ * sched_entity.cfs_rq exists with CONFIG_FAIR_GROUP_SCHED only (see task_rq()). */
+struct rq {
+	__u64 clock_task;
+} __attribute__((preserve_access_index));
+struct cfs_rq {
+	struct rq *rq;
+} __attribute__((preserve_access_index));
 struct sched_entity {
+	__u64 exec_start;
 	__u64 sum_exec_runtime;
+	struct cfs_rq *cfs_rq;
 } __attribute__((preserve_access_index));
 struct task_struct {
 	int pid;
@@ -103,10 +113,31 @@ static __always_inline void charge_off(struct dt_xthread *t, __u32 b, __u64 v)
 
 #define barrier() asm volatile("" ::: "memory")
 
+/* Charges the off-CPU time [last_ns, end) of a thread: to its sleep's bucket `off` until its
+ * wakeup (woke_ns; 0: none yet), to runq from there. A wakeup at or after `end` is one whose
+ * enqueue the scheduler already counted as the start of the thread's CPU time (see
+ * clock_start()): the time to `end` was sleep. */
+static __always_inline void charge_wait(struct dt_xthread *t, __u64 end)
+{
+	__u64 from = t->last_ns, w = t->woke_ns;
+
+	if (end <= from)
+		return;
+	if (!w || w >= end) {
+		charge_off(t, t->off, end - from);
+	} else if (w <= from) {
+		charge_off(t, DT_XB_RUNQ, end - from);
+	} else {
+		charge_off(t, t->off, w - from);
+		charge_off(t, DT_XB_RUNQ, end - w);
+	}
+}
+
 /* The interval [last_ns, now) of a thread whose switch the kernel did not report: `exec` is its
- * on-CPU total now, so exec - sum_exec of the interval was on CPU and the rest off CPU in `off`
- * (still runq/blocked/iowait when a switch-in was missed; runq when a switch-out was). */
-static __always_inline void charge_split(struct dt_xthread *t, __u64 now, __u64 exec, __u32 off)
+ * on-CPU total now, so exec - sum_exec of the interval was on CPU and the rest off CPU (the
+ * thread's wait, per charge_wait(): a switch-in was missed; a missed switch-out is a preemption,
+ * the caller sets runq). Where the on-CPU part lay is unknown; it is put last. */
+static __always_inline void charge_split(struct dt_xthread *t, __u64 now, __u64 exec)
 {
 	__u64 total = now > t->last_ns ? now - t->last_ns : 0;
 	__u64 on = exec > t->sum_exec ? exec - t->sum_exec : 0;
@@ -114,17 +145,93 @@ static __always_inline void charge_split(struct dt_xthread *t, __u64 now, __u64 
 	if (on > total)
 		on = total;
 	t->cum[DT_XB_ONCPU] += on;
-	charge_off(t, off, total - on);
+	charge_wait(t, t->last_ns + (total - on));
 }
 
 #define READ_ONCE_U64(x) (*(volatile __u64 *)&(x))
+
+/* The run queue `p` is on (its CPU's), or NULL where the kernel does not say (no
+ * CONFIG_FAIR_GROUP_SCHED: then xprobes fall back to the switch events' own times). */
+static __always_inline struct rq *task_rq(struct task_struct *p)
+{
+	struct cfs_rq *c;
+
+	if (!bpf_core_field_exists(p->se.cfs_rq))
+		return 0;
+	c = p->se.cfs_rq;
+	return c ? c->rq : 0;
+}
+
+/* A reading of the scheduler's clock on `rq` (the clock_task in which the kernel keeps every
+ * task's CPU time): `clock` was its value at about ktime `now`. The thread keeps the offset
+ * clock - ktime of the freshest reading of its current off-CPU time (the largest: a reading can
+ * only be late, by the work between the kernel's clock update and the hook), so that a point of
+ * that clock can be placed in ktime: clock c happened at c - clk_off. The switch-out starts the
+ * off-CPU time with a fresh reading; a reading on another run queue replaces the one held. */
+static __always_inline void take_reading(struct dt_xthread *t, struct rq *rq, __u64 clock,
+					 __u64 now, bool fresh)
+{
+	__s64 off = (__s64)(clock - now);
+
+	if (!rq)
+		return;
+	if (fresh || (__u64)rq != t->clk_rq || off > t->clk_off) {
+		t->clk_off = off;
+		t->clk_rq = (__u64)rq;
+	}
+}
+
+/* Where, in ktime, the scheduler started the CPU time of `p`, which it is switching to at `now`
+ * (dt_xprobe.h, ON-CPU IS THE SCHEDULER'S). The kernel counts a task's CPU time from
+ * se.exec_start, its run queue's clock as of the last update before the switch -- and that
+ * update is not always just before the switch: a wakeup that preempts the current task (the
+ * idle task above all) has __schedule skip its clock update (wakeup_preempt() ->
+ * rq_clock_skip_update()), so the woken thread's CPU time starts at its wakeup's enqueue, and
+ * the wait for the switch (the rest of the interrupt, leaving idle: 5-20 us a wakeup on this
+ * VM) is its CPU time for CLOCK_THREAD_CPUTIME_ID, getrusage and /proc alike. Taking the switch
+ * event's time instead charged that wait to runq and put oncpu below the thread's own clock.
+ * The start can even precede the wakeup event, by the enqueue's own work (cgroup PSI updates:
+ * 10 us and more for an I/O wakeup here); charge_wait() leaves that to the sleep's bucket.
+ * Clamped to [last_ns, now] (the switch-out, the switch-in); `now` without a reading on p's run
+ * queue. */
+static __always_inline __u64 clock_start(struct dt_xthread *t, struct task_struct *p, __u64 now)
+{
+	struct rq *rq = task_rq(p);
+	__s64 start;
+
+	if (!rq || (__u64)rq != t->clk_rq)
+		return now;
+	start = (__s64)p->se.exec_start - t->clk_off;
+	if (start < (__s64)t->last_ns)
+		return t->last_ns;
+	return start < (__s64)now ? (__u64)start : now;
+}
+
+/* The scheduler's on-CPU total of the current task `me` at `now`. se.sum_exec_runtime lags: it
+ * stops at se.exec_start, the last update (a tick, a switch, a wakeup on this CPU), and the run
+ * since is the scheduler's clock now (placed through the thread's reading, when it was taken on
+ * this run queue) minus exec_start. Without a reading, the lagging total. */
+static __always_inline __u64 exec_now(struct dt_xthread *t, struct task_struct *me, __u64 now)
+{
+	struct rq *rq = task_rq(me);
+	__u64 exec = me->se.sum_exec_runtime;
+	__s64 run;
+
+	if (!rq || (__u64)rq != t->clk_rq)
+		return exec;
+	run = (__s64)now + t->clk_off - (__s64)me->se.exec_start;
+	return run > 0 ? exec + run : exec;
+}
 
 /* Reads the thread's clock as of now: the counters with the running interval added to on-CPU.
  * The uprobe programs can be preempted (they run with migration, not preemption, disabled), and
  * the scheduler hooks then update the clock under them; so the programs do not write the clock of
  * a thread that has an open call (but to close an interval whose switch-in the kernel did not
- * report), and read it like a seqcount whose sequence is last_ns (every hook run moves it): a
- * reading is kept only if last_ns did not change across it. Then no switch happened in the
+ * report), and read it like a seqcount whose sequence is last_ns: a reading is kept only if
+ * last_ns did not change across it. A reader switched out in the window sees it move: the
+ * switch-out sets it to its own time, later than anything the reader read, and the switch-in
+ * never sets it below that (the wakeup, which leaves it, runs while the thread sleeps, outside
+ * any reader). Then no switch happened in the
  * window, the thread ran all through it, and sum(v) == now - (clock start) for every reading,
  * which is what makes a call's buckets add up to its wall time exactly. */
 static __always_inline int read_clock(struct dt_xthread *t, __u64 *now, __u64 *v)
@@ -145,10 +252,11 @@ static __always_inline int read_clock(struct dt_xthread *t, __u64 *now, __u64 *v
 			/* We are running, so the kernel switched us in without telling: close the
 			 * interval now (the one write to a live clock, see dt_xprobe.h). */
 			struct task_struct *me = bpf_get_current_task_btf();
-			__u64 exec = me->se.sum_exec_runtime;
+			__u64 exec = exec_now(t, me, n);
 
-			charge_split(t, n, exec, t->off);
+			charge_split(t, n, exec);
 			t->sum_exec = exec;
+			t->woke_ns = 0;
 			t->last_ns = n;
 			t->running = 1;
 			barrier();
@@ -222,6 +330,7 @@ int dt_xp_entry(struct pt_regs *ctx)
 		struct task_struct *me = bpf_get_current_task_btf();
 
 		t->sum_exec = me->se.sum_exec_runtime;
+		t->woke_ns = 0;
 		t->last_ns = bpf_ktime_get_ns();
 		t->running = 1;
 		barrier();
@@ -344,12 +453,19 @@ int BPF_PROG(dt_xp_switch, bool preempt, struct task_struct *prev, struct task_s
 
 		now = bpf_ktime_get_ns();
 		if (!t->running)
-			charge_split(t, now, exec, t->off); /* its switch-in was not reported */
+			charge_split(t, now, exec); /* its switch-in was not reported */
 		else if (now > t->last_ns)
 			t->cum[DT_XB_ONCPU] += now - t->last_ns;
 		t->last_ns = now;
+		t->woke_ns = 0;
 		t->sum_exec = exec;
 		t->running = 0;
+		/* prev's exec_start is where the scheduler stopped its CPU time (the dequeue or the
+		 * put_prev updated it; the pick ran since). Placing the next start of its CPU time
+		 * with this reading (clock_start()) makes the off-CPU time the scheduler's to the
+		 * nanosecond when no fresher one comes: the lateness of the reading that adds
+		 * on-CPU time here takes as much off the next start. */
+		take_reading(t, task_rq(prev), prev->se.exec_start, now, true);
 		t->off = off_bucket(preempt, prev_state);
 		t->cum[DT_XB_NSWITCH]++;
 		stat_inc(DT_XS_SWITCH, 1);
@@ -357,17 +473,24 @@ int BPF_PROG(dt_xp_switch, bool preempt, struct task_struct *prev, struct task_s
 	tid = (__u32)next->pid;
 	t = tid ? bpf_map_lookup_elem(&xthreads, &tid) : 0;
 	if (t && t->depth) {
-		__u32 b = t->off;
+		__u64 exec = next->se.sum_exec_runtime, start;
 
 		if (!now)
 			now = bpf_ktime_get_ns();
-		__u64 exec = next->se.sum_exec_runtime;
-
-		if (t->running)
-			charge_split(t, now, exec, DT_XB_RUNQ); /* its switch-out was not reported */
-		else if (now > t->last_ns)
-			charge_off(t, b, now - t->last_ns);
-		t->last_ns = now;
+		if (t->running) {
+			/* Its switch-out was not reported: a preemption. */
+			t->off = DT_XB_RUNQ;
+			t->woke_ns = 0;
+			charge_split(t, now, exec);
+			start = now;
+		} else {
+			/* On-CPU from where the scheduler started next's CPU time, at or before
+			 * now; exec is its total as of then. */
+			start = clock_start(t, next, now);
+			charge_wait(t, start);
+		}
+		t->last_ns = start;
+		t->woke_ns = 0;
 		t->sum_exec = exec;
 		t->running = 1;
 		stat_inc(DT_XS_SWITCH, 1);
@@ -380,19 +503,27 @@ int BPF_PROG(dt_xp_wakeup, struct task_struct *p)
 {
 	__u32 tid = (__u32)p->pid;
 	struct dt_xthread *t = bpf_map_lookup_elem(&xthreads, &tid);
+	struct rq *rq;
 	__u64 now;
 	__u32 b;
 
-	if (!t || !t->depth || t->running)
+	if (!t || !t->depth || t->running || t->woke_ns)
 		return 0;
 	b = t->off;
 	if (b != DT_XB_BLOCKED && b != DT_XB_IOWAIT)
 		return 0;
+	/* Only marks where the sleep ended: the switch-in charges it (charge_wait()), once it
+	 * knows where the thread's CPU time started. The thread is asleep, so none of its own
+	 * readers can be inside read_clock() to see this write. */
 	now = bpf_ktime_get_ns();
-	if (now > t->last_ns)
-		charge_off(t, b, now - t->last_ns);
-	t->last_ns = now;
-	t->off = DT_XB_RUNQ;
+	t->woke_ns = now;
+	/* The enqueue has just updated the clock of p's run queue (every wakeup path does, under
+	 * its lock, before this event): a reading, late by the enqueue's work (cgroup PSI walks
+	 * take microseconds), but not by the drift between ktime and the scheduler's clock over a
+	 * long sleep, as the switch-out's can be. The fresher of the two places the start. */
+	rq = task_rq(p);
+	if (rq)
+		take_reading(t, rq, rq->clock_task, now, false);
 	return 0;
 }
 
