@@ -16,6 +16,19 @@ runq, blocked, iowait and nswitch per function, and compares the totals with xwo
 
 Prints a table, then `xprobe totals agree with the program's own` or one FAIL line per problem
 (exit status 1). Usage: xprobe_compare.py DWARFTRACE XWORK DIR [ROUNDS [MS]]
+
+With --thread-clock (`xprobe_compare.py --thread-clock DWARFTRACE XWORK DIR [CALLS]`), it runs
+`xwork thread CALLS DIR` instead, whose tc_spin (CPU-bound), tc_nap (nanosleep) and tc_sync
+(pwrite + fdatasync) read CLOCK_THREAD_CPUTIME_ID as their first and last act, and checks each
+function's summed oncpu against that thread clock (bpf-lib/dt_xprobe.h, ON-CPU IS THE
+SCHEDULER'S). The program's reads lie inside the xprobe's interval, so oncpu can only be above
+the thread clock: by the probes' traps and return path, and by the scheduler's pick after each
+switch-out, at most ABOVE_NS a call here (plus 2 % for steal time, which the thread clock leaves
+out). Below it by no more than SLACK_NS per context switch: xprobes place the start of the
+thread's CPU time through a reading of the scheduler's clock against ktime, both exact to the
+nanosecond, but NTP slews ktime against the scheduler's clock by up to 500 ppm, 0.5 us over the
+1-2 ms a switch of these functions spends off CPU. Prints a table with the gap per call, then
+`xprobe oncpu agrees with the thread clock` or FAIL lines.
 """
 import re
 import subprocess
@@ -27,41 +40,95 @@ MAPS = {"n": "calls", "wall": "wall", "on": "oncpu", "rq": "runq", "bl": "blocke
         "io": "iowait", "sw": "nswitch", "bad": "unaccounted"}
 
 
+THREAD_FUNCS = ["tc_spin", "tc_nap", "tc_sync"]
+SLACK_NS = 1000      # oncpu may be this much below the thread clock per context switch
+ABOVE_NS = 50000     # and this much above it per call (plus 2 %)
+
+
+def trace(dt, xwork, funcs, args, own_re):
+    """Runs `xwork ARGS` under one xprobe per function that sums every builtin per function.
+    Returns ({func: the numbers of xwork's line for it, matched by own_re}, {func: {map: total}});
+    exits with status 1 when dwarftrace failed."""
+    points = ",".join(f"xprobe:{xwork}:{f}" for f in funcs)
+    prog = (points + " { @n[func] = count(); @wall[func] = sum(wall); @on[func] = sum(oncpu); "
+            "@rq[func] = sum(runq); @bl[func] = sum(blocked); @io[func] = sum(iowait); "
+            "@sw[func] = sum(nswitch); @bad[func] = sum(wall - oncpu - runq - blocked - iowait); "
+            "@off[func] = sum(offcpu - runq - blocked - iowait); }")
+    r = subprocess.run([dt, "-e", prog, "-c", f"{xwork} {args}"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+    if r.returncode != 0:
+        print(r.stdout)
+        print(f"FAIL: dwarftrace exited with {r.returncode}")
+        sys.exit(1)
+    own = {m.group(1): tuple(int(x) for x in m.groups()[1:])
+           for m in re.finditer(own_re, r.stdout, re.M)}
+    xp = {}
+    for m in re.finditer(r"^@(\w+)\[(\w+)\]: (-?\d+)$", r.stdout, re.M):
+        xp.setdefault(m.group(2), {})[m.group(1)] = int(m.group(3))
+    return own, xp
+
+
+def rows(funcs, own, xp, fails):
+    """(function, the program's numbers, the tracer's) for each function both printed; a FAIL
+    for each one that either lacks."""
+    for f in funcs:
+        if f not in own or f not in xp:
+            fails.append(f"{f}: missing from the {'program' if f not in own else 'tracer'}'s output")
+        else:
+            yield f, own[f], xp[f]
+
+
+def verdict(fails, ok):
+    """Prints the FAIL lines, or `ok`; the exit status."""
+    for msg in fails:
+        print("FAIL: " + msg)
+    if not fails:
+        print(ok)
+    return 1 if fails else 0
+
+
+def thread_clock(argv):
+    """The --thread-clock check (see the module's doc)."""
+    if len(argv) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    dt, xwork, d = argv[:3]
+    calls = int(argv[3]) if len(argv) > 3 else 200
+    own, xp = trace(dt, xwork, THREAD_FUNCS, f"thread {calls} {d}",
+                    r"^xwork thread (\w+) calls=(\d+) cpu_ns=(\d+)$")
+    fails = []
+    print(f"{'function':<8} {'calls':>5} {'switches':>8} {'thread ms':>9} {'oncpu ms':>9} "
+          f"{'gap us/call':>11}")
+    for f, (n, cpu), x in rows(THREAD_FUNCS, own, xp, fails):
+        on, sw = x.get("on", 0), x.get("sw", 0)
+        print(f"{f:<8} {n:>5} {sw:>8} {cpu / 1e6:>9.3f} {on / 1e6:>9.3f} {(on - cpu) / n / 1e3:>11.2f}")
+        if x.get("n") != n:
+            fails.append(f"{f}: {x.get('n')} calls measured, the program made {n}")
+        if on < cpu - SLACK_NS * sw:
+            fails.append(f"{f}: oncpu {on} ns is {(cpu - on) / n:.0f} ns a call below the thread's "
+                         f"own clock ({cpu} ns; {sw} switches allow {SLACK_NS * sw} ns in all)")
+        if on > cpu * 1.02 + ABOVE_NS * n:
+            fails.append(f"{f}: oncpu {on} ns is {(on - cpu) / n:.0f} ns a call above the thread's "
+                         f"own clock ({cpu} ns)")
+    return verdict(fails, "xprobe oncpu agrees with the thread clock")
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--thread-clock":
+        return thread_clock(sys.argv[2:])
     if len(sys.argv) < 4:
         print(__doc__, file=sys.stderr)
         return 2
     dt, xwork, d = sys.argv[1:4]
     rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 5
     ms = int(sys.argv[5]) if len(sys.argv) > 5 else 20
-    points = ",".join(f"xprobe:{xwork}:{f}" for f in FUNCS + NEVER)
-    prog = (points + " { @n[func] = count(); @wall[func] = sum(wall); @on[func] = sum(oncpu); "
-            "@rq[func] = sum(runq); @bl[func] = sum(blocked); @io[func] = sum(iowait); "
-            "@sw[func] = sum(nswitch); @bad[func] = sum(wall - oncpu - runq - blocked - iowait); "
-            "@off[func] = sum(offcpu - runq - blocked - iowait); }")
-    r = subprocess.run([dt, "-e", prog, "-c", f"{xwork} {rounds} {d} {ms}"],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
-    out = r.stdout
-    if r.returncode != 0:
-        print(out)
-        print(f"FAIL: dwarftrace exited with {r.returncode}")
-        return 1
-    own = {}
-    for m in re.finditer(r"^xwork (\w+) calls=(\d+) wall_ns=(\d+) cpu_ns=(\d+)$", out, re.M):
-        own[m.group(1)] = tuple(int(x) for x in m.group(2, 3, 4))
-    xp = {}
-    for m in re.finditer(r"^@(\w+)\[(\w+)\]: (-?\d+)$", out, re.M):
-        xp.setdefault(m.group(2), {})[m.group(1)] = int(m.group(3))
+    own, xp = trace(dt, xwork, FUNCS + NEVER, f"{rounds} {d} {ms}",
+                    r"^xwork (\w+) calls=(\d+) wall_ns=(\d+) cpu_ns=(\d+)$")
     fails = []
 
     print(f"{'function':<10} {'calls':>5} {'own wall ms':>11} {'xp wall ms':>10} {'own cpu ms':>10} "
           f"{'xp oncpu ms':>11} {'runq ms':>8} {'blocked ms':>10} {'iowait ms':>9} {'nswitch':>7}")
-    for f in FUNCS:
-        if f not in own or f not in xp:
-            fails.append(f"{f}: missing from the {'program' if f not in own else 'tracer'}'s output")
-            continue
-        calls, wall, cpu = own[f]
-        x = xp[f]
+    for f, (calls, wall, cpu), x in rows(FUNCS, own, xp, fails):
         g = lambda k: x.get(k, 0)
         print(f"{f:<10} {calls:>5} {wall / 1e6:>11.2f} {g('wall') / 1e6:>10.2f} {cpu / 1e6:>10.2f} "
               f"{g('on') / 1e6:>11.2f} {g('rq') / 1e6:>8.2f} {g('bl') / 1e6:>10.2f} "
@@ -87,11 +154,7 @@ def main():
     for f in NEVER:
         if f in xp:
             fails.append(f"{f}: never returns, yet {xp[f].get('n')} calls were measured")
-    for msg in fails:
-        print("FAIL: " + msg)
-    if not fails:
-        print("xprobe totals agree with the program's own")
-    return 1 if fails else 0
+    return verdict(fails, "xprobe totals agree with the program's own")
 
 
 if __name__ == "__main__":
