@@ -17,6 +17,12 @@
  *   xwork calls N     calls tiny() N times: "xwork calls n=N ns_per_call=X"
  *   xwork pingpong N  two threads pinned to one CPU bounce a byte N times through pipes, each
  *                     inside pp_worker() all along: "xwork pingpong n=N switches=S ns_per_switch=X"
+ * And one serves the on-CPU check of xprobe.test (a call's on-CPU time can never be less than what
+ * the thread's own clock counted inside it):
+ *   xwork thread N DIR  calls each of these N times, every call reading CLOCK_THREAD_CPUTIME_ID as
+ *                     its first and last act: tc_spin (burns 300 us of CPU), tc_nap (burns 100 us,
+ *                     nanosleep 1 ms, burns 100 us), tc_sync (pwrite 64 KiB to a temp file in DIR,
+ *                     fdatasync); "xwork thread FUNC calls=N cpu_ns=C" per function
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -190,6 +196,79 @@ static void *exiter_main(void *arg)
 	return NULL;
 }
 
+/* ------------------------------------------------------------ the thread-clock mode */
+
+enum { TC_SPIN, TC_NAP, TC_SYNC, TC_N };
+static const char *const tcnames[TC_N] = { "tc_spin", "tc_nap", "tc_sync" };
+static struct { long calls; int64_t cpu; } tctot[TC_N];
+
+/* The first and last acts of a tc_ function: nothing it does lies outside [c0, clock now). */
+static inline void tc_done(int f, int64_t c0)
+{
+	tctot[f].cpu += clk(CLOCK_THREAD_CPUTIME_ID) - c0;
+	tctot[f].calls++;
+}
+
+NOINLINE void tc_spin(void)
+{
+	int64_t c0 = clk(CLOCK_THREAD_CPUTIME_ID);
+
+	spin_cpu(300000);
+	tc_done(TC_SPIN, c0);
+}
+
+NOINLINE void tc_nap(void)
+{
+	int64_t c0 = clk(CLOCK_THREAD_CPUTIME_ID);
+	struct timespec ts = { 0, 1000000 };
+
+	spin_cpu(100000);
+	nanosleep(&ts, NULL);
+	spin_cpu(100000);
+	tc_done(TC_NAP, c0);
+}
+
+NOINLINE int tc_sync(int fd)
+{
+	int64_t c0 = clk(CLOCK_THREAD_CPUTIME_ID);
+	static char buf[1 << 16];
+	int rc = 0;
+
+	memset(buf, 'x', sizeof(buf));
+	if (pwrite(fd, buf, sizeof(buf), 0) != (ssize_t)sizeof(buf) || fdatasync(fd) < 0)
+		rc = -1;
+	tc_done(TC_SYNC, c0);
+	return rc;
+}
+
+static int thread_clock_mode(long n, const char *dir)
+{
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/xwork.tc.%d.dat", dir, (int)getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0) {
+		perror(path);
+		return 1;
+	}
+	unlink(path);
+	for (long i = 0; i < n; i++) {
+		tc_spin();
+		tc_nap();
+		if (tc_sync(fd) < 0) {
+			perror("tc_sync");
+			close(fd);
+			return 1;
+		}
+	}
+	close(fd);
+	for (int f = 0; f < TC_N; f++)
+		printf("xwork thread %s calls=%ld cpu_ns=%lld\n", tcnames[f], tctot[f].calls,
+		       (long long)tctot[f].cpu);
+	return 0;
+}
+
 /* ------------------------------------------------------------ helpers outside the measured calls */
 
 static volatile int hogs_stop;
@@ -310,6 +389,8 @@ int main(int argc, char **argv)
 				cpu = c;
 		return bench_pingpong(DT_CLAMP_N(atol(argv[2])), cpu);
 	}
+	if (argc > 3 && !strcmp(argv[1], "thread"))
+		return thread_clock_mode(DT_CLAMP_N(atol(argv[2])), argv[3]);
 	ms_arg = t_arg_long(argc, argv, 3, 20);
 	if (rounds < 1 || rounds > 1000 || ms_arg < 2 || ms_arg > 2000) {
 		fprintf(stderr, "usage: xwork [ROUNDS(1..1000) [DIR [MS(2..2000)]]]\n");
