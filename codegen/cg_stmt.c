@@ -667,6 +667,11 @@ void cg_emit_program(cg *c, const dt_probe *p, const dt_attach *const *set, uint
 	}
 
 	bool begin_end = a->provider == DT_P_BEGIN || a->provider == DT_P_END;
+	/* -p/-c restrict probes that run in a process's context. BEGIN/END run in ours, and an
+	 * interval timer fires in whatever task the CPU happens to run: filtering it on the traced
+	 * process would make `interval:s:1 { exit(); }` wait for that process to be on the CPU at
+	 * the tick, i.e. forever for an idle one (bpftrace fires them regardless). */
+	bool process_free = begin_end || a->provider == DT_P_INTERVAL;
 
 	cg_pin_temps(c);
 
@@ -692,13 +697,13 @@ void cg_emit_program(cg *c, const dt_probe *p, const dt_attach *const *set, uint
 			LLVMBuildRet(c->b, cg_i64(c, 0));
 			LLVMPositionBuilderAtEnd(c->b, here);
 		}
-		if (c->env->filter_pid && !begin_end)
+		if (c->env->filter_pid && !process_free)
 			guard(c, LLVMBuildICmp(c->b, LLVMIntEQ,
 					       LLVMBuildLShr(c->b, cg_helper(c,
 							BPF_FUNC_get_current_pid_tgid, c->i64,
 							NULL, 0), cg_i64(c, 32), ""),
 					       cg_i64(c, c->env->filter_pid), ""));
-		if (c->env->filter_cgroup && !begin_end)
+		if (c->env->filter_cgroup && !process_free)
 			guard(c, LLVMBuildICmp(c->b, LLVMIntEQ,
 					       cg_helper(c, BPF_FUNC_get_current_cgroup_id, c->i64,
 							 NULL, 0),

@@ -87,9 +87,10 @@ typedef struct dt_cg_env {
 	int (*cont_slot)(void *ctx);
 	/* Boot-relative nanoseconds at session start, for `elapsed`. */
 	uint64_t start_ns;
-	/* pid filter from -p (0 = none): every probe gets `pid == filter_pid` prepended. */
+	/* pid filter from -p (0 = none): every probe but BEGIN, END and interval gets
+	 * `pid == filter_pid` prepended. */
 	uint32_t filter_pid;
-	/* cgroup filter from -c (0 = none): every probe but BEGIN/END gets
+	/* cgroup filter from -c (0 = none): every probe but BEGIN, END and interval gets
 	 * `bpf_get_current_cgroup_id() == filter_cgroup` prepended, so the command and everything
 	 * it starts are traced, and nothing else. */
 	uint64_t filter_cgroup;

@@ -37,7 +37,8 @@ typedef struct dt_session_opts {
 	FILE *out;              /* program output (printf, maps); NULL = stdout */
 	FILE *err;              /* diagnostics, errors, -v; NULL = stderr */
 	dt_session_format format;
-	uint32_t filter_pid;    /* -p: every probe only fires for this process (0 = none) */
+	uint32_t filter_pid;    /* -p: probes only fire for this process (0 = none), but for
+				 * BEGIN, END and interval, which fire regardless */
 	int uprobe_pid;         /* -p/-c: uprobes fire in this process only (<= 0: every one) */
 	int verbose;            /* -v: attach list, stats totals, map memory, stage timings */
 	uint32_t dump;          /* DT_DUMP_* */

@@ -125,6 +125,14 @@ static void pid_filter(void)
 	CHECK(begin && strstr(begin, "call 14") == NULL);
 	CHECK(strstr(r->asm_text, "0x4d00000000") != NULL || strstr(r->asm_text, " 77 ") != NULL);
 	dt_cg_result_free(r);
+	/* An interval timer fires in whatever task is on the CPU: no pid filter, or `-p PID -e
+	 * 'interval:s:1 { exit(); }'` would only end if PID were running at the tick. */
+	r = compile("interval:s:1 { @c = 1; }", &f, 77, &nerr);
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	CHECK(strstr(r->asm_text, "call 14") == NULL);
+	dt_cg_result_free(r);
 }
 
 static void dwarf_entry_and_continuation(void)
