@@ -309,15 +309,52 @@ static void child_cgroup_leave(dt_session *s)
 	s->child_cgroup = NULL;
 }
 
+/* The one line that says the command could not run; its status is then the shell's (126/127). */
+static int could_not_run(dt_session *s, int err)
+{
+	fprintf(s->err, "dwarftrace: -c '%s' could not run: %s\n", s->child_cmd, strerror(err));
+	s->child_run_errno = err;
+	s->child_on_its_own = true;
+	return -err;
+}
+
+/* What execvp would fail on, found before anything is attached, so that a command that cannot
+ * run is reported without an "Attaching N probes..." first. Shell commands are the shell's to
+ * judge (it says "not found" itself and exits 127). 0 or a positive errno. */
+static int validate_command(const char *cmd)
+{
+	char *path = needs_shell(cmd) ? NULL : find_program(cmd);
+	struct stat st;
+	int err = 0;
+
+	if (needs_shell(cmd))
+		return access("/bin/sh", X_OK) < 0 ? errno : 0;
+	if (!path)
+		err = ENOENT;
+	else if (stat(path, &st) < 0)
+		err = errno;
+	else if (S_ISDIR(st.st_mode))
+		err = EACCES;
+	else if (access(path, X_OK) < 0)
+		err = errno;
+	free(path);
+	return err;
+}
+
 int dt_child_spawn(dt_session *s, const char *cmd)
 {
-	int go[2], errp[2];
+	int go[2], errp[2], err;
 	pid_t pid;
 
 	if (!cmd || !*cmd) {
 		fprintf(s->err, "-c: the command is empty\n");
 		return -EINVAL;
 	}
+	free(s->child_cmd);
+	s->child_cmd = xstrdup(cmd);
+	err = validate_command(cmd);
+	if (err)
+		return could_not_run(s, err);
 	if (pipe2(go, O_CLOEXEC) < 0)
 		return -errno;
 	if (pipe2(errp, O_CLOEXEC) < 0) {
@@ -389,14 +426,13 @@ int dt_child_release(dt_session *s, bool stop_at_entry)
 	close(s->child_err_fd);
 	s->child_err_fd = -1;
 	if (n == (ssize_t)sizeof(e)) {
-		fprintf(s->err, "-c: cannot run the command: %s\n", strerror(e));
 		if (stop_fd >= 0) {
 			close(stop_fd);
 			bpf_object__close(stop_obj);
 		}
 		waitpid(s->child, NULL, 0);
 		s->child = 0;
-		return -e;
+		return could_not_run(s, e);
 	}
 	if (stop_fd >= 0)
 		entry_stop_wait(s, stop_fd, stop_obj);
@@ -411,6 +447,36 @@ void dt_child_forward_signal(dt_session *s, int sig)
 		kill(s->child, sig);
 		s->forwarded_signal = true;
 	}
+}
+
+/* How a command ended, in the shell's terms ($?): its exit status, or 128 + the signal. */
+static int shell_status(int wait_status)
+{
+	if (WIFSIGNALED(wait_status))
+		return 128 + WTERMSIG(wait_status);
+	return WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 1;
+}
+
+void dt_child_report(dt_session *s)
+{
+	int st = s->child_status;
+
+	s->child_on_its_own = true;
+	if (WIFEXITED(st) && WEXITSTATUS(st))
+		fprintf(s->err, "dwarftrace: -c '%s' exited with status %d\n", s->child_cmd,
+			WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		fprintf(s->err, "dwarftrace: -c '%s' was killed by SIG%s\n", s->child_cmd,
+			sigabbrev_np(WTERMSIG(st)) ? sigabbrev_np(WTERMSIG(st)) : "?");
+}
+
+int dt_session_child_status(const dt_session *s)
+{
+	if (!s->child_on_its_own)
+		return -1;
+	if (s->child_run_errno)
+		return s->child_run_errno == ENOENT ? 127 : 126;
+	return shell_status(s->child_status);
 }
 
 bool dt_child_ended(dt_session *s)
@@ -437,6 +503,8 @@ void dt_child_reap(dt_session *s)
 	}
 	free(s->child_path);
 	s->child_path = NULL;
+	free(s->child_cmd);
+	s->child_cmd = NULL;
 	if (s->child_pidfd >= 0) {
 		close(s->child_pidfd);
 		s->child_pidfd = -1;

@@ -2,7 +2,7 @@
  * options (exit status 2 on misuse), reads the program (a file, `#!` scripts, stdin for `-`),
  * sets up -p/-c/-o/-f/-d/-v/--dry-run, and drives one session: add the program, let a -c child
  * run, loop, finish — through the public session API (runtime.h) only. Exit status 0, 1 for
- * errors in the script or at run time, 2 for usage. */
+ * errors in the script or at run time, 2 for usage, or a failed -c command's own status. */
 #include "runtime/runtime.h"
 #include "common/common.h"
 #include "unwind/unwind.h"
@@ -28,7 +28,9 @@ static const char usage_text[] =
 	"  -p PID          only trace process PID (every probe but BEGIN, END and interval\n"
 	"                  filters on it); stop when it exits\n"
 	"  -c CMD          run CMD and trace only it and what it starts (interval probes\n"
-	"                  fire regardless); stop when it exits\n"
+	"                  fire regardless); stop when it exits. If CMD fails, that is\n"
+	"                  said in one line and dwarftrace exits with CMD's status (128+N\n"
+	"                  if signal N killed it, 127/126 if it could not run)\n"
 	"  -o FILE         write the output to FILE\n"
 	"  -f text|json|folded  output format (json: one JSON object per line; folded:\n"
 	"                  stack maps as 'outer;...;leaf count' lines for flame graph tools)\n"
@@ -292,6 +294,18 @@ static int read_program(const char *file, char **text, size_t *len)
 	return rc;
 }
 
+/* The exit status with -c: a command that failed on its own (or could not run) gives its own
+ * status ($?: 1..255, 128 + a signal, 126/127), so `dwarftrace -c 'make check' ...` in a script
+ * or CI fails when the command fails, as under time(1), strace(1) or timeout(1). bpftrace exits 0
+ * there, which hides the failure. exit(N) in the script and dwarftrace's own errors (1) come
+ * first; a command that dwarftrace ended (Ctrl-C, exit(), an error) is not a failure. */
+static int child_status(dt_session *s, int status)
+{
+	int cs = s ? dt_session_child_status(s) : -1;
+
+	return cs > 0 && status == 0 ? cs : status;
+}
+
 int dt_cli_main(int argc, char **argv)
 {
 	struct cli c = { 0 };
@@ -390,8 +404,10 @@ int dt_cli_main(int argc, char **argv)
 	if (!c.dry_run && dt_session_catch_signals(s) < 0)
 		goto out;
 	/* The child exists before compiling: uprobes need its pid. */
-	if (c.cmd && !c.dry_run && dt_session_spawn_child(s, c.cmd, NULL) < 0)
+	if (c.cmd && !c.dry_run && dt_session_spawn_child(s, c.cmd, NULL) < 0) {
+		status = child_status(s, 0) ? child_status(s, 0) : 1; /* could not run */
 		goto out;
+	}
 	rc = dt_session_add(s, &src, NULL);
 	if (rc < 0)
 		goto out;
@@ -399,12 +415,15 @@ int dt_cli_main(int argc, char **argv)
 		status = 0;
 		goto out;
 	}
-	if (dt_session_start_child(s) < 0)
+	if (dt_session_start_child(s) < 0) {
+		status = child_status(s, 0) ? child_status(s, 0) : 1; /* could not run */
 		goto out;
+	}
 	rc = dt_session_run(s);
 	dt_session_finish(s);
 	status = rc < 0 ? 1 : dt_session_exit_code(s);
 out:
+	status = child_status(s, status);
 	dt_session_free(s);
 	if (out)
 		fclose(out);

@@ -381,8 +381,13 @@ static int dispatch_one(dt_session *s, struct dt_loop *l, enum loop_src src)
 		return 1;
 	case SRC_CHILD:
 		unwatch(l, SRC_CHILD);
-		if (dt_child_ended(s))
+		if (dt_child_ended(s)) {
+			/* Ended by itself, not by a stop that reached it first (a Ctrl-C): its
+			 * failure is the user's to know. */
+			if (!s->stop_reason)
+				dt_child_report(s);
 			stop(s, "the -c command exited");
+		}
 		return 1;
 	case SRC_TIMER: {
 		uint64_t ticks;

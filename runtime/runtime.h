@@ -84,6 +84,12 @@ int dt_session_detach(dt_session *s, dt_unit *u);
 int dt_session_spawn_child(dt_session *s, const char *cmd, int *pid);
 int dt_session_start_child(dt_session *s);
 
+/* How the -c command ended when it ended on its own (it was why the session stopped) or could
+ * not run, as a shell gives $?: its exit status, 128 + the signal that killed it, 127 if its
+ * program was not found, 126 if it could not run otherwise. -1 without -c, while it runs, or
+ * when the session ended it. A failure was already said in one line on the error stream. */
+int dt_session_child_status(const dt_session *s);
+
 /* Watches -p PID: the session stops when that process exits. */
 int dt_session_watch_pid(dt_session *s, int pid);
 
@@ -168,7 +174,7 @@ int dt_session_expand(dt_session *s, const dt_attach *a, char ***names, uint32_t
 int dt_repl_main(const dt_session_opts *so, bool watch_pid);
 
 /* The CLI: parses argv and runs. Returns the process exit status (0, 1 script/runtime errors,
- * 2 usage). */
+ * 2 usage, or a failed -c command's status: see dt_session_child_status). */
 int dt_cli_main(int argc, char **argv);
 
 #endif

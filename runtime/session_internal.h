@@ -197,11 +197,14 @@ struct dt_session {
 	pid_t child;
 	int child_pidfd;      /* readable when the child exits */
 	int child_go_fd, child_err_fd;
+	char *child_cmd;      /* the -c command as given, for messages */
 	char *child_path;     /* the -c program's file when run without a shell, else NULL */
 	char *child_cgroup;   /* the cgroup (v2) made for the -c command and its descendants */
 	uint64_t child_cgroup_id; /* its id, what bpf_get_current_cgroup_id() returns inside */
 	bool child_exited, forwarded_signal;
-	int child_status;
+	int child_status;     /* its wait status once child_exited */
+	bool child_on_its_own; /* it ended (or could not run) before the session stopped */
+	int child_run_errno;  /* why it could not run (exec's errno), or 0 */
 	int pidfd;            /* -p: readable when that process exits */
 	bool finished;
 	bool bpf_ok, perm_reported, uw_reported;
@@ -280,6 +283,9 @@ int dt_child_release(dt_session *s, bool stop_at_entry);
 void dt_child_forward_signal(dt_session *s, int sig);
 /* Whether the child has exited (reaping it if it just did). */
 bool dt_child_ended(dt_session *s);
+/* Notes that the child ended on its own, before anything stopped the session, and says so in
+ * one line if it failed (a non-zero status, or a signal): dt_session_child_status's case. */
+void dt_child_report(dt_session *s);
 /* Kills (SIGTERM) and reaps a child still running at teardown; removes its cgroup. */
 void dt_child_reap(dt_session *s);
 

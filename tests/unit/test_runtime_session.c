@@ -249,10 +249,35 @@ static void child_exec_failure(void)
 
 	T_SKIP_UNLESS_ROOT();
 	start(&r, false);
-	CHECK_EQ_INT(dt_session_spawn_child(r.s, "/nonexistent/prog", &pid), 0);
-	CHECK(dt_session_start_child(r.s) < 0);
+	/* Found before anything is attached; its status is the shell's. */
+	CHECK_EQ_INT(dt_session_spawn_child(r.s, "/nonexistent/prog", &pid), -ENOENT);
+	CHECK_EQ_INT(dt_session_child_status(r.s), 127);
 	finish(&r, false);
-	CHECK(strstr(r.err_text, "-c: cannot run the command: No such file or directory") != NULL);
+	CHECK(strstr(r.err_text, "dwarftrace: -c '/nonexistent/prog' could not run: No such file "
+		     "or directory\n") != NULL);
+	done(&r);
+}
+
+/* A command that fails on its own is said once, and its status is the shell's $?. */
+static void child_failure_reported(void)
+{
+	struct run r;
+
+	T_SKIP_UNLESS_ROOT();
+	start(&r, false);
+	/* Shell syntax (the ';'): /bin/sh runs it. Without a command the run would never stop. */
+	int rc = dt_session_spawn_child(r.s, "exit 5;", NULL);
+
+	CHECK_EQ_INT(rc, 0);
+	CHECK_EQ_INT(dt_session_child_status(r.s), -1);
+	CHECK_EQ_INT(add(&r, "BEGIN { @x = 1; }"), 0);
+	CHECK_EQ_INT(dt_session_start_child(r.s), 0);
+	if (rc == 0)
+		CHECK_EQ_INT(dt_session_run(r.s), 0);
+	dt_session_finish(r.s);
+	CHECK_EQ_INT(dt_session_child_status(r.s), 5);
+	finish(&r, false);
+	CHECK(strstr(r.err_text, "dwarftrace: -c 'exit 5;' exited with status 5\n") != NULL);
 	done(&r);
 }
 
@@ -352,6 +377,7 @@ int main(void)
 	T_RUN(detach_keeps_maps);
 	T_RUN(child_exit_ends_session);
 	T_RUN(child_exec_failure);
+	T_RUN(child_failure_reported);
 	T_RUN(caller_owned_loop);
 	T_RUN(maps_are_listed);
 	T_RUN(verifier_rejection_sentence);
