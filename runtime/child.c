@@ -4,16 +4,20 @@
  * released — an exec failure comes back through a close-on-exec pipe so the user sees why — and,
  * when the program takes user stacks, stopped once more at its ELF entry point while its
  * mappings are read (bpf-lib/entry_stop.bpf.c). Its exit, and the -p process's, are pidfds the
- * event loop (loop.c) waits on. At the end a command still running is ended and reaped, and its
- * cgroup removed. session.c and loop.c call in; nothing here calls either. */
+ * event loop (loop.c) waits on. At the end — on every way out, errors included — a command still
+ * running is ended (SIGTERM, then SIGKILL after a grace) and reaped, and its cgroup removed; the
+ * cgroups of runs that were killed before they could do that are removed by the next run.
+ * session.c and loop.c call in; nothing here calls either. */
 #include "runtime/session_internal.h"
 #include "bpf-lib/dt_entry_stop_obj.h"
 
 #include <bpf/libbpf.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/perf_event.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +26,9 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* How long a -c command still running at the end has to end after SIGTERM before SIGKILL. */
+#define CHILD_GRACE_MS 1000
 
 /* ---------------------------------------------------------------- -p PID */
 
@@ -236,6 +243,153 @@ static int write_pid(const char *procs, pid_t pid)
 	return rc;
 }
 
+/* The first line of a small /proc file, without its newline; "" if it cannot be read. */
+static void read_line(const char *path, char *buf, size_t n)
+{
+	FILE *f = fopen(path, "re");
+
+	buf[0] = 0;
+	if (f) {
+		if (!fgets(buf, (int)n, f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = 0;
+}
+
+/* The cgroup v2 path ("/dwarftrace.12") of process `pid` (0: ourselves) into buf; "" if unknown. */
+static void cgroup2_of(pid_t pid, char *buf, size_t n)
+{
+	char path[64], line[PATH_MAX + 16];
+	FILE *f;
+
+	buf[0] = 0;
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	f = fopen(pid ? path : "/proc/self/cgroup", "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "0::", 3)) {
+			line[strcspn(line, "\n")] = 0;
+			snprintf(buf, n, "%s", line + 3);
+		}
+	if (f)
+		fclose(f);
+}
+
+/* Whether live process `pid` may be the dwarftrace that made cgroup `dir` (dwarftrace.PID): a
+ * process by our name, or the parent of a process inside it (the -c command is its child). */
+static bool maybe_creator(pid_t pid, const char *dir)
+{
+	char path[64], comm[64], self[64], line[32], *procs;
+	bool parent = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	read_line(path, comm, sizeof(comm));
+	if (!comm[0])
+		return false; /* no such process */
+	read_line("/proc/self/comm", self, sizeof(self));
+	if (!strcmp(comm, "dwarftrace") || !strcmp(comm, self))
+		return true;
+	procs = xasprintf("%s/cgroup.procs", dir);
+	f = fopen(procs, "re");
+	free(procs);
+	while (f && !parent && fgets(line, sizeof(line), f)) {
+		char stat_path[64], st[512], *p;
+
+		snprintf(stat_path, sizeof(stat_path), "/proc/%d/stat", atoi(line));
+		read_line(stat_path, st, sizeof(st));
+		/* "pid (comm) state ppid ...": comm may hold anything but the last ')'. */
+		p = strrchr(st, ')');
+		parent = p && atoi(p + 4) == (int)pid;
+	}
+	if (f)
+		fclose(f);
+	return parent;
+}
+
+/* Kills every process in cgroup `dir` that is still in it when its pidfd is open (so a pid
+ * reused meanwhile is not hit), and is in our pid namespace. 0 if the cgroup could then be
+ * removed. */
+static int kill_cgroup(const char *dir)
+{
+	char *procs = xasprintf("%s/cgroup.procs", dir), line[32], ns_self[64] = "", ns[64];
+	const char *name = strrchr(dir, '/');
+	int rc = -EBUSY;
+
+	if (readlink("/proc/self/ns/pid", ns_self, sizeof(ns_self) - 1) < 0)
+		ns_self[0] = 0;
+	for (int tries = 0; tries < 100; tries++) {
+		FILE *f = fopen(procs, "re");
+
+		while (f && fgets(line, sizeof(line), f)) {
+			pid_t pid = (pid_t)atoi(line);
+			int pfd = pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
+			char path[64], cg[PATH_MAX + 8];
+			ssize_t n;
+
+			if (pfd < 0)
+				continue;
+			/* Checked with the pidfd open: from here the pid names this process. */
+			snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
+			n = readlink(path, ns, sizeof(ns) - 1);
+			ns[n > 0 ? n : 0] = 0;
+			cgroup2_of(pid, cg, sizeof(cg));
+			if (!strcmp(ns, ns_self) && name && !strcmp(cg, name))
+				syscall(SYS_pidfd_send_signal, pfd, SIGKILL, NULL, 0);
+			close(pfd);
+		}
+		if (f)
+			fclose(f);
+		if (rmdir(dir) == 0 || errno == ENOENT) {
+			rc = 0;
+			break;
+		}
+		usleep(10000);
+	}
+	free(procs);
+	return rc;
+}
+
+/* Cgroups that dwarftrace runs killed with SIGKILL (no chance to clean up) left behind, with
+ * what their -c command still runs, are removed by the next run, once. One is removed only when
+ * its creator is provably gone: the PID in its name (dwarftrace.PID) is no live process, or a
+ * live one that is neither named like dwarftrace nor the parent of a process inside (pids are
+ * reused: a live dwarftrace that got the number may also be the run that made it, and is left
+ * alone; the cost is only that the cgroup waits for a later run). What is inside is then that
+ * run's command and what it started — nobody else puts processes in such a cgroup — and is
+ * killed: its dwarftrace would have ended it. Processes of another pid namespace are not ours to
+ * judge and keep the cgroup. Only the hierarchy's top level is looked at, where runs make them. */
+void dt_child_sweep_cgroups(dt_session *s)
+{
+	static bool swept;
+	const char *root = cgroup2_root();
+	struct dirent *e;
+	DIR *d;
+
+	if (swept || !root || geteuid() != 0)
+		return;
+	swept = true;
+	d = opendir(root);
+	while (d && (e = readdir(d))) {
+		char *end, *dir;
+		long pid;
+
+		if (strncmp(e->d_name, "dwarftrace.", 11) || e->d_type != DT_DIR)
+			continue;
+		pid = strtol(e->d_name + 11, &end, 10);
+		if (*end || pid <= 0)
+			continue;
+		dir = xasprintf("%s/%s", root, e->d_name);
+		if ((pid == getpid() || !maybe_creator((pid_t)pid, dir)) && kill_cgroup(dir) < 0)
+			fprintf(s->err, "dwarftrace: could not remove %s, left by a dwarftrace run "
+				"that was killed\n", dir);
+		free(dir);
+	}
+	if (d)
+		closedir(d);
+}
+
 /* Puts the -c command (stopped before exec) into a cgroup of its own, so that probes can be
  * limited to it and to everything it starts — a shell, make's compilers — and to nothing else.
  * Without cgroup v2 the probes fall back to the command's pid alone. */
@@ -247,8 +401,11 @@ static void child_cgroup_enter(dt_session *s)
 
 	if (!root)
 		goto fallback;
+	/* A dwarftrace.PID already there is a dead run's that the sweep could not remove: its
+	 * processes are not our command's, so it is not used. */
+	dt_child_sweep_cgroups(s);
 	dir = xasprintf("%s/dwarftrace.%d", root, (int)getpid());
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+	if (mkdir(dir, 0755) < 0) {
 		free(dir);
 		goto fallback;
 	}
@@ -271,22 +428,12 @@ fallback:
 /* Moves whatever the command left running back to our own cgroup and removes the directory. */
 static void child_cgroup_leave(dt_session *s)
 {
-	char *procs, line[32], self[PATH_MAX + 16] = "", *back;
+	char *procs, line[32], self[PATH_MAX + 16], *back;
 	FILE *f;
 
 	if (!s->child_cgroup)
 		return;
-	f = fopen("/proc/self/cgroup", "re");
-	if (f) {
-		char buf[PATH_MAX + 16];
-
-		while (fgets(buf, sizeof(buf), f))
-			if (!strncmp(buf, "0::", 3)) {
-				buf[strcspn(buf, "\n")] = 0;
-				snprintf(self, sizeof(self), "%s", buf + 3);
-			}
-		fclose(f);
-	}
+	cgroup2_of(0, self, sizeof(self));
 	back = xasprintf("%s%s/cgroup.procs", cgroup2_root(), strcmp(self, "/") ? self : "");
 	procs = xasprintf("%s/cgroup.procs", s->child_cgroup);
 	for (int tries = 0; tries < 3; tries++) {
@@ -505,16 +652,26 @@ void dt_child_reap(dt_session *s)
 	s->child_path = NULL;
 	free(s->child_cmd);
 	s->child_cmd = NULL;
-	if (s->child_pidfd >= 0) {
-		close(s->child_pidfd);
-		s->child_pidfd = -1;
-	}
 	if (s->child > 0 && !s->child_exited) {
 		if (waitpid(s->child, &s->child_status, WNOHANG) == 0) {
-			kill(s->child, SIGTERM);
+			/* Asked first (and woken, if held at its entry point); one that does not
+			 * end within the grace, or any when a second stop signal asked dwarftrace to
+			 * hurry, is killed. */
+			struct pollfd p = { .fd = s->child_pidfd, .events = POLLIN };
+
+			if (!s->hurry) {
+				kill(s->child, SIGTERM);
+				kill(s->child, SIGCONT);
+			}
+			if (s->hurry || p.fd < 0 || poll(&p, 1, CHILD_GRACE_MS) <= 0)
+				kill(s->child, SIGKILL);
 			waitpid(s->child, &s->child_status, 0);
 		}
 		s->child_exited = true;
+	}
+	if (s->child_pidfd >= 0) {
+		close(s->child_pidfd);
+		s->child_pidfd = -1;
 	}
 	child_cgroup_leave(s);
 }

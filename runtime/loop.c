@@ -2,10 +2,11 @@
  * set holds every source of work the session has: the units' event ring buffers (through
  * libbpf's ring_buffer manager), the unwinder's request ring, pidfds for the -c command and the
  * -p process (child.c), a timer that notes the pids behind user addresses while they live, and —
- * when the caller hands them over — a signalfd for SIGINT/SIGTERM. Sources join the set as the
- * session gains them (session.c calls in; nothing here calls session.c). A dispatch waits for
- * work, does what is ready and delivers records to output (printf, time, print) or acts on them
- * here (map print/clear/zero/delete, exit); dt_session_run is a loop of dispatches. */
+ * when the caller hands them over — a signalfd for the stop signals and SIGUSR1. Sources join
+ * the set as the session gains them (session.c calls in; nothing here calls session.c). A
+ * dispatch waits for work, does what is ready and delivers records to output (printf, time,
+ * print) or acts on them here (map print/clear/zero/delete, exit); dt_session_run is a loop of
+ * dispatches. */
 #include "runtime/session_internal.h"
 
 #include <bpf/libbpf.h>
@@ -166,7 +167,7 @@ enum loop_src { SRC_SIGNALS, SRC_EVENTS, SRC_UNWINDER, SRC_PID, SRC_CHILD, SRC_T
 struct dt_loop {
 	int ep;                    /* the epoll set: dt_session_poll_fd */
 	int watched[SRC__COUNT];   /* the fd each source has in the set, or -1 */
-	int sig_fd;                /* SIGINT/SIGTERM once the session catches them, or -1 */
+	int sig_fd;                /* the caught signals once the session catches them, or -1 */
 	int timer_fd;              /* the note-pids timer once armed, or -1 */
 	struct ring_buffer *rb;    /* every unit's events ring */
 	DT_VEC(struct dt_rb_ctx *) rbctx; /* ring buffer callback contexts (freed with the loop) */
@@ -305,13 +306,40 @@ void dt_loop_free(dt_session *s)
 
 /* ---------------------------------------------------------------- dispatch */
 
+/* The signals that end a session once it catches them — each one's stop reason, and what is
+ * passed on to the -c command when it was sent to dwarftrace alone. Left to their default, they
+ * would end dwarftrace with no END and no maps, and leave the command running. */
+static const struct {
+	int sig;
+	const char *reason;
+	int pass_on;
+} stop_signals[] = {
+	{ SIGINT, "SIGINT", SIGINT },
+	{ SIGTERM, "SIGTERM", SIGTERM },
+	{ SIGHUP, "SIGHUP", SIGHUP },
+	/* The command is asked to end, not to dump core. */
+	{ SIGQUIT, "SIGQUIT", SIGTERM },
+};
+
+/* SIGUSR1 prints every map and tracing goes on, as in bpftrace. */
+#define PRINT_SIGNAL SIGUSR1
+
 static void on_signal(dt_session *s, const struct signalfd_siginfo *si)
 {
-	/* A Ctrl-C from the terminal reaches the child by itself (same process group); a signal
-	 * sent to us alone is passed on once, so the child ends too. */
-	if (si->ssi_code != SI_KERNEL)
-		dt_child_forward_signal(s, (int)si->ssi_signo);
-	stop(s, si->ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
+	if ((int)si->ssi_signo == PRINT_SIGNAL) {
+		before_output(s);
+		dt_session_print_maps(s);
+		return;
+	}
+	for (size_t i = 0; i < DT_ARRAY_SIZE(stop_signals); i++) {
+		if ((int)si->ssi_signo != stop_signals[i].sig)
+			continue;
+		/* A Ctrl-C from the terminal reaches the child by itself (same process group); a
+		 * signal sent to us alone is passed on once, so the child ends too. */
+		if (si->ssi_code != SI_KERNEL)
+			dt_child_forward_signal(s, stop_signals[i].pass_on);
+		stop(s, stop_signals[i].reason);
+	}
 }
 
 int dt_session_catch_signals(dt_session *s)
@@ -324,8 +352,9 @@ int dt_session_catch_signals(dt_session *s)
 	if (l->sig_fd >= 0)
 		return 0;
 	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
+	for (size_t i = 0; i < DT_ARRAY_SIZE(stop_signals); i++)
+		sigaddset(&set, stop_signals[i].sig);
+	sigaddset(&set, PRINT_SIGNAL);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	l->sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (l->sig_fd < 0)

@@ -7,8 +7,9 @@
  * the -p process's exit — is done by the same dt_session_dispatch the CLI's loop calls. Probe
  * output is printed above the line being typed (the session's before_output hides the line, it
  * is redrawn after the dispatch), and Ctrl-C cancels the entry being typed rather than the
- * session, which is why the REPL keeps SIGINT/SIGTERM instead of handing them to the session.
- * Ctrl-D or `.quit` ends it like a script run: END probes, then every map. An entry continues over
+ * session, which is why the REPL keeps the signals while it reads instead of handing them to the
+ * session (SIGTERM, SIGHUP and SIGQUIT end it, SIGUSR1 prints every map). Ctrl-D, `.quit` or one
+ * of those signals ends it like a script run: END probes, then every map. An entry continues over
  * several lines while the parser reports that the text ended inside something open (a block, a
  * string, a comment, a call). Written against runtime.h only. */
 #include "runtime/runtime.h"
@@ -674,10 +675,14 @@ int dt_repl_main(const dt_session_opts *so_in, bool watch_pid)
 		goto out;
 	}
 
-	/* Signals are the REPL's, not the session's: Ctrl-C cancels the entry being typed. */
+	/* Signals are the REPL's, not the session's, while it reads: Ctrl-C cancels the entry being
+	 * typed. The others mean what they mean to a script run (dt_session_catch_signals). */
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	sigaddset(&set, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	ep = epoll_create1(EPOLL_CLOEXEC);
@@ -730,10 +735,16 @@ int dt_repl_main(const dt_session_opts *so_in, bool watch_pid)
 				struct signalfd_siginfo si;
 
 				while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-					if (si.ssi_signo == SIGINT)
+					if (si.ssi_signo == SIGINT) {
 						on_sigint();
-					else if (si.ssi_signo == SIGTERM)
-						R.quit = true;
+					} else if (si.ssi_signo == SIGUSR1) {
+						/* Every map, above the line; tracing goes on. */
+						before_output(NULL);
+						dt_session_print_maps(R.s);
+						show_line();
+					} else {
+						R.quit = true; /* SIGTERM, SIGHUP, SIGQUIT */
+					}
 				}
 				break;
 			}
@@ -749,7 +760,12 @@ int dt_repl_main(const dt_session_opts *so_in, bool watch_pid)
 		if (R.history_path)
 			write_history(R.history_path);
 	}
-	/* Ending the REPL ends the session as a script run would: END probes, then every map. */
+	/* Ending the REPL ends the session as a script run would: END probes, every map, then the
+	 * detach — during which Ctrl-C no longer cancels an entry but, as in a script run, stops a
+	 * slow detach from being waited for: the session takes the signals from here on. */
+	close(sfd);
+	sfd = -1;
+	dt_session_catch_signals(R.s);
 	dt_session_finish(R.s);
 	rc = dt_session_exit_code(R.s);
 out:

@@ -96,15 +96,16 @@ int dt_session_watch_pid(dt_session *s, int pid);
 /* The event loop, owned by the caller as libbpf's ring_buffer__epoll_fd()/ring_buffer__poll().
  * The session's work comes from its units' event ring buffers, the unwinder's requests, the -c
  * command's and the -p process's exit, a timer (the pids behind user addresses are noted while
- * those processes live) and, once dt_session_catch_signals was called, SIGINT/SIGTERM.
+ * those processes live) and, once dt_session_catch_signals was called, signals.
  *
- * Signals: the session takes none unless asked. dt_session_catch_signals gives it SIGINT and
- * SIGTERM with the CLI's meaning — they stop the session, and one sent to dwarftrace alone is
- * passed on once to the -c command (a Ctrl-C from the terminal reaches it by itself). They are
- * blocked in the calling thread and read through the session's fd, and stay blocked for good, so
- * a second Ctrl-C cannot cut the exit sequence short. A caller that gives them another meaning
- * (the REPL: Ctrl-C cancels the entry being typed) does not call it and reads them itself. The
- * -c command's exit is seen through a pidfd, so SIGCHLD is left alone. */
+ * Signals: the session takes none unless asked. dt_session_catch_signals gives it the CLI's
+ * meaning of SIGINT, SIGTERM, SIGHUP and SIGQUIT — they stop the session, and one sent to
+ * dwarftrace alone is passed on once to the -c command (a Ctrl-C from the terminal reaches it by
+ * itself; SIGQUIT is passed on as SIGTERM) — and of SIGUSR1, which prints every map while tracing
+ * goes on. They are blocked in the calling thread and read through the session's fd, and stay
+ * blocked for good, so a second Ctrl-C cannot cut the exit sequence short. A caller that gives
+ * them another meaning (the REPL: Ctrl-C cancels the entry being typed) reads them itself while
+ * it does. The -c command's exit is seen through a pidfd, so SIGCHLD is left alone. */
 
 /* An epoll fd that becomes readable when the session has work; then call dt_session_dispatch.
  * Sources join it as the session gains them (dt_session_add, dt_session_watch_pid, …). The fd
@@ -117,12 +118,12 @@ int dt_session_poll_fd(dt_session *s);
  * periodic work starts with the first call. Works after a stop too (events still arrive). */
 int dt_session_dispatch(dt_session *s, int timeout_ms);
 
-/* Why the session stopped — "exit()", "SIGINT", "SIGTERM", "the -c command exited", "the -p
- * process exited" — or NULL while it runs. The first reason stays (see dt_session_exit_code for
+/* Why the session stopped — "exit()", "SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "the -c command
+ * exited", "the -p process exited" — or NULL while it runs. The first reason stays (see dt_session_exit_code for
  * exit()'s code). */
 const char *dt_session_stopped(const dt_session *s);
 
-/* Gives SIGINT and SIGTERM to the session (see above). Idempotent. */
+/* Gives the stop signals and SIGUSR1 to the session (see above). Idempotent. */
 int dt_session_catch_signals(dt_session *s);
 
 /* The CLI's loop: catches the signals, reads a -p process's unwind tables once more (it may have
@@ -138,7 +139,8 @@ int dt_session_finish(dt_session *s);
 /* Prints every map now (bpftrace's order: sorted by name). */
 void dt_session_print_maps(dt_session *s);
 
-/* Detaches everything, closes every fd, reaps a -c child. NULL is fine. */
+/* Detaches everything, closes every fd, ends a -c command still running (SIGTERM, then SIGKILL
+ * after a grace) and removes its cgroup. NULL is fine. */
 void dt_session_free(dt_session *s);
 
 /* The code given to exit() in a probe, 0 if none. */

@@ -55,6 +55,9 @@ static int check_privileges(dt_session *s)
 		return perm_error(s, errno == EPERM || errno == EACCES ? -EPERM : -errno);
 	close(fd);
 	s->bpf_ok = true;
+	/* Privileged, and about to trace: the time to remove what killed runs left behind. */
+	if (!s->o.dry_run)
+		dt_child_sweep_cgroups(s);
 	return 0;
 }
 
@@ -403,28 +406,6 @@ static void write_profiles(dt_session *s)
 		free(syms);
 		free(fds);
 	}
-}
-
-static int cmp_smap_name(const void *a, const void *b)
-{
-	return strcmp((*(dt_smap *const *)a)->sym.name, (*(dt_smap *const *)b)->sym.name);
-}
-
-void dt_session_print_maps(dt_session *s)
-{
-	dt_smap **sorted = xcalloc(s->maps.n + 1, sizeof(*sorted));
-
-	memcpy(sorted, s->maps.v, s->maps.n * sizeof(*sorted));
-	qsort(sorted, s->maps.n, sizeof(*sorted), cmp_smap_name);
-	for (size_t i = 0; i < s->maps.n; i++) {
-		int rc = dt_out_print_map(s->out, &sorted[i]->sym, sorted[i]->fd, 0, 0);
-
-		if (rc < 0)
-			fprintf(s->err, "cannot read map %s: %s\n", sorted[i]->sym.name,
-				strerror(-rc));
-	}
-	free(sorted);
-	dt_out_flush(s->out);
 }
 
 /* ---------------------------------------------------------------- codegen callbacks */

@@ -206,6 +206,7 @@ struct dt_session {
 	bool child_on_its_own; /* it ended (or could not run) before the session stopped */
 	int child_run_errno;  /* why it could not run (exec's errno), or 0 */
 	int pidfd;            /* -p: readable when that process exits */
+	bool hurry;           /* a stop signal came while detaching: end without waiting */
 	bool finished;
 	bool bpf_ok, perm_reported, uw_reported;
 	/* -v timings */
@@ -286,7 +287,11 @@ bool dt_child_ended(dt_session *s);
 /* Notes that the child ended on its own, before anything stopped the session, and says so in
  * one line if it failed (a non-zero status, or a signal): dt_session_child_status's case. */
 void dt_child_report(dt_session *s);
-/* Kills (SIGTERM) and reaps a child still running at teardown; removes its cgroup. */
+/* Ends a child still running at teardown — SIGTERM, then SIGKILL after a grace (at once when
+ * s->hurry) — reaps it and removes its cgroup. */
 void dt_child_reap(dt_session *s);
+/* Removes, once per process, the dwarftrace.PID cgroups of runs that were killed before they
+ * could (and ends what still runs in them): see child.c for what makes that safe. */
+void dt_child_sweep_cgroups(dt_session *s);
 
 #endif

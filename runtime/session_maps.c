@@ -1,8 +1,9 @@
 /* session_maps.c — what userspace does to a session's script maps while it traces: the map
  * commands probes send through their ring buffer (clear, zero, delete of one key's hist buckets),
  * and noting the processes behind user addresses in keys and values — stacks and symbols — so
- * that they still resolve after those processes exit; and the listing of maps for the REPL. The
- * event loop (loop.c) and the session (session.c) both call in; nothing here calls either. */
+ * that they still resolve after those processes exit; the printing of every map (at the end, and
+ * on SIGUSR1 while tracing goes on); and the listing of maps for the REPL. The event loop
+ * (loop.c) and the session (session.c) both call in; nothing here calls either. */
 #include "runtime/session_internal.h"
 
 #include <bpf/bpf.h>
@@ -10,6 +11,30 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ---------------------------------------------------------------- printing */
+
+static int cmp_smap_name(const void *a, const void *b)
+{
+	return strcmp((*(dt_smap *const *)a)->sym.name, (*(dt_smap *const *)b)->sym.name);
+}
+
+void dt_session_print_maps(dt_session *s)
+{
+	dt_smap **sorted = xcalloc(s->maps.n + 1, sizeof(*sorted));
+
+	memcpy(sorted, s->maps.v, s->maps.n * sizeof(*sorted));
+	qsort(sorted, s->maps.n, sizeof(*sorted), cmp_smap_name);
+	for (size_t i = 0; i < s->maps.n; i++) {
+		int rc = dt_out_print_map(s->out, &sorted[i]->sym, sorted[i]->fd, 0, 0);
+
+		if (rc < 0)
+			fprintf(s->err, "cannot read map %s: %s\n", sorted[i]->sym.name,
+				strerror(-rc));
+	}
+	free(sorted);
+	dt_out_flush(s->out);
+}
 
 /* ---------------------------------------------------------------- map commands */
 

@@ -3,8 +3,8 @@
 shows: a probe typed over several lines attaches and runs, statements act on live maps, errors
 leave the session as it was, Tab completes, output from running probes does not garble the line
 being typed, Ctrl-C cancels an entry, .probes/.maps/.detach/.save/.load work, a map used with
-another type is refused, and Ctrl-D ends the session printing the maps. A saved session runs as a
-script. Needs root (BPF) and tmux.
+another type is refused, Ctrl-D ends the session printing the maps, SIGUSR1 prints them while it
+goes on and SIGHUP ends it as Ctrl-D does. A saved session runs as a script. Needs root (BPF) and tmux.
 
 usage: repl_test.py PATH/TO/dwarftrace
 Prints PASS/FAIL per case and "N passed, N failed"; exits non-zero on failure."""
@@ -189,6 +189,32 @@ def main():
         hist = os.path.join(home, ".dwarftrace_history")
         htext = open(hist).read() if os.path.exists(hist) else ""
         case("history is kept", "interval:ms:200 {" in htext, htext)
+    finally:
+        tmux("kill-session", "-t", SESSION, check=False)
+
+    # Signals: SIGUSR1 prints every map and the REPL goes on; SIGHUP (as SIGTERM and SIGQUIT)
+    # ends it as Ctrl-D does, END and maps included, where it used to die with nothing printed.
+    tmux("kill-session", "-t", SESSION, check=False)
+    tmux("new-session", "-d", "-s", SESSION, "-x", "150", "-y", "50")
+    tmux("set-option", "-t", SESSION, "remain-on-exit", "on")
+    tmux("respawn-pane", "-k", "-t", SESSION, env_cmd)
+    try:
+        wait_for(lambda s: "dt>" in s)
+        line('interval:ms:100 { @u = count(); } END { printf("end ran\\n"); }')
+        s = wait_for(lambda s: "probe 1 attached" in s)
+        pid = int(tmux("display-message", "-p", "-t", SESSION, "#{pane_pid}").stdout.strip())
+        time.sleep(0.5)
+        os.kill(pid, 10)  # SIGUSR1
+        s = wait_for(lambda s: "@u: " in s)
+        line('printf("alive %d\\n", 6 * 7)')
+        s = wait_for(lambda s: "alive 42" in s)
+        case("SIGUSR1 prints the maps and the REPL goes on",
+             "@u: " in s.split("alive 42")[0] and "alive 42" in s, s)
+        os.kill(pid, 1)  # SIGHUP
+        s = wait_for(lambda s: "end ran" in s and "@u: " in s.split("alive 42")[-1])
+        dead = tmux("display-message", "-p", "-t", SESSION, "#{pane_dead}").stdout.strip()
+        case("SIGHUP ends the REPL with END and the maps",
+             "end ran" in s and "@u: " in s.split("alive 42")[-1] and dead == "1", s)
     finally:
         tmux("kill-session", "-t", SESSION, check=False)
 
