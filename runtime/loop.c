@@ -69,6 +69,8 @@ static void before_output(dt_session *s)
 		s->o.before_output(s->o.output_ctx);
 }
 
+static bool over_budget(dt_session *s, size_t len);
+
 static int on_event(void *ctx, void *data, size_t len)
 {
 	struct dt_rb_ctx *c = ctx;
@@ -80,6 +82,8 @@ static int on_event(void *ctx, void *data, size_t len)
 	const dt_event_desc *e = NULL;
 	dt_smap *m = NULL;
 
+	if (over_budget(s, len))
+		return -ENOSPC;
 	if (!u || len < sizeof(h))
 		return 0;
 	memcpy(&h, data, sizeof(h));
@@ -170,8 +174,22 @@ struct dt_loop {
 	int sig_fd;                /* the caught signals once the session catches them, or -1 */
 	int timer_fd;              /* the note-pids timer once armed, or -1 */
 	struct ring_buffer *rb;    /* every unit's events ring */
+	int64_t drain_budget;      /* bytes dt_loop_drain_final may still deliver; -1: no bound */
 	DT_VEC(struct dt_rb_ctx *) rbctx; /* ring buffer callback contexts (freed with the loop) */
 };
+
+/* Whether a bounded drain (dt_loop_drain_final) has delivered all it may; counts `len` if not. */
+static bool over_budget(dt_session *s, size_t len)
+{
+	struct dt_loop *l = s->loop;
+
+	if (l->drain_budget < 0)
+		return false;
+	if (l->drain_budget < (int64_t)len)
+		return true;
+	l->drain_budget -= (int64_t)len;
+	return false;
+}
 
 /* The session's loop, made on first use. NULL with errno set if the epoll set cannot be made. */
 static struct dt_loop *loop_of(dt_session *s)
@@ -189,6 +207,7 @@ static struct dt_loop *loop_of(dt_session *s)
 	for (int i = 0; i < SRC__COUNT; i++)
 		l->watched[i] = -1;
 	l->sig_fd = l->timer_fd = -1;
+	l->drain_budget = -1;
 	s->loop = l;
 	return l;
 }
@@ -284,6 +303,21 @@ int dt_loop_drain(dt_session *s)
 	return n > 0 ? n : 0;
 }
 
+int dt_loop_drain_final(dt_session *s)
+{
+	struct dt_loop *l = s->loop;
+	int n;
+
+	if (!l || !l->rb)
+		return 0;
+	/* Records come in order, so twice the rings' size in bytes covers all they held when this
+	 * began; past that, on_event refuses (and libbpf stops). */
+	l->drain_budget = 2 * (int64_t)DT_EVENTS_RINGBUF_SIZE * (int64_t)l->rbctx.n;
+	n = ring_buffer__consume(l->rb);
+	l->drain_budget = -1;
+	return n > 0 ? n : 0;
+}
+
 void dt_loop_free(dt_session *s)
 {
 	struct dt_loop *l = s->loop;
@@ -339,6 +373,9 @@ static void on_signal(dt_session *s, const struct signalfd_siginfo *si)
 		if (si->ssi_code != SI_KERNEL)
 			dt_child_forward_signal(s, stop_signals[i].pass_on);
 		stop(s, stop_signals[i].reason);
+		/* One more during the exit sequence: do not wait for the detach (session.c). */
+		if (s->finished)
+			s->hurry = true;
 	}
 }
 

@@ -103,7 +103,8 @@ int dt_session_watch_pid(dt_session *s, int pid);
  * dwarftrace alone is passed on once to the -c command (a Ctrl-C from the terminal reaches it by
  * itself; SIGQUIT is passed on as SIGTERM) — and of SIGUSR1, which prints every map while tracing
  * goes on. They are blocked in the calling thread and read through the session's fd, and stay
- * blocked for good, so a second Ctrl-C cannot cut the exit sequence short. A caller that gives
+ * blocked for good: a second Ctrl-C cannot cut END or the maps short, only the wait for the
+ * detach that follows them (see dt_session_finish). A caller that gives
  * them another meaning (the REPL: Ctrl-C cancels the entry being typed) reads them itself while
  * it does. The -c command's exit is seen through a pidfd, so SIGCHLD is left alone. */
 
@@ -131,9 +132,12 @@ int dt_session_catch_signals(dt_session *s);
  * the error stream. 0 or -errno. */
 int dt_session_run(dt_session *s);
 
-/* Ends the session's tracing: detaches every probe, runs END probes, drains the event buffers,
- * prints every non-empty map (bpftrace's order: by name) and reports every non-zero loss counter
- * on the error stream. Idempotent. */
+/* Ends the session's tracing: runs END probes, drains the event buffers (what they hold now;
+ * probes are still attached), prints every non-empty map (bpftrace's order: by name), reports
+ * every non-zero loss counter on the error stream, and only then detaches every probe — the slow
+ * part with thousands of perf events. A stop signal caught while it detaches (a second Ctrl-C)
+ * stops the waiting: the probes left are handed to a helper process that releases them in the
+ * background, a -c command is killed at once, and dt_session_free returns quickly. Idempotent. */
 int dt_session_finish(dt_session *s);
 
 /* Prints every map now (bpftrace's order: sorted by name). */

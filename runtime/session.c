@@ -3,7 +3,8 @@
  * before codegen, from what dt_cg_resources_of says the program will reference), and units — one
  * per program text — each compiled, loaded (with a verifier log only when something fails or
  * -d verifier asks), attached through attach.c, and detachable on its own. Also the loss counters
- * and the exit sequence: detach, END, drain, print maps, report losses. This file calls the
+ * and the exit sequence: END, drain, print maps, report losses, then detach (slow, so last, and
+ * handed to a helper process when a second stop signal says not to wait). This file calls the
  * others of the session and none calls it: the event loop is loop.c, the -c command and the -p
  * process are child.c, what userspace does to the maps while tracing (map commands, noting pids)
  * is session_maps.c. */
@@ -12,9 +13,11 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -110,7 +113,7 @@ dt_session *dt_session_new(const dt_session_opts *o)
 	oo.ncpus = s->ncpus;
 	s->out = dt_out_new(&oo);
 	s->stats_fd = s->scratch_fd = s->stats_enable_fd = -1;
-	s->child_pidfd = s->child_go_fd = s->child_err_fd = s->pidfd = -1;
+	s->child_pidfd = s->child_go_fd = s->child_err_fd = s->pidfd = s->detach_helper_fd = -1;
 	s->start_ns = boot_ns();
 	s->next_unit_id = 1;
 	return s;
@@ -196,6 +199,8 @@ void dt_session_free(dt_session *s)
 	dt_sym_free(s->sym);
 	dt_elf_cache_free(s->elfc);
 	dt_arena_free(s->arena);
+	/* Last: the detach helper (if any) lets go of the probes once nothing else holds them. */
+	close_fd(&s->detach_helper_fd);
 	free(s);
 }
 
@@ -1242,20 +1247,109 @@ static void report_verbose(dt_session *s)
 		s->t_codegen / 1e6, s->t_load / 1e6, s->t_attach / 1e6, s->t_detach / 1e6);
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Keeps the perf events of unit `unit` and those after it attached in a helper process
+ * that releases them after dwarftrace has exited, and closes our copies, which is then quick:
+ * the kernel tears an event down when its last reference goes. Exiting with them open would not
+ * help — a process's files are released before it counts as exited, so its parent would wait
+ * just as long. The helper holds nothing else (stdio on /dev/null, so nobody reading our output
+ * waits for it either), waits for EOF on a pipe whose other end only we hold, i.e. for our exit,
+ * and exits; the kernel reclaims everything with it. If it cannot be made, we close them here. */
+static void hand_off_detach(dt_session *s, size_t unit)
+{
+	DT_VEC(int) keep = { 0 };
+	int p[2], null, prev = -1;
+	pid_t pid;
+	char c;
+
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null < 0 || pipe2(p, O_CLOEXEC) < 0) {
+		if (null >= 0)
+			close(null);
+		return;
+	}
+	/* The fds to keep, sorted, made before fork: the child only makes system calls. */
+	DT_VEC_PUSH(&keep, p[0]);
+	DT_VEC_PUSH(&keep, null);
+	for (size_t i = unit; i < s->units.n; i++)
+		for (size_t j = 0; j < s->units.v[i]->attached.n; j++)
+			DT_VEC_PUSH(&keep, s->units.v[i]->attached.v[j]);
+	qsort(keep.v, keep.n, sizeof(int), cmp_int);
+	pid = fork();
+	if (pid == 0) {
+		for (int i = 0; i < 3; i++)
+			dup2(null, i);
+		for (size_t i = 0; i < keep.n; i++) {
+			if (keep.v[i] > prev + 1 && keep.v[i] > 3)
+				syscall(SYS_close_range, (unsigned)DT_MAX(prev + 1, 3),
+					(unsigned)keep.v[i] - 1, 0);
+			prev = keep.v[i];
+		}
+		syscall(SYS_close_range, (unsigned)DT_MAX(prev + 1, 3), ~0u, 0);
+		setsid();
+		while (read(p[0], &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(p[0]);
+	close(null);
+	free(keep.v);
+	if (pid < 0) {
+		close(p[1]);
+		return;
+	}
+	/* Held until our exit (close-on-exec: no command inherits it). */
+	s->detach_helper_fd = p[1];
+}
+
+/* Probes are detached a batch at a time (dt_rt_detach closes one from several threads), so that
+ * a stop signal between two batches is acted on within a fraction of a second (~0.7 s for 32
+ * tracepoint perf events, ~0.5 s for 32 uprobes: larger batches detach uprobes faster but answer
+ * later). */
+#define DETACH_BATCH 32
+
+/* The last step of the end: every probe detached. A stop signal that comes meanwhile (a second
+ * Ctrl-C: thousands of perf events take a while) stops the waiting — END and the maps are out by
+ * then — and what is left is handed to a helper that detaches it in the background. */
+static void detach_all(dt_session *s)
+{
+	uint64_t t = dt_now_ns();
+	bool handed = false;
+
+	for (size_t i = 0; i < s->units.n; i++) {
+		dt_fdvec *v = &s->units.v[i]->attached;
+
+		while (v->n && !handed) {
+			dt_loop_poll_signals(s); /* sets s->hurry on a stop signal */
+			if (s->hurry) {
+				hand_off_detach(s, i);
+				handed = true;
+			} else {
+				dt_rt_detach(v, v->n > DETACH_BATCH ? v->n - DETACH_BATCH : 0);
+			}
+		}
+		/* What is left once handed off: copies the helper also holds, quick to close. */
+		close_attached(v);
+	}
+	s->t_detach = dt_now_ns() - t;
+}
+
 int dt_session_finish(dt_session *s)
 {
-	uint64_t t;
-
 	if (s->finished)
 		return 0;
 	s->finished = true;
 	/* Processes that are still alive are read before the maps print, while they can be. */
 	if (dt_session_has_user_addrs(s))
 		dt_session_note_pids(s);
-	t = dt_now_ns();
-	for (size_t i = 0; i < s->units.n; i++)
-		close_attached(&s->units.v[i]->attached);
-	s->t_detach = dt_now_ns() - t;
+	/* END and every map come first, with the probes still attached: detaching is the slow
+	 * part (each perf event waits for the kernel), and nothing must wait for it. */
 	if (!s->o.dry_run) {
 		for (size_t i = 0; i < s->units.n; i++) {
 			dt_unit *u = s->units.v[i];
@@ -1270,7 +1364,8 @@ int dt_session_finish(dt_session *s)
 			}
 		}
 	}
-	dt_loop_drain(s);
+	/* What the probes still write while this drains comes after what was there: bounded. */
+	dt_loop_drain_final(s);
 	dt_out_flush(s->out);
 	if (!s->o.dry_run) {
 		dt_out_maps_start(s->out);
@@ -1282,6 +1377,8 @@ int dt_session_finish(dt_session *s)
 	dt_xprobe_report(s);
 	if (s->uw && !s->o.verbose)
 		dt_unwinder_warn_losses(s->uw, s->err); /* -v prints every counter instead */
+	fflush(s->err);
+	detach_all(s);
 	if (s->o.verbose)
 		report_verbose(s);
 	return 0;

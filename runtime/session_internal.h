@@ -206,7 +206,8 @@ struct dt_session {
 	bool child_on_its_own; /* it ended (or could not run) before the session stopped */
 	int child_run_errno;  /* why it could not run (exec's errno), or 0 */
 	int pidfd;            /* -p: readable when that process exits */
-	bool hurry;           /* a stop signal came while detaching: end without waiting */
+	bool hurry;           /* a stop signal came during dt_session_finish: end without waiting */
+	int detach_helper_fd; /* the pipe the detach helper waits on (session.c), or -1 */
 	bool finished;
 	bool bpf_ok, perm_reported, uw_reported;
 	/* -v timings */
@@ -266,6 +267,9 @@ int dt_loop_drain(dt_session *s);
 /* Takes the SIGINT/SIGTERM that came in, if the session catches them (a stop, as dispatch
  * would): for work that runs long outside the loop, such as attaching. */
 void dt_loop_poll_signals(dt_session *s);
+/* The exit sequence's drain (dt_session_finish): what the rings hold now, but not what probes
+ * still attached keep writing, which would make it endless. How many records. */
+int dt_loop_drain_final(dt_session *s);
 /* Frees the loop (dt_session_free). */
 void dt_loop_free(dt_session *s);
 
