@@ -311,6 +311,7 @@ int dt_cli_main(int argc, char **argv)
 	struct cli c = { 0 };
 	dt_session_opts so = { .sz = sizeof(so) };
 	dt_session *s = NULL;
+	dt_unit *u = NULL;
 	dt_source src;
 	char *text = NULL;
 	size_t len = 0;
@@ -387,6 +388,7 @@ int dt_cli_main(int argc, char **argv)
 	so.dump = c.dump;
 	so.dry_run = c.dry_run;
 	so.announce = !c.dry_run;
+	so.end_on_attach_error = true;
 	so.params = c.params;
 	so.nparams = c.nparams;
 	if (c.pid_arg) {
@@ -408,9 +410,13 @@ int dt_cli_main(int argc, char **argv)
 		status = child_status(s, 0) ? child_status(s, 0) : 1; /* could not run */
 		goto out;
 	}
-	rc = dt_session_add(s, &src, NULL);
-	if (rc < 0)
+	rc = dt_session_add(s, &src, &u);
+	if (rc < 0) {
+		/* An attach failure left the unit: END and every map, then the detach. */
+		if (u)
+			dt_session_finish(s);
 		goto out;
+	}
 	if (c.dry_run) {
 		status = 0;
 		goto out;

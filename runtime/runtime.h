@@ -44,6 +44,10 @@ typedef struct dt_session_opts {
 	uint32_t dump;          /* DT_DUMP_* */
 	bool dry_run;           /* compile and load, attach nothing */
 	bool announce;          /* print bpftrace's "Attaching N probes..." before attaching */
+	/* The CLI: an attach failure ends the run, so the unit stays in the session with what it
+	 * attached (dt_session_add still fails) for dt_session_finish to run its END probes and
+	 * print the maps before detaching. Else (the REPL) the unit is undone at once. */
+	bool end_on_attach_error;
 	bool count_hits;        /* enable BPF run statistics so dt_unit_hits works */
 	const char **params;    /* positional parameters $1..$n */
 	uint32_t nparams;
@@ -72,7 +76,8 @@ dt_session *dt_session_new(const dt_session_opts *o);
  * loads every program and — unless dry_run — attaches them and runs the unit's BEGIN probes.
  * The text is copied. Returns 0 and the unit in *out (may be NULL), -EINVAL on script errors
  * (diagnostics printed, nothing loaded), -EPERM without privileges (one sentence printed), or
- * another -errno for load/attach failures (message printed, the unit is undone). */
+ * another -errno for load/attach failures (message printed, the unit is undone — but for an
+ * attach failure with opts.end_on_attach_error, where it stays, in *out, BEGIN not run). */
 int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out);
 
 /* Detaches and unloads one unit; its maps live on (the REPL's `detach`). The unit is freed. */

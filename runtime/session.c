@@ -853,24 +853,29 @@ static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 		dt_out_attached(s->out, nprobes);
 		dt_out_flush(s->out);
 	}
-	for (uint32_t i = 0; i < cg->nprogs && rc >= 0; i++) {
+	/* BEGIN and END first: an attach failure that ends the session still runs END. */
+	for (uint32_t i = 0; i < cg->nprogs; i++) {
 		const dt_cg_prog *p = &cg->progs[i];
-		size_t before = u->attached.n;
-		uint32_t n = 1;
-		char *err = NULL;
 
 		if (p->is_continuation || !p->attach)
 			continue;
 		if (is_begin_end(p, DT_P_BEGIN)) {
 			DT_VEC_PUSH(&u->begin_fds, u->prog_fds.v[i]);
 			DT_VEC_PUSH(&u->begin_types, p->prog_type);
-			continue;
-		}
-		if (is_begin_end(p, DT_P_END)) {
+		} else if (is_begin_end(p, DT_P_END)) {
 			DT_VEC_PUSH(&u->end_fds, u->prog_fds.v[i]);
 			DT_VEC_PUSH(&u->end_types, p->prog_type);
-			continue;
 		}
+	}
+	for (uint32_t i = 0; i < cg->nprogs && rc >= 0; i++) {
+		const dt_cg_prog *p = &cg->progs[i];
+		size_t before = u->attached.n;
+		uint32_t n = 1;
+		char *err = NULL;
+
+		if (p->is_continuation || !p->attach || is_begin_end(p, DT_P_BEGIN) ||
+		    is_begin_end(p, DT_P_END))
+			continue;
 		if (attach_cancelled(u))
 			break;
 		if (p->nset > 1) {
@@ -1015,7 +1020,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	bool color = isatty(fileno(s->err));
 	dt_diags *d;
 	uint64_t t;
-	int rc;
+	int rc, attach_rc;
 
 	if (out)
 		*out = NULL;
@@ -1092,9 +1097,10 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 			u->prog_fds.n == 1 ? "" : "s");
 	} else {
 		rc = attach_unit(s, u, cg);
-		if (rc < 0)
+		if (rc < 0 && !s->o.end_on_attach_error)
 			goto fail;
 	}
+	attach_rc = rc;
 	u->id = s->next_unit_id++;
 	DT_VEC_PUSH(&s->units, u);
 	rc = dt_loop_add_unit(s, u);
@@ -1105,6 +1111,12 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	}
 	dt_cg_result_free(cg);
 	dt_diags_free(d);
+	if (attach_rc < 0) {
+		/* Kept with what it attached, for dt_session_finish: END, maps, then detach. */
+		if (out)
+			*out = u;
+		return attach_rc;
+	}
 	if (!s->o.dry_run) {
 		for (size_t i = 0; i < u->begin_fds.n; i++) {
 			char *err = NULL;
