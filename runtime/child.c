@@ -1,13 +1,14 @@
-/* child.c — the processes a session watches. The -c command is forked before compiling, so its
- * pid is known to uprobes and filters, and put in a cgroup (v2) of its own so that probes see it
- * and everything it starts; it is held before exec by a pipe until every probe is attached, then
- * released — an exec failure comes back through a close-on-exec pipe so the user sees why — and,
- * when the program takes user stacks, stopped once more at its ELF entry point while its
- * mappings are read (bpf-lib/entry_stop.bpf.c). Its exit, and the -p process's, are pidfds the
- * event loop (loop.c) waits on. At the end — on every way out, errors included — a command still
- * running is ended (SIGTERM, then SIGKILL after a grace) and reaped, and its cgroup removed; the
- * cgroups of runs that were killed before they could do that are removed by the next run.
- * session.c and loop.c call in; nothing here calls either. */
+/* child.c — the processes a session watches. The -c command is forked before compiling and put
+ * in a cgroup (v2) of its own, so that the generated programs can keep to it and everything it
+ * starts (a shell's children, a wrapper's program) whatever the probe type; it is held before
+ * exec by a pipe until every probe is attached, then released — an exec failure comes back
+ * through a close-on-exec pipe so the user sees why — and, when the program takes user stacks,
+ * stopped once more at its ELF entry point while its mappings are read (bpf-lib/entry_stop.bpf.c).
+ * Its exit, and the -p process's, are pidfds the event loop (loop.c) waits on. At the end — on
+ * every way out, errors included — a command still running is ended (SIGTERM, then SIGKILL
+ * after a grace) and reaped, and its cgroup removed; the cgroups of runs that were killed before
+ * they could do that are removed by the next run. session.c and loop.c call in; nothing here
+ * calls either. */
 #include "runtime/session_internal.h"
 #include "bpf-lib/dt_entry_stop_obj.h"
 
@@ -391,8 +392,12 @@ void dt_child_sweep_cgroups(dt_session *s)
 }
 
 /* Puts the -c command (stopped before exec) into a cgroup of its own, so that probes can be
- * limited to it and to everything it starts — a shell, make's compilers — and to nothing else.
- * Without cgroup v2 the probes fall back to the command's pid alone. */
+ * limited to it and to everything it starts — a shell, make's compilers — and to nothing else:
+ * every program tests bpf_get_current_cgroup_id() (codegen's filter_cgroup, xprobe.bpf.c's
+ * filter), and uprobes attach for every process (a uprobe's perf event restricted to a pid is
+ * not inherited by the processes it starts). Without cgroup v2 the probes fall back to the
+ * command's pid alone, uprobes included — its children and what they exec are not traced, and
+ * the user is told. */
 static void child_cgroup_enter(dt_session *s)
 {
 	const char *root = cgroup2_root();
@@ -421,8 +426,12 @@ static void child_cgroup_enter(dt_session *s)
 	s->child_cgroup_id = (uint64_t)st.st_ino; /* a cgroup2 directory's inode is its id */
 	return;
 fallback:
-	if (!s->o.filter_pid)
+	fprintf(s->err, "dwarftrace: -c: no cgroup v2 to put the command in: probes see only the "
+		"command's own process, not the processes it starts\n");
+	if (!s->o.filter_pid) {
 		s->o.filter_pid = (uint32_t)s->child;
+		s->o.uprobe_pid = s->child;
+	}
 }
 
 /* Moves whatever the command left running back to our own cgroup and removes the directory. */

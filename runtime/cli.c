@@ -405,7 +405,7 @@ int dt_cli_main(int argc, char **argv)
 	 * still removes the -c command's cgroup on the way out. */
 	if (!c.dry_run && dt_session_catch_signals(s) < 0)
 		goto out;
-	/* The child exists before compiling: uprobes need its pid. */
+	/* The child exists before compiling: the programs test its cgroup id. */
 	if (c.cmd && !c.dry_run && dt_session_spawn_child(s, c.cmd, NULL) < 0) {
 		status = child_status(s, 0) ? child_status(s, 0) : 1; /* could not run */
 		goto out;

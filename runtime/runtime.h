@@ -39,7 +39,7 @@ typedef struct dt_session_opts {
 	dt_session_format format;
 	uint32_t filter_pid;    /* -p: probes only fire for this process (0 = none), but for
 				 * BEGIN, END and interval, which fire regardless */
-	int uprobe_pid;         /* -p/-c: uprobes fire in this process only (<= 0: every one) */
+	int uprobe_pid;         /* -p: uprobes fire in this process only (<= 0: every one) */
 	int verbose;            /* -v: attach list, stats totals, map memory, stage timings */
 	uint32_t dump;          /* DT_DUMP_* */
 	bool dry_run;           /* compile and load, attach nothing */
@@ -83,9 +83,11 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out);
 /* Detaches and unloads one unit; its maps live on (the REPL's `detach`). The unit is freed. */
 int dt_session_detach(dt_session *s, dt_unit *u);
 
-/* Creates the -c child stopped before exec, so its pid is known before compiling (uprobes fire
- * in it only from then on: opts.uprobe_pid); call dt_session_start_child after every
- * dt_session_add to let it exec. The session stops when it exits. */
+/* Creates the -c child stopped before exec, in a cgroup (v2) of its own, so that the programs
+ * compiled from then on fire in it and every process it starts, and nowhere else (without
+ * cgroup v2: in the child alone, opts.filter_pid and opts.uprobe_pid). Call it before the first
+ * dt_session_add, and dt_session_start_child after every dt_session_add to let it exec. The
+ * session stops when it exits. */
 int dt_session_spawn_child(dt_session *s, const char *cmd, int *pid);
 int dt_session_start_child(dt_session *s);
 

@@ -1176,7 +1176,6 @@ int dt_session_spawn_child(dt_session *s, const char *cmd, int *pid)
 
 	if (rc < 0)
 		return rc;
-	s->o.uprobe_pid = s->child;
 	if (pid)
 		*pid = s->child;
 	return dt_loop_sync(s);

@@ -278,8 +278,8 @@ void dt_loop_free(dt_session *s);
 /* -p: watches the process through a pidfd (s->pidfd). 0 or -errno (message printed). */
 int dt_pid_watch(dt_session *s, int pid);
 /* Forks the -c child stopped before exec, in a cgroup of its own (s->child_cgroup_id; without
- * cgroup v2, s->o.filter_pid becomes its pid), with a pidfd for its exit. 0 or -errno (message
- * printed). */
+ * cgroup v2, s->o.filter_pid and s->o.uprobe_pid become its pid, with a warning), with a pidfd
+ * for its exit. 0 or -errno (message printed). */
 int dt_child_spawn(dt_session *s, const char *cmd);
 /* Lets the child exec; reports exec failure. `stop_at_entry`: hold it at its ELF entry point
  * while its mappings are read (the program takes user stacks). 0 or -errno (message printed). */
