@@ -78,6 +78,22 @@
  *                other xprobe return can run here.
  *   dt_xp_switch, dt_xp_wakeup, dt_xp_exit: the scheduler hooks.
  *
+ * WHOSE CALLS
+ *
+ *   The entry and return programs are shared by every xprobe of the session, and a uprobe's BPF
+ *   program runs in every process that hits the breakpoint (with -c the uprobes are attached for
+ *   every process; with -p the kernel still runs the program elsewhere once another tracer
+ *   watches the same function). So they test, before anything else, the session's filter:
+ *   `xfilter` (struct dt_xfilter), the object's only read-only global, which userspace writes
+ *   into .rodata before loading. -c sets the command's cgroup (v2) id, so the command and every
+ *   process it starts are measured and nothing else, as with the generated programs' own
+ *   cgroup test (codegen's filter_cgroup); -p, or -c without cgroup v2, sets the process's tgid.
+ *   A load-time constant rather than a map or the cookie: the filter is known before the object
+ *   loads (the -c command is forked before the first program is compiled), it is the same for
+ *   every attach point, the cookie is taken (slot, period), and the verifier drops a test whose
+ *   constant is 0 — system-wide xprobes pay nothing for it. The scheduler hooks need no filter:
+ *   they only act on threads with an open call, which only filtered entries create.
+ *
  * Maps found by name: xthreads, xresult, xprogs, xstats (PERCPU_ARRAY of enum dt_xstat).
  */
 #ifndef DT_XPROBE_H
@@ -123,6 +139,15 @@ struct dt_xthread {
 	struct dt_xframe frames[DT_XPROBE_MAX_DEPTH];
 };
 DT_ABI_ASSERT(sizeof(struct dt_xthread) == 96 + 64 * DT_XPROBE_MAX_DEPTH, "dt_xthread");
+
+/* The filter of the entry and return programs (see WHOSE CALLS): a call is measured when its
+ * process matches every non-zero field. */
+struct dt_xfilter {
+	__u64 cgroup;              /* -c: bpf_get_current_cgroup_id() of the command's cgroup */
+	__u32 tgid;                /* -p, or -c without cgroup v2: the process */
+	__u32 pad;
+};
+DT_ABI_ASSERT(sizeof(struct dt_xfilter) == 16, "dt_xfilter");
 
 /* What the block of an xprobe sees for this call (key 0 of the per-CPU `xresult`). */
 struct dt_xresult {

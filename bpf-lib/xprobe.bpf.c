@@ -34,10 +34,9 @@ struct task_struct {
 	struct sched_entity se;
 } __attribute__((preserve_access_index));
 
-/* Set by userspace before load (-p PID, -c CMD): only calls of this process are measured. The
- * pid given to the uprobe's perf event is not enough: the kernel runs a uprobe's BPF program for
- * every process that hits the breakpoint once another tracer watches the same function. */
-const volatile __u32 filter_tgid = 0;
+/* Set by userspace before load (-c CMD: its cgroup; -p PID: the process): whose calls are
+ * measured (dt_xprobe.h, WHOSE CALLS). */
+const volatile struct dt_xfilter xfilter = { 0 };
 
 /* Task states as the scheduler passes them to sched_switch (include/linux/sched.h). */
 #define X_TASK_UNINTERRUPTIBLE 0x0002
@@ -295,6 +294,17 @@ static __always_inline __u32 drop_stale(struct dt_xthread *t, __u32 d, __u64 sp,
 	return d;
 }
 
+/* Whether the current process is one the session traces (a zero field is no test, and with
+ * a zero constant the verifier drops the branch). */
+static __always_inline bool watched(void)
+{
+	if (xfilter.tgid && (__u32)(bpf_get_current_pid_tgid() >> 32) != xfilter.tgid)
+		return false;
+	if (xfilter.cgroup && bpf_get_current_cgroup_id() != xfilter.cgroup)
+		return false;
+	return true;
+}
+
 SEC("uprobe")
 int dt_xp_entry(struct pt_regs *ctx)
 {
@@ -305,7 +315,7 @@ int dt_xp_entry(struct pt_regs *ctx)
 	struct dt_xframe *f;
 	__u64 v[DT_XB__COUNT];
 
-	if (filter_tgid && (__u32)(bpf_get_current_pid_tgid() >> 32) != filter_tgid)
+	if (!watched())
 		return 0;
 	if (period > 1 && bpf_get_prandom_u32() % period)
 		return 0;
@@ -370,7 +380,7 @@ int dt_xp_return(struct pt_regs *ctx)
 	struct dt_xframe *f;
 	__u64 wall, v[DT_XB__COUNT];
 
-	if (filter_tgid && (__u32)(bpf_get_current_pid_tgid() >> 32) != filter_tgid)
+	if (!watched())
 		return 0;
 	if (!t || !t->depth) {
 		stat_inc(DT_XS_UNMATCHED, 1);

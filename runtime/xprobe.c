@@ -1,11 +1,12 @@
 /* xprobe.c — the userspace side of xprobes (protocol: bpf-lib/dt_xprobe.h). The precompiled
  * object (entry/return uprobe programs, scheduler hooks, per-thread state) is opened from the
- * embedded bytes once per session: before codegen when a program reads an xprobe's numbers, else
- * at the first attach. Its scheduler hooks are attached with the first xprobe and stay attached
- * for the session. Each xprobe attach point gets a slot: its generated block goes into that slot
- * of the xprobe prog array, and the shared entry and return programs are attached to the
- * function with a bpf cookie naming the slot (and, for the entry, the sampling period), so one
- * pair of programs serves every watched function. At the end, what could not be measured is
+ * embedded bytes once per session, with the session's filter (-c's cgroup, -p's process) written
+ * into its read-only data: before codegen when a program reads an xprobe's numbers, else at the
+ * first attach. Its scheduler hooks are attached with the first xprobe and stay attached for the
+ * session. Each xprobe attach point gets a slot: its generated block goes into that slot of the
+ * xprobe prog array, and the shared entry and return programs are attached to the function with
+ * a bpf cookie naming the slot (and, for the entry, the sampling period), so one pair of
+ * programs serves every watched function. At the end, what could not be measured is
  * reported like the other loss counters. */
 #include "runtime/session_internal.h"
 #include "bpf-lib/dt_xprobe.h"
@@ -76,19 +77,21 @@ int dt_xprobe_load(dt_session *s)
 		fprintf(s->err, "xprobe: cannot open the embedded BPF object: %s\n", strerror(-rc));
 		goto fail;
 	}
-	if (s->o.uprobe_pid > 0) {
+	if (s->o.uprobe_pid > 0 || s->child_cgroup_id) {
 		struct bpf_map *ro = bpf_object__find_map_by_name(x->obj, ".rodata");
 		size_t sz = 0;
-		uint32_t *filter = ro ? (uint32_t *)(uintptr_t)bpf_map__initial_value(ro, &sz) : NULL;
+		struct dt_xfilter *f =
+			ro ? (struct dt_xfilter *)(uintptr_t)bpf_map__initial_value(ro, &sz) : NULL;
 
-		/* filter_tgid is the object's only read-only global. */
-		if (!filter || sz < sizeof(*filter)) {
+		/* xfilter is the object's only read-only global. */
+		if (!f || sz != sizeof(*f)) {
 			rc = -ENOENT;
-			fprintf(s->err, "internal error: the xprobe object has no pid filter (this is "
-				"a dwarftrace bug; please report it)\n");
+			fprintf(s->err, "internal error: the xprobe object has no process filter (this "
+				"is a dwarftrace bug; please report it)\n");
 			goto fail;
 		}
-		*filter = (uint32_t)s->o.uprobe_pid;
+		f->cgroup = s->child_cgroup_id;
+		f->tgid = s->o.uprobe_pid > 0 ? (uint32_t)s->o.uprobe_pid : 0;
 	}
 	rc = bpf_object__load(x->obj);
 	if (rc < 0) {
