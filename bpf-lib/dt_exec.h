@@ -9,7 +9,8 @@
  *   2. When the DWARF walker is loaded (unwind/), the process's mapping table in `procs` is
  *      emptied and DT_REQ_EXEC is sent on `requests`, so unwind/ reads the new image's
  *      mappings; with DT_EXEC_FOLLOW_ALL in `config` (system-wide tracing) a process the walker
- *      does not know yet gets an empty table too, so its library mmaps are followed.
+ *      does not know yet gets an empty table too, so its library mmaps are followed, and so does
+ *      one in config's cgroup (a -c command's processes), which is held besides (below).
  *
  * Part 2 needs the walker's procs, requests and wstats, but the walker's object loads only once a
  * program uses ustack_dwarf — possibly long after the follower was attached (a REPL). So the
@@ -19,8 +20,21 @@
  * (Slots filled later through map-in-map arrays were the other road: each update of such an array
  * from userspace waits for an RCU grace period, tens of milliseconds of start-up.)
  *
- * Maps found by name (unwind/exec.c): exec_gen, pids_seen, procs, requests, wstats, config,
- * zeroproc. Program: dt_follow_exec.
+ * HOLDING. Tables are built asynchronously, and a process that starts and calls the traced
+ * function within a millisecond (a shell's child) would be sampled before its tables exist, and
+ * exit before its maps are read for symbols. So every process of config's cgroup (set by unwind/
+ * for a -c command, whose processes it then serves) is stopped where its mappings change — at
+ * exec here, and after each executable mmap (the walker's mmap follower: ld.so loading every
+ * library, dlopen) — until userspace has read them: the follower sends SIGSTOP to it, then the
+ * request with DT_REQ_HELD, and userspace sends SIGCONT once it has served it. The signal goes
+ * first (at once: the followers run in process context with interrupts on) so that no SIGCONT
+ * can come before it; a SIGCONT that comes before the process has stopped cancels the stop, as
+ * it should. A request the ring buffer cannot take is followed by SIGCONT at once, so a process
+ * is never left stopped with no request out; requests still in the ring buffer when unwind/
+ * lets go are consumed only to continue the held ones.
+ *
+ * Maps found by name (unwind/exec.c): exec_gen, pids_seen, procs, requests, wstats, config (the
+ * last four shared with the walker), zeroproc. Program: dt_follow_exec.
  */
 #ifndef DT_EXEC_H
 #define DT_EXEC_H
@@ -36,8 +50,20 @@
  * a long session sees more processes than fit; a forgotten one is only noted again. */
 #define DT_PIDS_SEEN_ENTRIES 16384
 
-/* config: ARRAY[1] of __u32 flags, set by unwind/. */
+/* config: ARRAY[1] of struct dt_exec_config, set by unwind/. */
 #define DT_EXEC_FOLLOW_ALL 1u /* system-wide: give every exec'ing process a table, not only
 			       * those the walker knows */
+
+struct dt_exec_config {
+	__u32 flags;              /* DT_EXEC_FOLLOW_* */
+	__u32 pad;
+	__u64 cgroup;             /* a cgroup v2 id (0 = none): its processes get a table at exec
+				   * and are held while they are read (HOLDING) */
+};
+DT_ABI_ASSERT(sizeof(struct dt_exec_config) == 16, "dt_exec_config");
+
+/* The signals of a hold (the same numbers on x86-64 and arm64). */
+#define DT_SIGCONT 18
+#define DT_SIGSTOP 19
 
 #endif

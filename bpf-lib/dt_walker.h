@@ -59,15 +59,16 @@
  *
  * Map names in the object (unwind/ finds them by name): wprogs_SFX, cprogs_SFX, wstate_SFX for
  * SFX in perf, kprobe, tp, rawtp; frames, frames_deep, procs, objects, rows, rules, rowidx,
- * requests, throttle, wstats, mmap_pending.
+ * requests, throttle, wstats, config, mmap_pending.
  * Programs: dt_walk_start_SFX, dt_walk_step_SFX, and the followers: raw tracepoint
  * dt_follow_exit (deletes the procs entry of a process that exits, DT_REQ_EXIT); tracepoints
  * dt_follow_mmap_enter/exit (a known process mapping a file PROT_EXEC: DT_REQ_MMAP once the
- * mapping exists, so a library has tables before its first sample, not one request later).
+ * mapping exists, so a library has tables before its first sample, not one request later; a
+ * process of config's cgroup is held until it is served, dt_exec.h's HOLDING).
  * Exec is not followed here but by the session's one exec follower (dt_exec.h), whose object
- * owns procs, requests and wstats (walker_maps.bpf.h; the walker's object reuses them): it empties
- * the procs entry of a process that execs (or with DT_EXEC_FOLLOW_ALL gives any exec'ing process
- * an empty one) and sends DT_REQ_EXEC.
+ * owns procs, requests, wstats and config (walker_maps.bpf.h; the walker's object reuses them):
+ * it empties the procs entry of a process that execs (or with DT_EXEC_FOLLOW_ALL, or in config's
+ * cgroup, gives an exec'ing process it does not know an empty one) and sends DT_REQ_EXEC.
  */
 #ifndef DT_WALKER_H
 #define DT_WALKER_H
@@ -315,8 +316,12 @@ enum dt_unwind_req_kind {
 	DT_REQ_MMAP = 5,    /* a known process mapped a file executable (ld.so, dlopen): re-read */
 };
 
+/* Or'ed into a request's kind by the followers: the process is stopped until userspace has
+ * served the request, and then continued (dt_exec.h, HOLDING). */
+#define DT_REQ_HELD 0x10000u
+
 struct dt_unwind_req {
-	__u32 kind;         /* enum dt_unwind_req_kind */
+	__u32 kind;         /* enum dt_unwind_req_kind, maybe with DT_REQ_HELD */
 	__u32 pid;          /* tgid */
 	__u64 pc;
 };

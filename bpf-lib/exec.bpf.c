@@ -34,13 +34,6 @@ struct {
 	__type(value, struct dt_proc_maps);
 } zeroproc SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u32);
-} config SEC(".maps");
-
 /* Part 1: a new generation. Two CPUs cannot exec the same process at once, so a plain insert
  * of generation 1 cannot lose a concurrent bump. */
 static __always_inline void new_generation(__u32 tgid)
@@ -54,26 +47,28 @@ static __always_inline void new_generation(__u32 tgid)
 	bpf_map_delete_elem(&pids_seen, &tgid);
 }
 
-/* Part 2: the walker's bookkeeping. Without the walker procs stays empty and DT_EXEC_FOLLOW_ALL
- * unset, so this returns at once. The old mappings are gone. An empty entry (rather than none)
+/* Part 2: the walker's bookkeeping. Without the walker procs stays empty and config unset, so
+ * this returns at once. The old mappings are gone. An empty entry (rather than none)
  * keeps the process "known", so its executable mmaps (ld.so loading libc) are followed before
  * userspace has even read the new image. */
 static __always_inline void walker_exec(__u32 tgid)
 {
 	struct dt_proc_maps *pm = bpf_map_lookup_elem(&procs, &tgid), *empty;
-	__u32 zero = 0, *cfg;
+	struct dt_exec_config *cfg;
+	__u32 zero = 0;
 
 	if (pm) {
 		pm->n = 0;
 	} else {
+		/* Unknown: adopted system-wide, or when it is one of a -c command's. */
 		cfg = bpf_map_lookup_elem(&config, &zero);
 		empty = bpf_map_lookup_elem(&zeroproc, &zero);
-		if (!cfg || !(*cfg & DT_EXEC_FOLLOW_ALL) || !empty)
+		if (!cfg || !empty || (!(cfg->flags & DT_EXEC_FOLLOW_ALL) && !in_held_cgroup()))
 			return;
 		if (bpf_map_update_elem(&procs, &tgid, empty, BPF_NOEXIST) < 0)
 			return; /* full: the walker's request will come instead */
 	}
-	req_out(DT_REQ_EXEC, tgid, 0);
+	req_follow(DT_REQ_EXEC, tgid, 0);
 }
 
 SEC("raw_tracepoint/sched_process_exec")

@@ -720,6 +720,6 @@ int dt_follow_mmap_exit(struct mmap_exit_args *a)
 	bpf_map_delete_elem(&mmap_pending, &tid);
 	if (a->ret < 0 && a->ret > -4096)
 		return 0;
-	req_out(DT_REQ_MMAP, pid_tgid >> 32, (__u64)a->ret);
+	req_follow(DT_REQ_MMAP, pid_tgid >> 32, (__u64)a->ret);
 	return 0;
 }

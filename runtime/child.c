@@ -2,13 +2,13 @@
  * in a cgroup (v2) of its own, so that the generated programs can keep to it and everything it
  * starts (a shell's children, a wrapper's program) whatever the probe type; it is held before
  * exec by a pipe until every probe is attached, then released — an exec failure comes back
- * through a close-on-exec pipe so the user sees why — and, when the program takes user stacks,
- * stopped once more at its ELF entry point while its mappings are read (bpf-lib/entry_stop.bpf.c).
- * Its exit, and the -p process's, are pidfds the event loop (loop.c) waits on. At the end — on
- * every way out, errors included — a command still running is ended (SIGTERM, then SIGKILL
- * after a grace) and reaped, and its cgroup removed; the cgroups of runs that were killed before
- * they could do that are removed by the next run. session.c and loop.c call in; nothing here
- * calls either. */
+ * through a close-on-exec pipe so the user sees why — and, when the program takes user stacks
+ * and the unwinder does not hold the cgroup's processes itself while it reads them (unwind/),
+ * stopped once more at its ELF entry point (bpf-lib/entry_stop.bpf.c). Its exit, and the -p
+ * process's, are pidfds the event loop (loop.c) waits on. At the end — on every way out, errors
+ * included — a command still running is ended (SIGTERM, then SIGKILL after a grace) and reaped,
+ * and its cgroup removed; the cgroups of runs that were killed before they could do that are
+ * removed by the next run. session.c and loop.c call in; nothing here calls either. */
 #include "runtime/session_internal.h"
 #include "bpf-lib/dt_entry_stop_obj.h"
 

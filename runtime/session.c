@@ -466,11 +466,21 @@ static int session_exec_follower(dt_session *s)
 	return 0;
 }
 
+/* A process of the -c command held while the unwinder read it: now, not when its first stack
+ * arrives (it may be gone by then), is when its mappings can be read for symbols. */
+static void uw_held(void *ctx, uint32_t pid)
+{
+	dt_session *s = ctx;
+
+	dt_sym_refresh_pid(s->sym, pid);
+}
+
 /* The unwinder, loaded on first use (by the resource step); NULL with a message printed if it
  * cannot load. */
 static dt_unwinder *session_unwinder(dt_session *s)
 {
 	dt_unwinder_opts uo = { .sz = sizeof(uo), .log = uw_log, .log_ctx = s,
+				.held = uw_held, .held_ctx = s,
 				.elf_cache = s->elfc, .table_budget = s->o.unwind_budget,
 				.max_stacks = s->o.unwind_stacks };
 	if (s->uw)
@@ -485,13 +495,17 @@ static dt_unwinder *session_unwinder(dt_session *s)
 	/* Before anything attaches, so that no first sample finds "no tables yet": the -p process,
 	 * or with neither -p nor -c (system-wide) every running process. A -c child has not exec'd
 	 * yet: it is watched (its exec and library mmaps are followed) and read again at its entry
-	 * point (loop.c). */
-	if (s->uw && !s->o.dry_run && s->o.filter_pid)
+	 * point (loop.c); with a cgroup, it and every process it starts are followed from their
+	 * exec and held while they are read instead. */
+	if (s->uw && !s->o.dry_run && s->o.filter_pid) {
 		dt_unwinder_add_pid(s->uw, s->o.filter_pid);
-	else if (s->uw && !s->o.dry_run && s->child > 0)
+	} else if (s->uw && !s->o.dry_run && s->child > 0) {
 		dt_unwinder_watch_pid(s->uw, (uint32_t)s->child);
-	else if (s->uw && !s->o.dry_run)
+		if (s->child_cgroup_id)
+			dt_unwinder_follow_cgroup(s->uw, s->child_cgroup_id);
+	} else if (s->uw && !s->o.dry_run) {
 		dt_unwinder_add_all(s->uw);
+	}
 	if (!s->uw && !s->uw_reported) {
 		s->uw_reported = true;
 		if (errno == EPERM)
@@ -1183,7 +1197,11 @@ int dt_session_spawn_child(dt_session *s, const char *cmd, int *pid)
 
 int dt_session_start_child(dt_session *s)
 {
-	return dt_child_release(s, s->uw || dt_session_has_user_addrs(s));
+	/* The unwinder holds the command's processes, itself included, while it reads them (and
+	 * they are noted for symbols then): the entry stop would only come second. */
+	bool held = s->uw && s->child_cgroup_id;
+
+	return dt_child_release(s, !held && (s->uw || dt_session_has_user_addrs(s)));
 }
 
 /* ---------------------------------------------------------------- the end */

@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,10 +22,11 @@ struct dt_exec_follower {
 	struct bpf_object *obj;
 	struct bpf_link *link;
 	int gen_fd, seen_fd, config_fd;
+	bool held;            /* a cgroup was followed: processes may wait in requests */
 };
 
 /* The walker's maps the follower owns (walker_maps.bpf.h). */
-static const char *const walker_maps[] = { "procs", "requests", "wstats" };
+static const char *const walker_maps[] = { "procs", "requests", "wstats", "config" };
 
 #define flog(f, ...) dt_unwind_log((f)->opts.log, (f)->opts.log_ctx, __VA_ARGS__)
 
@@ -78,6 +80,10 @@ void dt_exec_follower_free(dt_exec_follower *f)
 	if (!f)
 		return;
 	bpf_link__destroy(f->link);
+	/* Detached (which waits for a run in progress): a process it held after the unwinder let
+	 * go goes on now. */
+	if (f->held)
+		dt_exec_follower_release_held(f);
 	bpf_object__close(f->obj);
 	free(f);
 }
@@ -109,9 +115,53 @@ int dt_exec_follower_walker_map_fd(const dt_exec_follower *f, const char *name)
 	return -ENOENT;
 }
 
+/* Reads config, adds `set_flags` and, when `set_cgroup`, sets the cgroup; writes it back. */
+static int config_edit(dt_exec_follower *f, uint32_t set_flags, bool set_cgroup, uint64_t cgroup)
+{
+	struct dt_exec_config cfg = { 0 };
+	uint32_t zero = 0;
+
+	if (bpf_map_lookup_elem(f->config_fd, &zero, &cfg) < 0)
+		return -errno;
+	cfg.flags |= set_flags;
+	if (set_cgroup)
+		cfg.cgroup = cgroup;
+	return bpf_map_update_elem(f->config_fd, &zero, &cfg, BPF_ANY) < 0 ? -errno : 0;
+}
+
 int dt_exec_follower_follow_all(dt_exec_follower *f)
 {
-	uint32_t zero = 0, cfg = DT_EXEC_FOLLOW_ALL;
+	return config_edit(f, DT_EXEC_FOLLOW_ALL, false, 0);
+}
 
-	return bpf_map_update_elem(f->config_fd, &zero, &cfg, BPF_ANY) < 0 ? -errno : 0;
+int dt_exec_follower_follow_cgroup(dt_exec_follower *f, uint64_t cgroup_id)
+{
+	if (cgroup_id)
+		f->held = true;
+	return config_edit(f, 0, true, cgroup_id);
+}
+
+/* Continues the process of a held request; the others are dropped with no one to serve them. */
+static int release_cb(void *ctx, void *data, size_t size)
+{
+	const struct dt_unwind_req *r = data;
+
+	(void)ctx;
+	if (size >= sizeof(*r) && r->kind & DT_REQ_HELD)
+		kill((pid_t)r->pid, SIGCONT);
+	return 0;
+}
+
+void dt_exec_follower_release_held(dt_exec_follower *f)
+{
+	struct ring_buffer *rb;
+	int fd = dt_obj_map_fd(f->obj, "requests");
+
+	rb = fd < 0 ? NULL : ring_buffer__new(fd, release_cb, NULL, NULL);
+	if (!rb) {
+		flog(f, "exec follower: cannot read the requests to continue held processes");
+		return;
+	}
+	ring_buffer__consume(rb);
+	ring_buffer__free(rb);
 }

@@ -67,6 +67,10 @@ typedef struct dt_unwinder_opts {
 	/* libbpf/verifier messages and build warnings go here when set (else nowhere). */
 	void (*log)(void *ctx, const char *msg);
 	void *log_ctx;
+	/* Called for a process held by dt_unwinder_follow_cgroup once its tables are built, while
+	 * it is still stopped: the one moment a process living a millisecond can surely be read. */
+	void (*held)(void *ctx, uint32_t pid);
+	void *held_ctx;
 } dt_unwinder_opts;
 
 /* Opens and loads the walker. NULL with errno set (and a message through opts->log). */
@@ -96,6 +100,13 @@ int dt_unwinder_add_pid(dt_unwinder *u, uint32_t pid);
 /* Marks a process that has not exec'd yet (a -c child) as known with no mappings: the walker's
  * exec and mmap followers then report its exec and each library ld.so maps as they happen. */
 int dt_unwinder_watch_pid(dt_unwinder *u, uint32_t pid);
+/* Follows the processes of a cgroup v2 (its id) from their exec on, as if each were watched, and
+ * holds each (SIGSTOP, then SIGCONT) at its exec and after each executable mmap until its
+ * tables are built (bpf-lib/dt_exec.h, HOLDING): the processes a -c command starts — a shell's
+ * children, what a wrapper runs — have complete stacks from their first sample, like the
+ * command itself. The holds are served by dt_unwinder_process (so call it promptly) and let go
+ * by dt_unwinder_free. Needs opts.exec (else -EOPNOTSUPP). 0 or -errno. */
+int dt_unwinder_follow_cgroup(dt_unwinder *u, uint64_t cgroup_id);
 /* Builds tables for every process running now (system-wide tracing: samples of processes that
  * were already running are complete from the first one). Returns the number of processes added
  * (kernel threads and processes gone meanwhile are skipped) or -errno. */

@@ -68,10 +68,16 @@ int dt_obj_map_fd(struct bpf_object *obj, const char *name);
 
 /* ---------------------------------------------------------------- exec.c, for unwinder.c */
 
-/* The follower's instance of a map it shares with the walker (procs, requests, wstats: see
- * bpf-lib/walker_maps.bpf.h), for the walker's object to reuse; -ENOENT for other names. */
+/* The follower's instance of a map it shares with the walker (procs, requests, wstats, config:
+ * see bpf-lib/walker_maps.bpf.h), for the walker's object to reuse; -ENOENT for other names. */
 int dt_exec_follower_walker_map_fd(const dt_exec_follower *f, const char *name);
 /* Sets DT_EXEC_FOLLOW_ALL: every exec'ing process gets a table, not only known ones. */
 int dt_exec_follower_follow_all(dt_exec_follower *f);
+/* Sets config's cgroup (0: none): its processes get a table at exec and are held while they are
+ * read (bpf-lib/dt_exec.h, HOLDING); only for an unwinder that serves the requests. */
+int dt_exec_follower_follow_cgroup(dt_exec_follower *f, uint64_t cgroup_id);
+/* Consumes every request left in the ring buffer, continuing the held processes: for whoever
+ * lets go of the requests last, once no follower can hold another process. */
+void dt_exec_follower_release_held(dt_exec_follower *f);
 
 #endif

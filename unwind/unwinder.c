@@ -4,11 +4,12 @@
  * at object ids. Rows live in fixed pages of one array map, allocated first-fit within the memory
  * budget; objects no live process maps are evicted (least recently used first) when space runs out.
  * Requests (from the walker: unknown pid, pc outside every known mapping; from the followers:
- * exec, exit, executable mmap) arrive on a ring buffer and are served by dt_unwinder_process().
- * The ELF files themselves and the reading of /proc/PID/maps are elfproc's (its cache is the
- * session's, shared with the symbolizer); an object keeps only what it needs after its rows are
- * built (identity, segments), so the file's image is not held: its CFI pages would stay in our
- * memory for the whole session. */
+ * exec, exit, executable mmap) arrive on a ring buffer and are served by dt_unwinder_process();
+ * the processes of a followed cgroup (a -c command's) wait, stopped, until theirs are served
+ * (bpf-lib/dt_exec.h, HOLDING). The ELF files themselves and the reading of /proc/PID/maps are
+ * elfproc's (its cache is the session's, shared with the symbolizer); an object keeps only what
+ * it needs after its rows are built (identity, segments), so the file's image is not held: its
+ * CFI pages would stay in our memory for the whole session. */
 #include "unwind/unwind.h"
 #include "unwind/unwind_internal.h"
 #include "bpf-lib/dt_walker_obj.h"
@@ -80,6 +81,7 @@ struct dt_unwinder {
 	uint64_t frames_missing; /* stack ids asked for but no longer in the frames maps */
 	double startup_ms;      /* dt_unwinder_add_all: time and processes */
 	uint32_t startup_procs;
+	bool follows_cgroup;    /* dt_unwinder_follow_cgroup: its processes are held */
 };
 
 static const char *const ptype_sfx[DT_WPT__COUNT] = {"perf", "kprobe", "tp", "rawtp"};
@@ -299,9 +301,16 @@ void dt_unwinder_free(dt_unwinder *u)
 
 	if (!u)
 		return;
+	/* No process is held from now on; those held already are continued once the mmap
+	 * followers are detached (which waits for a run in progress). The exec follower lets go
+	 * of one it holds after this when it is freed in turn. */
+	if (u->follows_cgroup)
+		dt_exec_follower_follow_cgroup(u->opts.exec, 0);
 	for (i = 0; i < DT_NFOLLOWERS; i++)
 		bpf_link__destroy(u->links[i]);
 	ring_buffer__free(u->rb);
+	if (u->follows_cgroup)
+		dt_exec_follower_release_held(u->opts.exec);
 	for (i = 0; i < DT_WPT__COUNT; i++)
 		bpf_object__close(u->tobj[i]);
 	bpf_object__close(u->obj);
@@ -821,6 +830,14 @@ int dt_unwinder_watch_pid(dt_unwinder *u, uint32_t pid)
 	return ret;
 }
 
+int dt_unwinder_follow_cgroup(dt_unwinder *u, uint64_t cgroup_id)
+{
+	if (!u->opts.exec)
+		return -EOPNOTSUPP;
+	u->follows_cgroup = true;
+	return dt_exec_follower_follow_cgroup(u->opts.exec, cgroup_id);
+}
+
 int dt_unwinder_add_all(dt_unwinder *u)
 {
 	struct timespec t0, t1;
@@ -866,7 +883,7 @@ static int request_cb(void *ctx, void *data, size_t size)
 	if (size < sizeof(*r))
 		return 0;
 	u->requests_served++;
-	switch (r->kind) {
+	switch (r->kind & ~DT_REQ_HELD) {
 	case DT_REQ_PID:
 	case DT_REQ_PC:
 	case DT_REQ_EXEC:
@@ -878,6 +895,11 @@ static int request_cb(void *ctx, void *data, size_t size)
 	case DT_REQ_EXIT:
 		dt_unwinder_remove_pid(u, r->pid);
 		break;
+	}
+	if (r->kind & DT_REQ_HELD) {
+		if (u->opts.held)
+			u->opts.held(u->opts.held_ctx, r->pid);
+		kill((pid_t)r->pid, SIGCONT);
 	}
 	/* Served: the pid may ask again at once (its next new mapping, a library dlopen'd right
 	 * after start). The throttle then only holds back a pid whose request is in flight, which

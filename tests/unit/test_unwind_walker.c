@@ -15,12 +15,14 @@
 #include <bpf/bpf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -644,6 +646,30 @@ static void exec_exit_and_sharing(void)
 	dt_exec_follower_free(f);
 }
 
+/* Forks a child that, once a byte is written to *go, runs sh -c "exec /bin/true": two execs of
+ * dynamically linked programs. Its pid, or -1. */
+static pid_t fork_two_execs(int *go)
+{
+	int pfd[2];
+	pid_t pid;
+
+	if (pipe(pfd) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		char c;
+
+		close(pfd[1]);
+		if (read(pfd[0], &c, 1) != 1)
+			_exit(126);
+		execl("/bin/sh", "sh", "-c", "exec /bin/true", (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[0]);
+	*go = pfd[1];
+	return pid;
+}
+
 /* The exec follower without a walker: each exec bumps the process's generation (a process that
  * never exec'd is generation 0) and forgets it in pids-seen, so its new image is noted anew. */
 static void exec_generations_without_walker(void)
@@ -653,37 +679,147 @@ static void exec_generations_without_walker(void)
 	dt_exec_follower *f;
 	uint32_t pid;
 	pid_t child;
-	int pfd[2], status;
+	int go, status;
 
 	T_SKIP_UNLESS_ROOT();
 	f = dt_exec_follower_new(&fo);
 	CHECK(f != NULL);
 	if (!f)
 		return;
-	CHECK(pipe(pfd) == 0);
-	child = fork();
-	if (child == 0) {
-		char go;
-
-		close(pfd[1]);
-		if (read(pfd[0], &go, 1) != 1)
-			_exit(126);
-		/* two execs: sh, then true */
-		execl("/bin/sh", "sh", "-c", "exec /bin/true", (char *)NULL);
-		_exit(127);
-	}
-	close(pfd[0]);
+	child = fork_two_execs(&go);
+	CHECK(child > 0);
 	pid = (uint32_t)child;
 	CHECK_EQ_INT(dt_exec_follower_gen(f, pid), 0);
 	CHECK_EQ_INT(bpf_map_update_elem(dt_exec_follower_seen_fd(f), &pid, &when, BPF_ANY), 0);
-	CHECK(write(pfd[1], "g", 1) == 1);
-	close(pfd[1]);
+	CHECK(write(go, "g", 1) == 1);
+	close(go);
 	CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) &&
 	      WEXITSTATUS(status) == 0);
 	CHECK_EQ_INT(dt_exec_follower_gen(f, pid), 2);
 	CHECK(bpf_map_lookup_elem(dt_exec_follower_seen_fd(f), &pid, &when) < 0);
 	CHECK_EQ_INT(dt_exec_follower_gen(f, (uint32_t)getpid()), 0);
 	dt_exec_follower_free(f);
+}
+
+/* The cgroup v2 directory made for the held-process test, or "" when there is no cgroup v2. */
+static void cgroup_make(char *dir, size_t n, uint64_t *id)
+{
+	char line[PATH_MAX + 128], mnt[1024], type[64];
+	FILE *m = fopen("/proc/self/mounts", "re");
+	struct stat st;
+
+	dir[0] = 0;
+	while (m && fgets(line, sizeof(line), m))
+		if (sscanf(line, "%*s %1023s %63s", mnt, type) == 2 && !strcmp(type, "cgroup2")) {
+			snprintf(dir, n, "%s/dt-unit-held.%d", mnt, (int)getpid());
+			break;
+		}
+	if (m)
+		fclose(m);
+	if (dir[0] && (mkdir(dir, 0755) < 0 || stat(dir, &st) < 0))
+		dir[0] = 0;
+	*id = dir[0] ? (uint64_t)st.st_ino : 0;
+}
+
+/* fork_two_execs, in the cgroup. */
+static pid_t cgroup_start(const char *dir, int *go)
+{
+	char procs[PATH_MAX + 32];
+	pid_t pid = fork_two_execs(go);
+	FILE *f;
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	f = pid > 0 ? fopen(procs, "we") : NULL;
+	if (!f || fprintf(f, "%d\n", (int)pid) < 0 || fclose(f) != 0)
+		return -1;
+	return pid;
+}
+
+/* Waits up to 2 s for pid to stop (or end); returns waitpid's status, or -1. */
+static int wait_change(pid_t pid)
+{
+	int st;
+
+	for (int ms = 0; ms < 2000; ms++) {
+		if (waitpid(pid, &st, WNOHANG | WUNTRACED) == pid)
+			return st;
+		usleep(1000);
+	}
+	return -1;
+}
+
+static int held_calls;
+static uint32_t held_pid;
+
+static void on_held(void *ctx, uint32_t pid)
+{
+	(void)ctx;
+	held_calls++;
+	held_pid = pid;
+}
+
+/* A process of a followed cgroup stops at its exec and at each library ld.so maps until its
+ * request is served (and the session is told then); one that is still held when the unwinder is
+ * freed goes on. */
+static void cgroup_processes_held_until_read(void)
+{
+	dt_exec_follower_opts fo = {.sz = sizeof(fo)};
+	dt_unwinder_opts uo = {.sz = sizeof(uo), .held = on_held};
+	char dir[PATH_MAX];
+	dt_exec_follower *f;
+	dt_unwinder *u;
+	uint64_t id;
+	int go, st, stops = 0;
+	pid_t pid;
+
+	T_SKIP_UNLESS_ROOT();
+	cgroup_make(dir, sizeof(dir), &id);
+	if (!dir[0]) {
+		t_case_failed = -1; /* no cgroup v2 here */
+		return;
+	}
+	f = dt_exec_follower_new(&fo);
+	uo.exec = f;
+	u = f ? dt_unwinder_new(&uo) : NULL;
+	CHECK(u != NULL);
+	if (!u)
+		goto out;
+	CHECK_EQ_INT(dt_unwinder_follow_cgroup(u, id), 0);
+
+	pid = cgroup_start(dir, &go);
+	CHECK(pid > 0);
+	CHECK(write(go, "g", 1) == 1);
+	close(go);
+	st = wait_change(pid);
+	CHECK(st != -1 && WIFSTOPPED(st)); /* at its exec, with no one serving yet */
+	while (st != -1 && WIFSTOPPED(st)) {
+		stops++;
+		dt_unwinder_process(u);
+		st = wait_change(pid);
+	}
+	CHECK(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	/* Held at each exec (sh, true) and each one's libc; a hold served before the process got
+	 * to stop is cancelled by its SIGCONT, so not every one shows as a stop. */
+	CHECK(stops >= 1);
+	CHECK(held_calls >= 4);
+	CHECK_EQ_INT(held_pid, (uint32_t)pid);
+
+	pid = cgroup_start(dir, &go);
+	CHECK(pid > 0);
+	CHECK(write(go, "g", 1) == 1);
+	close(go);
+	st = wait_change(pid);
+	CHECK(st != -1 && WIFSTOPPED(st));
+	dt_unwinder_free(u);
+	u = NULL;
+	do
+		st = wait_change(pid);
+	while (st != -1 && WIFSTOPPED(st));
+	CHECK(st != -1 && WIFEXITED(st)); /* let go, and no longer held at its mmaps */
+out:
+	dt_unwinder_free(u);
+	dt_exec_follower_free(f);
+	rmdir(dir);
 }
 
 /* A budget that exactly fits one process's objects: once it is gone, a new process's object
@@ -795,6 +931,7 @@ int main(void)
 	T_RUN(depth_limit);
 	T_RUN(exec_exit_and_sharing);
 	T_RUN(exec_generations_without_walker);
+	T_RUN(cgroup_processes_held_until_read);
 	T_RUN(eviction_under_budget);
 	T_RUN(dlopen_discovered);
 	if (target[0]) {
