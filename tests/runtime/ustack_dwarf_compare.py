@@ -17,7 +17,9 @@ import subprocess
 import sys
 import tempfile
 
-ROOTS = {"start", "clone3", "clone"}  # after norm() and lstrip("_")
+# After norm() and lstrip("_"). dl_start_user: the dynamic loader's own entry frame, the root of
+# a sample taken while ld.so loads the program (before _start runs).
+ROOTS = {"start", "clone3", "clone", "dl_start_user"}
 MIN_ROOT = 99.0
 
 
