@@ -36,6 +36,19 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 		(vec)->v[(vec)->n++] = (x);                                                  \
 	} while (0)
 
+/* A string-keyed table of pointers (open addressing): name lookups that stay O(1) however many
+ * maps or variables a script has. Keys are not copied: they must outlive the table. Zero-initialise
+ * (`dt_strmap m = {0};`), free with dt_strmap_fini. */
+typedef struct dt_strmap {
+	struct dt_strmap_slot { const char *key; void *val; } *slots;
+	size_t n, cap;
+} dt_strmap;
+/* The value stored under key, or NULL. */
+void *dt_strmap_get(const dt_strmap *m, const char *key);
+/* Stores val under key, replacing what was there. */
+void dt_strmap_put(dt_strmap *m, const char *key, void *val);
+void dt_strmap_fini(dt_strmap *m);
+
 /* Read a whole file into a NUL-terminated heap buffer; 0 or -errno. */
 int dt_read_file(const char *path, char **out, size_t *len);
 

@@ -32,10 +32,12 @@ typedef struct checker {
 	dt_diags *d;    /* NULL during the collecting walk */
 	const dt_check_opts *o;
 	DT_VEC(map_info *) maps;
+	dt_strmap map_names; /* name -> map_info: scripts with thousands of maps */
 	DT_VEC(dt_event_desc) events;
 	/* The probe being checked. */
 	dt_probe *probe;
 	DT_VEC(dt_var_sym *) vars;
+	dt_strmap var_names; /* name -> dt_var_sym of this probe */
 	const dt_type *record;   /* its tracepoint args, loaded on first use */
 	bool record_failed;
 	bool in_pred;
@@ -75,10 +77,10 @@ static const char *tracefs(checker *c)
 
 static map_info *map_lookup(checker *c, const dt_expr *e)
 {
-	for (size_t i = 0; i < c->maps.n; i++)
-		if (!strcmp(c->maps.v[i]->sym.name, e->map.name))
-			return c->maps.v[i];
-	map_info *m = dt_arena_alloc(c->a, sizeof(*m));
+	map_info *m = dt_strmap_get(&c->map_names, e->map.name);
+	if (m)
+		return m;
+	m = dt_arena_alloc(c->a, sizeof(*m));
 	m->sym.name = e->map.name;
 	m->sym.decl = e->span;
 	m->sym.id = (uint32_t)c->maps.n;
@@ -93,6 +95,7 @@ static map_info *map_lookup(checker *c, const dt_expr *e)
 		m->assigned = true;
 	}
 	DT_VEC_PUSH(&c->maps, m);
+	dt_strmap_put(&c->map_names, m->sym.name, m);
 	return m;
 }
 
@@ -188,10 +191,7 @@ static map_info *check_map_use(checker *c, dt_expr *e)
 
 static dt_var_sym *var_find(checker *c, const char *name)
 {
-	for (size_t i = 0; i < c->vars.n; i++)
-		if (!strcmp(c->vars.v[i]->name, name))
-			return c->vars.v[i];
-	return NULL;
+	return dt_strmap_get(&c->var_names, name);
 }
 
 static dt_var_sym *var_read(checker *c, dt_expr *e)
@@ -217,6 +217,7 @@ static void var_assign(checker *c, dt_expr *target, const dt_type *t, dt_span at
 		v->type = is_none(t) ? &t_none : t;
 		v->id = (uint32_t)c->vars.n;
 		DT_VEC_PUSH(&c->vars, v);
+		dt_strmap_put(&c->var_names, v->name, v);
 	} else if (!is_none(t)) {
 		const dt_type *u = is_none(v->type) ? t : dt_type_unify(c->a, v->type, t);
 		if (!u) {
@@ -1230,6 +1231,7 @@ static void walk(checker *c)
 		dt_probe *pr = c->p->probes[i];
 		c->probe = pr;
 		c->vars.n = 0;
+		dt_strmap_fini(&c->var_names);
 		c->record = NULL;
 		c->record_failed = false;
 		pr->uses_ustack_dwarf = pr->pred_uses_ustack_dwarf = false;
@@ -1291,7 +1293,9 @@ int dt_check(dt_program *p, dt_arena *a, dt_diags *d, const dt_check_opts *opts)
 	for (uint32_t i = 0; i < p->nprobes; i++)
 		p->uses_ustack_dwarf |= p->probes[i]->uses_ustack_dwarf;
 	free(c.maps.v);
+	dt_strmap_fini(&c.map_names);
 	free(c.events.v);
 	free(c.vars.v);
+	dt_strmap_fini(&c.var_names);
 	return dt_diags_error_count(d) > before ? -EINVAL : 0;
 }

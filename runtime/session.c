@@ -181,6 +181,7 @@ void dt_session_free(dt_session *s)
 		free(s->maps.v[i]);
 	}
 	free(s->maps.v);
+	dt_strmap_fini(&s->map_names);
 	for (size_t i = 0; i < s->stackmaps.n; i++)
 		close(s->stackmaps.v[i].fd);
 	free(s->stackmaps.v);
@@ -255,10 +256,7 @@ int dt_unit_hits(const dt_unit *u, uint64_t *hits)
 
 dt_smap *dt_session_find_map(dt_session *s, const char *name)
 {
-	for (size_t i = 0; i < s->maps.n; i++)
-		if (!strcmp(s->maps.v[i]->sym.name, name))
-			return s->maps.v[i];
-	return NULL;
+	return dt_strmap_get(&s->map_names, name);
 }
 
 /* BPF object names: at most 15 characters of [A-Za-z0-9_.]; "@" becomes "AT_", as bpftrace. */
@@ -307,6 +305,7 @@ static int create_script_map(dt_session *s, const dt_map_sym *m, dt_smap **out)
 	}
 	sm->fd = fd;
 	DT_VEC_PUSH(&s->maps, sm);
+	dt_strmap_put(&s->map_names, sm->sym.name, sm);
 	*out = sm;
 	return 0;
 }
@@ -990,6 +989,7 @@ static void drop_maps_from(dt_session *s, size_t n0)
 	while (s->maps.n > n0) {
 		dt_smap *m = s->maps.v[--s->maps.n];
 
+		dt_strmap_put(&s->map_names, m->sym.name, NULL);
 		close(m->fd);
 		free(m);
 	}

@@ -175,6 +175,7 @@ struct dt_session {
 	dt_out *out;
 	int ncpus;
 	DT_VEC(dt_smap *) maps;
+	dt_strmap map_names;  /* name -> dt_smap (NULL once dropped): O(1) dt_session_find_map */
 	DT_VEC(dt_stackmap) stackmaps;
 	DT_VEC(dt_unit *) units;
 	uint32_t next_unit_id;
