@@ -625,6 +625,13 @@ void cg_emit_program(cg *c, const dt_probe *p, const dt_attach *const *set, uint
 			*q = '_';
 	c->fn = LLVMAddFunction(c->mod, fname, fty);
 	LLVMSetSection(c->fn, section);
+	/* BPF has no C library: with "no-builtins" (clang's -fno-builtin) no pass turns our stores
+	 * into memset/memcpy calls. MemCpyOpt did, merging the zeroing of a key or value into one
+	 * memset that the backend expands only up to 128 stores ("A call to built-in function
+	 * 'memset' is not supported" for a 1 KiB key), and its merging updates MemorySSA at a cost
+	 * that grows with the function, so compile time grew quadratically with a probe's size. */
+	LLVMAddAttributeAtIndex(c->fn, LLVMAttributeFunctionIndex,
+				LLVMCreateStringAttribute(c->ctx, "no-builtins", 11, "", 0));
 	c->probe = p;
 	c->attach = a;
 	c->set = set;
