@@ -1013,6 +1013,13 @@ static int create_unit_maps(dt_session *s, dt_unit *u)
 	return 0;
 }
 
+static void print_timings(dt_session *s)
+{
+	fprintf(s->err, "timings: parse %.2f ms, check %.2f ms, codegen %.2f ms, load %.2f ms, "
+		"attach %.2f ms, detach %.2f ms\n", s->t_parse / 1e6, s->t_check / 1e6,
+		s->t_codegen / 1e6, s->t_load / 1e6, s->t_attach / 1e6, s->t_detach / 1e6);
+}
+
 int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 {
 	dt_unit *u = xcalloc(1, sizeof(*u));
@@ -1109,6 +1116,10 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	if (s->o.dry_run) {
 		fprintf(s->o.out, "dry run: %zu program%s loaded\n", u->prog_fds.n,
 			u->prog_fds.n == 1 ? "" : "s");
+		/* A dry run never reaches dt_session_finish: -v's stage timings are printed here,
+		 * so that compile time can be measured without attaching. */
+		if (s->o.verbose)
+			print_timings(s);
 	} else {
 		rc = attach_unit(s, u, cg);
 		if (rc < 0 && !s->o.end_on_attach_error)
@@ -1271,9 +1282,7 @@ static void report_verbose(dt_session *s)
 		s->stackmaps.n, (double)mem / (1 << 20));
 	if (s->uw)
 		dt_unwinder_print_stats(s->uw, s->err);
-	fprintf(s->err, "timings: parse %.2f ms, check %.2f ms, codegen %.2f ms, load %.2f ms, "
-		"attach %.2f ms, detach %.2f ms\n", s->t_parse / 1e6, s->t_check / 1e6,
-		s->t_codegen / 1e6, s->t_load / 1e6, s->t_attach / 1e6, s->t_detach / 1e6);
+	print_timings(s);
 }
 
 static int cmp_int(const void *a, const void *b)
