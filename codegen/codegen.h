@@ -37,7 +37,10 @@ typedef enum dt_aux_map {
 	DT_AUX_SYSCALL_SLOTS,/* the unit's hash struct dt_syscall_key -> attach slot (u32) */
 } dt_aux_map;
 
-#define DT_SCRATCH_SIZE 4096
+/* A statement's buffers that do not fit on the stack: the largest key, value and event lang
+ * allows (DT_MAX_KEY_SIZE + DT_MAX_VALUE_SIZE + DT_MAX_EVENT_SIZE) with room for temporaries,
+ * and a probe's $variables (DT_MAX_VARS_SIZE) besides. */
+#define DT_SCRATCH_SIZE 8192
 
 /* One stack-trace map (DT_AUX_STACKS): BPF_MAP_TYPE_STACK_TRACE of `depth` u64 frames. */
 typedef struct dt_cg_stack_need {

@@ -184,6 +184,12 @@ static map_info *check_map_use(checker *c, dt_expr *e)
 	dt_span ks = { e->map.keys[0]->span.off,
 		       e->map.keys[e->map.nkeys - 1]->span.off +
 			       e->map.keys[e->map.nkeys - 1]->span.len - e->map.keys[0]->span.off };
+	if (kt->size > DT_MAX_KEY_SIZE) {
+		ERR(c, ks, "this key of %s is %u bytes (%u part%s); a map key can be at most %d "
+		    "bytes", m->sym.name, kt->size, e->map.nkeys, e->map.nkeys == 1 ? "" : "s",
+		    DT_MAX_KEY_SIZE);
+		return m;
+	}
 	if (m->keyed)
 		map_part(c, m, &m->sym.key, &m->key_decl, kt, ks, "key");
 	return m;
@@ -568,6 +574,12 @@ static const dt_type *check_printf(checker *c, dt_expr *e)
 	for (uint32_t i = 0; i + 1 < e->call.nargs; i++)
 		at[i] = storage_type(at[i]);
 	e->call.args_type = dt_type_tuple(c->a, at, e->call.nargs - 1);
+	if (e->call.args_type->size > DT_MAX_EVENT_SIZE) {
+		ERR(c, e->span, "the arguments of this printf are %u bytes; one printf can send at "
+		    "most %d bytes", e->call.args_type->size, DT_MAX_EVENT_SIZE);
+		HINT(c, "split it into several printf calls");
+		return dt_type_void();
+	}
 	e->call.event_id = add_event(c, DT_F_PRINTF, e, fe->str.s, e->call.args_type);
 	return dt_type_void();
 }
@@ -965,6 +977,14 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 static const dt_type *check_expr(checker *c, dt_expr *e)
 {
 	const dt_type *t = check_expr_inner(c, e);
+	/* Every value is built in BPF memory of bounded size (DT_MAX_VALUE_SIZE): the one rule
+	 * that bounds strings, tuples, $variables and map values alike. */
+	if (t && t->size > DT_MAX_VALUE_SIZE) {
+		ERR(c, e->span, "this %s is %u bytes; a value (string, tuple, map value, "
+		    "$variable) can be at most %d bytes", t->kind == DT_T_STR ? "string" :
+		    t->kind == DT_T_TUPLE ? "tuple" : "value", t->size, DT_MAX_VALUE_SIZE);
+		t = &t_none;
+	}
 	e->type = t ? t : &t_none;
 	return e->type;
 }
@@ -1225,6 +1245,34 @@ static void check_attach(checker *c, dt_attach *a)
 
 /* ---------------------------------------------------------------- driver */
 
+/* A probe's $variables live together (on the stack, in scratch memory, or in the frame of a
+ * probe split into several programs): their total is bounded, reported at the one that
+ * crosses the bound. */
+static void check_vars_size(checker *c)
+{
+	uint32_t total = 0;
+	for (size_t i = 0; i < c->vars.n; i++) {
+		const dt_type *t = c->vars.v[i]->type;
+		total += DT_ALIGN(t && t->size ? t->size : 8, 8);
+		if (total > DT_MAX_VARS_SIZE) {
+			ERR(c, c->vars.v[i]->decl, "the $variables of this probe take more than %d "
+			    "bytes with %s", DT_MAX_VARS_SIZE, c->vars.v[i]->name);
+			HINT(c, "keep large values in an @map, or split the probe");
+			return;
+		}
+	}
+}
+
+/* Each map is a file descriptor and preallocated kernel memory: past DT_MAX_MAPS the session
+ * would run out of one or the other, so the map that goes past it is an error. */
+static void check_map_count(checker *c)
+{
+	if (c->maps.n <= DT_MAX_MAPS)
+		return;
+	ERR(c, c->maps.v[DT_MAX_MAPS]->sym.decl, "this script uses %zu maps; a script can use at "
+	    "most %d", c->maps.n, DT_MAX_MAPS);
+}
+
 static void walk(checker *c)
 {
 	for (uint32_t i = 0; i < c->p->nprobes; i++) {
@@ -1247,6 +1295,7 @@ static void walk(checker *c)
 		}
 		check_stmts(c, &pr->body);
 		if (c->d) {
+			check_vars_size(c);
 			pr->nvars = (uint32_t)c->vars.n;
 			pr->vars = dt_arena_alloc(c->a, sizeof(dt_var_sym *) * (c->vars.n + 1));
 			if (c->vars.n)
@@ -1277,6 +1326,7 @@ int dt_check(dt_program *p, dt_arena *a, dt_diags *d, const dt_check_opts *opts)
 	 * same as the collecting walk's, so notes point at the right place. */
 	c.d = d;
 	walk(&c);
+	check_map_count(&c);
 	p->nmaps = (uint32_t)c.maps.n;
 	p->maps = dt_arena_alloc(a, sizeof(dt_map_sym *) * (c.maps.n + 1));
 	for (size_t i = 0; i < c.maps.n; i++) {

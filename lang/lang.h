@@ -98,6 +98,17 @@ typedef enum dt_stack_mode {
  * stack; bpftrace refuses them too). */
 #define DT_ARG_REGS 6
 
+/* What a script may build, checked by dt_check with a diagnostic at the place that exceeds it.
+ * The BPF side builds keys, values and events in a per-CPU scratch area of fixed size
+ * (codegen.h's DT_SCRATCH_SIZE holds a statement's largest key, value and event together), so
+ * the sizes are bounded; every map is a file descriptor and DT_MAP_MAX_ENTRIES preallocated
+ * elements of kernel memory, so their number is too. */
+#define DT_MAX_VALUE_SIZE 1024    /* bytes of any value: a string, a tuple, a map value */
+#define DT_MAX_KEY_SIZE 1024      /* bytes of a map key (the whole tuple of a multi-part key) */
+#define DT_MAX_VARS_SIZE 2048     /* bytes of all the $variables of one probe */
+#define DT_MAX_EVENT_SIZE 2048    /* bytes of the values one printf() sends */
+#define DT_MAX_MAPS 4096          /* maps in one script */
+
 typedef struct dt_type dt_type;
 typedef struct dt_tp_field dt_tp_field;
 

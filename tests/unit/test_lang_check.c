@@ -1,7 +1,8 @@
 /* test_lang_check.c — the checker and the layouts: inferred map key/value types and their
  * conflicts, read-before-assign across probes, scratch variable scope, builtin restrictions per
  * probe type, printf events, ustack_dwarf flags, attach periods, existing maps (REPL) and
- * wildcard expansion, tuple offsets, map layouts and the hist/lhist bucket functions. */
+ * wildcard expansion, tuple offsets, map layouts, the hist/lhist bucket functions, and the map
+ * count limit (the size limits are tests/golden/lang/limits.dt). */
 #include "lang/lang.h"
 #include "common/common.h"
 #include "bpf-lib/dt_abi.h"
@@ -442,6 +443,37 @@ static void typo_hints(void)
 	done(&r);
 }
 
+/* DT_MAX_MAPS maps load (tests/runtime/scale.test runs 2,500); one more is an error at the map
+ * that goes past the limit, with its line. */
+static void map_count_limit(void)
+{
+	for (int extra = 0; extra <= 1; extra++) {
+		int n = DT_MAX_MAPS + extra;
+		size_t cap = (size_t)n * 24 + 64, len = 0;
+		char *text = xmalloc(cap);
+
+		len += (size_t)snprintf(text + len, cap - len, "BEGIN {\n");
+		for (int i = 0; i < n; i++)
+			len += (size_t)snprintf(text + len, cap - len, "@m%d = %d;\n", i, i);
+		snprintf(text + len, cap - len, "}\n");
+		checked r = check(text);
+		if (!extra) {
+			CHECK_EQ_INT(r.rc, 0);
+			CHECK_EQ_INT(r.p->nmaps, DT_MAX_MAPS);
+		} else {
+			char want[128];
+
+			snprintf(want, sizeof(want), "t:%d:1: error: this script uses %d maps; a script "
+				 "can use at most %d\n@m%d = %d;\n^~~~~", DT_MAX_MAPS + 2,
+				 DT_MAX_MAPS + 1, DT_MAX_MAPS, DT_MAX_MAPS, DT_MAX_MAPS);
+			CHECK(r.rc != 0);
+			CHECK(strstr(r.diag_text, want) != NULL);
+		}
+		done(&r);
+		free(text);
+	}
+}
+
 int main(void)
 {
 	T_RUN(map_types);
@@ -461,5 +493,6 @@ int main(void)
 	T_RUN(self_referencing_map);
 	T_RUN(typo_hints);
 	T_RUN(perf_events);
+	T_RUN(map_count_limit);
 	return t_done();
 }
