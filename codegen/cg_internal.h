@@ -17,6 +17,15 @@
  * map: the BPF stack is 512 bytes and LLVM needs some room for spills. */
 #define CG_STACK_BUDGET 320
 
+/* BPF jumps have 16-bit offsets, which LLVM's BPF backend truncates without a word: a program
+ * of at most CG_MAX_JUMP instructions cannot have one out of range. cg_split.c keeps every
+ * part under it, and codegen.c checks that it did. */
+#define CG_MAX_JUMP 32767
+/* Estimated instructions under one test of a split probe's guard (cg_stmt.c's emit_part). */
+#define CG_GUARD_SPAN 4000
+
+typedef struct cg_split cg_split; /* cg_split.c: a probe in parts */
+
 typedef struct cg {
 	const dt_program *prog;
 	const dt_cg_env *env;
@@ -48,6 +57,7 @@ typedef struct cg {
 	uint32_t stack_used, scratch_used;
 	bool scratch_needed;
 	LLVMValueRef dwarf_ref;     /* continuation: i8* to the walker's result stack ref */
+	LLVMValueRef frame;         /* a probe in parts: i8* to its frame (cg_split.c) */
 	LLVMValueRef key32;         /* i64 alloca used as the u32 key of array-map lookups */
 	/* Stack buffers, reused from one statement to the next (a statement's temporaries are
 	 * dead when it ends; values that outlive it are in variables or maps). Slots below
@@ -145,11 +155,11 @@ void cg_stack_shape(const dt_expr *e, dt_stack_kind *kind, uint32_t *depth);
 /* ------------------------------------------------------------ cg_stmt.c: statements, programs */
 
 void cg_stmts(cg *c, const dt_stmt_list *l);
-/* Emits one program function (entry or continuation) for the probe × its set of attach points
- * (dt_cg_prog) into the module. */
-void cg_emit_program(cg *c, const dt_probe *p, const dt_attach *const *set, uint32_t nset,
-		     enum bpf_prog_type pt, const char *section, bool is_entry_of_dwarf,
-		     bool is_cont, int cont_slot);
+/* Emits one program function into the module, in ELF section `section`: pg's entry,
+ * continuation or later part; of a probe in parts (split->nparts), part `part`, which
+ * tail-calls chain slot `next_slot` at its end (-1: the last part). */
+void cg_emit_program(cg *c, const dt_cg_prog *pg, const char *section, const cg_split *split,
+		     uint32_t part, int next_slot);
 /* A set of syscall tracepoints: raw_syscalls may serve it (dt_abi.h, DT_COOKIE_SYSCALLS). */
 bool cg_is_syscall_set(const cg *c);
 /* The slot (u32 in an i64) of the attach point of the set that fired, from the bpf cookie; in a
@@ -162,6 +172,47 @@ LLVMValueRef cg_set_slot(cg *c, LLVMBasicBlockRef absent);
 /* Calls fn on every expression of a probe's predicate and body, each before its operands,
  * including those of unrolled and untaken branches: what a probe may evaluate. */
 void cg_visit_probe(const dt_probe *p, void (*fn)(void *ctx, const dt_expr *e), void *ctx);
+/* The same for one expression (NULL: nothing). */
+void cg_visit_expr(const dt_expr *e, void (*fn)(void *ctx, const dt_expr *e), void *ctx);
+
+/* ------------------------------------------------------------ cg_split.c: probes in parts */
+
+/* The values of a flag (one per nesting depth of the large ifs of a split probe). */
+enum { CG_FLAG_OFF = 0, CG_FLAG_THEN = 1, CG_FLAG_ELSE = 2 };
+
+/* One step of a split probe's body: a statement, or (stmt NULL) a flag step that sets flag
+ * `flag` from `cond`. It runs when `guard` < 0, or when flag `guard` holds `want`; a flag step
+ * whose guard does not hold sets CG_FLAG_OFF. */
+typedef struct cg_unit {
+	const dt_stmt *stmt;
+	const dt_expr *cond;
+	uint32_t flag;
+	int guard;
+	uint8_t want;
+	uint32_t weight;        /* estimated instructions */
+} cg_unit;
+
+/* How a probe runs: whole (nparts 0), or in parts, part k running units
+ * [k ? part_end[k - 1] : 0, part_end[k]), with what lives across parts in the frame. */
+struct cg_split {
+	cg_unit *units;
+	uint32_t nunits;
+	uint32_t *part_end;
+	uint32_t nparts;
+	uint32_t *var_off;        /* frame offset of each $variable (dt_probe.vars order) */
+	uint32_t vars_size;       /* the $variables take [0, vars_size) */
+	uint32_t dwarf_off;       /* the continuation's copy of the walker's stack ref */
+	uint32_t flags_off;       /* flag d at flags_off + 8 * d */
+	uint32_t frame_size;
+};
+
+/* Plans probe p of prog (checked): whole when it fits one program, else its parts. 0, or
+ * -EINVAL with a diagnostic for what no split can fit (a statement referencing more maps than
+ * a program may, a probe past the longest chain). Free with cg_split_fini. */
+int cg_split_probe(const dt_program *prog, const dt_probe *p, dt_diags *d, cg_split *out);
+void cg_split_fini(cg_split *s);
+/* The DT_AUX_FRAME key of a program type (one frame per type: see codegen.h). */
+uint32_t cg_frame_key(enum bpf_prog_type t);
 /* The BPF program type a probe of this provider compiles to (BPF_PROG_TYPE_UNSPEC: none). */
 enum bpf_prog_type cg_prog_type_of(dt_provider p);
 

@@ -77,7 +77,8 @@ int cg_aux_fd(cg *c, dt_aux_map which, dt_stack_kind kind, uint32_t depth)
 		static const char *const names[] = { "events", "stats", "scratch", "stacks",
 						     "walker programs", "continuations",
 						     "walker state", "xprobe results",
-						     "seen processes", "exec generations" };
+						     "seen processes", "exec generations",
+						     "chained parts", "probe frames" };
 
 		dt_diag(c->diags, DT_DIAG_ERROR, c->probe ? c->probe->span : (dt_span){ 0, 0 },
 			"internal error: code generation needs the %s map, which was not prepared "

@@ -1,12 +1,15 @@
 /* cg_resources.c — what the code of a program will reference, decided from the checked program
  * before any code is generated (bpftrace's resource analysis): the event ring buffer, the exec
- * follower's maps, the xprobe result, the DWARF walker of each program type, and the stack-trace
- * map of each (kind, depth). The session creates, loads and attaches all of it first, so that
- * code generation only looks fds up. Each rule names the emitter whose output needs the object;
- * a rule that misses one shows as an internal error at code generation, never as a silent gap.
- * Also the one walk over a probe's expressions that both this and the emitters use. */
+ * follower's maps, the xprobe result, the DWARF walker of each program type, the stack-trace
+ * map of each (kind, depth), and for probes too large for one program (cg_split.c) the prog
+ * array that chains their parts and the frame map that holds their $variables. The session
+ * creates, loads and attaches all of it first, so that code generation only looks fds up. Each
+ * rule names the emitter whose output needs the object; a rule that misses one shows as an
+ * internal error at code generation, never as a silent gap. Also the one walk over a probe's
+ * expressions that both this and the emitters use. */
 #include "codegen/cg_internal.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,6 +80,13 @@ void cg_visit_probe(const dt_probe *p, void (*fn)(void *ctx, const dt_expr *e), 
 	visit_stmts(&v, &p->body);
 }
 
+void cg_visit_expr(const dt_expr *e, void (*fn)(void *ctx, const dt_expr *e), void *ctx)
+{
+	visit v = { fn, ctx };
+
+	visit_expr(&v, e);
+}
+
 /* ------------------------------------------------------------ the rules */
 
 static void add_stack(dt_cg_resources *r, dt_stack_kind kind, uint32_t depth)
@@ -139,11 +149,14 @@ static void expr_needs(void *ctx, const dt_expr *e)
 	}
 }
 
-void dt_cg_resources_of(const dt_program *p, dt_cg_resources *r)
+int dt_cg_resources_of(const dt_program *p, dt_cg_resources *r, dt_diags *d)
 {
+	int rc = 0;
+
 	memset(r, 0, sizeof(*r));
 	for (uint32_t i = 0; i < p->nprobes; i++) {
 		const dt_probe *pr = p->probes[i];
+		cg_split sp;
 
 		cg_visit_probe(pr, expr_needs, r);
 		/* plan_programs: an entry and a continuation per attach point, both of the attach
@@ -162,9 +175,22 @@ void dt_cg_resources_of(const dt_program *p, dt_cg_resources *r)
 			r->syscall_slots |= a->provider == DT_P_TRACEPOINT && a->target &&
 					    !strcmp(a->target, "syscalls");
 		}
+		/* plan_programs: a probe in parts chains them through the prog array of its
+		 * program type, and keeps its $variables in the frame. */
+		if (cg_split_probe(p, pr, d, &sp) < 0) {
+			rc = -EINVAL;
+			continue;
+		}
+		if (sp.nparts) {
+			r->frame = true;
+			for (uint32_t j = 0; j < pr->nattach; j++)
+				r->chain_prog_types |= 1ull << cg_prog_type_of(pr->attach[j]->provider);
+		}
+		cg_split_fini(&sp);
 	}
 	/* A user address tells userspace about its process (DT_EV_PID_SEEN). */
 	r->events |= r->user_addrs;
+	return rc;
 }
 
 void dt_cg_resources_fini(dt_cg_resources *r)
@@ -189,6 +215,10 @@ bool dt_cg_resources_name(const dt_cg_resources *r, dt_aux_map which, dt_stack_k
 		return r->probe_names;
 	case DT_AUX_SYSCALL_SLOTS:
 		return r->syscall_slots;
+	case DT_AUX_CHAIN_PROGS:
+		return prog_type < 64 && (r->chain_prog_types & (1ull << prog_type));
+	case DT_AUX_FRAME:
+		return r->frame;
 	case DT_AUX_WALKER_PROGS: case DT_AUX_CONT_PROGS: case DT_AUX_WALKER_STATE:
 		return prog_type < 64 && (r->walker_prog_types & (1ull << prog_type));
 	case DT_AUX_STACKS:

@@ -476,7 +476,7 @@ void cg_stmts(cg *c, const dt_stmt_list *l)
 		stmt(c, l->v[i]);
 }
 
-/* ------------------------------------------------------------ programs */
+/* ------------------------------------------------------------ program shape */
 
 /* The deepest ustack_dwarf(N) a probe evaluates: the walker is asked for that many frames. */
 static void dwarf_depth_of(void *ctx, const dt_expr *e)
@@ -611,11 +611,136 @@ LLVMValueRef cg_set_slot(cg *c, LLVMBasicBlockRef absent)
 	return phi;
 }
 
-void cg_emit_program(cg *c, const dt_probe *p, const dt_attach *const *set, uint32_t nset,
-		     enum bpf_prog_type pt, const char *section, bool is_entry_of_dwarf,
-		     bool is_cont, int cont_slot)
+/* ------------------------------------------------------------ probes in parts */
+
+/* The probe's frame (DT_AUX_FRAME) for this program type: a split probe's $variables and the
+ * continuation's stack ref are there, so that every part sees what the one before it left. */
+static void frame_vars(cg *c, const cg_split *sp)
 {
-	const dt_attach *a = set[0];
+	int fd = cg_aux_fd(c, DT_AUX_FRAME, 0, 0);
+	LLVMValueRef f = cg_map_lookup(c, cg_map_ref(c, fd), cg_key32(c, cg_frame_key(c->ptype)));
+	LLVMBasicBlockRef ok = cg_block(c, "frame.ok"), none = cg_block(c, "frame.none");
+	const dt_probe *p = c->probe;
+
+	cg_br_nonnull(c, f, ok, none);
+	LLVMPositionBuilderAtEnd(c->b, none);
+	LLVMBuildRet(c->b, cg_i64(c, 0));
+	LLVMPositionBuilderAtEnd(c->b, ok);
+	for (uint32_t i = 0; i < p->nvars; i++) {
+		LLVMValueRef v = cg_gep(c, f, sp->var_off[i]);
+
+		c->vars[i] = cg_is_scalar(p->vars[i]->type)
+				     ? LLVMBuildBitCast(c->b, v, LLVMPointerType(c->i64, 0), "")
+				     : v;
+	}
+	if (p->uses_ustack_dwarf)
+		c->dwarf_ref = cg_gep(c, f, sp->dwarf_off);
+	c->frame = f;
+}
+
+static LLVMValueRef flag_ptr(cg *c, const cg_split *sp, uint32_t flag)
+{
+	return cg_gep(c, c->frame, sp->flags_off + 8 * flag);
+}
+
+/* Opens the code of the units under `guard` (-1: none): a branch around them unless the flag
+ * holds `want`. Returns the block after them, or NULL. */
+static LLVMBasicBlockRef open_guard(cg *c, const cg_split *sp, int guard, uint8_t want)
+{
+	LLVMBasicBlockRef in, after;
+	LLVMValueRef f;
+
+	if (guard < 0)
+		return NULL;
+	in = cg_block(c, "guard.in");
+	after = cg_block(c, "guard.after");
+	f = cg_load_int(c, flag_ptr(c, sp, (uint32_t)guard), 0, 8, false);
+	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, f, cg_i64(c, want), ""), in, after);
+	LLVMPositionBuilderAtEnd(c->b, in);
+	return after;
+}
+
+static void close_guard(cg *c, LLVMBasicBlockRef after)
+{
+	if (!after)
+		return;
+	LLVMBuildBr(c->b, after);
+	LLVMPositionBuilderAtEnd(c->b, after);
+}
+
+/* Part `part` of a split probe: its units, consecutive ones under the same guard sharing one
+ * branch, then the tail call to the next part. */
+static void emit_part(cg *c, const cg_split *sp, uint32_t part, int next_slot)
+{
+	uint32_t from = part ? sp->part_end[part - 1] : 0, to = sp->part_end[part];
+	LLVMBasicBlockRef after = NULL;
+	int cur = -1;
+	uint8_t cur_want = 0;
+	uint64_t group = 0; /* weight of the units under the open guard */
+
+	if (part == 0)
+		cg_memset0(c, c->frame, sp->vars_size);
+	for (uint32_t i = from; i < to && !c->err; i++) {
+		const cg_unit *u = &sp->units[i];
+
+		if (!u->stmt) {
+			/* A flag step: OFF unless its own guard holds, then THEN or ELSE. */
+			close_guard(c, after);
+			cg_store_int(c, flag_ptr(c, sp, u->flag), 0, 8, cg_i64(c, CG_FLAG_OFF));
+			after = open_guard(c, sp, u->guard, u->want);
+			cur = u->guard;
+			cur_want = u->want;
+			group = u->weight;
+			cg_release_temps(c);
+			cg_store_int(c, flag_ptr(c, sp, u->flag), 0, 8,
+				     LLVMBuildSelect(c->b, cg_cond(c, u->cond), cg_i64(c, CG_FLAG_THEN),
+						     cg_i64(c, CG_FLAG_ELSE), ""));
+			continue;
+		}
+		/* A guard is tested again past CG_GUARD_SPAN: the branch around its units must
+		 * stay within a BPF jump whatever the part's size. */
+		if (u->guard != cur || (cur >= 0 && u->want != cur_want) ||
+		    (cur >= 0 && group + u->weight > CG_GUARD_SPAN)) {
+			close_guard(c, after);
+			after = open_guard(c, sp, u->guard, u->want);
+			cur = u->guard;
+			cur_want = u->want;
+			group = 0;
+		}
+		group += u->weight;
+		stmt(c, u->stmt);
+	}
+	close_guard(c, after);
+	if (next_slot >= 0) {
+		int fd = cg_aux_fd(c, DT_AUX_CHAIN_PROGS, 0, 0);
+		LLVMValueRef args[3] = { c->ctxp, cg_map_ref(c, fd), cg_i64(c, (uint64_t)next_slot) };
+
+		/* Never returns while the session keeps the chain filled (it fills every slot
+		 * before anything attaches, and cg_split bounds the chain under the kernel's
+		 * tail-call limit). */
+		cg_helper(c, BPF_FUNC_tail_call, c->i64, args, 3);
+	}
+}
+
+/* ------------------------------------------------------------ programs */
+
+/* The probe body, whole or this program's part of it. */
+static void emit_body(cg *c, const cg_split *sp, uint32_t part, int next_slot)
+{
+	if (sp->nparts)
+		emit_part(c, sp, part, next_slot);
+	else
+		cg_stmts(c, &c->probe->body);
+}
+
+void cg_emit_program(cg *c, const dt_cg_prog *pg, const char *section, const cg_split *split,
+		     uint32_t part, int next_slot)
+{
+	const dt_probe *p = pg->probe;
+	const dt_attach *a = pg->attach;
+	bool is_cont = pg->is_continuation, later_part = split->nparts && part > 0;
+	bool is_entry_of_dwarf = !is_cont && !later_part && pg->cont_slot >= 0;
+	int cont_slot = pg->cont_slot;
 	LLVMTypeRef fty = LLVMFunctionType(c->i64, &c->i8p, 1, false);
 	char fname[64];
 
@@ -634,14 +759,15 @@ void cg_emit_program(cg *c, const dt_probe *p, const dt_attach *const *set, uint
 				LLVMCreateStringAttribute(c->ctx, "no-builtins", 11, "", 0));
 	c->probe = p;
 	c->attach = a;
-	c->set = set;
-	c->nset = nset;
-	c->ptype = pt;
+	c->set = pg->set;
+	c->nset = pg->nset;
+	c->ptype = pg->prog_type;
 	c->is_cont = is_cont;
 	c->stack_used = 0;
 	c->scratch_used = 0;
 	c->scratch_needed = false;
 	c->dwarf_ref = NULL;
+	c->frame = NULL;
 	c->key32 = NULL;
 	c->slots.n = 0;
 	c->pool_from = 0;
@@ -659,10 +785,11 @@ void cg_emit_program(cg *c, const dt_probe *p, const dt_attach *const *set, uint
 		LLVMDisposeBuilder(eb);
 	}
 
-	/* Variables: zeroed at the start so every path reads initialised bytes. */
+	/* Variables: zeroed at the start so every path reads initialised bytes. A probe in
+	 * parts has them in its frame instead (frame_vars), zeroed by its first part. */
 	free(c->vars);
 	c->vars = xcalloc(p->nvars ? p->nvars : 1, sizeof(*c->vars));
-	for (uint32_t i = 0; i < p->nvars; i++) {
+	for (uint32_t i = 0; i < p->nvars && !split->nparts; i++) {
 		const dt_type *t = p->vars[i]->type;
 
 		if (cg_is_scalar(t)) {
@@ -682,16 +809,22 @@ void cg_emit_program(cg *c, const dt_probe *p, const dt_attach *const *set, uint
 
 	cg_pin_temps(c);
 
-	if (is_cont) {
+	if (later_part) {
+		frame_vars(c, split);
+		emit_part(c, split, part, next_slot);
+	} else if (is_cont) {
 		LLVMValueRef st = walker_state(c);
 
-		c->dwarf_ref = cg_buf(c, sizeof(struct dt_stack_ref));
+		if (split->nparts)
+			frame_vars(c, split);
+		else
+			c->dwarf_ref = cg_buf(c, sizeof(struct dt_stack_ref));
 		cg_memcpy(c, c->dwarf_ref, 0, st, offsetof(struct dt_walker_state, result),
 			  sizeof(struct dt_stack_ref));
 		cg_pin_temps(c);
 		if (p->pred && p->pred_uses_ustack_dwarf)
 			guard(c, cg_cond(c, p->pred));
-		cg_stmts(c, &p->body);
+		emit_body(c, split, 0, next_slot);
 	} else {
 		if (cg_is_syscall_set(c)) {
 			/* raw_syscalls fires for every syscall: the others return at once. */
@@ -735,7 +868,9 @@ void cg_emit_program(cg *c, const dt_probe *p, const dt_attach *const *set, uint
 			/* Still here: no walker in the slot. The sample is lost, and counted. */
 			cg_stat_inc(c, DT_STAT_STACK_FAIL);
 		} else {
-			cg_stmts(c, &p->body);
+			if (split->nparts)
+				frame_vars(c, split);
+			emit_body(c, split, 0, next_slot);
 		}
 	}
 	finish_function(c);

@@ -1,6 +1,7 @@
 /* codegen.c — the driver: one LLVM context, module and BPF target machine per dt_codegen call;
  * one function per (probe, attach point) in its own ELF section (plus a continuation when the
- * probe uses ustack_dwarf), verified, optimised with the O2 pipeline (the verifier wants tidy
+ * probe uses ustack_dwarf, plus one per later part of a probe too large for one program:
+ * cg_split.c), verified, optimised with the O2 pipeline (the verifier wants tidy
  * code: promoted allocas, folded constants), emitted as an object in memory, and split back
  * into instruction arrays by section. Errors LLVM reports through its diagnostic handler (the
  * BPF backend's "unsupported" messages) become diagnostics instead of killing the process. */
@@ -105,7 +106,12 @@ static void diag_handler(LLVMDiagnosticInfoRef di, void *ctx)
 typedef struct plan {
 	dt_cg_prog prog;
 	char section[48];
+	const cg_split *split; /* the probe's parts (nparts 0: whole) */
+	uint32_t part;         /* which of them this program runs */
+	int next_slot;         /* the next part's chain slot; -1 */
 } plan;
+
+typedef DT_VEC(plan) plan_vec;
 
 static void set_types(cg *c)
 {
@@ -129,12 +135,46 @@ bool dt_cg_same_set(const dt_attach *a, const dt_attach *b)
 	       a->provider == DT_P_TRACEPOINT;
 }
 
-/* Decides the programs: one per probe × set of attach points, plus a continuation for
- * ustack_dwarf. */
-static int plan_programs(cg *c, plan **out, uint32_t *n)
+/* The later parts of probe i at attach point j, after the plan at `first` (the entry or the
+ * continuation, which runs part 0): each reserves its slot in the chain's prog array, which
+ * the part before it tail-calls. */
+static int plan_parts(cg *c, plan_vec *v, size_t first, uint32_t i, uint32_t j)
+{
+	const cg_split *sp = v->v[first].split;
+	size_t prev = first;
+
+	for (uint32_t k = 1; k < sp->nparts; k++) {
+		int slot = c->env->chain_slot ? c->env->chain_slot(c->env->ctx) : -ENOSPC;
+		plan pl = v->v[first];
+		char nm[64];
+
+		if (slot < 0) {
+			dt_diag(c->diags, DT_DIAG_ERROR, pl.prog.probe->span,
+				"no chain slot for the parts of this probe (%d)", slot);
+			return -EINVAL;
+		}
+		pl.prog.is_continuation = false;
+		pl.prog.cont_slot = -1;
+		pl.prog.chain_slot = slot;
+		pl.part = k;
+		pl.next_slot = -1;
+		snprintf(nm, sizeof(nm), "p%u_part%u", i, k);
+		memset(pl.prog.name, 0, sizeof(pl.prog.name));
+		memcpy(pl.prog.name, nm, DT_MIN(strlen(nm), sizeof(pl.prog.name) - 1));
+		snprintf(pl.section, sizeof(pl.section), "dt/p%u_a%u_k%u", i, j, k);
+		v->v[prev].next_slot = slot;
+		DT_VEC_PUSH(v, pl);
+		prev = v->n - 1;
+	}
+	return 0;
+}
+
+/* Decides the programs: one per probe × set of attach points, plus a continuation for ustack_dwarf, plus the
+ * later parts of a probe in parts (splits[i] is probe i's plan). */
+static int plan_programs(cg *c, const cg_split *splits, plan **out, uint32_t *n)
 {
 	const dt_program *p = c->prog;
-	DT_VEC(plan) v = { 0 };
+	plan_vec v = { 0 };
 
 	for (uint32_t i = 0; i < p->nprobes; i++) {
 		const dt_probe *pr = p->probes[i];
@@ -151,12 +191,14 @@ static int plan_programs(cg *c, plan **out, uint32_t *n)
 			pl.prog.nset = k - j;
 			pl.prog.prog_type = cg_prog_type_of(a->provider);
 			pl.prog.cont_slot = -1;
+			pl.prog.chain_slot = -1;
+			pl.split = &splits[i];
+			pl.next_slot = -1;
 			if (pl.prog.prog_type == BPF_PROG_TYPE_UNSPEC) {
 				dt_diag(c->diags, DT_DIAG_ERROR, a->span,
 					"probe type '%s' cannot be compiled yet",
 					dt_provider_name(a->provider));
-				free(v.v);
-				return -EINVAL;
+				goto fail;
 			}
 			char nm[64] = { 0 };
 
@@ -170,8 +212,7 @@ static int plan_programs(cg *c, plan **out, uint32_t *n)
 				if (slot < 0) {
 					dt_diag(c->diags, DT_DIAG_ERROR, pr->span,
 						"no continuation slot for ustack_dwarf (%d)", slot);
-					free(v.v);
-					return -EINVAL;
+					goto fail;
 				}
 				pl.prog.cont_slot = slot;
 				cont.prog.is_continuation = true;
@@ -180,15 +221,20 @@ static int plan_programs(cg *c, plan **out, uint32_t *n)
 				memcpy(cont.prog.name, nm, sizeof(cont.prog.name) - 1);
 				snprintf(cont.section, sizeof(cont.section), "dt/p%u_a%u_c", i, j);
 				DT_VEC_PUSH(&v, pl);
-				DT_VEC_PUSH(&v, cont);
-				continue;
+				pl = cont;
 			}
+			/* The entry, or the continuation, runs the body or its first part. */
 			DT_VEC_PUSH(&v, pl);
+			if (plan_parts(c, &v, v.n - 1, i, j) < 0)
+				goto fail;
 		}
 	}
 	*out = v.v;
 	*n = (uint32_t)v.n;
 	return 0;
+fail:
+	free(v.v);
+	return -EINVAL;
 }
 
 static LLVMTargetMachineRef make_tm(char **err)
@@ -238,9 +284,8 @@ static int compile(const dt_program *p, const dt_cg_env *env, const plan *plans,
 	for (uint32_t i = 0; i < nplans && !c.err; i++) {
 		const dt_cg_prog *pg = &plans[i].prog;
 
-		cg_emit_program(&c, pg->probe, pg->set, pg->nset, pg->prog_type, plans[i].section,
-				!pg->is_continuation && pg->cont_slot >= 0, pg->is_continuation,
-				pg->cont_slot);
+		cg_emit_program(&c, pg, plans[i].section, plans[i].split, plans[i].part,
+				plans[i].next_slot);
 	}
 	if (c.err) {
 		ret = c.err;
@@ -308,6 +353,15 @@ static int compile(const dt_program *p, const dt_cg_env *env, const plan *plans,
 			ret = -EINVAL;
 			goto out_result;
 		}
+		if (size / sizeof(struct bpf_insn) > CG_MAX_JUMP) {
+			dt_diag(d, DT_DIAG_ERROR, plans[i].prog.probe->span,
+				"internal code generation error: program %s came out at %zu "
+				"instructions, more than BPF jumps can span (%d)", plans[i].prog.name,
+				size / sizeof(struct bpf_insn), CG_MAX_JUMP);
+			dt_diag_hint(d, "this is a dwarftrace bug; please report it with the script");
+			ret = -EINVAL;
+			goto out_result;
+		}
 		r->progs[i] = plans[i].prog;
 		r->progs[i].insns = xmalloc(size ? size : 1);
 		memcpy(r->progs[i].insns, data, size);
@@ -354,10 +408,11 @@ int dt_codegen(const dt_program *p, const dt_cg_env *env, dt_cg_result **out, dt
 	 * own spills share the 512 bytes, so a program with many live values gets less. */
 	static const uint32_t budgets[] = { CG_STACK_BUDGET, 96, 0 };
 	cg c0 = { .prog = p, .env = env, .diags = d };
+	cg_split *splits;
 	plan *plans = NULL;
 	uint32_t nplans = 0;
 	bool stack_full = false;
-	int ret;
+	int ret = 0;
 
 	*out = NULL;
 	llvm_init();
@@ -366,14 +421,20 @@ int dt_codegen(const dt_program *p, const dt_cg_env *env, dt_cg_result **out, dt
 			"code generation after dt_codegen_shutdown");
 		return -ESHUTDOWN;
 	}
-	ret = plan_programs(&c0, &plans, &nplans);
-	if (ret)
-		return ret;
-	for (unsigned i = 0; i < DT_ARRAY_SIZE(budgets); i++) {
+	/* The same plan dt_cg_resources_of made (it reported what cannot be split). */
+	splits = xcalloc(p->nprobes + 1, sizeof(*splits));
+	for (uint32_t i = 0; i < p->nprobes && !ret; i++)
+		ret = cg_split_probe(p, p->probes[i], d, &splits[i]);
+	if (!ret)
+		ret = plan_programs(&c0, splits, &plans, &nplans);
+	for (unsigned i = 0; !ret && i < DT_ARRAY_SIZE(budgets); i++) {
 		ret = compile(p, env, plans, nplans, budgets[i], out, d, &stack_full);
 		if (!stack_full)
 			break;
 	}
 	free(plans);
+	for (uint32_t i = 0; i < p->nprobes; i++)
+		cg_split_fini(&splits[i]);
+	free(splits);
 	return ret;
 }

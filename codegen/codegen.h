@@ -35,7 +35,17 @@ typedef enum dt_aux_map {
 	DT_AUX_EXEC_GEN,    /* LRU hash: tgid (u32) -> address-space generation (u32), see dt_abi.h */
 	DT_AUX_PROBE_NAMES, /* the unit's array of struct dt_probe_name by attach slot (dt_abi.h) */
 	DT_AUX_SYSCALL_SLOTS,/* the unit's hash struct dt_syscall_key -> attach slot (u32) */
+	/* A probe too large for one program runs as parts joined by tail calls (dt_cg_prog): */
+	DT_AUX_CHAIN_PROGS, /* prog array of the parts, one per program type (dt_cg_env.chain_slot) */
+	DT_AUX_FRAME,       /* per-CPU array of DT_CG_FRAME_KEYS values of DT_CG_FRAME_SIZE bytes: what
+			     * lives across the parts ($variables), one value per program type — a
+			     * perf event interrupting a kprobe's chain on the same CPU has its own,
+			     * and the kernel runs no second kprobe, tracepoint or perf_event program
+			     * on a CPU while one runs there */
 } dt_aux_map;
+
+#define DT_CG_FRAME_SIZE 4096
+#define DT_CG_FRAME_KEYS 4
 
 /* A statement's buffers that do not fit on the stack: the largest key, value and event lang
  * allows (DT_MAX_KEY_SIZE + DT_MAX_VALUE_SIZE + DT_MAX_EVENT_SIZE) with room for temporaries,
@@ -59,14 +69,19 @@ typedef struct dt_cg_resources {
 	/* DT_AUX_WALKER_PROGS, DT_AUX_CONT_PROGS and DT_AUX_WALKER_STATE: bit 1 << prog_type for
 	 * each BPF program type whose probes use ustack_dwarf (one walker per type). */
 	uint64_t walker_prog_types;
+	/* DT_AUX_CHAIN_PROGS: bit 1 << prog_type for each program type of a probe in parts. */
+	uint64_t chain_prog_types;
+	bool frame;               /* DT_AUX_FRAME: some probe is in parts */
 	dt_cg_stack_need *stacks; /* each (kind, depth) once */
 	uint32_t nstacks;
 	bool probe_names;         /* DT_AUX_PROBE_NAMES: a program serves a set of attach points */
 	bool syscall_slots;       /* DT_AUX_SYSCALL_SLOTS: one of them, a set of syscall tracepoints */
 } dt_cg_resources;
 
-/* Fills *r for `p` (checked, without errors); free with dt_cg_resources_fini. */
-void dt_cg_resources_of(const dt_program *p, dt_cg_resources *r);
+/* Fills *r for `p` (checked, without errors); free with dt_cg_resources_fini. Also decides
+ * which probes run in parts: 0, or -EINVAL with a diagnostic in `d` for a probe that cannot
+ * be built within the kernel's limits (too many maps in one statement, too large). */
+int dt_cg_resources_of(const dt_program *p, dt_cg_resources *r, dt_diags *d);
 void dt_cg_resources_fini(dt_cg_resources *r);
 /* Whether r names what a dt_cg_env.aux_fd call with these arguments asks for (DT_AUX_STATS and
  * DT_AUX_SCRATCH always): the answer of a lookup written against r, for tests and fuzzers that
@@ -99,13 +114,17 @@ typedef struct dt_cg_env {
 	uint64_t filter_cgroup;
 	/* Keep textual IR / assembly for -d ir / -d asm. */
 	bool want_ir, want_asm;
+	/* Reserve a slot in DT_AUX_CHAIN_PROGS for a part; the session fills it after load. */
+	int (*chain_slot)(void *ctx);
 } dt_cg_env;
 
 /* One loadable program: one per (probe, set of attach points), plus a continuation when the probe
- * uses ustack_dwarf. A set is a run of a probe's attach points that attach the same way —
- * uprobes or uretprobes of one binary, tracepoints of one subsystem — so that one program serves
- * a whole wildcard: `func` and `probe` then come from the bpf cookie (see dt_abi.h's
- * dt_probe_name); every other attach point is a set of one. */
+ * uses ustack_dwarf, plus the later parts of a probe too large for one program (the first part —
+ * the entry, or the continuation — tail-calls the second, and so on). A set is a run of a
+ * probe's attach points that attach the same way — uprobes or uretprobes of one binary,
+ * tracepoints of one subsystem — so that one program serves a whole wildcard: `func` and
+ * `probe` then come from the bpf cookie (see dt_abi.h's dt_probe_name); every other attach
+ * point is a set of one. */
 typedef struct dt_cg_prog {
 	const dt_probe *probe;
 	const dt_attach *attach;  /* the first of the set */
@@ -118,6 +137,7 @@ typedef struct dt_cg_prog {
 	size_t ninsns;
 	bool is_continuation;     /* tail-called by the walker, never attached */
 	int cont_slot;            /* the entry program: slot in DT_AUX_CONT_PROGS of its continuation; -1 */
+	int chain_slot;           /* a later part: its slot in DT_AUX_CHAIN_PROGS, never attached; -1 */
 } dt_cg_prog;
 
 typedef struct dt_cg_result {

@@ -26,6 +26,8 @@
 #define VERIFIER_TAIL_LINES 25
 /* A bound on continuation slots of a session, below the unwinder's own array size. */
 #define DT_CONT_SLOTS 4096
+/* Entries of each chain prog array: the later parts of split probes a session may load. */
+#define DT_CHAIN_SLOTS 4096
 
 static uint64_t boot_ns(void)
 {
@@ -112,7 +114,7 @@ dt_session *dt_session_new(const dt_session_opts *o)
 	oo.stack_ctx = s;
 	oo.ncpus = s->ncpus;
 	s->out = dt_out_new(&oo);
-	s->stats_fd = s->scratch_fd = s->stats_enable_fd = -1;
+	s->stats_fd = s->scratch_fd = s->stats_enable_fd = s->frame_fd = -1;
 	s->child_pidfd = s->child_go_fd = s->child_err_fd = s->pidfd = s->detach_helper_fd = -1;
 	s->start_ns = boot_ns();
 	s->next_unit_id = 1;
@@ -135,10 +137,23 @@ static void close_attached(dt_fdvec *v)
 	memset(v, 0, sizeof(*v));
 }
 
+static int chain_fd(dt_session *s, enum bpf_prog_type t)
+{
+	for (size_t i = 0; i < s->chains.n; i++)
+		if (s->chains.v[i].type == t)
+			return s->chains.v[i].fd;
+	return -ENOENT;
+}
+
 static void unit_free(dt_unit *u)
 {
 	if (!u)
 		return;
+	/* The prog arrays would keep its parts loaded as long as the session lives. */
+	for (size_t i = 0; i < u->chain_slots.n; i++)
+		bpf_map_delete_elem(chain_fd(u->s, u->chain_slots.v[i].type),
+				    &u->chain_slots.v[i].slot);
+	free(u->chain_slots.v);
 	close_attached(&u->attached);
 	close_fdvec(&u->prog_fds);
 	/* begin/end fds are also in prog_fds: only free the arrays. */
@@ -187,6 +202,10 @@ void dt_session_free(dt_session *s)
 	free(s->stackmaps.v);
 	close_fd(&s->stats_fd);
 	close_fd(&s->scratch_fd);
+	close_fd(&s->frame_fd);
+	for (size_t i = 0; i < s->chains.n; i++)
+		close(s->chains.v[i].fd);
+	free(s->chains.v);
 	close_fd(&s->stats_enable_fd);
 	dt_unwinder_free(s->uw); /* before the exec follower whose maps it shares */
 	dt_exec_follower_free(s->ef);
@@ -325,6 +344,25 @@ static int aux_create(dt_session *s, int *fd, enum bpf_map_type type, const char
 		return perm_error(s, rc);
 	}
 	return *fd;
+}
+
+/* The prog arrays that chain the parts of split probes, one per program type in `types`
+ * (bit 1 << enum bpf_prog_type each), and the frames they share. */
+static int prepare_chains(dt_session *s, uint64_t types)
+{
+	int rc = aux_create(s, &s->frame_fd, BPF_MAP_TYPE_PERCPU_ARRAY, "frame", 4,
+			    DT_CG_FRAME_SIZE, DT_CG_FRAME_KEYS);
+
+	for (int t = 0; t < 64 && rc >= 0; t++) {
+		struct dt_chain ch = { .type = (enum bpf_prog_type)t, .fd = -1 };
+
+		if (!(types & (1ull << t)) || chain_fd(s, ch.type) >= 0)
+			continue;
+		rc = aux_create(s, &ch.fd, BPF_MAP_TYPE_PROG_ARRAY, "chain", 4, 4, DT_CHAIN_SLOTS);
+		if (rc >= 0)
+			DT_VEC_PUSH(&s->chains, ch);
+	}
+	return rc;
 }
 
 static int stack_map_fd(dt_session *s, dt_stack_kind kind, uint32_t depth, bool create)
@@ -602,6 +640,8 @@ static int prepare_resources(dt_session *s, dt_unit *u, const dt_cg_resources *r
 	if (rc >= 0 && r->syscall_slots)
 		rc = aux_create(s, &u->syscall_fd, BPF_MAP_TYPE_HASH, "syscall_slots",
 				sizeof(struct dt_syscall_key), 4, DT_MAX(u->nattach, 1u));
+	if (rc >= 0 && r->frame)
+		rc = prepare_chains(s, r->chain_prog_types);
 	return rc < 0 ? rc : 0;
 }
 
@@ -651,6 +691,12 @@ static int cg_aux_fd(void *ctx, dt_aux_map which, dt_stack_kind kind, uint32_t d
 	case DT_AUX_WALKER_STATE:
 		fd = s->uw ? dt_unwinder_state_fd(s->uw, prog_type) : -ENOENT;
 		break;
+	case DT_AUX_CHAIN_PROGS:
+		fd = chain_fd(s, prog_type);
+		break;
+	case DT_AUX_FRAME:
+		fd = s->frame_fd;
+		break;
 	}
 	return fd < 0 ? -ENOENT : fd;
 }
@@ -665,6 +711,16 @@ static int cg_cont_slot(void *ctx)
 	    (c->s->uw && (uint32_t)c->s->next_cont_slot >= dt_unwinder_cont_slots(c->s->uw)))
 		return -ENOSPC;
 	return c->s->next_cont_slot++;
+}
+
+static int cg_chain_slot(void *ctx)
+{
+	struct cg_ctx *c = ctx;
+
+	/* Like continuation slots: in order, never reused. */
+	if (c->s->next_chain_slot >= DT_CHAIN_SLOTS)
+		return -ENOSPC;
+	return c->s->next_chain_slot++;
 }
 
 static bool chk_existing_map(void *ctx, const char *name, const dt_type **key,
@@ -816,6 +872,22 @@ static int load_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 			goto out;
 		}
 	}
+	/* Later parts of split probes: every slot is filled before anything attaches, so a
+	 * chain never finds one empty. */
+	for (uint32_t i = 0; i < cg->nprogs; i++) {
+		const dt_cg_prog *p = &cg->progs[i];
+		struct dt_chain_slot cs = { .type = p->prog_type, .slot = p->chain_slot };
+
+		if (p->chain_slot < 0)
+			continue;
+		if (bpf_map_update_elem(chain_fd(s, p->prog_type), &cs.slot, &fds[i], BPF_ANY) < 0) {
+			rc = -errno;
+			fprintf(s->err, "cannot chain part %s of %s: %s\n", p->name, prog_label(p),
+				strerror(-rc));
+			goto out;
+		}
+		DT_VEC_PUSH(&u->chain_slots, cs);
+	}
 out:
 	free(fds);
 	return rc;
@@ -860,7 +932,8 @@ static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 	int rc = 0;
 
 	for (uint32_t i = 0; i < cg->nprogs; i++)
-		for (uint32_t k = 0; !cg->progs[i].is_continuation && k < cg->progs[i].nset; k++)
+		for (uint32_t k = 0; !cg->progs[i].is_continuation && cg->progs[i].chain_slot < 0 &&
+				      k < cg->progs[i].nset; k++)
 			nprobes += !u->skip[cg->progs[i].set[k]->index];
 	if (s->o.announce) {
 		dt_out_attached(s->out, nprobes);
@@ -870,7 +943,7 @@ static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 	for (uint32_t i = 0; i < cg->nprogs; i++) {
 		const dt_cg_prog *p = &cg->progs[i];
 
-		if (p->is_continuation || !p->attach)
+		if (p->is_continuation || p->chain_slot >= 0 || !p->attach)
 			continue;
 		if (is_begin_end(p, DT_P_BEGIN)) {
 			DT_VEC_PUSH(&u->begin_fds, u->prog_fds.v[i]);
@@ -1031,12 +1104,12 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	struct cg_ctx gc = { .s = s, .u = u };
 	dt_cg_env env = {
 		.sz = sizeof(env), .ctx = &gc, .map_fd = cg_map_fd, .aux_fd = cg_aux_fd,
-		.cont_slot = cg_cont_slot, .start_ns = s->start_ns, .filter_pid = s->o.filter_pid,
+		.cont_slot = cg_cont_slot, .chain_slot = cg_chain_slot, .start_ns = s->start_ns, .filter_pid = s->o.filter_pid,
 		.filter_cgroup = s->child_cgroup_id,
 		.want_ir = s->o.dump & DT_DUMP_IR, .want_asm = s->o.dump & DT_DUMP_ASM,
 	};
 	dt_cg_result *cg = NULL;
-	dt_cg_resources res;
+	dt_cg_resources res = { 0 };
 	size_t maps0 = s->maps.n;
 	bool color = isatty(fileno(s->err));
 	dt_diags *d;
@@ -1078,6 +1151,11 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 		rc = -EINVAL;
 		goto diags;
 	}
+	/* What the code will need, and whether each probe fits the kernel's limits (in parts if
+	 * need be): the program's last errors, reported before any kernel object exists. */
+	rc = dt_cg_resources_of(u->prog, &res, d);
+	if (rc < 0)
+		goto diags;
 	/* Warnings (and notes) of a program that checks out. */
 	dt_diags_print(d, s->err, color);
 
@@ -1090,9 +1168,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	if (rc < 0)
 		goto fail;
 	t = dt_now_ns();
-	dt_cg_resources_of(u->prog, &res);
 	rc = prepare_resources(s, u, &res);
-	dt_cg_resources_fini(&res);
 	s->t_load += dt_now_ns() - t;
 	if (rc < 0)
 		goto fail;
@@ -1135,6 +1211,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 		goto fail;
 	}
 	dt_cg_result_free(cg);
+	dt_cg_resources_fini(&res);
 	dt_diags_free(d);
 	if (attach_rc < 0) {
 		/* Kept with what it attached, for dt_session_finish: END, maps, then detach. */
@@ -1160,6 +1237,7 @@ diags:
 fail:
 	if (cg)
 		dt_cg_result_free(cg);
+	dt_cg_resources_fini(&res);
 	dt_diags_free(d);
 	unit_free(u);
 	drop_maps_from(s, maps0);

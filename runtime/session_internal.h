@@ -163,6 +163,8 @@ struct dt_unit {
 	dt_fdvec attached;    /* perf event fds */
 	dt_fdvec begin_fds, end_fds;
 	DT_VEC(enum bpf_prog_type) begin_types, end_types;
+	/* The chain slots its later parts fill (emptied when the unit goes). */
+	DT_VEC(struct dt_chain_slot { enum bpf_prog_type type; int slot; }) chain_slots;
 	uint32_t nprobes_attached; /* attach points attached (bpftrace's "N probes") */
 };
 
@@ -181,6 +183,11 @@ struct dt_session {
 	uint32_t next_unit_id;
 	int next_cont_slot;
 	int stats_fd, scratch_fd;
+	/* Probes in parts (codegen's DT_AUX_CHAIN_PROGS and DT_AUX_FRAME): one prog array per
+	 * program type, slots handed out in order; the frames, made on first use. */
+	DT_VEC(struct dt_chain { enum bpf_prog_type type; int fd; }) chains;
+	int next_chain_slot;
+	int frame_fd;
 	bool stats_used;      /* generated code counts losses in stats_fd: report them */
 	/* The exec follower (unwind/): generations (DT_AUX_EXEC_GEN) and pids-seen
 	 * (DT_AUX_PIDS_SEEN), loaded when a program first records user addresses. */

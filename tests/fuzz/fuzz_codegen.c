@@ -146,7 +146,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		n_checked++;
 		dt_dump_ast(p, null);
 		dt_dump_types(p, null);
-		dt_cg_resources_of(p, &e.res);
+		/* The generator's probes are far below what is split into parts (no chain_slot
+		 * here), so the resource step has nothing to refuse. */
+		if (dt_cg_resources_of(p, &e.res, d))
+			fail(&src, d, "a generated program past codegen's limits");
 		if (dt_codegen(p, &env, &r, d))
 			fail(&src, d, "a checked program that codegen refused");
 		for (uint32_t i = 0; i < p->nprobes; i++) {

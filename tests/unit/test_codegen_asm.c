@@ -7,6 +7,7 @@
 
 #include "codegen/codegen.h"
 #include "lang/lang.h"
+#include "common/common.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -162,6 +163,9 @@ static void dwarf_entry_and_continuation(void)
 	dt_cg_result_free(r);
 }
 
+/* The diagnostics of the last needs() call. */
+static char needs_diags[4096];
+
 /* Parses and checks `text`, then says what its code will need (dt_cg_resources_of). */
 static int needs(const char *text, dt_cg_resources *r)
 {
@@ -173,12 +177,18 @@ static int needs(const char *text, dt_cg_resources *r)
 	int rc = -EINVAL;
 
 	memset(r, 0, sizeof(*r));
-	if (dt_diags_error_count(d) == 0 && dt_check(p, a, d, &co) == 0) {
-		dt_cg_resources_of(p, r);
-		rc = 0;
-	}
+	if (dt_diags_error_count(d) == 0 && dt_check(p, a, d, &co) == 0)
+		rc = dt_cg_resources_of(p, r, d);
 	if (rc && getenv("DT_TEST_VERBOSE"))
 		dt_diags_print(d, stderr, false);
+	{
+		FILE *f = fmemopen(needs_diags, sizeof(needs_diags), "w");
+
+		if (f) {
+			dt_diags_print(d, f, false);
+			fclose(f);
+		}
+	}
 	dt_diags_free(d);
 	dt_arena_free(a);
 	return rc;
@@ -264,6 +274,65 @@ static void missing_fd_is_a_diagnostic(void)
 	dt_cg_result_free(r);
 }
 
+/* Builds "BEGIN {\n" + n copies of `stmt` (with %d the index) + extra + "}". */
+static char *script_of(int n, const char *stmt, const char *extra)
+{
+	size_t cap = (size_t)n * (strlen(stmt) + 16) + strlen(extra) + 32, len = 0;
+	char *t = xmalloc(cap);
+
+	len += (size_t)snprintf(t, cap, "BEGIN {\n");
+	for (int i = 0; i < n; i++)
+		len += (size_t)snprintf(t + len, cap - len, stmt, i);
+	snprintf(t + len, cap - len, "%s}\n", extra);
+	return t;
+}
+
+/* What no split can fit is a diagnostic before anything is created: one statement that
+ * references more maps than a program may, a probe longer than the longest chain. Large
+ * probes that fit are split, and say they need the chain and the frame. */
+static void split_limits(void)
+{
+	dt_cg_resources r;
+	char *t, sum[2048] = "@all = @m0";
+
+	t = script_of(1000, "@m%d = 1;\n", "");
+	CHECK_EQ_INT(needs(t, &r), 0);
+	CHECK(r.frame && r.chain_prog_types == 1ull << BPF_PROG_TYPE_RAW_TRACEPOINT);
+	dt_cg_resources_fini(&r);
+	free(t);
+
+	/* 54 maps per program, 33 programs. */
+	t = script_of(2000, "@m%d = 1;\n", "");
+	CHECK_EQ_INT(needs(t, &r), -EINVAL);
+	CHECK(strstr(needs_diags, "-e:1:1: error: this probe references too many maps to load: "
+			"it needs more than 33 programs of at most 54 maps each, joined by tail "
+			"calls\n") != NULL);
+	dt_cg_resources_fini(&r);
+	free(t);
+
+	for (int i = 1; i < 60; i++)
+		snprintf(sum + strlen(sum), sizeof(sum) - strlen(sum), " + @m%d", i);
+	strcat(sum, ";\n");
+	t = script_of(60, "@m%d = 1;\n", sum);
+	CHECK_EQ_INT(needs(t, &r), -EINVAL);
+	CHECK(strstr(needs_diags, "-e:62:1: error: this statement references 61 maps; one BPF "
+			"program can reference at most 64 (10 of them dwarftrace's own)\n"
+			"@all = @m0 + @m1") != NULL);
+	CHECK(strstr(needs_diags, "hint: split the statement into several") != NULL);
+	dt_cg_resources_fini(&r);
+	free(t);
+
+	t = script_of(40000, "@a[%d] = pid + 1;\n", "");
+	CHECK_EQ_INT(needs(t, &r), -EINVAL);
+	CHECK(strstr(needs_diags, "-e:1:1: error: this probe is too large to load: it would take "
+			"about ") != NULL);
+	CHECK(strstr(needs_diags, "hint: split it into several probes on the same attach "
+			"point") != NULL);
+	dt_cg_resources_fini(&r);
+	free(t);
+}
+
+
 int main(void)
 {
 	T_RUN(map_update_by_fd);
@@ -271,6 +340,7 @@ int main(void)
 	T_RUN(pid_filter);
 	T_RUN(dwarf_entry_and_continuation);
 	T_RUN(resources_of_programs);
+	T_RUN(split_limits);
 	T_RUN(missing_fd_is_a_diagnostic);
 	dt_codegen_shutdown();
 	return t_done();

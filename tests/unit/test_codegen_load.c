@@ -17,6 +17,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,13 +30,13 @@ typedef struct sess {
 	dt_diags *diags;
 	dt_program *prog;
 	int *map_fds;
-	int aux[DT_AUX_SYSCALL_SLOTS + 1];
+	int aux[DT_AUX_FRAME + 1];
 	struct { dt_stack_kind kind; uint32_t depth; int fd; } stacks[MAX_STACK_MAPS];
 	int nstacks;
 	dt_cg_resources needs;
 	int next_slot;
 	dt_cg_result *res;
-	int prog_fds[32];
+	int prog_fds[64];
 	uint32_t nprog_fds;
 	/* Events seen in the ring buffer. */
 	unsigned char ev[16][256];
@@ -96,6 +97,14 @@ static int cont_slot_cb(void *ctx)
 	return s->next_slot++;
 }
 
+/* Slots of the chain's prog array (64 entries), filled after loading like the session does. */
+static int chain_slot_cb(void *ctx)
+{
+	sess *s = ctx;
+
+	return s->next_slot < 64 ? s->next_slot++ : -ENOSPC;
+}
+
 static void sess_close(sess *s)
 {
 	for (uint32_t i = 0; i < s->nprog_fds; i++)
@@ -142,6 +151,10 @@ static int create_aux(sess *s)
 						  1024, NULL);
 	s->aux[DT_AUX_EXEC_GEN] = bpf_map_create(BPF_MAP_TYPE_LRU_HASH, "dt_exec_gen", 4, 4, 1024,
 						 NULL);
+	s->aux[DT_AUX_CHAIN_PROGS] = bpf_map_create(BPF_MAP_TYPE_PROG_ARRAY, "dt_chain", 4, 4, 64,
+						    NULL);
+	s->aux[DT_AUX_FRAME] = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "dt_frame", 4,
+					      DT_CG_FRAME_SIZE, DT_CG_FRAME_KEYS, NULL);
 	for (unsigned i = 0; i < DT_ARRAY_SIZE(s->aux); i++)
 		if (i != DT_AUX_STACKS && s->aux[i] < 0)
 			return -errno;
@@ -153,7 +166,7 @@ static int sess_load(sess *s, const char *text, uint32_t filter_pid, bool want_d
 {
 	dt_cg_env env = { .sz = sizeof(env), .ctx = s, .map_fd = map_fd_cb, .aux_fd = aux_fd_cb,
 			  .cont_slot = cont_slot_cb, .start_ns = 0, .filter_pid = filter_pid,
-			  .want_ir = want_dump, .want_asm = want_dump };
+			  .want_ir = want_dump, .want_asm = want_dump, .chain_slot = chain_slot_cb };
 	dt_check_opts co = { .sz = sizeof(co) };
 	int ret;
 
@@ -167,7 +180,10 @@ static int sess_load(sess *s, const char *text, uint32_t filter_pid, bool want_d
 		dt_diags_print(s->diags, stderr, false);
 		return -EINVAL;
 	}
-	dt_cg_resources_of(s->prog, &s->needs);
+	if (dt_cg_resources_of(s->prog, &s->needs, s->diags)) {
+		dt_diags_print(s->diags, stderr, false);
+		return -EINVAL;
+	}
 	if ((ret = create_aux(s)) || (ret = create_stacks(s)))
 		return ret;
 	s->map_fds = xcalloc(s->prog->nmaps + 1, sizeof(int));
@@ -207,6 +223,9 @@ static int sess_load(sess *s, const char *text, uint32_t filter_pid, bool want_d
 			return -e;
 		}
 		s->prog_fds[s->nprog_fds++] = fd;
+		if (pg->chain_slot >= 0 &&
+		    bpf_map_update_elem(s->aux[DT_AUX_CHAIN_PROGS], &pg->chain_slot, &fd, BPF_ANY))
+			return -errno;
 	}
 	return 0;
 }
@@ -216,7 +235,7 @@ static int sess_run_begin(sess *s)
 	for (uint32_t i = 0; i < s->res->nprogs; i++) {
 		LIBBPF_OPTS(bpf_test_run_opts, ro);
 
-		if (s->res->progs[i].attach->provider != DT_P_BEGIN)
+		if (s->res->progs[i].attach->provider != DT_P_BEGIN || s->res->progs[i].chain_slot >= 0)
 			continue;
 		if (bpf_prog_test_run_opts(s->prog_fds[i], &ro) < 0)
 			return -errno;
@@ -633,6 +652,106 @@ static void dwarf_split(void)
 	sess_close(&s);
 }
 
+/* Appends to a growing script buffer. */
+static void put(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(*buf + *len, *cap - *len, fmt, ap);
+		va_end(ap);
+		if ((size_t)n < *cap - *len)
+			break;
+		*cap = *cap * 2 + (size_t)n;
+		*buf = xrealloc(*buf, *cap);
+	}
+	*len += (size_t)n;
+}
+
+/* A probe too large for one program runs in parts joined by tail calls (cg_split.c): large
+ * if/else bodies, nested ifs, unroll and a string $variable span the parts, each statement
+ * runs under the branch it was written in, and a return in a later part ends the probe. */
+static void split_probe_runs(void)
+{
+	enum { N = 300 };
+	size_t len = 0, cap = 4096;
+	char *text = xmalloc(cap);
+	long long x = 1, v[N];
+	int found;
+	sess s;
+
+	T_SKIP_UNLESS_ROOT();
+	put(&text, &len, &cap, "BEGIN {\n$x = 1;\n$s = \"part\";\nif (pid > 0) {\n");
+	for (int i = 0; i < N; i++) {
+		put(&text, &len, &cap, "@v[%d] = $x; $x = $x + %d;\n", i, i % 7);
+		v[i] = x;
+		x += i % 7;
+	}
+	put(&text, &len, &cap, "if ($x > 10) {\n");
+	for (int i = 0; i < N; i++)
+		put(&text, &len, &cap, "@w[%d] = $x + %d;\n", i, i);
+	put(&text, &len, &cap, "} else {\n@never_inner = 1;\n}\n} else {\n");
+	for (int i = 0; i < N; i++)
+		put(&text, &len, &cap, "@never[%d] = 1;\n", i);
+	put(&text, &len, &cap, "}\nunroll(2) {\n");
+	for (int i = 0; i < N / 2; i++)
+		put(&text, &len, &cap, "$x = $x + 1; @u[$x] = %d;\n", i);
+	put(&text, &len, &cap, "}\n@str[$s] = $x;\n@final = $x;\nif (@final > 0) { return; }\n"
+		"@after = 1;\n}\n");
+	CHECK(sess_load(&s, text, 0, false) == 0);
+	CHECK(s.res && s.res->nprogs > 2);
+	CHECK(sess_run_begin(&s) == 0);
+	for (int i = 0; i < N; i++)
+		CHECK_EQ_INT(get_int(&s, "@v", (uint64_t)i, &found), v[i]);
+	for (int i = 0; i < N; i++)
+		CHECK_EQ_INT(get_int(&s, "@w", (uint64_t)i, &found), x + i);
+	get_int(&s, "@never", 0, &found);
+	CHECK(!found);
+	CHECK_EQ_INT(get_scalar(&s, "@never_inner"), -999999);
+	for (int i = 0; i < N; i++)
+		CHECK_EQ_INT(get_int(&s, "@u", (uint64_t)(x + 1 + i), &found), i % (N / 2));
+	x += N;
+	CHECK_EQ_INT(get_scalar(&s, "@final"), x);
+	{
+		unsigned char key[64] = "part";
+		long long val = 0;
+		int fd = map_fd_named(&s, "@str");
+
+		CHECK(fd >= 0 && bpf_map_lookup_elem(fd, key, &val) == 0 && val == x);
+	}
+	CHECK_EQ_INT(get_scalar(&s, "@after"), -999999);
+	sess_close(&s);
+	free(text);
+}
+
+/* One program may reference 64 maps: a probe writing 150 runs in parts, every map written. */
+static void split_by_maps(void)
+{
+	size_t len = 0, cap = 4096;
+	char *text = xmalloc(cap);
+	sess s;
+
+	T_SKIP_UNLESS_ROOT();
+	put(&text, &len, &cap, "BEGIN {\n");
+	for (int i = 0; i < 150; i++)
+		put(&text, &len, &cap, "@m%d = %d;\n", i, i + 1);
+	put(&text, &len, &cap, "}\n");
+	CHECK(sess_load(&s, text, 0, false) == 0);
+	CHECK(s.res && s.res->nprogs >= 3);
+	CHECK(sess_run_begin(&s) == 0);
+	for (int i = 0; i < 150; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "@m%d", i);
+		CHECK_EQ_INT(get_scalar(&s, name), i + 1);
+	}
+	sess_close(&s);
+	free(text);
+}
+
+
 int main(void)
 {
 	vlog = malloc(LOG_SIZE);
@@ -646,6 +765,8 @@ int main(void)
 	T_RUN(load_all);
 	T_RUN(pid_filter);
 	T_RUN(dwarf_split);
+	T_RUN(split_probe_runs);
+	T_RUN(split_by_maps);
 	free(vlog);
 	dt_codegen_shutdown();
 	return t_done();
