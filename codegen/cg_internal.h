@@ -46,7 +46,6 @@ typedef struct cg {
 	LLVMBasicBlockRef prologue; /* scratch lookup, filled in when the function is finished */
 	LLVMBasicBlockRef body;
 	LLVMValueRef ctxp;          /* the program's context argument (i8*) */
-	LLVMValueRef scratch_slot;  /* i8** alloca holding the scratch map value pointer */
 	const dt_probe *probe;
 	const dt_attach *attach;    /* the first of the set the program serves */
 	const dt_attach *const *set;
@@ -55,7 +54,10 @@ typedef struct cg {
 	bool is_cont;
 	LLVMValueRef *vars;         /* one alloca per dt_var_sym (i64 for ints, else a buffer) */
 	uint32_t stack_used, scratch_used;
-	bool scratch_needed;
+	/* Array-map values the function looks up once, in its prologue (cg_prologue_ptr): each
+	 * pointer lives in an i8** alloca that mem2reg turns into a register. */
+	struct cg_pro { dt_aux_map which; uint32_t key; LLVMValueRef slot; } pro[DT_STAT__COUNT + 1];
+	uint32_t npro;
 	LLVMValueRef dwarf_ref;     /* continuation: i8* to the walker's result stack ref */
 	LLVMValueRef frame;         /* a probe in parts: i8* to its frame (cg_split.c) */
 	LLVMValueRef key32;         /* i64 alloca used as the u32 key of array-map lookups */
@@ -99,6 +101,11 @@ LLVMValueRef cg_load_int(cg *c, LLVMValueRef p, uint32_t off, uint32_t size, boo
 void cg_store_int(cg *c, LLVMValueRef p, uint32_t off, uint32_t size, LLVMValueRef v);
 /* Adds one to loss counter `stat` in DT_AUX_STATS. */
 void cg_stat_inc(cg *c, enum dt_stat stat);
+/* This CPU's value at `key` of array map `which` (DT_AUX_SCRATCH, DT_AUX_STATS), looked up
+ * once per function in its prologue, which returns 0 should the lookup fail. */
+LLVMValueRef cg_prologue_ptr(cg *c, dt_aux_map which, uint32_t key);
+/* Emits the prologue's lookups and its branch to the body (finish_function). */
+void cg_emit_prologue(cg *c);
 /* Emits `return 0` and leaves the builder in a fresh unreachable block. */
 void cg_return(cg *c);
 /* Builds the string constant `s` (NUL-padded to size) in a new buffer with integer stores. */

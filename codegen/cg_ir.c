@@ -148,10 +148,9 @@ LLVMValueRef cg_buf_raw(cg *c, uint32_t size)
 			DT_SCRATCH_SIZE);
 		return LLVMBuildBitCast(c->b, entry_alloca(c, c->i64, "x"), c->i8p, "");
 	}
-	/* The scratch base is looked up once in the prologue and kept in an alloca that mem2reg
-	 * turns into a register: every use sees the null-checked map value pointer. */
-	c->scratch_needed = true;
-	LLVMValueRef base = LLVMBuildLoad2(c->b, c->i8p, c->scratch_slot, "scratch");
+	/* The scratch base is looked up once in the prologue: every use sees the null-checked
+	 * map value pointer. */
+	LLVMValueRef base = cg_prologue_ptr(c, DT_AUX_SCRATCH, 0);
 	LLVMValueRef p = cg_gep(c, base, c->scratch_used);
 	c->scratch_used += sz;
 	return p;
@@ -295,20 +294,49 @@ LLVMValueRef cg_key32(cg *c, uint32_t v)
 	return p;
 }
 
+LLVMValueRef cg_prologue_ptr(cg *c, dt_aux_map which, uint32_t key)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->npro; i++)
+		if (c->pro[i].which == which && c->pro[i].key == key)
+			break;
+	if (i == c->npro) {
+		if (c->npro == DT_ARRAY_SIZE(c->pro)) {
+			cg_fail(c, c->probe->span, "more than %zu prologue lookups",
+				DT_ARRAY_SIZE(c->pro));
+			return LLVMConstNull(c->i8p);
+		}
+		c->pro[c->npro++] = (struct cg_pro){ which, key, entry_alloca(c, c->i8p, "pro") };
+	}
+	return LLVMBuildLoad2(c->b, c->i8p, c->pro[i].slot, "");
+}
+
+void cg_emit_prologue(cg *c)
+{
+	for (uint32_t i = 0; i < c->npro; i++) {
+		int fd = cg_aux_fd(c, c->pro[i].which, 0, 0);
+		LLVMValueRef p = cg_map_lookup(c, cg_map_ref(c, fd), cg_key32(c, c->pro[i].key));
+		LLVMBasicBlockRef ok = cg_block(c, "pro.ok"), none = cg_block(c, "pro.none");
+
+		LLVMBuildStore(c->b, p, c->pro[i].slot);
+		cg_br_nonnull(c, p, ok, none);
+		LLVMPositionBuilderAtEnd(c->b, none);
+		LLVMBuildRet(c->b, cg_i64(c, 0));
+		LLVMPositionBuilderAtEnd(c->b, ok);
+	}
+	LLVMBuildBr(c->b, c->body);
+}
+
+/* A counter's value is looked up once per function (cg_prologue_ptr), not at every place that
+ * may count: a lookup is a helper call the verifier inlines by patching the program, which
+ * costs time in proportion to the program's size, and a map update is in most statements. */
 void cg_stat_inc(cg *c, enum dt_stat stat)
 {
-	int fd = cg_aux_fd(c, DT_AUX_STATS, 0, 0);
-	LLVMValueRef key = cg_key32(c, stat);
-	LLVMValueRef v;
-	LLVMBasicBlockRef inc = cg_block(c, "stat"), done = cg_block(c, "stat.done");
+	LLVMValueRef v = cg_prologue_ptr(c, DT_AUX_STATS, stat);
 
-	v = cg_map_lookup(c, cg_map_ref(c, fd), key);
-	cg_br_nonnull(c, v, inc, done);
-	LLVMPositionBuilderAtEnd(c->b, inc);
 	cg_store_int(c, v, 0, 8, LLVMBuildAdd(c->b, cg_load_int(c, v, 0, 8, false),
 					       cg_i64(c, 1), ""));
-	LLVMBuildBr(c->b, done);
-	LLVMPositionBuilderAtEnd(c->b, done);
 }
 
 void cg_map_update(cg *c, LLVMValueRef map, LLVMValueRef key, LLVMValueRef val)

@@ -527,19 +527,7 @@ static void finish_function(cg *c)
 		LLVMBuildRet(eb, cg_i64(c, 0));
 	}
 	LLVMPositionBuilderAtEnd(c->b, c->prologue);
-	if (c->scratch_needed) {
-		int fd = cg_aux_fd(c, DT_AUX_SCRATCH, 0, 0);
-		LLVMValueRef p;
-		LLVMBasicBlockRef none = cg_block(c, "scratch.none");
-
-		p = cg_map_lookup(c, cg_map_ref(c, fd), cg_key32(c, 0));
-		LLVMBuildStore(c->b, p, c->scratch_slot);
-		cg_br_nonnull(c, p, c->body, none);
-		LLVMPositionBuilderAtEnd(c->b, none);
-		LLVMBuildRet(c->b, cg_i64(c, 0));
-	} else {
-		LLVMBuildBr(c->b, c->body);
-	}
+	cg_emit_prologue(c);
 	/* Last: the prologue may still have added allocas (the key slot). */
 	LLVMPositionBuilderAtEnd(eb, c->allocas);
 	LLVMBuildBr(eb, c->prologue);
@@ -765,7 +753,7 @@ void cg_emit_program(cg *c, const dt_cg_prog *pg, const char *section, const cg_
 	c->is_cont = is_cont;
 	c->stack_used = 0;
 	c->scratch_used = 0;
-	c->scratch_needed = false;
+	c->npro = 0;
 	c->dwarf_ref = NULL;
 	c->frame = NULL;
 	c->key32 = NULL;
@@ -777,13 +765,6 @@ void cg_emit_program(cg *c, const dt_cg_prog *pg, const char *section, const cg_
 	c->prologue = cg_block(c, "prologue");
 	c->body = cg_block(c, "body");
 	LLVMPositionBuilderAtEnd(c->b, c->body);
-	{
-		LLVMBuilderRef eb = LLVMCreateBuilderInContext(c->ctx);
-
-		LLVMPositionBuilderAtEnd(eb, c->allocas);
-		c->scratch_slot = LLVMBuildAlloca(eb, c->i8p, "scratch.slot");
-		LLVMDisposeBuilder(eb);
-	}
 
 	/* Variables: zeroed at the start so every path reads initialised bytes. A probe in
 	 * parts has them in its frame instead (frame_vars), zeroed by its first part. */
