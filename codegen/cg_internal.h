@@ -31,6 +31,7 @@ typedef struct cg {
 	const dt_cg_env *env;
 	dt_diags *diags;
 	int err; /* first internal error: code generation stops emitting once set */
+	dt_span at; /* the statement (or predicate) being emitted, for diagnostics about it */
 	uint32_t stack_budget; /* bytes of stack for buffers before scratch is used */
 
 	LLVMContextRef ctx;

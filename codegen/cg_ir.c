@@ -144,8 +144,14 @@ LLVMValueRef cg_buf_raw(cg *c, uint32_t size)
 		return LLVMBuildBitCast(c->b, a, c->i8p, "");
 	}
 	if (c->scratch_used + sz > DT_SCRATCH_SIZE) {
-		cg_fail(c, c->probe->span, "probe needs more than %d bytes of scratch memory",
-			DT_SCRATCH_SIZE);
+		/* lang bounds each value, key and event, not how many one statement builds: a
+		 * statement that builds too many is the script's to split, not a bug. */
+		if (!c->err) {
+			dt_diag(c->diags, DT_DIAG_ERROR, c->at, "this statement builds more than %d "
+				"bytes of values (strings, keys, tuples) at once", DT_SCRATCH_SIZE);
+			dt_diag_hint(c->diags, "split it into several statements");
+			c->err = -EINVAL;
+		}
 		return LLVMBuildBitCast(c->b, entry_alloca(c, c->i64, "x"), c->i8p, "");
 	}
 	/* The scratch base is looked up once in the prologue: every use sees the null-checked

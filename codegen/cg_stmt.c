@@ -435,6 +435,7 @@ static void stmt(cg *c, const dt_stmt *s)
 {
 	if (c->err)
 		return;
+	c->at = s->span;
 	cg_release_temps(c);
 	switch (s->kind) {
 	case DT_S_EXPR:
@@ -679,6 +680,7 @@ static void emit_part(cg *c, const cg_split *sp, uint32_t part, int next_slot)
 			cur = u->guard;
 			cur_want = u->want;
 			group = u->weight;
+			c->at = u->cond->span;
 			cg_release_temps(c);
 			cg_store_int(c, flag_ptr(c, sp, u->flag), 0, 8,
 				     LLVMBuildSelect(c->b, cg_cond(c, u->cond), cg_i64(c, CG_FLAG_THEN),
@@ -749,6 +751,7 @@ void cg_emit_program(cg *c, const dt_cg_prog *pg, const char *section, const cg_
 	c->attach = a;
 	c->set = pg->set;
 	c->nset = pg->nset;
+	c->at = p->span;
 	c->ptype = pg->prog_type;
 	c->is_cont = is_cont;
 	c->stack_used = 0;
@@ -803,6 +806,7 @@ void cg_emit_program(cg *c, const dt_cg_prog *pg, const char *section, const cg_
 		cg_memcpy(c, c->dwarf_ref, 0, st, offsetof(struct dt_walker_state, result),
 			  sizeof(struct dt_stack_ref));
 		cg_pin_temps(c);
+		c->at = p->pred ? p->pred->span : p->span;
 		if (p->pred && p->pred_uses_ustack_dwarf)
 			guard(c, cg_cond(c, p->pred));
 		emit_body(c, split, 0, next_slot);
@@ -829,6 +833,7 @@ void cg_emit_program(cg *c, const dt_cg_prog *pg, const char *section, const cg_
 					       cg_helper(c, BPF_FUNC_get_current_cgroup_id, c->i64,
 							 NULL, 0),
 					       cg_i64(c, c->env->filter_cgroup), ""));
+		c->at = p->pred ? p->pred->span : p->span;
 		if (p->pred && !(is_entry_of_dwarf && p->pred_uses_ustack_dwarf))
 			guard(c, cg_cond(c, p->pred));
 		if (is_entry_of_dwarf) {

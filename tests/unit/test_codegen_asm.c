@@ -38,6 +38,19 @@ static int cont_slot(void *ctx)
 	return f->slots++;
 }
 
+/* The diagnostics of the last compile() or needs() call. */
+static char last_diags[4096];
+
+static void keep_diags(dt_diags *d)
+{
+	FILE *f = fmemopen(last_diags, sizeof(last_diags), "w");
+
+	if (f) {
+		dt_diags_print(d, f, false);
+		fclose(f);
+	}
+}
+
 /* Compiles `text`; returns the result (NULL on failure, *diag_count set). */
 static dt_cg_result *compile(const char *text, fake *f, uint32_t filter_pid, int *nerr)
 {
@@ -48,7 +61,7 @@ static dt_cg_result *compile(const char *text, fake *f, uint32_t filter_pid, int
 	dt_check_opts co = { .sz = sizeof(co) };
 	dt_cg_env env = { .sz = sizeof(env), .ctx = f, .map_fd = map_fd, .aux_fd = aux_fd,
 			  .cont_slot = cont_slot, .filter_pid = filter_pid, .want_ir = true,
-			  .want_asm = true };
+			  .want_asm = true, .chain_slot = cont_slot };
 	dt_cg_result *r = NULL;
 
 	if (dt_diags_error_count(d) == 0 && dt_check(p, a, d, &co) == 0)
@@ -56,6 +69,7 @@ static dt_cg_result *compile(const char *text, fake *f, uint32_t filter_pid, int
 	*nerr = dt_diags_error_count(d);
 	if (*nerr && getenv("DT_TEST_VERBOSE"))
 		dt_diags_print(d, stderr, false);
+	keep_diags(d);
 	dt_diags_free(d);
 	dt_arena_free(a);
 	return r;
@@ -163,8 +177,6 @@ static void dwarf_entry_and_continuation(void)
 	dt_cg_result_free(r);
 }
 
-/* The diagnostics of the last needs() call. */
-static char needs_diags[4096];
 
 /* Parses and checks `text`, then says what its code will need (dt_cg_resources_of). */
 static int needs(const char *text, dt_cg_resources *r)
@@ -181,14 +193,7 @@ static int needs(const char *text, dt_cg_resources *r)
 		rc = dt_cg_resources_of(p, r, d);
 	if (rc && getenv("DT_TEST_VERBOSE"))
 		dt_diags_print(d, stderr, false);
-	{
-		FILE *f = fmemopen(needs_diags, sizeof(needs_diags), "w");
-
-		if (f) {
-			dt_diags_print(d, f, false);
-			fclose(f);
-		}
-	}
+	keep_diags(d);
 	dt_diags_free(d);
 	dt_arena_free(a);
 	return rc;
@@ -304,7 +309,7 @@ static void split_limits(void)
 	/* 54 maps per program, 33 programs. */
 	t = script_of(2000, "@m%d = 1;\n", "");
 	CHECK_EQ_INT(needs(t, &r), -EINVAL);
-	CHECK(strstr(needs_diags, "-e:1:1: error: this probe references too many maps to load: "
+	CHECK(strstr(last_diags, "-e:1:1: error: this probe references too many maps to load: "
 			"it needs more than 33 programs of at most 54 maps each, joined by tail "
 			"calls\n") != NULL);
 	dt_cg_resources_fini(&r);
@@ -315,21 +320,72 @@ static void split_limits(void)
 	strcat(sum, ";\n");
 	t = script_of(60, "@m%d = 1;\n", sum);
 	CHECK_EQ_INT(needs(t, &r), -EINVAL);
-	CHECK(strstr(needs_diags, "-e:62:1: error: this statement references 61 maps; one BPF "
+	CHECK(strstr(last_diags, "-e:62:1: error: this statement references 61 maps; one BPF "
 			"program can reference at most 64 (10 of them dwarftrace's own)\n"
 			"@all = @m0 + @m1") != NULL);
-	CHECK(strstr(needs_diags, "hint: split the statement into several") != NULL);
+	CHECK(strstr(last_diags, "hint: split the statement into several") != NULL);
 	dt_cg_resources_fini(&r);
 	free(t);
 
 	t = script_of(40000, "@a[%d] = pid + 1;\n", "");
 	CHECK_EQ_INT(needs(t, &r), -EINVAL);
-	CHECK(strstr(needs_diags, "-e:1:1: error: this probe is too large to load: it would take "
+	CHECK(strstr(last_diags, "-e:1:1: error: this probe is too large to load: it would take "
 			"about ") != NULL);
-	CHECK(strstr(needs_diags, "hint: split it into several probes on the same attach "
+	CHECK(strstr(last_diags, "hint: split it into several probes on the same attach "
 			"point") != NULL);
 	dt_cg_resources_fini(&r);
 	free(t);
+}
+
+
+/* A probe past one program's maps comes out as parts: the first attached, each later one in
+ * its chain slot, every part but the last ending in a tail call. */
+static void split_programs_chain(void)
+{
+	fake f = { 0 };
+	int nerr;
+	char *t = script_of(200, "@m%d = %d;\n", "");
+	dt_cg_result *r = compile(t, &f, 0, &nerr);
+
+	CHECK(r != NULL);
+	CHECK_EQ_INT(nerr, 0);
+	if (r) {
+		CHECK(r->nprogs >= 4);
+		CHECK_EQ_INT(r->progs[0].chain_slot, -1);
+		for (uint32_t i = 1; i < r->nprogs; i++)
+			CHECK_EQ_INT(r->progs[i].chain_slot, (int)i - 1);
+		CHECK_EQ_STR(r->progs[1].name, "p0_part1");
+		CHECK(strstr(r->asm_text, "call 12\n") != NULL); /* bpf_tail_call */
+	}
+	dt_cg_result_free(r);
+	free(t);
+}
+
+/* lang bounds each value; a statement that builds more than scratch memory holds is the
+ * script's error, at the statement, not an internal one. */
+static void statement_past_scratch(void)
+{
+	fake f = { 0 };
+	int nerr;
+	char t[12000] = "BEGIN { $s = \"a\"; if (";
+	dt_cg_result *r;
+
+	for (int i = 0; i < 9; i++) {
+		char lit[1001];
+
+		memset(lit, 'x', 1000);
+		lit[1000] = 0;
+		snprintf(t + strlen(t), sizeof(t) - strlen(t), "%s$s == \"%s%d\"", i ? " || " : "",
+			 lit, i);
+	}
+	strcat(t, ") { @x = 1; } }");
+	r = compile(t, &f, 0, &nerr);
+	CHECK(r == NULL);
+	CHECK_EQ_INT(nerr, 1);
+	CHECK(strstr(last_diags, "-e:1:19: error: this statement builds more than 8192 bytes of "
+			"values (strings, keys, tuples) at once\n") != NULL);
+	CHECK(strstr(last_diags, "internal") == NULL);
+	dt_cg_result_free(r);
 }
 
 
@@ -341,6 +397,8 @@ int main(void)
 	T_RUN(dwarf_entry_and_continuation);
 	T_RUN(resources_of_programs);
 	T_RUN(split_limits);
+	T_RUN(split_programs_chain);
+	T_RUN(statement_past_scratch);
 	T_RUN(missing_fd_is_a_diagnostic);
 	dt_codegen_shutdown();
 	return t_done();
