@@ -17,6 +17,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -1068,8 +1069,35 @@ static void drop_maps_from(dt_session *s, size_t n0)
 	}
 }
 
+/* Every script map is a file descriptor, and so is every program and attached event. A script
+ * with more maps than the soft limit leaves room for (often 1024) raises it, up to the hard
+ * limit; past that it says why it cannot run. The -c command was started before: it keeps the
+ * limit it was given. */
+static int ensure_fds(dt_session *s, size_t more_maps)
+{
+	/* Room for the rest: at least 256 descriptors, better 1024. */
+	rlim_t maps = (rlim_t)(s->maps.n + more_maps), need = maps + 256, want = maps + 1024;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want)
+		return 0;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
+		fprintf(s->err, "this script needs at least %llu file descriptors for its %llu maps "
+			"and programs, more than this process may open (ulimit -Hn: %llu)\n",
+			(unsigned long long)need, (unsigned long long)maps,
+			(unsigned long long)rl.rlim_max);
+		return -EMFILE;
+	}
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY ? want : DT_MIN(want, rl.rlim_max);
+	return setrlimit(RLIMIT_NOFILE, &rl) < 0 ? -errno : 0;
+}
+
 static int create_unit_maps(dt_session *s, dt_unit *u)
 {
+	int rc = ensure_fds(s, u->prog->nmaps);
+
+	if (rc < 0)
+		return rc;
 	u->map_index = xcalloc(u->prog->nmaps + 1, sizeof(*u->map_index));
 	for (uint32_t i = 0; i < u->prog->nmaps; i++) {
 		const dt_map_sym *m = u->prog->maps[i];
