@@ -104,7 +104,7 @@ typedef enum dt_stack_mode {
  * the sizes are bounded; every map is a file descriptor and DT_MAP_MAX_ENTRIES preallocated
  * elements of kernel memory, so their number is too. */
 #define DT_MAX_VALUE_SIZE 1024    /* bytes of any value: a string, a tuple, a map value */
-#define DT_MAX_KEY_SIZE 1024      /* bytes of a map key (the whole tuple of a multi-part key) */
+#define DT_MAX_KEY_SIZE 2048      /* bytes of a map key (the whole tuple of a multi-part key) */
 #define DT_MAX_VARS_SIZE 2048     /* bytes of all the $variables of one probe */
 #define DT_MAX_EVENT_SIZE 2048    /* bytes of the values one printf() sends */
 #define DT_MAX_MAPS 4096          /* maps in one script */
