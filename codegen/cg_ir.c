@@ -83,7 +83,7 @@ int cg_aux_fd(cg *c, dt_aux_map which, dt_stack_kind kind, uint32_t depth)
 			"internal error: code generation needs the %s map, which was not prepared "
 			"before it (%s; this is a dwarftrace bug, please report it)",
 			(unsigned)which < DT_ARRAY_SIZE(names) ? names[which] : "auxiliary",
-			strerror(-fd));
+			dt_strerror(-fd));
 		c->err = fd;
 	}
 	return fd < 0 ? 0 : fd;
@@ -97,7 +97,7 @@ int cg_script_map_fd(cg *c, const dt_map_sym *m)
 		fd = c->env->map_fd(c->env->ctx, m);
 	if (fd < 0 && !c->err) {
 		dt_diag(c->diags, DT_DIAG_ERROR, m->decl, "cannot compile: map %s is not available: %s",
-			m->name, strerror(-fd));
+			m->name, dt_strerror(-fd));
 		c->err = fd;
 	}
 	return fd < 0 ? 0 : fd;

@@ -39,6 +39,11 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Read a whole file into a NUL-terminated heap buffer; 0 or -errno. */
 int dt_read_file(const char *path, char **out, size_t *len);
 
+/* strerror(err) (err > 0) in words, also for the kernel-internal codes (512..530) that BPF and
+ * perf syscalls leak to userspace and glibc does not name ("Unknown error 524"). Use it for
+ * every errno a message shows. */
+const char *dt_strerror(int err);
+
 /* Monotonic clock in nanoseconds. */
 uint64_t dt_now_ns(void);
 

@@ -274,7 +274,7 @@ static const dt_type *probe_record(checker *c, dt_span at)
 		/* Unknown tracepoints were reported at the attach point already. */
 		if (err != -ENOENT)
 			ERR(c, at, "cannot read the format of tracepoint %s:%s: %s", a0->target,
-			    a0->func, strerror(-err));
+			    a0->func, dt_strerror(-err));
 		return NULL;
 	}
 	c->record = rec;
@@ -1115,7 +1115,7 @@ static void expand_probe(checker *c, dt_probe *pr)
 			if (err == -ENOTSUP)
 				ERR(c, a->span, "wildcards are not supported here: '%s'", a->text);
 			else if (err)
-				ERR(c, a->span, "cannot expand '%s': %s", a->text, strerror(-err));
+				ERR(c, a->span, "cannot expand '%s': %s", a->text, dt_strerror(-err));
 			else
 				ERR(c, a->span, "'%s' matches nothing", a->text);
 		}

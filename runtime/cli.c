@@ -333,7 +333,7 @@ int dt_cli_main(int argc, char **argv)
 			/* The REPL: one session that grows while the user types (repl.c). */
 			if (c.out_path && !(out = fopen(c.out_path, "we"))) {
 				fprintf(stderr, "dwarftrace: cannot write %s: %s\n", c.out_path,
-					strerror(errno));
+					dt_strerror(errno));
 				return 1;
 			}
 			so.out = out ? out : stdout;
@@ -358,7 +358,7 @@ int dt_cli_main(int argc, char **argv)
 	} else {
 		rc = read_program(c.file, &text, &len);
 		if (rc < 0) {
-			fprintf(stderr, "dwarftrace: cannot read %s: %s\n", c.file, strerror(-rc));
+			fprintf(stderr, "dwarftrace: cannot read %s: %s\n", c.file, dt_strerror(-rc));
 			return 1;
 		}
 		src = (dt_source){ .name = strcmp(c.file, "-") ? c.file : "stdin", .text = text,
@@ -368,7 +368,7 @@ int dt_cli_main(int argc, char **argv)
 		out = fopen(c.out_path, "we");
 		if (!out) {
 			fprintf(stderr, "dwarftrace: cannot write %s: %s\n", c.out_path,
-				strerror(errno));
+				dt_strerror(errno));
 			goto out;
 		}
 	}

@@ -301,7 +301,7 @@ static int create_script_map(dt_session *s, const dt_map_sym *m, dt_smap **out)
 		if (rc != -EPERM)
 			fprintf(s->err, "cannot create map %s (key %u bytes, value %u bytes): %s\n",
 				m->name, sm->layout.key_size, sm->layout.value_size,
-				strerror(-rc));
+				dt_strerror(-rc));
 		free(sm);
 		return perm_error(s, rc);
 	}
@@ -322,7 +322,7 @@ static int aux_create(dt_session *s, int *fd, enum bpf_map_type type, const char
 
 		*fd = -1;
 		if (rc != -EPERM)
-			fprintf(s->err, "cannot create the %s map: %s\n", name, strerror(-rc));
+			fprintf(s->err, "cannot create the %s map: %s\n", name, dt_strerror(-rc));
 		return perm_error(s, rc);
 	}
 	return *fd;
@@ -407,7 +407,7 @@ static void write_profiles(dt_session *s)
 		}
 		rc = dt_out_write_profile(s->out, kinds[k], paths[k], syms, fds, s->maps.n);
 		if (rc < 0)
-			fprintf(s->err, "cannot write %s: %s\n", paths[k], strerror(-rc));
+			fprintf(s->err, "cannot write %s: %s\n", paths[k], dt_strerror(-rc));
 		free(syms);
 		free(fds);
 	}
@@ -429,12 +429,13 @@ static int cg_map_fd(void *ctx, const dt_map_sym *m)
 	return c->s->maps.v[c->u->map_index[m->id]]->fd;
 }
 
+/* The unwinder's messages name their part themselves ("unwind: ", "walker: ", "exec follower: "). */
 static void uw_log(void *ctx, const char *msg)
 {
 	dt_session *s = ctx;
 
 	if (s->o.verbose)
-		fprintf(s->err, "unwind: %s%s", msg,
+		fprintf(s->err, "%s%s", msg,
 			*msg && msg[strlen(msg) - 1] == '\n' ? "" : "\n");
 }
 
@@ -459,7 +460,7 @@ static int session_exec_follower(dt_session *s)
 		rc = -errno;
 		if (rc != -EPERM)
 			fprintf(s->err, "cannot follow exec (sched_process_exec): %s\n",
-				strerror(-rc));
+				dt_strerror(-rc));
 		return perm_error(s, rc);
 	}
 	dt_sym_set_gen_fn(s->sym, exec_gen_now, s);
@@ -512,7 +513,7 @@ static dt_unwinder *session_unwinder(dt_session *s)
 			perm_error(s, -EPERM);
 		else
 			fprintf(s->err, "ustack_dwarf: cannot load the DWARF stack walker: %s (run "
-				"with -v for the details)\n", strerror(errno));
+				"with -v for the details)\n", dt_strerror(errno));
 	}
 	return s->uw;
 }
@@ -526,7 +527,7 @@ static int wrap_uw(dt_session *s, int fd, enum bpf_prog_type t)
 		/* The precompiled walker is ours: a kernel refusing it is a dwarftrace bug. */
 		fprintf(s->err, "internal error: the kernel refused the DWARF stack walker for "
 			"BPF program type %d (%s); this is a dwarftrace bug, please report it with "
-			"the output of -v, which shows the verifier's log\n", (int)t, strerror(-fd));
+			"the output of -v, which shows the verifier's log\n", (int)t, dt_strerror(-fd));
 		s->uw_reported = true;
 	}
 	return fd;
@@ -566,7 +567,7 @@ static int make_probe_names(dt_session *s, dt_unit *u)
 			if (bpf_map_update_elem(u->names_fd, &a->index, &n, BPF_ANY) < 0) {
 				rc = -errno;
 				fprintf(s->err, "cannot fill the probe names map: %s\n",
-					strerror(-rc));
+					dt_strerror(-rc));
 			}
 		}
 	}
@@ -757,7 +758,7 @@ int dt_rt_load_prog(dt_session *s, const dt_cg_prog *p, int *fd_out)
 		fprintf(s->err, "internal error: the verifier rejected generated code for probe %s "
 			"(this is a dwarftrace bug; please report it with the output of "
 			"-d verifier)\n", prog_label(p));
-		fprintf(s->err, "bpf_prog_load: %s\n", strerror(-rc));
+		fprintf(s->err, "bpf_prog_load: %s\n", dt_strerror(-rc));
 		if (log && *log)
 			print_log_tail(s->err, log, (s->o.dump & DT_DUMP_VERIFIER)
 							    ? 1 << 30 : VERIFIER_TAIL_LINES);
@@ -813,7 +814,7 @@ static int load_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 		if (bpf_map_update_elem(cfd, &e->cont_slot, &fds[cont], BPF_ANY) < 0) {
 			rc = -errno;
 			fprintf(s->err, "cannot install the continuation of %s: %s\n",
-				prog_label(e), strerror(-rc));
+				prog_label(e), dt_strerror(-rc));
 			goto out;
 		}
 	}
@@ -840,7 +841,7 @@ static void attach_error(dt_session *s, dt_unit *u, const dt_attach *a, int rc, 
 	dt_diags *ad = dt_diags_new(&u->src);
 
 	perm_error(s, rc);
-	dt_diag(ad, DT_DIAG_ERROR, a->span, "%s", err ? err : strerror(-rc));
+	dt_diag(ad, DT_DIAG_ERROR, a->span, "%s", err ? err : dt_strerror(-rc));
 	dt_diags_print(ad, s->err, isatty(fileno(s->err)));
 	dt_diags_free(ad);
 }
@@ -975,7 +976,7 @@ static int validate_attach_points(dt_session *s, dt_unit *u, dt_diags *d)
 				r = dt_rt_validate(a, s->o.uprobe_pid, &err);
 			}
 			if (r < 0) {
-				dt_diag(d, DT_DIAG_ERROR, a->span, "%s", err ? err : strerror(-r));
+				dt_diag(d, DT_DIAG_ERROR, a->span, "%s", err ? err : dt_strerror(-r));
 				rc = rc ? rc : r;
 			}
 			free(err);
@@ -1119,7 +1120,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	DT_VEC_PUSH(&s->units, u);
 	rc = dt_loop_add_unit(s, u);
 	if (rc < 0) {
-		fprintf(s->err, "cannot read the event ring buffer: %s\n", strerror(-rc));
+		fprintf(s->err, "cannot read the event ring buffer: %s\n", dt_strerror(-rc));
 		s->units.n--;
 		goto fail;
 	}

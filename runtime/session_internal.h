@@ -56,8 +56,8 @@ int dt_rt_uprobe_open(const dt_attach *a, int pid, bool ret, char **err);
 int dt_rt_elf_entry(const char *path, uint64_t *entry);
 
 /* Resolves many symbols of one ELF file at once (one pass over its symbol tables): file_off[i]
- * for syms[i], or why[i] a malloc'd sentence (why[i] NULL when resolved). 0, or -ENOEXEC when
- * the file is no ELF file. */
+ * for syms[i], or why[i] a malloc'd sentence (why[i] NULL when resolved). 0, or dt_elf_open's
+ * -errno when the file cannot be read as ELF (dt_elf_strerror says why). */
 int dt_rt_resolve_symbols(const char *path, const char *const *syms, uint32_t n,
 			  uint64_t *file_off, char **why);
 
