@@ -704,9 +704,11 @@ int dt_rt_tracepoint_id(const dt_attach *a, uint64_t *id, char **err)
 			    a->text);
 	snprintf(path, sizeof(path), "%s/events/%s/%s/id", root, a->target, a->func);
 	rc = dt_read_file(path, &text, NULL);
-	if (rc < 0)
+	if (rc == -ENOENT)
 		return dt_rt_fail(err, rc, "%s: no such tracepoint (see %s/available_events)", a->text,
 			    root);
+	if (rc < 0)
+		return dt_rt_fail(err, rc, "%s: cannot read %s: %s", a->text, path, dt_strerror(-rc));
 	*id = strtoull(text, NULL, 10);
 	free(text);
 	return 0;

@@ -2,7 +2,8 @@
  * options (exit status 2 on misuse), reads the program (a file, `#!` scripts, stdin for `-`),
  * sets up -p/-c/-o/-f/-d/-v/--dry-run, and drives one session: add the program, let a -c child
  * run, loop, finish — through the public session API (runtime.h) only. Exit status 0, 1 for
- * errors in the script or at run time, 2 for usage, or a failed -c command's own status. */
+ * errors in the script or at run time (a failed write of the output included), 2 for usage,
+ * or a failed -c command's own status. */
 #include "runtime/runtime.h"
 #include "common/common.h"
 #include "unwind/unwind.h"
@@ -11,6 +12,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char usage_text[] =
@@ -48,7 +50,8 @@ static const char usage_text[] =
 	"  --unwind-stacks N    distinct ustack_dwarf stacks kept (default 16384)\n"
 	"  -d WHAT         dump a stage: tokens, ast, types, ir, asm, verifier, unwind\n"
 	"                  (repeatable, or a comma list); '-d unwind FILE' dumps the\n"
-	"                  unwind rows of the ELF file FILE\n"
+	"                  unwind rows of the ELF file FILE. With only tokens, ast and\n"
+	"                  types nothing is loaded or run (no root needed)\n"
 	"  -i              the interactive REPL (also with no program on a terminal)\n"
 	"  -h, --help      this help\n"
 	"  -V, --version   the version\n"
@@ -70,6 +73,10 @@ static const char usage_text[] =
 	"                                  iowait (ns) and nswitch are this call's; :N measures one\n"
 	"                                  call in N, at random\n"
 	"  Blocks are written { ... } or < ... >; FUNC and EVENT may hold '*' wildcards.\n"
+	"\n"
+	"exit status: 0; 1 for errors in the program, when attaching, or when the output\n"
+	"  (stdout, -o, --pprof, --flamegraph) cannot be written; 2 for usage; with -c,\n"
+	"  a command that fails gives its own status\n"
 	"\n"
 	"examples:\n"
 	"  dwarftrace -e 'profile:hz:19 < @[ustack_dwarf] = count(); >'\n"
@@ -188,11 +195,22 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 		case 1003:
 			c->srcline = true;
 			break;
-		case 1004:
+		case 1004: {
+			struct stat st;
+			int err;
+
 			if (c->ndebug_dirs == DT_ARRAY_SIZE(c->debug_dirs))
 				return usage_error("%s", "--debuginfo: at most 16 directories");
+			/* Said now: a misspelt directory would only show as stacks without names. */
+			err = stat(optarg, &st) < 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+			if (err) {
+				fprintf(stderr, "dwarftrace: --debuginfo: %s: %s\n", optarg,
+					dt_strerror(err));
+				return 1;
+			}
 			c->debug_dirs[c->ndebug_dirs++] = optarg;
 			break;
+		}
 		case 1005:
 			c->pprof_path = optarg;
 			break;
@@ -257,6 +275,10 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 		optind++;
 	c->params = (const char **)&argv[optind];
 	c->nparams = (uint32_t)(argc - optind);
+	/* Dumps of the front end only (tokens, ast, types) show the script as it is understood:
+	 * nothing is loaded or run, as in bpftrace's -d, so they need no privileges. */
+	if (c->dump && !(c->dump & ~DT_DUMP_FRONT_END))
+		c->dry_run = true;
 	if (c->pid_arg && c->cmd)
 		return usage_error("%s", "-p and -c cannot be used together");
 	if (c->pid_arg) {
@@ -306,7 +328,30 @@ static int child_status(dt_session *s, int status)
 	return cs > 0 && status == 0 ? cs : status;
 }
 
-int dt_cli_main(int argc, char **argv)
+/* The end of an output stream: whatever is buffered is written, and a write that failed on the
+ * way (the session says those it sees while tracing, with a non-zero status) is said here when
+ * nothing else was — `dwarftrace -h >/dev/full`, a dump. Returns the status to exit with. */
+static int finish_output(FILE *f, const char *name, bool close_it, int status)
+{
+	int err = 0;
+
+	errno = 0;
+	if (fflush(f))
+		err = errno ? errno : EIO;
+	else if (ferror(f))
+		err = EIO;
+	errno = 0;
+	if (close_it && fclose(f) && !err)
+		err = errno ? errno : EIO;
+	if (err && status == 0) {
+		fprintf(stderr, "dwarftrace: cannot write the output to %s: %s\n", name,
+			dt_strerror(err));
+		status = 1;
+	}
+	return status;
+}
+
+static int cli_run(int argc, char **argv)
 {
 	struct cli c = { 0 };
 	dt_session_opts so = { .sz = sizeof(so) };
@@ -346,9 +391,10 @@ int dt_cli_main(int argc, char **argv)
 			if (c.pid_arg)
 				so.filter_pid = (uint32_t)atoi(c.pid_arg);
 			so.uprobe_pid = c.pid_arg ? (int)so.filter_pid : -1;
+			so.out_name = out ? c.out_path : "stdout";
 			status = dt_repl_main(&so, c.pid_arg != NULL);
 			if (out)
-				fclose(out);
+				status = finish_output(out, c.out_path, true, status);
 			return status;
 		}
 		return usage_error("%s", "no program: give FILE or -e PROGRAM");
@@ -373,6 +419,7 @@ int dt_cli_main(int argc, char **argv)
 		}
 	}
 	so.out = out ? out : stdout;
+	so.out_name = out ? c.out_path : "stdout";
 	so.err = stderr;
 	so.format = c.format;
 	so.no_demangle = c.no_demangle;
@@ -432,7 +479,12 @@ out:
 	status = child_status(s, status);
 	dt_session_free(s);
 	if (out)
-		fclose(out);
+		status = finish_output(out, c.out_path, true, status);
 	free(text);
 	return status;
+}
+
+int dt_cli_main(int argc, char **argv)
+{
+	return finish_output(stdout, "stdout", false, cli_run(argc, argv));
 }

@@ -76,10 +76,13 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap
 	return vfprintf(stderr, fmt, ap);
 }
 
+static int open_profiles(dt_session *s);
+
 dt_session *dt_session_new(const dt_session_opts *o)
 {
 	dt_session *s;
 	dt_out_opts oo = { 0 };
+	int rc;
 
 	if (!o || o->sz < offsetof(dt_session_opts, params)) {
 		errno = EINVAL;
@@ -116,6 +119,12 @@ dt_session *dt_session_new(const dt_session_opts *o)
 	s->child_pidfd = s->child_go_fd = s->child_err_fd = s->pidfd = s->detach_helper_fd = -1;
 	s->start_ns = boot_ns();
 	s->next_unit_id = 1;
+	rc = open_profiles(s);
+	if (rc < 0) {
+		dt_session_free(s);
+		errno = -rc;
+		return NULL;
+	}
 	return s;
 }
 
@@ -199,6 +208,9 @@ void dt_session_free(dt_session *s)
 	dt_sym_free(s->sym);
 	dt_elf_cache_free(s->elfc);
 	dt_arena_free(s->arena);
+	for (int k = 0; k < 2; k++)
+		if (s->profile_f[k])
+			fclose(s->profile_f[k]); /* the run ended before any was written */
 	/* Last: the detach helper (if any) lets go of the probes once nothing else holds them. */
 	close_fd(&s->detach_helper_fd);
 	free(s);
@@ -387,17 +399,68 @@ int dt_session_stack_frames(void *ctx, const dt_type *t, const struct dt_stack_r
 	return (int)n;
 }
 
-/* --pprof / --flamegraph: every stack-keyed map, written once at the end (output/profile.c). */
+static const char *const profile_opts[2] = { "--pprof", "--flamegraph" };
+
+static const char *profile_path(const dt_session *s, int k)
+{
+	return k == 0 ? s->o.pprof_path : s->o.flamegraph_path;
+}
+
+/* The profile files are opened (created) before anything is traced: a path that cannot be
+ * written is said at once, not after a long run whose result would be lost. */
+static int open_profiles(dt_session *s)
+{
+	for (int k = 0; k < 2; k++) {
+		const char *path = profile_path(s, k);
+
+		if (!path)
+			continue;
+		s->profile_f[k] = fopen(path, "we");
+		if (!s->profile_f[k]) {
+			int err = errno;
+
+			fprintf(s->err, "dwarftrace: %s: cannot write %s: %s\n", profile_opts[k],
+				path, dt_strerror(err));
+			return -err;
+		}
+	}
+	return 0;
+}
+
+static void write_failed(dt_session *s)
+{
+	if (s->exit_code == 0)
+		s->exit_code = 1;
+}
+
+bool dt_session_output_failed(dt_session *s)
+{
+	int rc;
+
+	if (s->out_failed)
+		return true;
+	rc = dt_out_error(s->out);
+	if (!rc)
+		return false;
+	s->out_failed = true;
+	fprintf(s->err, "dwarftrace: cannot write the output to %s: %s\n",
+		s->o.out_name ? s->o.out_name : "its file", dt_strerror(-rc));
+	write_failed(s);
+	return true;
+}
+
+/* --pprof / --flamegraph: every stack-keyed map, written once at the end (output/profile.c)
+ * into the files opened by open_profiles; each is closed here, and any failed write of it
+ * said, with a non-zero exit. */
 static void write_profiles(dt_session *s)
 {
-	const char *paths[2] = { s->o.pprof_path, s->o.flamegraph_path };
 	dt_profile_kind kinds[2] = { DT_PROFILE_PPROF, DT_PROFILE_FLAMEGRAPH };
 
 	for (int k = 0; k < 2; k++) {
 		const dt_map_sym **syms;
 		int *fds, rc;
 
-		if (!paths[k])
+		if (!s->profile_f[k])
 			continue;
 		syms = xcalloc(s->maps.n + 1, sizeof(*syms));
 		fds = xcalloc(s->maps.n + 1, sizeof(*fds));
@@ -405,9 +468,16 @@ static void write_profiles(dt_session *s)
 			syms[i] = &s->maps.v[i]->sym;
 			fds[i] = s->maps.v[i]->fd;
 		}
-		rc = dt_out_write_profile(s->out, kinds[k], paths[k], syms, fds, s->maps.n);
-		if (rc < 0)
-			fprintf(s->err, "cannot write %s: %s\n", paths[k], dt_strerror(-rc));
+		rc = dt_out_write_profile(s->out, kinds[k], s->profile_f[k], syms, fds, s->maps.n);
+		errno = 0;
+		if (fclose(s->profile_f[k]) && !rc)
+			rc = errno ? -errno : -EIO;
+		s->profile_f[k] = NULL;
+		if (rc < 0) {
+			fprintf(s->err, "dwarftrace: %s: cannot write %s: %s\n", profile_opts[k],
+				profile_path(s, k), dt_strerror(-rc));
+			write_failed(s);
+		}
 		free(syms);
 		free(fds);
 	}
@@ -1068,16 +1138,26 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	}
 	if (s->o.dump & DT_DUMP_TYPES)
 		dt_dump_types(u->prog, s->o.out);
+	/* A dry run that dumps front-end stages only has nothing left to do: what the script says
+	 * is shown, nothing of the machine is looked up or loaded, so it needs no privileges (the
+	 * unit is undone as on a failure, with rc 0). */
+	if (s->o.dry_run && s->o.dump && !(s->o.dump & ~DT_DUMP_FRONT_END)) {
+		dt_diags_print(d, s->err, color);
+		rc = 0;
+		goto fail;
+	}
+
+	/* Privileges first: without them, looking attach points up (tracefs) fails in ways that
+	 * would read as a wrong probe. */
+	rc = check_privileges(s);
+	if (rc < 0)
+		goto fail;
 	if (validate_attach_points(s, u, d) < 0) {
 		rc = -EINVAL;
 		goto diags;
 	}
 	/* Warnings (and notes) of a program that checks out. */
 	dt_diags_print(d, s->err, color);
-
-	rc = check_privileges(s);
-	if (rc < 0)
-		goto fail;
 	if ((s->o.count_hits || s->o.verbose) && s->stats_enable_fd < 0)
 		s->stats_enable_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	rc = create_unit_maps(s, u);
@@ -1402,7 +1482,8 @@ int dt_session_finish(dt_session *s)
 		dt_session_print_maps(s);
 		write_profiles(s);
 	}
-	fflush(s->o.out);
+	dt_out_flush(s->out);
+	dt_session_output_failed(s);
 	report_stats(s);
 	dt_xprobe_report(s);
 	if (s->uw && !s->o.verbose)

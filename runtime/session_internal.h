@@ -193,6 +193,8 @@ struct dt_session {
 	struct dt_loop *loop;
 	const char *stop_reason; /* why the session stopped (dt_session_stopped); NULL: running */
 	int exit_code;
+	FILE *profile_f[2];   /* --pprof, --flamegraph files, open from dt_session_new to the end */
+	bool out_failed;      /* a write to the output failed, and that was said */
 	/* -c child / -p pid */
 	pid_t child;
 	int child_pidfd;      /* readable when the child exits */
@@ -252,6 +254,9 @@ int dt_map_delete_prefix(dt_session *s, dt_smap *m, const void *key, size_t len)
  * to the symbolizer so its addresses still resolve after it exits. */
 bool dt_session_has_user_addrs(dt_session *s);
 void dt_session_note_pids(dt_session *s);
+/* Whether a write to the output failed; the first time, says so in one line and makes the exit
+ * status non-zero. The loop stops the session on it: what follows would be lost too. */
+bool dt_session_output_failed(dt_session *s);
 
 /* ---------------------------------------------------------------- loop.c */
 
