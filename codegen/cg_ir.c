@@ -12,21 +12,38 @@
 #include <stdarg.h>
 #include <string.h>
 
-void cg_fail(cg *c, dt_span at, const char *fmt, ...)
+static void report(cg *c, dt_span at, const char *prefix, const char *hint, const char *fmt,
+		   va_list ap)
 {
 	char msg[512];
-	va_list ap;
 
 	if (c->err)
 		return;
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	c->err = -EINVAL;
-	if (c->diags)
-		dt_diag(c->diags, DT_DIAG_ERROR, at, "internal code generation error: %s", msg);
-	if (c->diags)
-		dt_diag_hint(c->diags, "this is a dwarftrace bug; please report it with the script");
+	if (c->diags) {
+		dt_diag(c->diags, DT_DIAG_ERROR, at, "%s%s", prefix, msg);
+		dt_diag_hint(c->diags, "%s", hint);
+	}
+}
+
+void cg_fail(cg *c, dt_span at, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report(c, at, "internal code generation error: ",
+	       "this is a dwarftrace bug; please report it with the script", fmt, ap);
+	va_end(ap);
+}
+
+void cg_limit(cg *c, dt_span at, const char *hint, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report(c, at, "", hint, fmt, ap);
+	va_end(ap);
 }
 
 LLVMValueRef cg_i64(cg *c, uint64_t v)
@@ -143,8 +160,9 @@ LLVMValueRef cg_buf_raw(cg *c, uint32_t size)
 		return LLVMBuildBitCast(c->b, a, c->i8p, "");
 	}
 	if (c->scratch_used + sz > DT_SCRATCH_SIZE) {
-		cg_fail(c, c->probe->span, "probe needs more than %d bytes of scratch memory",
-			DT_SCRATCH_SIZE);
+		cg_limit(c, c->probe->span, "shorten long string literals, or split the probe's "
+			 "work over several probes",
+			 "this probe's values need more than %d bytes of memory", DT_SCRATCH_SIZE);
 		return LLVMBuildBitCast(c->b, entry_alloca(c, c->i64, "x"), c->i8p, "");
 	}
 	/* The scratch base is looked up once in the prologue and kept in an alloca that mem2reg

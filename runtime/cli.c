@@ -138,6 +138,17 @@ static int parse_dump(struct cli *c, const char *arg)
 	return rc;
 }
 
+/* An option that takes one value: given twice, the first would be dropped without a word (two
+ * -e programs, two -p pids). Non-zero (a usage error, said) then. */
+static int set_once(const char **slot, const char *arg, const char *opt)
+{
+	if (*slot)
+		return usage_error("%s can be given once (put every probe in one program, or run "
+				   "several dwarftrace)", opt);
+	*slot = arg;
+	return 0;
+}
+
 /* 0 to go on, or the exit status (also 0 for -h/-V, signalled through *done). */
 static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 {
@@ -164,16 +175,20 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 	while ((opt = getopt_long(argc, argv, "+:e:p:c:o:f:vd:ihV", longs, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
-			c->prog_text = optarg;
+			if (set_once(&c->prog_text, optarg, "-e"))
+				return 2;
 			break;
 		case 'p':
-			c->pid_arg = optarg;
+			if (set_once(&c->pid_arg, optarg, "-p"))
+				return 2;
 			break;
 		case 'c':
-			c->cmd = optarg;
+			if (set_once(&c->cmd, optarg, "-c"))
+				return 2;
 			break;
 		case 'o':
-			c->out_path = optarg;
+			if (set_once(&c->out_path, optarg, "-o"))
+				return 2;
 			break;
 		case 'f':
 			if (!strcmp(optarg, "text"))
@@ -212,10 +227,12 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 			break;
 		}
 		case 1005:
-			c->pprof_path = optarg;
+			if (set_once(&c->pprof_path, optarg, "--pprof"))
+				return 2;
 			break;
 		case 1006:
-			c->flamegraph_path = optarg;
+			if (set_once(&c->flamegraph_path, optarg, "--flamegraph"))
+				return 2;
 			break;
 		case 1007:
 		case 1008: {
