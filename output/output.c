@@ -50,6 +50,10 @@ static void note_write_error(dt_out *o)
 
 void dt_out_flush(dt_out *o)
 {
+	/* Set by a write made on the FILE directly (a stage dump) just before: errno still says
+	 * why, and the flush that follows may succeed (stdio drops what it could not write). */
+	if (ferror(o->f))
+		note_write_error(o);
 	errno = 0;
 	if (fflush(o->f))
 		note_write_error(o);

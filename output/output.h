@@ -75,7 +75,8 @@ typedef enum dt_profile_kind { DT_PROFILE_PPROF, DT_PROFILE_FLAMEGRAPH } dt_prof
 int dt_out_write_profile(dt_out *o, dt_profile_kind kind, FILE *f,
 			 const dt_map_sym *const *maps, const int *fds, size_t n);
 
-/* Flushes the underlying FILE; a failure is kept for dt_out_error. */
+/* Flushes the underlying FILE; a failure is kept for dt_out_error. Call it right after writing
+ * to the FILE directly, so that errno still tells why such a write failed. */
 void dt_out_flush(dt_out *o);
 /* 0 while every write of the output succeeded, else -errno of the first that failed (-EIO when
  * only the FILE's error flag tells). Write errors do not stop the output: the caller decides. */

@@ -40,8 +40,11 @@ int dt_pid_watch(dt_session *s, int pid)
 	if (fd < 0) {
 		int rc = -errno;
 
-		fprintf(s->err, "-p %d: %s\n", pid, rc == -ESRCH ? "no such process"
-								 : "cannot watch the process");
+		if (rc == -ESRCH)
+			fprintf(s->err, "dwarftrace: -p %d: no such process\n", pid);
+		else
+			fprintf(s->err, "dwarftrace: -p %d: cannot watch the process: %s\n", pid,
+				dt_strerror(-rc));
 		return rc;
 	}
 	if (s->pidfd >= 0)
@@ -503,7 +506,7 @@ int dt_child_spawn(dt_session *s, const char *cmd)
 	pid_t pid;
 
 	if (!cmd || !*cmd) {
-		fprintf(s->err, "-c: the command is empty\n");
+		fprintf(s->err, "dwarftrace: -c: the command is empty\n");
 		return -EINVAL;
 	}
 	free(s->child_cmd);
@@ -526,7 +529,7 @@ int dt_child_spawn(dt_session *s, const char *cmd)
 		close(go[1]);
 		close(errp[0]);
 		close(errp[1]);
-		fprintf(s->err, "-c: cannot fork: %s\n", dt_strerror(-rc));
+		fprintf(s->err, "dwarftrace: -c: cannot fork: %s\n", dt_strerror(-rc));
 		return rc;
 	}
 	if (pid == 0) {
@@ -542,7 +545,7 @@ int dt_child_spawn(dt_session *s, const char *cmd)
 	if (s->child_pidfd < 0) {
 		int rc = -errno;
 
-		fprintf(s->err, "-c: cannot watch the command: %s\n", dt_strerror(-rc));
+		fprintf(s->err, "dwarftrace: -c: cannot watch the command: %s\n", dt_strerror(-rc));
 		close(go[1]);
 		close(errp[0]);
 		waitpid(pid, NULL, 0);

@@ -298,6 +298,8 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 		c->dry_run = true;
 	if (c->pid_arg && c->cmd)
 		return usage_error("%s", "-p and -c cannot be used together");
+	if (c->cmd && !c->cmd[strspn(c->cmd, " \t\n")])
+		return usage_error("%s", "-c: the command is empty");
 	if (c->pid_arg) {
 		char *end;
 		long pid = strtol(c->pid_arg, &end, 10);
@@ -350,13 +352,13 @@ static int child_status(dt_session *s, int status)
  * nothing else was — `dwarftrace -h >/dev/full`, a dump. Returns the status to exit with. */
 static int finish_output(FILE *f, const char *name, bool close_it, int status)
 {
-	int err = 0;
+	int before = errno, err = 0;
 
 	errno = 0;
 	if (fflush(f))
 		err = errno ? errno : EIO;
 	else if (ferror(f))
-		err = EIO;
+		err = before ? before : EIO; /* the failed write was the last thing done (-h) */
 	errno = 0;
 	if (close_it && fclose(f) && !err)
 		err = errno ? errno : EIO;
@@ -366,6 +368,24 @@ static int finish_output(FILE *f, const char *name, bool close_it, int status)
 		status = 1;
 	}
 	return status;
+}
+
+/* -o FILE, opened (created) before anything else happens. 0 (*out NULL without -o) or -errno,
+ * said. */
+static int open_output(const struct cli *c, FILE **out)
+{
+	*out = NULL;
+	if (!c->out_path)
+		return 0;
+	*out = fopen(c->out_path, "we");
+	if (!*out) {
+		int err = errno;
+
+		fprintf(stderr, "dwarftrace: -o: cannot write %s: %s\n", c->out_path,
+			dt_strerror(err));
+		return -err;
+	}
+	return 0;
 }
 
 static int cli_run(int argc, char **argv)
@@ -393,11 +413,8 @@ static int cli_run(int argc, char **argv)
 	if (!c.prog_text && !c.file) {
 		if (c.repl || isatty(STDIN_FILENO)) {
 			/* The REPL: one session that grows while the user types (repl.c). */
-			if (c.out_path && !(out = fopen(c.out_path, "we"))) {
-				fprintf(stderr, "dwarftrace: cannot write %s: %s\n", c.out_path,
-					dt_strerror(errno));
+			if (open_output(&c, &out) < 0)
 				return 1;
-			}
 			so.out = out ? out : stdout;
 			so.err = stderr;
 			so.format = c.format;
@@ -427,14 +444,8 @@ static int cli_run(int argc, char **argv)
 		src = (dt_source){ .name = strcmp(c.file, "-") ? c.file : "stdin", .text = text,
 				   .len = len };
 	}
-	if (c.out_path) {
-		out = fopen(c.out_path, "we");
-		if (!out) {
-			fprintf(stderr, "dwarftrace: cannot write %s: %s\n", c.out_path,
-				dt_strerror(errno));
-			goto out;
-		}
-	}
+	if (open_output(&c, &out) < 0)
+		goto out;
 	so.out = out ? out : stdout;
 	so.out_name = out ? c.out_path : "stdout";
 	so.err = stderr;
@@ -482,7 +493,7 @@ static int cli_run(int argc, char **argv)
 		goto out;
 	}
 	if (c.dry_run) {
-		status = 0;
+		status = dt_session_exit_code(s); /* 1 when the dumps could not be written */
 		goto out;
 	}
 	if (dt_session_start_child(s) < 0) {

@@ -1118,8 +1118,10 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	u->arena = dt_arena_new();
 	d = dt_diags_new(&u->src);
 
-	if (s->o.dump & DT_DUMP_TOKENS)
+	if (s->o.dump & DT_DUMP_TOKENS) {
 		dt_dump_tokens(&u->src, s->o.out);
+		dt_out_flush(s->out);
+	}
 	t = dt_now_ns();
 	u->prog = dt_parse(u->arena, &u->src, d);
 	s->t_parse += dt_now_ns() - t;
@@ -1130,19 +1132,24 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	t = dt_now_ns();
 	rc = dt_check(u->prog, u->arena, d, &co);
 	s->t_check += dt_now_ns() - t;
-	if (s->o.dump & DT_DUMP_AST)
+	if (s->o.dump & DT_DUMP_AST) {
 		dt_dump_ast(u->prog, s->o.out);
+		dt_out_flush(s->out);
+	}
 	if (rc < 0 || dt_diags_error_count(d)) {
 		rc = -EINVAL;
 		goto diags;
 	}
-	if (s->o.dump & DT_DUMP_TYPES)
+	if (s->o.dump & DT_DUMP_TYPES) {
 		dt_dump_types(u->prog, s->o.out);
+		dt_out_flush(s->out);
+	}
 	/* A dry run that dumps front-end stages only has nothing left to do: what the script says
 	 * is shown, nothing of the machine is looked up or loaded, so it needs no privileges (the
 	 * unit is undone as on a failure, with rc 0). */
 	if (s->o.dry_run && s->o.dump && !(s->o.dump & ~DT_DUMP_FRONT_END)) {
 		dt_diags_print(d, s->err, color);
+		dt_session_output_failed(s);
 		rc = 0;
 		goto fail;
 	}
@@ -1182,6 +1189,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 		fprintf(s->o.out, "%s\n", cg->ir);
 	if (cg->asm_text)
 		fprintf(s->o.out, "%s\n", cg->asm_text);
+	dt_out_flush(s->out);
 	t = dt_now_ns();
 	rc = load_unit(s, u, cg);
 	s->t_load += dt_now_ns() - t;
