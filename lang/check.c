@@ -1092,6 +1092,14 @@ static void expand_probe(checker *c, dt_probe *pr)
 	for (uint32_t i = 0; i < pr->nattach; i++) {
 		dt_attach *a = pr->attach[i];
 		dt_provider p = a->provider;
+		/* Only functions expand: a pattern for the binary would be looked for as a file. */
+		if ((p == DT_P_UPROBE || p == DT_P_URETPROBE || p == DT_P_XPROBE) &&
+		    has_wildcard(a->target)) {
+			ERR(c, a->span, "wildcards in the binary are not supported: '%s'", a->text);
+			HINT(c, "name one binary or library; wildcards go in the function, as in "
+			     "uprobe:libc:str*");
+			return;
+		}
 		if ((p == DT_P_UPROBE || p == DT_P_URETPROBE || p == DT_P_KPROBE ||
 		     p == DT_P_KRETPROBE || p == DT_P_TRACEPOINT || p == DT_P_XPROBE) &&
 		    (has_wildcard(a->func) || (p == DT_P_TRACEPOINT && has_wildcard(a->target))))
