@@ -9,6 +9,7 @@
 #include "unwind/unwind.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -512,7 +513,27 @@ out:
 	return status;
 }
 
+/* Started with stdin, stdout or stderr closed (`dwarftrace ... >&-`), the first file or BPF
+ * object opened would take that number, and the output would be written into it. Each closed one
+ * is held by /dev/null opened read-only: reading gives end of file, and writing fails with EBADF,
+ * which is said as for any output that cannot be written. */
+static void hold_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		int nfd;
+
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		nfd = open("/dev/null", O_RDONLY);
+		if (nfd >= 0 && nfd != fd) {
+			dup2(nfd, fd);
+			close(nfd);
+		}
+	}
+}
+
 int dt_cli_main(int argc, char **argv)
 {
+	hold_std_fds();
 	return finish_output(stdout, "stdout", false, cli_run(argc, argv));
 }
