@@ -447,6 +447,31 @@ int dt_rt_resolve_binary(const char *target, int pid, char **path)
 	return -ENOENT;
 }
 
+/* func+OFF must start an instruction: a breakpoint inside one changes what it does in every
+ * process that runs the function (dt_cg_insn_boundary). Decoded from the function's bytes in the
+ * file; 0 or -EINVAL with the reason in *err. */
+static int check_insn_start(dt_elf *e, const char *sym, const dt_elf_sym *f, uint64_t off,
+			    char **err)
+{
+	size_t size = 0;
+	const uint8_t *img = (const uint8_t *)elf_rawfile(dt_elf_handle(e), &size);
+	uint64_t foff, len = f->size ? f->size : off + 16;
+	int rc;
+
+	if (!img || dt_elf_vaddr_to_offset(e, f->value, &foff) < 0 || foff >= size)
+		return dt_rt_fail(err, -EINVAL, "cannot read the code of %s to check that offset "
+				  "%#" PRIx64 " starts an instruction", sym, off);
+	rc = dt_cg_insn_boundary(img + foff, (size_t)DT_MIN(len, size - foff), off);
+	if (rc == 1)
+		return 0;
+	if (rc == 0)
+		return dt_rt_fail(err, -EINVAL, "offset %#" PRIx64 " of %s is inside an instruction: "
+				  "a uprobe there would corrupt it in every process that runs %s "
+				  "(see `objdump -d` for where instructions start)", off, sym, sym);
+	return dt_rt_fail(err, -EINVAL, "cannot decode %s's instructions up to offset %#" PRIx64
+			  ", so a uprobe there may corrupt it: %s", sym, off, dt_strerror(-rc));
+}
+
 int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, uint64_t *file_off,
 			 char **err)
 {
@@ -473,6 +498,8 @@ int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, uint64
 				  "(%" PRIu64 " bytes)", off, sym, f.size);
 			goto out;
 		}
+		if (off && (rc = check_insn_start(e, sym, &f, off, err)) < 0)
+			goto out;
 		vaddr = f.value;
 	}
 	rc = dt_elf_vaddr_to_offset(e, vaddr + off, file_off);

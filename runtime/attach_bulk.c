@@ -505,6 +505,12 @@ int dt_rt_validate_set(const dt_rt_set *st, bool *skip, char **err)
 			rc = dt_rt_validate(st->set[0], st->pid, err);
 			rc = rc < 0 ? rc : -ENOEXEC;
 		}
+		/* Members at func+OFF: the offset must start an instruction (checked one by one:
+		 * offsets are rare in a set). */
+		for (uint32_t i = 0; i < st->n && rc >= 0; i++)
+			if (!why[i] && st->set[i]->offset)
+				dt_rt_resolve_symbol(path, syms[i], st->set[i]->offset, &off[i],
+						     &why[i]);
 		free(off);
 		free(syms);
 		free(path);
