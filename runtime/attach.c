@@ -472,6 +472,26 @@ static int check_insn_start(dt_elf *e, const char *sym, const dt_elf_sym *f, uin
 			  ", so a uprobe there may corrupt it: %s", sym, off, dt_strerror(-rc));
 }
 
+/* The function whose code holds vaddr, for uprobe:BIN:ADDRESS. */
+struct containing {
+	uint64_t vaddr;
+	dt_elf_sym found;
+	bool any;
+};
+
+static int containing_cb(void *ctx, const dt_elf_sym *sym)
+{
+	struct containing *c = ctx;
+
+	if ((sym->type == STT_FUNC || sym->type == STT_GNU_IFUNC) && sym->size &&
+	    c->vaddr >= sym->value && c->vaddr - sym->value < sym->size) {
+		c->found = *sym;
+		c->any = true;
+		return 1;
+	}
+	return 0;
+}
+
 int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, uint64_t *file_off,
 			 char **err)
 {
@@ -486,7 +506,15 @@ int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, uint64
 	errno = 0;
 	vaddr = strtoull(sym, &end, 0);
 	if (isdigit((unsigned char)sym[0]) && !*end && !errno) {
-		/* uprobe:bin:0x401000 — an address, not a symbol. */
+		/* uprobe:bin:0x401000 — an address, not a symbol: inside a known function, it must
+		 * start one of its instructions (outside any, there is nothing to check it by). */
+		struct containing c = { .vaddr = vaddr + off };
+
+		dt_elf_sym_each(e, containing_cb, &c);
+		if (c.any && c.vaddr != c.found.value &&
+		    (rc = check_insn_start(e, c.found.name, &c.found, c.vaddr - c.found.value,
+					   err)) < 0)
+			goto out;
 	} else {
 		if (dt_elf_sym_find(e, sym, &f) < 0) {
 			rc = dt_rt_fail(err, -ENOENT, "no function '%s' in %s (check the name with "
