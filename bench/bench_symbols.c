@@ -130,9 +130,12 @@ static void time_profile(dt_symbolizer *sym, const char *label, dt_profile_kind 
 			   .stack_frames = frames_of, .ncpus = NCPUS };
 	dt_out *o = dt_out_new(&oo);
 	uint64_t t0 = dt_now_ns();
-	int rc = dt_out_write_profile(o, kind, path, &mp, &fd, 1);
+	FILE *f = fopen(path, "w");
+	int rc = f ? dt_out_write_profile(o, kind, f, &mp, &fd, 1) : -errno;
+	if (f && fclose(f) && !rc)
+		rc = -errno;
 	uint64_t t = dt_now_ns() - t0;
-	FILE *f = fopen(path, "r");
+	f = fopen(path, "r");
 	long size = 0;
 	if (f && !fseek(f, 0, SEEK_END))
 		size = ftell(f);

@@ -72,6 +72,10 @@ typedef struct cg {
 
 /* Reports an internal error once (a diagnostic at `at`) and makes cg->err non-zero. */
 void cg_fail(cg *c, dt_span at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The same for a limit of generated code that the script itself exceeds (a huge string, too
+ * many printf arguments): a plain error with `hint`, not a bug report. */
+void cg_limit(cg *c, dt_span at, const char *hint, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* ------------------------------------------------------------ cg_ir.c: IR vocabulary */
 

@@ -12,21 +12,38 @@
 #include <stdarg.h>
 #include <string.h>
 
-void cg_fail(cg *c, dt_span at, const char *fmt, ...)
+static void report(cg *c, dt_span at, const char *prefix, const char *hint, const char *fmt,
+		   va_list ap)
 {
 	char msg[512];
-	va_list ap;
 
 	if (c->err)
 		return;
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	c->err = -EINVAL;
-	if (c->diags)
-		dt_diag(c->diags, DT_DIAG_ERROR, at, "internal code generation error: %s", msg);
-	if (c->diags)
-		dt_diag_hint(c->diags, "this is a dwarftrace bug; please report it with the script");
+	if (c->diags) {
+		dt_diag(c->diags, DT_DIAG_ERROR, at, "%s%s", prefix, msg);
+		dt_diag_hint(c->diags, "%s", hint);
+	}
+}
+
+void cg_fail(cg *c, dt_span at, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report(c, at, "internal code generation error: ",
+	       "this is a dwarftrace bug; please report it with the script", fmt, ap);
+	va_end(ap);
+}
+
+void cg_limit(cg *c, dt_span at, const char *hint, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report(c, at, "", hint, fmt, ap);
+	va_end(ap);
 }
 
 LLVMValueRef cg_i64(cg *c, uint64_t v)
@@ -84,7 +101,7 @@ int cg_aux_fd(cg *c, dt_aux_map which, dt_stack_kind kind, uint32_t depth)
 			"internal error: code generation needs the %s map, which was not prepared "
 			"before it (%s; this is a dwarftrace bug, please report it)",
 			(unsigned)which < DT_ARRAY_SIZE(names) ? names[which] : "auxiliary",
-			strerror(-fd));
+			dt_strerror(-fd));
 		c->err = fd;
 	}
 	return fd < 0 ? 0 : fd;
@@ -98,7 +115,7 @@ int cg_script_map_fd(cg *c, const dt_map_sym *m)
 		fd = c->env->map_fd(c->env->ctx, m);
 	if (fd < 0 && !c->err) {
 		dt_diag(c->diags, DT_DIAG_ERROR, m->decl, "cannot compile: map %s is not available: %s",
-			m->name, strerror(-fd));
+			m->name, dt_strerror(-fd));
 		c->err = fd;
 	}
 	return fd < 0 ? 0 : fd;
@@ -146,12 +163,8 @@ LLVMValueRef cg_buf_raw(cg *c, uint32_t size)
 	if (c->scratch_used + sz > DT_SCRATCH_SIZE) {
 		/* lang bounds each value, key and event, not how many one statement builds: a
 		 * statement that builds too many is the script's to split, not a bug. */
-		if (!c->err) {
-			dt_diag(c->diags, DT_DIAG_ERROR, c->at, "this statement builds more than %d "
-				"bytes of values (strings, keys, tuples) at once", DT_SCRATCH_SIZE);
-			dt_diag_hint(c->diags, "split it into several statements");
-			c->err = -EINVAL;
-		}
+		cg_limit(c, c->at, "split it into several statements", "this statement builds more "
+			 "than %d bytes of values (strings, keys, tuples) at once", DT_SCRATCH_SIZE);
 		return LLVMBuildBitCast(c->b, entry_alloca(c, c->i64, "x"), c->i8p, "");
 	}
 	/* The scratch base is looked up once in the prologue: every use sees the null-checked

@@ -311,8 +311,8 @@ static void emit_printf(cg *c, const dt_expr *e)
 	if (kind == DT_EV_PRINTF && at && at->kind == DT_T_TUPLE) {
 		n = DT_MIN(at->tuple.n, e->call.nargs ? e->call.nargs - 1 : 0);
 		if (n > DT_ARRAY_SIZE(vals)) {
-			cg_fail(c, e->span, "printf with more than %zu arguments",
-				DT_ARRAY_SIZE(vals));
+			cg_limit(c, e->span, "split it into several printf calls",
+				 "printf takes at most %zu arguments", DT_ARRAY_SIZE(vals));
 			return;
 		}
 		for (uint32_t i = 0; i < n; i++)

@@ -358,7 +358,7 @@ static int compile(const dt_program *p, const dt_cg_env *env, const plan *plans,
 		if (ret) {
 			dt_diag(d, DT_DIAG_ERROR, plans[i].prog.probe->span,
 				"internal code generation error: section %s: %s", plans[i].section,
-				ret == -ENOTSUP ? "needs relocation" : strerror(-ret));
+				ret == -ENOTSUP ? "needs relocation" : dt_strerror(-ret));
 			ret = -EINVAL;
 			goto out_result;
 		}

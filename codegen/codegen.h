@@ -160,4 +160,10 @@ void dt_cg_result_free(dt_cg_result *r);
 /* One-time LLVM initialisation is done lazily by dt_codegen; this frees LLVM's global state. */
 void dt_codegen_shutdown(void);
 
+/* Whether byte `off` of x86-64 machine code `code` (len bytes, decoded from byte 0, a function's
+ * start) begins an instruction: 1 yes, 0 it is inside one, -EILSEQ when the bytes before it do
+ * not decode, -ENOTSUP without a disassembler. A uprobe placed inside an instruction corrupts it
+ * in every process that runs it, so +OFFSET is checked with this first. */
+int dt_cg_insn_boundary(const uint8_t *code, size_t len, uint64_t off);
+
 #endif

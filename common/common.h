@@ -52,6 +52,11 @@ void dt_strmap_fini(dt_strmap *m);
 /* Read a whole file into a NUL-terminated heap buffer; 0 or -errno. */
 int dt_read_file(const char *path, char **out, size_t *len);
 
+/* strerror(err) (err > 0) in words, also for the kernel-internal codes (512..530) that BPF and
+ * perf syscalls leak to userspace and glibc does not name ("Unknown error 524"). Use it for
+ * every errno a message shows. */
+const char *dt_strerror(int err);
+
 /* Monotonic clock in nanoseconds. */
 uint64_t dt_now_ns(void);
 

@@ -100,3 +100,43 @@ uint64_t dt_now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
+
+/* include/linux/errno.h: codes the kernel keeps for itself, which still reach userspace from
+ * bpf(2), perf_event_open(2) and uprobe attachment. */
+const char *dt_strerror(int err)
+{
+	switch (err) {
+	case 512: case 513: case 514: case 516:
+		return "interrupted (the kernel asked for the call to be restarted)";
+	case 515:
+		return "no such ioctl for this kernel object";
+	case 517:
+		return "a kernel driver is not ready yet";
+	case 518:
+		return "stale file handle for this kernel";
+	case 519:
+		return "parameter not supported by this kernel";
+	case 521:
+		return "invalid file handle for this kernel";
+	case 522:
+		return "update out of sync with the kernel";
+	case 523:
+		return "invalid cookie for this kernel";
+	case 524:
+		return "operation not supported by this kernel";
+	case 525:
+		return "buffer or request too small for the kernel";
+	case 526:
+		return "the kernel could not serve this request";
+	case 527:
+		return "type not supported by the kernel";
+	case 528:
+		return "the kernel is busy, try again";
+	case 529:
+		return "the kernel request was queued, not done";
+	case 530:
+		return "the kernel request was cancelled before it ran";
+	default:
+		return strerror(err);
+	}
+}

@@ -50,17 +50,72 @@ static void scan_notes(dt_elf *e, Elf_Scn *scn)
 	}
 }
 
+static bool past_end(uint64_t off, uint64_t len, uint64_t size)
+{
+	return off > size || len > size - off;
+}
+
+/* A file cut short (a copy that stopped, a download in progress) or with headers pointing out of
+ * it: libelf reads such a file without complaint and finds no sections, so every question asked
+ * of it would be answered "not there". Said once here instead: -EBADMSG. */
+static int check_bounds(dt_elf *e)
+{
+	GElf_Ehdr eh;
+	size_t nph = 0;
+
+	if (!gelf_getehdr(e->elf, &eh))
+		return -EBADMSG;
+	if (eh.e_shoff && past_end(eh.e_shoff, (uint64_t)(eh.e_shnum ? eh.e_shnum : 1) *
+				   eh.e_shentsize, e->size))
+		return -EBADMSG;
+	if (eh.e_phnum && past_end(eh.e_phoff, (uint64_t)eh.e_phnum * eh.e_phentsize, e->size))
+		return -EBADMSG;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e->elf, scn));) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+		    past_end(sh.sh_offset, sh.sh_size, e->size))
+			return -EBADMSG;
+	}
+	if (elf_getphdrnum(e->elf, &nph) < 0)
+		nph = 0;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(e->elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+		    past_end(ph.p_offset, ph.p_filesz, e->size))
+			return -EBADMSG;
+	}
+	return 0;
+}
+
+const char *dt_elf_strerror(int err)
+{
+	switch (err) {
+	case ENOEXEC:
+		return "not a 64-bit ELF file";
+	case EBADMSG:
+		return "truncated or corrupt ELF file (its headers point past its end)";
+	default:
+		return dt_strerror(err);
+	}
+}
+
 /* One pass over the section headers and the program headers. */
 static int scan(dt_elf *e)
 {
 	Elf_Scn *scn = NULL;
 	size_t nph, i;
 	DT_VEC(dt_elf_seg) segs = {0};
+	int ret;
 
 	if (elf_kind(e->elf) != ELF_K_ELF || gelf_getclass(e->elf) != ELFCLASS64)
 		return -ENOEXEC;
+	ret = check_bounds(e);
+	if (ret < 0)
+		return ret;
 	if (elf_getshdrstrndx(e->elf, &e->shstrndx) < 0)
-		return -ENOEXEC;
+		return -EBADMSG;
 	while ((scn = elf_nextscn(e->elf, scn))) {
 		GElf_Shdr sh;
 		const char *name;

@@ -35,8 +35,11 @@ size_t dt_elf_cache_count(const dt_elf_cache *c);
  * dev:ino:mtime or the same build-id is open, else the file opened now (and cached when c is not
  * NULL). The image is mapped privately and the fd closed, so the object outlives the path
  * (/proc/PID/map_files/… of a process that exits). NULL with errno: ENOEXEC when not a 64-bit
- * ELF file, or the open/stat error. */
+ * ELF file, EBADMSG when truncated or corrupt (headers pointing past the end), or the open/stat
+ * error. */
 dt_elf *dt_elf_open(dt_elf_cache *c, const char *path);
+/* dt_elf_open's errno in words ("not a 64-bit ELF file", "truncated or corrupt ELF file …"). */
+const char *dt_elf_strerror(int err);
 /* An object over a copy of an ELF image in memory (never cached; `name` is its path for
  * messages). NULL with errno ENOEXEC. */
 dt_elf *dt_elf_open_mem(const void *buf, size_t size, const char *name);

@@ -281,7 +281,7 @@ static const dt_type *probe_record(checker *c, dt_span at)
 		/* Unknown tracepoints were reported at the attach point already. */
 		if (err != -ENOENT)
 			ERR(c, at, "cannot read the format of tracepoint %s:%s: %s", a0->target,
-			    a0->func, strerror(-err));
+			    a0->func, dt_strerror(-err));
 		return NULL;
 	}
 	c->record = rec;
@@ -1113,6 +1113,14 @@ static void expand_probe(checker *c, dt_probe *pr)
 	for (uint32_t i = 0; i < pr->nattach; i++) {
 		dt_attach *a = pr->attach[i];
 		dt_provider p = a->provider;
+		/* Only functions expand: a pattern for the binary would be looked for as a file. */
+		if ((p == DT_P_UPROBE || p == DT_P_URETPROBE || p == DT_P_XPROBE) &&
+		    has_wildcard(a->target)) {
+			ERR(c, a->span, "wildcards in the binary are not supported: '%s'", a->text);
+			HINT(c, "name one binary or library; wildcards go in the function, as in "
+			     "uprobe:libc:str*");
+			return;
+		}
 		if ((p == DT_P_UPROBE || p == DT_P_URETPROBE || p == DT_P_KPROBE ||
 		     p == DT_P_KRETPROBE || p == DT_P_TRACEPOINT || p == DT_P_XPROBE) &&
 		    (has_wildcard(a->func) || (p == DT_P_TRACEPOINT && has_wildcard(a->target))))
@@ -1136,7 +1144,7 @@ static void expand_probe(checker *c, dt_probe *pr)
 			if (err == -ENOTSUP)
 				ERR(c, a->span, "wildcards are not supported here: '%s'", a->text);
 			else if (err)
-				ERR(c, a->span, "cannot expand '%s': %s", a->text, strerror(-err));
+				ERR(c, a->span, "cannot expand '%s': %s", a->text, dt_strerror(-err));
 			else
 				ERR(c, a->span, "'%s' matches nothing", a->text);
 		}

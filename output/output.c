@@ -41,14 +41,36 @@ void dt_out_free(dt_out *o)
 	free(o);
 }
 
+/* The first failure is kept with its errno: stdio only remembers that one happened. */
+static void note_write_error(dt_out *o)
+{
+	if (!o->werr)
+		o->werr = errno ? errno : EIO;
+}
+
 void dt_out_flush(dt_out *o)
 {
-	fflush(o->f);
+	/* Set by a write made on the FILE directly (a stage dump) just before: errno still says
+	 * why, and the flush that follows may succeed (stdio drops what it could not write). */
+	if (ferror(o->f))
+		note_write_error(o);
+	errno = 0;
+	if (fflush(o->f))
+		note_write_error(o);
+}
+
+int dt_out_error(const dt_out *o)
+{
+	if (o->werr)
+		return -o->werr;
+	return ferror(o->f) ? -EIO : 0;
 }
 
 static void emit(dt_out *o)
 {
-	fwrite(dt_sb_str(&o->line), 1, o->line.n, o->f);
+	errno = 0;
+	if (fwrite(dt_sb_str(&o->line), 1, o->line.n, o->f) != o->line.n)
+		note_write_error(o);
 	dt_sb_reset(&o->line);
 }
 

@@ -69,10 +69,17 @@ int dt_out_print_entries(dt_out *o, const dt_map_sym *m, const dt_map_layout *l,
 /* Profile files written at exit from every map whose key holds a stack (one sample type per map,
  * the value summed over other key parts; maps with hist/lhist/avg/stats values are skipped). */
 typedef enum dt_profile_kind { DT_PROFILE_PPROF, DT_PROFILE_FLAMEGRAPH } dt_profile_kind;
-int dt_out_write_profile(dt_out *o, dt_profile_kind kind, const char *path,
+/* Writes into `f`, opened for writing by the caller (before tracing, so that a path that cannot
+ * be written fails at once) and flushed here, not closed: the caller's fclose is the last check.
+ * 0, or -errno of the first failed write. */
+int dt_out_write_profile(dt_out *o, dt_profile_kind kind, FILE *f,
 			 const dt_map_sym *const *maps, const int *fds, size_t n);
 
-/* Flushes the underlying FILE. */
+/* Flushes the underlying FILE; a failure is kept for dt_out_error. Call it right after writing
+ * to the FILE directly, so that errno still tells why such a write failed. */
 void dt_out_flush(dt_out *o);
+/* 0 while every write of the output succeeded, else -errno of the first that failed (-EIO when
+ * only the FILE's error flag tells). Write errors do not stop the output: the caller decides. */
+int dt_out_error(const dt_out *o);
 
 #endif

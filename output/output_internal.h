@@ -42,6 +42,7 @@ struct dt_out {
 	void *stack_ctx;
 	int ncpus;
 	dt_sbuf line; /* scratch for one record, reused */
+	int werr;     /* errno of the first write that failed (dt_out_error), 0 while none has */
 };
 
 /* ---------------------------------------------------------------- renderers (format.c) */

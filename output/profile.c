@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <zlib.h>
 
 /* ---------------------------------------------------------------- key parts */
@@ -429,28 +430,47 @@ static int64_t str_id(struct strtab *t, const char *s)
 	return (int64_t)t->v.n - 1;
 }
 
-static int gzip_write(const char *path, const uint8_t *buf, size_t len)
+/* zlib's error as -errno: its own codes are not errnos, Z_ERRNO says errno has the reason. */
+static int gz_errno(int zerr)
 {
-	gzFile gz = gzopen(path, "wb");
-	int err = 0;
+	return zerr == Z_ERRNO && errno ? -errno : -EIO;
+}
 
-	if (!gz)
-		return errno ? -errno : -EIO;
+/* Gzips into f through a descriptor of its own (gzclose closes it; f stays the caller's). */
+static int gzip_write(FILE *f, const uint8_t *buf, size_t len)
+{
+	gzFile gz;
+	int fd, err = 0, zerr;
+
+	if (fflush(f))
+		return -errno;
+	fd = dup(fileno(f));
+	if (fd < 0)
+		return -errno;
+	gz = gzdopen(fd, "wb");
+	if (!gz) {
+		close(fd);
+		return -ENOMEM;
+	}
 	while (len) {
 		unsigned chunk = len > (1u << 30) ? 1u << 30 : (unsigned)len;
+		errno = 0;
 		if (gzwrite(gz, buf, chunk) != (int)chunk) {
-			err = -EIO;
+			gzerror(gz, &zerr);
+			err = gz_errno(zerr);
 			break;
 		}
 		buf += chunk;
 		len -= chunk;
 	}
-	if (gzclose(gz) != Z_OK && !err)
-		err = -EIO;
+	errno = 0;
+	zerr = gzclose(gz);
+	if (zerr != Z_OK && !err)
+		err = gz_errno(zerr);
 	return err;
 }
 
-static int write_pprof(struct prof *p, const char *path)
+static int write_pprof(struct prof *p, FILE *f)
 {
 	Perftools__Profiles__Profile pr = PERFTOOLS__PROFILES__PROFILE__INIT;
 	struct strtab st = {0};
@@ -599,7 +619,7 @@ static int write_pprof(struct prof *p, const char *path)
 	size_t len = perftools__profiles__profile__get_packed_size(&pr);
 	uint8_t *buf = xmalloc(len ? len : 1);
 	perftools__profiles__profile__pack(&pr, buf);
-	err = gzip_write(path, buf, len);
+	err = gzip_write(f, buf, len);
 
 	free(buf);
 	free(values);
@@ -630,7 +650,7 @@ static int write_pprof(struct prof *p, const char *path)
 
 /* ---------------------------------------------------------------- entry */
 
-int dt_out_write_profile(dt_out *o, dt_profile_kind kind, const char *path,
+int dt_out_write_profile(dt_out *o, dt_profile_kind kind, FILE *f,
 			 const dt_map_sym *const *maps, const int *fds, size_t n)
 {
 	struct prof p = { .o = o };
@@ -641,7 +661,7 @@ int dt_out_write_profile(dt_out *o, dt_profile_kind kind, const char *path,
 	if (err)
 		goto out;
 	if (kind == DT_PROFILE_PPROF) {
-		err = write_pprof(&p, path);
+		err = write_pprof(&p, f);
 	} else {
 		/* Several maps: each is a tower of its own under its name. */
 		const char **lines = xcalloc(p.samples.n + 1, sizeof(*lines));
@@ -653,14 +673,11 @@ int dt_out_write_profile(dt_out *o, dt_profile_kind kind, const char *path,
 				s->folded;
 			vals[i] = strcmp(s->folded, "[empty]") ? s->value : 0;
 		}
-		FILE *f = fopen(path, "w");
-		if (!f) {
-			err = -errno;
-		} else {
-			err = dt_flamegraph_write(f, "dwarftrace", lines, vals, p.samples.n);
-			if (fclose(f) && !err)
-				err = -EIO;
-		}
+		err = dt_flamegraph_write(f, "dwarftrace", lines, vals, p.samples.n);
+		/* The flush says why (the writer only knows that something failed). */
+		errno = 0;
+		if (fflush(f))
+			err = errno ? -errno : -EIO;
 		free(lines);
 		free(vals);
 	}

@@ -219,7 +219,7 @@ static int attach_timer(const dt_attach *a, int prog_fd, dt_fdvec *fds, char **e
 		ncpus = dt_rt_online_cpus(&cpus);
 		if (ncpus < 0)
 			return dt_rt_fail(err, ncpus, "%s: cannot read the list of online CPUs: %s",
-				    a->text, strerror(-ncpus));
+				    a->text, dt_strerror(-ncpus));
 	}
 	rc = perf_attach_cpus(&attr, -1, cpus, ncpus, prog_fd, fds);
 	if (cpus != &cpu0)
@@ -236,7 +236,7 @@ static int attach_timer(const dt_attach *a, int prog_fd, dt_fdvec *fds, char **e
 	}
 	if (rc < 0)
 		return dt_rt_fail(err, rc, "%s: cannot open a cpu-clock perf event: %s", a->text,
-			    strerror(-rc));
+			    dt_strerror(-rc));
 	return 0;
 }
 
@@ -263,14 +263,14 @@ static int attach_perf_counter(const dt_attach *a, int prog_fd, dt_fdvec *fds, c
 	ncpus = dt_rt_online_cpus(&cpus);
 	if (ncpus < 0)
 		return dt_rt_fail(err, ncpus, "%s: cannot read the list of online CPUs: %s", a->text,
-			    strerror(-ncpus));
+			    dt_strerror(-ncpus));
 	rc = perf_attach_cpus(&attr, -1, cpus, ncpus, prog_fd, fds);
 	free(cpus);
 	if (rc >= 0)
 		return 0;
 	if (hw && (rc == -ENOENT || rc == -EOPNOTSUPP || rc == -ENODEV || rc == -EINVAL))
 		return no_pmu(a, rc, err);
-	return dt_rt_fail(err, rc, "%s: cannot open the perf event: %s", a->text, strerror(-rc));
+	return dt_rt_fail(err, rc, "%s: cannot open the perf event: %s", a->text, dt_strerror(-rc));
 }
 
 /* ---------------------------------------------------------------- uprobes: targets and symbols */
@@ -447,6 +447,51 @@ int dt_rt_resolve_binary(const char *target, int pid, char **path)
 	return -ENOENT;
 }
 
+/* func+OFF must start an instruction: a breakpoint inside one changes what it does in every
+ * process that runs the function (dt_cg_insn_boundary). Decoded from the function's bytes in the
+ * file; 0 or -EINVAL with the reason in *err. */
+static int check_insn_start(dt_elf *e, const char *sym, const dt_elf_sym *f, uint64_t off,
+			    char **err)
+{
+	size_t size = 0;
+	const uint8_t *img = (const uint8_t *)elf_rawfile(dt_elf_handle(e), &size);
+	uint64_t foff, len = f->size ? f->size : off + 16;
+	int rc;
+
+	if (!img || dt_elf_vaddr_to_offset(e, f->value, &foff) < 0 || foff >= size)
+		return dt_rt_fail(err, -EINVAL, "cannot read the code of %s to check that offset "
+				  "%#" PRIx64 " starts an instruction", sym, off);
+	rc = dt_cg_insn_boundary(img + foff, (size_t)DT_MIN(len, size - foff), off);
+	if (rc == 1)
+		return 0;
+	if (rc == 0)
+		return dt_rt_fail(err, -EINVAL, "offset %#" PRIx64 " of %s is inside an instruction: "
+				  "a uprobe there would corrupt it in every process that runs %s "
+				  "(see `objdump -d` for where instructions start)", off, sym, sym);
+	return dt_rt_fail(err, -EINVAL, "cannot decode %s's instructions up to offset %#" PRIx64
+			  ", so a uprobe there may corrupt it: %s", sym, off, dt_strerror(-rc));
+}
+
+/* The function whose code holds vaddr, for uprobe:BIN:ADDRESS. */
+struct containing {
+	uint64_t vaddr;
+	dt_elf_sym found;
+	bool any;
+};
+
+static int containing_cb(void *ctx, const dt_elf_sym *sym)
+{
+	struct containing *c = ctx;
+
+	if ((sym->type == STT_FUNC || sym->type == STT_GNU_IFUNC) && sym->size &&
+	    c->vaddr >= sym->value && c->vaddr - sym->value < sym->size) {
+		c->found = *sym;
+		c->any = true;
+		return 1;
+	}
+	return 0;
+}
+
 int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, uint64_t *file_off,
 			 char **err)
 {
@@ -457,11 +502,19 @@ int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, uint64
 	char *end;
 
 	if (!e)
-		return dt_rt_fail(err, -ENOEXEC, "%s is not an ELF file this machine can read", path);
+		return dt_rt_fail(err, -errno, "%s: %s", path, dt_elf_strerror(errno));
 	errno = 0;
 	vaddr = strtoull(sym, &end, 0);
 	if (isdigit((unsigned char)sym[0]) && !*end && !errno) {
-		/* uprobe:bin:0x401000 — an address, not a symbol. */
+		/* uprobe:bin:0x401000 — an address, not a symbol: inside a known function, it must
+		 * start one of its instructions (outside any, there is nothing to check it by). */
+		struct containing c = { .vaddr = vaddr + off };
+
+		dt_elf_sym_each(e, containing_cb, &c);
+		if (c.any && c.vaddr != c.found.value &&
+		    (rc = check_insn_start(e, c.found.name, &c.found, c.vaddr - c.found.value,
+					   err)) < 0)
+			goto out;
 	} else {
 		if (dt_elf_sym_find(e, sym, &f) < 0) {
 			rc = dt_rt_fail(err, -ENOENT, "no function '%s' in %s (check the name with "
@@ -473,6 +526,8 @@ int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, uint64
 				  "(%" PRIu64 " bytes)", off, sym, f.size);
 			goto out;
 		}
+		if (off && (rc = check_insn_start(e, sym, &f, off, err)) < 0)
+			goto out;
 		vaddr = f.value;
 	}
 	rc = dt_elf_vaddr_to_offset(e, vaddr + off, file_off);
@@ -525,7 +580,7 @@ int dt_rt_resolve_symbols(const char *path, const char *const *syms, uint32_t n,
 	dt_elf *e = dt_elf_open(NULL, path);
 
 	if (!e)
-		return -ENOEXEC;
+		return -errno;
 	f.want = xcalloc(n + 1, sizeof(*f.want));
 	f.sym = xcalloc(n + 1, sizeof(*f.sym));
 	f.found = xcalloc(n + 1, sizeof(*f.found));
@@ -571,7 +626,7 @@ static int uprobe_resolve(const dt_attach *a, int pid, char **path, uint64_t *of
 	int rc = dt_rt_resolve_binary(a->target, pid, path);
 
 	if (rc < 0 && a->target && has_slash(a->target))
-		return dt_rt_fail(err, rc, "%s: cannot read %s: %s", a->text, a->target, strerror(-rc));
+		return dt_rt_fail(err, rc, "%s: cannot read %s: %s", a->text, a->target, dt_strerror(-rc));
 	if (rc < 0)
 		return dt_rt_fail(err, rc, "%s: cannot find '%s' (give a path, or a library name that "
 			    "`ldconfig -p` lists)", a->text, a->target ? a->target : "");
@@ -649,7 +704,7 @@ static int attach_uprobe(const dt_attach *a, int prog_fd, int pid, dt_fdvec *fds
 		return pfd;
 	rc = perf_bind(pfd, prog_fd);
 	if (rc < 0)
-		return dt_rt_fail(err, rc, "%s: cannot attach the program: %s", a->text, strerror(-rc));
+		return dt_rt_fail(err, rc, "%s: cannot attach the program: %s", a->text, dt_strerror(-rc));
 	DT_VEC_PUSH(fds, pfd);
 	return 0;
 }
@@ -680,11 +735,11 @@ static int attach_kprobe(const dt_attach *a, int prog_fd, dt_fdvec *fds, char **
 		if (pfd == -ENOENT || pfd == -EINVAL)
 			return dt_rt_fail(err, pfd, "%s: no kernel function '%s' can be probed (see "
 				    "/proc/kallsyms)", a->text, a->func ? a->func : "");
-		return dt_rt_fail(err, pfd, "%s: cannot create the kprobe: %s", a->text, strerror(-pfd));
+		return dt_rt_fail(err, pfd, "%s: cannot create the kprobe: %s", a->text, dt_strerror(-pfd));
 	}
 	rc = perf_bind(pfd, prog_fd);
 	if (rc < 0)
-		return dt_rt_fail(err, rc, "%s: cannot attach the program: %s", a->text, strerror(-rc));
+		return dt_rt_fail(err, rc, "%s: cannot attach the program: %s", a->text, dt_strerror(-rc));
 	DT_VEC_PUSH(fds, pfd);
 	return 0;
 }
@@ -704,9 +759,11 @@ int dt_rt_tracepoint_id(const dt_attach *a, uint64_t *id, char **err)
 			    a->text);
 	snprintf(path, sizeof(path), "%s/events/%s/%s/id", root, a->target, a->func);
 	rc = dt_read_file(path, &text, NULL);
-	if (rc < 0)
+	if (rc == -ENOENT)
 		return dt_rt_fail(err, rc, "%s: no such tracepoint (see %s/available_events)", a->text,
 			    root);
+	if (rc < 0)
+		return dt_rt_fail(err, rc, "%s: cannot read %s: %s", a->text, path, dt_strerror(-rc));
 	*id = strtoull(text, NULL, 10);
 	free(text);
 	return 0;
@@ -730,10 +787,10 @@ static int attach_tracepoint(const dt_attach *a, int prog_fd, dt_fdvec *fds, cha
 	pfd = dt_rt_tracepoint_open(id);
 	if (pfd < 0)
 		return dt_rt_fail(err, pfd, "%s: cannot open the tracepoint: %s", a->text,
-			    strerror(-pfd));
+			    dt_strerror(-pfd));
 	rc = perf_bind(pfd, prog_fd);
 	if (rc < 0)
-		return dt_rt_fail(err, rc, "%s: cannot attach the program: %s", a->text, strerror(-rc));
+		return dt_rt_fail(err, rc, "%s: cannot attach the program: %s", a->text, dt_strerror(-rc));
 	DT_VEC_PUSH(fds, pfd);
 	return 0;
 }
@@ -847,16 +904,16 @@ int dt_rt_run_once(int prog_fd, enum bpf_prog_type type, char **err)
 			rc = read_pmu_type("uprobe", &ptype);
 		if (rc < 0)
 			return dt_rt_fail(err, rc, "cannot run BEGIN/END: no uprobe support (%s)",
-				    strerror(-rc));
+				    dt_strerror(-rc));
 		attr.type = (uint32_t)ptype;
 		attr.config1 = (uint64_t)(uintptr_t)path;
 		attr.config2 = off;
 		pfd = perf_open(&attr, getpid(), -1);
 		if (pfd < 0)
-			return dt_rt_fail(err, pfd, "cannot run BEGIN/END: %s", strerror(-pfd));
+			return dt_rt_fail(err, pfd, "cannot run BEGIN/END: %s", dt_strerror(-pfd));
 		rc = perf_bind(pfd, prog_fd);
 		if (rc < 0)
-			return dt_rt_fail(err, rc, "cannot run BEGIN/END: %s", strerror(-rc));
+			return dt_rt_fail(err, rc, "cannot run BEGIN/END: %s", dt_strerror(-rc));
 		dt_rt_trigger();
 		close(pfd);
 		return 0;
@@ -878,7 +935,7 @@ int dt_rt_run_once(int prog_fd, enum bpf_prog_type type, char **err)
 		}
 		rc = bpf_prog_test_run_opts(prog_fd, &opts);
 		if (rc < 0)
-			return dt_rt_fail(err, -errno, "cannot run BEGIN/END: %s", strerror(errno));
+			return dt_rt_fail(err, -errno, "cannot run BEGIN/END: %s", dt_strerror(errno));
 	}
 	return 0;
 }
@@ -933,8 +990,12 @@ static int expand_uprobe(const dt_attach *a, int pid, strvec *out)
 		return rc;
 	e = dt_elf_open(NULL, path);
 	free(path);
-	if (!e)
-		return -ENOEXEC;
+	if (!e) {
+		/* Not a readable ELF file: keep the pattern, so that checking the probe says what
+		 * is wrong with the file in its one sentence (dt_rt_resolve_symbol). */
+		DT_VEC_PUSH(out, xstrdup(a->func ? a->func : ""));
+		return 0;
+	}
 	dt_elf_sym_each(e, match_sym_cb, &m);
 	dt_elf_put(e);
 	return 0;

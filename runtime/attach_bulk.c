@@ -79,7 +79,7 @@ const char *dt_rt_attach_why(int rc)
 	case EBUSY:
 		return "it is busy";
 	default:
-		return strerror(-rc);
+		return dt_strerror(-rc);
 	}
 }
 
@@ -281,8 +281,8 @@ static int attach_uprobes(struct run *r, char **err)
 		syms[i] = st->set[i]->func ? st->set[i]->func : "";
 	rc = dt_rt_resolve_symbols(r->path, syms, st->n, r->off, r->why);
 	if (rc < 0) {
-		rc = dt_rt_fail(err, rc, "%s: %s is not an ELF file this machine can read",
-			   st->set[0]->text, r->path);
+		rc = dt_rt_fail(err, rc, "%s: %s: %s", st->set[0]->text, r->path,
+				dt_elf_strerror(-rc));
 		goto out;
 	}
 	for (uint32_t i = 0; i < st->n; i++) {
@@ -384,7 +384,7 @@ static int attach_raw_syscalls(struct run *r, bool exit, bool *done, char **err)
 		key.nr = (uint32_t)nr;
 		if (bpf_map_update_elem(st->syscall_fd, &key, &st->set[i]->index, BPF_ANY) < 0)
 			return dt_rt_fail(err, -errno, "%s: cannot fill the syscall map: %s",
-				     st->set[i]->text, strerror(errno));
+				     st->set[i]->text, dt_strerror(errno));
 		done[i] = true;
 	}
 	/* One syscall alone is as quick through its own tracepoint, and exact for 32-bit tasks. */
@@ -505,6 +505,12 @@ int dt_rt_validate_set(const dt_rt_set *st, bool *skip, char **err)
 			rc = dt_rt_validate(st->set[0], st->pid, err);
 			rc = rc < 0 ? rc : -ENOEXEC;
 		}
+		/* Members at func+OFF: the offset must start an instruction (checked one by one:
+		 * offsets are rare in a set). */
+		for (uint32_t i = 0; i < st->n && rc >= 0; i++)
+			if (!why[i] && st->set[i]->offset)
+				dt_rt_resolve_symbol(path, syms[i], st->set[i]->offset, &off[i],
+						     &why[i]);
 		free(off);
 		free(syms);
 		free(path);

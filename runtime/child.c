@@ -40,8 +40,11 @@ int dt_pid_watch(dt_session *s, int pid)
 	if (fd < 0) {
 		int rc = -errno;
 
-		fprintf(s->err, "-p %d: %s\n", pid, rc == -ESRCH ? "no such process"
-								 : "cannot watch the process");
+		if (rc == -ESRCH)
+			fprintf(s->err, "dwarftrace: -p %d: no such process\n", pid);
+		else
+			fprintf(s->err, "dwarftrace: -p %d: cannot watch the process: %s\n", pid,
+				dt_strerror(-rc));
 		return rc;
 	}
 	if (s->pidfd >= 0)
@@ -458,7 +461,7 @@ static void child_cgroup_leave(dt_session *s)
 	}
 	if (access(s->child_cgroup, F_OK) == 0)
 		fprintf(s->err, "dwarftrace: could not remove %s: %s\n", s->child_cgroup,
-			strerror(errno));
+			dt_strerror(errno));
 	free(procs);
 	free(back);
 	free(s->child_cgroup);
@@ -468,7 +471,7 @@ static void child_cgroup_leave(dt_session *s)
 /* The one line that says the command could not run; its status is then the shell's (126/127). */
 static int could_not_run(dt_session *s, int err)
 {
-	fprintf(s->err, "dwarftrace: -c '%s' could not run: %s\n", s->child_cmd, strerror(err));
+	fprintf(s->err, "dwarftrace: -c '%s' could not run: %s\n", s->child_cmd, dt_strerror(err));
 	s->child_run_errno = err;
 	s->child_on_its_own = true;
 	return -err;
@@ -503,7 +506,7 @@ int dt_child_spawn(dt_session *s, const char *cmd)
 	pid_t pid;
 
 	if (!cmd || !*cmd) {
-		fprintf(s->err, "-c: the command is empty\n");
+		fprintf(s->err, "dwarftrace: -c: the command is empty\n");
 		return -EINVAL;
 	}
 	free(s->child_cmd);
@@ -526,7 +529,7 @@ int dt_child_spawn(dt_session *s, const char *cmd)
 		close(go[1]);
 		close(errp[0]);
 		close(errp[1]);
-		fprintf(s->err, "-c: cannot fork: %s\n", strerror(-rc));
+		fprintf(s->err, "dwarftrace: -c: cannot fork: %s\n", dt_strerror(-rc));
 		return rc;
 	}
 	if (pid == 0) {
@@ -542,7 +545,7 @@ int dt_child_spawn(dt_session *s, const char *cmd)
 	if (s->child_pidfd < 0) {
 		int rc = -errno;
 
-		fprintf(s->err, "-c: cannot watch the command: %s\n", strerror(-rc));
+		fprintf(s->err, "dwarftrace: -c: cannot watch the command: %s\n", dt_strerror(-rc));
 		close(go[1]);
 		close(errp[0]);
 		waitpid(pid, NULL, 0);

@@ -2,15 +2,18 @@
  * options (exit status 2 on misuse), reads the program (a file, `#!` scripts, stdin for `-`),
  * sets up -p/-c/-o/-f/-d/-v/--dry-run, and drives one session: add the program, let a -c child
  * run, loop, finish — through the public session API (runtime.h) only. Exit status 0, 1 for
- * errors in the script or at run time, 2 for usage, or a failed -c command's own status. */
+ * errors in the script or at run time (a failed write of the output included), 2 for usage,
+ * or a failed -c command's own status. */
 #include "runtime/runtime.h"
 #include "common/common.h"
 #include "unwind/unwind.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char usage_text[] =
@@ -48,7 +51,8 @@ static const char usage_text[] =
 	"  --unwind-stacks N    distinct ustack_dwarf stacks kept (default 16384)\n"
 	"  -d WHAT         dump a stage: tokens, ast, types, ir, asm, verifier, unwind\n"
 	"                  (repeatable, or a comma list); '-d unwind FILE' dumps the\n"
-	"                  unwind rows of the ELF file FILE\n"
+	"                  unwind rows of the ELF file FILE. With only tokens, ast and\n"
+	"                  types nothing is loaded or run (no root needed)\n"
 	"  -i              the interactive REPL (also with no program on a terminal)\n"
 	"  -h, --help      this help\n"
 	"  -V, --version   the version\n"
@@ -70,6 +74,10 @@ static const char usage_text[] =
 	"                                  iowait (ns) and nswitch are this call's; :N measures one\n"
 	"                                  call in N, at random\n"
 	"  Blocks are written { ... } or < ... >; FUNC and EVENT may hold '*' wildcards.\n"
+	"\n"
+	"exit status: 0; 1 for errors in the program, when attaching, or when the output\n"
+	"  (stdout, -o, --pprof, --flamegraph) cannot be written; 2 for usage; with -c,\n"
+	"  a command that fails gives its own status\n"
 	"\n"
 	"examples:\n"
 	"  dwarftrace -e 'profile:hz:19 < @[ustack_dwarf] = count(); >'\n"
@@ -131,6 +139,17 @@ static int parse_dump(struct cli *c, const char *arg)
 	return rc;
 }
 
+/* An option that takes one value: given twice, the first would be dropped without a word (two
+ * -e programs, two -p pids). Non-zero (a usage error, said) then. */
+static int set_once(const char **slot, const char *arg, const char *opt)
+{
+	if (*slot)
+		return usage_error("%s can be given once (put every probe in one program, or run "
+				   "several dwarftrace)", opt);
+	*slot = arg;
+	return 0;
+}
+
 /* 0 to go on, or the exit status (also 0 for -h/-V, signalled through *done). */
 static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 {
@@ -157,16 +176,20 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 	while ((opt = getopt_long(argc, argv, "+:e:p:c:o:f:vd:ihV", longs, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
-			c->prog_text = optarg;
+			if (set_once(&c->prog_text, optarg, "-e"))
+				return 2;
 			break;
 		case 'p':
-			c->pid_arg = optarg;
+			if (set_once(&c->pid_arg, optarg, "-p"))
+				return 2;
 			break;
 		case 'c':
-			c->cmd = optarg;
+			if (set_once(&c->cmd, optarg, "-c"))
+				return 2;
 			break;
 		case 'o':
-			c->out_path = optarg;
+			if (set_once(&c->out_path, optarg, "-o"))
+				return 2;
 			break;
 		case 'f':
 			if (!strcmp(optarg, "text"))
@@ -188,16 +211,29 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 		case 1003:
 			c->srcline = true;
 			break;
-		case 1004:
+		case 1004: {
+			struct stat st;
+			int err;
+
 			if (c->ndebug_dirs == DT_ARRAY_SIZE(c->debug_dirs))
 				return usage_error("%s", "--debuginfo: at most 16 directories");
+			/* Said now: a misspelt directory would only show as stacks without names. */
+			err = stat(optarg, &st) < 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+			if (err) {
+				fprintf(stderr, "dwarftrace: --debuginfo: %s: %s\n", optarg,
+					dt_strerror(err));
+				return 1;
+			}
 			c->debug_dirs[c->ndebug_dirs++] = optarg;
 			break;
+		}
 		case 1005:
-			c->pprof_path = optarg;
+			if (set_once(&c->pprof_path, optarg, "--pprof"))
+				return 2;
 			break;
 		case 1006:
-			c->flamegraph_path = optarg;
+			if (set_once(&c->flamegraph_path, optarg, "--flamegraph"))
+				return 2;
 			break;
 		case 1007:
 		case 1008: {
@@ -257,8 +293,14 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 		optind++;
 	c->params = (const char **)&argv[optind];
 	c->nparams = (uint32_t)(argc - optind);
+	/* Dumps of the front end only (tokens, ast, types) show the script as it is understood:
+	 * nothing is loaded or run, as in bpftrace's -d, so they need no privileges. */
+	if (c->dump && !(c->dump & ~DT_DUMP_FRONT_END))
+		c->dry_run = true;
 	if (c->pid_arg && c->cmd)
 		return usage_error("%s", "-p and -c cannot be used together");
+	if (c->cmd && !c->cmd[strspn(c->cmd, " \t\n")])
+		return usage_error("%s", "-c: the command is empty");
 	if (c->pid_arg) {
 		char *end;
 		long pid = strtol(c->pid_arg, &end, 10);
@@ -306,7 +348,48 @@ static int child_status(dt_session *s, int status)
 	return cs > 0 && status == 0 ? cs : status;
 }
 
-int dt_cli_main(int argc, char **argv)
+/* The end of an output stream: whatever is buffered is written, and a write that failed on the
+ * way (the session says those it sees while tracing, with a non-zero status) is said here when
+ * nothing else was — `dwarftrace -h >/dev/full`, a dump. Returns the status to exit with. */
+static int finish_output(FILE *f, const char *name, bool close_it, int status)
+{
+	int before = errno, err = 0;
+
+	errno = 0;
+	if (fflush(f))
+		err = errno ? errno : EIO;
+	else if (ferror(f))
+		err = before ? before : EIO; /* the failed write was the last thing done (-h) */
+	errno = 0;
+	if (close_it && fclose(f) && !err)
+		err = errno ? errno : EIO;
+	if (err && status == 0) {
+		fprintf(stderr, "dwarftrace: cannot write the output to %s: %s\n", name,
+			dt_strerror(err));
+		status = 1;
+	}
+	return status;
+}
+
+/* -o FILE, opened (created) before anything else happens. 0 (*out NULL without -o) or -errno,
+ * said. */
+static int open_output(const struct cli *c, FILE **out)
+{
+	*out = NULL;
+	if (!c->out_path)
+		return 0;
+	*out = fopen(c->out_path, "we");
+	if (!*out) {
+		int err = errno;
+
+		fprintf(stderr, "dwarftrace: -o: cannot write %s: %s\n", c->out_path,
+			dt_strerror(err));
+		return -err;
+	}
+	return 0;
+}
+
+static int cli_run(int argc, char **argv)
 {
 	struct cli c = { 0 };
 	dt_session_opts so = { .sz = sizeof(so) };
@@ -331,11 +414,8 @@ int dt_cli_main(int argc, char **argv)
 	if (!c.prog_text && !c.file) {
 		if (c.repl || isatty(STDIN_FILENO)) {
 			/* The REPL: one session that grows while the user types (repl.c). */
-			if (c.out_path && !(out = fopen(c.out_path, "we"))) {
-				fprintf(stderr, "dwarftrace: cannot write %s: %s\n", c.out_path,
-					strerror(errno));
+			if (open_output(&c, &out) < 0)
 				return 1;
-			}
 			so.out = out ? out : stdout;
 			so.err = stderr;
 			so.format = c.format;
@@ -346,9 +426,10 @@ int dt_cli_main(int argc, char **argv)
 			if (c.pid_arg)
 				so.filter_pid = (uint32_t)atoi(c.pid_arg);
 			so.uprobe_pid = c.pid_arg ? (int)so.filter_pid : -1;
+			so.out_name = out ? c.out_path : "stdout";
 			status = dt_repl_main(&so, c.pid_arg != NULL);
 			if (out)
-				fclose(out);
+				status = finish_output(out, c.out_path, true, status);
 			return status;
 		}
 		return usage_error("%s", "no program: give FILE or -e PROGRAM");
@@ -358,21 +439,16 @@ int dt_cli_main(int argc, char **argv)
 	} else {
 		rc = read_program(c.file, &text, &len);
 		if (rc < 0) {
-			fprintf(stderr, "dwarftrace: cannot read %s: %s\n", c.file, strerror(-rc));
+			fprintf(stderr, "dwarftrace: cannot read %s: %s\n", c.file, dt_strerror(-rc));
 			return 1;
 		}
 		src = (dt_source){ .name = strcmp(c.file, "-") ? c.file : "stdin", .text = text,
 				   .len = len };
 	}
-	if (c.out_path) {
-		out = fopen(c.out_path, "we");
-		if (!out) {
-			fprintf(stderr, "dwarftrace: cannot write %s: %s\n", c.out_path,
-				strerror(errno));
-			goto out;
-		}
-	}
+	if (open_output(&c, &out) < 0)
+		goto out;
 	so.out = out ? out : stdout;
+	so.out_name = out ? c.out_path : "stdout";
 	so.err = stderr;
 	so.format = c.format;
 	so.no_demangle = c.no_demangle;
@@ -418,7 +494,7 @@ int dt_cli_main(int argc, char **argv)
 		goto out;
 	}
 	if (c.dry_run) {
-		status = 0;
+		status = dt_session_exit_code(s); /* 1 when the dumps could not be written */
 		goto out;
 	}
 	if (dt_session_start_child(s) < 0) {
@@ -432,7 +508,32 @@ out:
 	status = child_status(s, status);
 	dt_session_free(s);
 	if (out)
-		fclose(out);
+		status = finish_output(out, c.out_path, true, status);
 	free(text);
 	return status;
+}
+
+/* Started with stdin, stdout or stderr closed (`dwarftrace ... >&-`), the first file or BPF
+ * object opened would take that number, and the output would be written into it. Each closed one
+ * is held by /dev/null opened read-only: reading gives end of file, and writing fails with EBADF,
+ * which is said as for any output that cannot be written. */
+static void hold_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		int nfd;
+
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		nfd = open("/dev/null", O_RDONLY);
+		if (nfd >= 0 && nfd != fd) {
+			dup2(nfd, fd);
+			close(nfd);
+		}
+	}
+}
+
+int dt_cli_main(int argc, char **argv)
+{
+	hold_std_fds();
+	return finish_output(stdout, "stdout", false, cli_run(argc, argv));
 }

@@ -490,6 +490,8 @@ int dt_session_dispatch(dt_session *s, int timeout_ms)
 	/* Whatever arrived with a stop is delivered, not dropped. */
 	done += dt_loop_drain(s);
 	dt_out_flush(s->out);
+	if (dt_session_output_failed(s))
+		stop(s, "the output cannot be written");
 	return done;
 }
 

@@ -236,7 +236,7 @@ static void meta_save(const char *path)
 	}
 	f = fopen(path, "we");
 	if (!f) {
-		fprintf(stderr, ".save: cannot write %s: %s\n", path, strerror(errno));
+		fprintf(stderr, ".save: cannot write %s: %s\n", path, dt_strerror(errno));
 		return;
 	}
 	fprintf(f, "#!/usr/bin/env dwarftrace\n");
@@ -248,7 +248,7 @@ static void meta_save(const char *path)
 		n++;
 	}
 	if (fclose(f) != 0) {
-		fprintf(stderr, ".save: cannot write %s: %s\n", path, strerror(errno));
+		fprintf(stderr, ".save: cannot write %s: %s\n", path, dt_strerror(errno));
 		return;
 	}
 	printf("saved %d probe block%s to %s (run it with: dwarftrace %s)\n", n, n == 1 ? "" : "s",
@@ -267,7 +267,7 @@ static void meta_load(const char *path)
 	}
 	rc = dt_read_file(path, &text, &len);
 	if (rc < 0) {
-		fprintf(stderr, ".load: cannot read %s: %s\n", path, strerror(-rc));
+		fprintf(stderr, ".load: cannot read %s: %s\n", path, dt_strerror(-rc));
 		return;
 	}
 	add_probes(path, text);
@@ -689,7 +689,7 @@ int dt_repl_main(const dt_session_opts *so_in, bool watch_pid)
 	sessfd = dt_session_poll_fd(R.s);
 	if (sfd < 0 || ep < 0 || sessfd < 0) {
 		fprintf(stderr, "dwarftrace: cannot set up the REPL: %s\n",
-			strerror(sessfd < 0 ? -sessfd : errno));
+			dt_strerror(sessfd < 0 ? -sessfd : errno));
 		rc = 1;
 		goto out;
 	}

@@ -27,6 +27,9 @@ enum {
 	DT_DUMP_ASM = 1u << 4,
 	DT_DUMP_VERIFIER = 1u << 5,
 	DT_DUMP_UNWIND = 1u << 6,
+	/* The stages before anything is loaded: with only these, -d is a dry run that needs no
+	 * privileges (dt_session_add stops after them). */
+	DT_DUMP_FRONT_END = DT_DUMP_TOKENS | DT_DUMP_AST | DT_DUMP_TYPES,
 };
 
 /* FOLDED: stack-keyed maps print as folded stacks ("outer;...;leaf count"), others as text. */
@@ -35,6 +38,8 @@ typedef enum dt_session_format { DT_FORMAT_TEXT, DT_FORMAT_JSON, DT_FORMAT_FOLDE
 typedef struct dt_session_opts {
 	size_t sz;              /* sizeof(struct dt_session_opts) */
 	FILE *out;              /* program output (printf, maps); NULL = stdout */
+	const char *out_name;   /* what `out` is in a write error ("stdout", the -o file); NULL:
+				 * "the output" */
 	FILE *err;              /* diagnostics, errors, -v; NULL = stderr */
 	dt_session_format format;
 	uint32_t filter_pid;    /* -p: probes only fire for this process (0 = none), but for
@@ -69,7 +74,9 @@ typedef struct dt_session_opts {
 } dt_session_opts;
 
 /* Creates a session. Cheap: no map, no tracefs scan, no unwinder until a program needs them.
- * NULL with errno set on bad options. */
+ * The --pprof and --flamegraph files are opened for writing here, so a path that cannot be
+ * written fails before anything is traced. NULL with errno set on bad options or such a path
+ * (said in one line on the error stream). */
 dt_session *dt_session_new(const dt_session_opts *o);
 
 /* Compiles `src` (parse, check against the session's live maps, create missing maps, codegen),

@@ -79,10 +79,13 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap
 	return vfprintf(stderr, fmt, ap);
 }
 
+static int open_profiles(dt_session *s);
+
 dt_session *dt_session_new(const dt_session_opts *o)
 {
 	dt_session *s;
 	dt_out_opts oo = { 0 };
+	int rc;
 
 	if (!o || o->sz < offsetof(dt_session_opts, params)) {
 		errno = EINVAL;
@@ -119,6 +122,12 @@ dt_session *dt_session_new(const dt_session_opts *o)
 	s->child_pidfd = s->child_go_fd = s->child_err_fd = s->pidfd = s->detach_helper_fd = -1;
 	s->start_ns = boot_ns();
 	s->next_unit_id = 1;
+	rc = open_profiles(s);
+	if (rc < 0) {
+		dt_session_free(s);
+		errno = -rc;
+		return NULL;
+	}
 	return s;
 }
 
@@ -220,6 +229,9 @@ void dt_session_free(dt_session *s)
 	dt_sym_free(s->sym);
 	dt_elf_cache_free(s->elfc);
 	dt_arena_free(s->arena);
+	for (int k = 0; k < 2; k++)
+		if (s->profile_f[k])
+			fclose(s->profile_f[k]); /* the run ended before any was written */
 	/* Last: the detach helper (if any) lets go of the probes once nothing else holds them. */
 	close_fd(&s->detach_helper_fd);
 	free(s);
@@ -319,7 +331,7 @@ static int create_script_map(dt_session *s, const dt_map_sym *m, dt_smap **out)
 		if (rc != -EPERM)
 			fprintf(s->err, "cannot create map %s (key %u bytes, value %u bytes): %s\n",
 				m->name, sm->layout.key_size, sm->layout.value_size,
-				strerror(-rc));
+				dt_strerror(-rc));
 		free(sm);
 		return perm_error(s, rc);
 	}
@@ -341,7 +353,7 @@ static int aux_create(dt_session *s, int *fd, enum bpf_map_type type, const char
 
 		*fd = -1;
 		if (rc != -EPERM)
-			fprintf(s->err, "cannot create the %s map: %s\n", name, strerror(-rc));
+			fprintf(s->err, "cannot create the %s map: %s\n", name, dt_strerror(-rc));
 		return perm_error(s, rc);
 	}
 	return *fd;
@@ -425,17 +437,68 @@ int dt_session_stack_frames(void *ctx, const dt_type *t, const struct dt_stack_r
 	return (int)n;
 }
 
-/* --pprof / --flamegraph: every stack-keyed map, written once at the end (output/profile.c). */
+static const char *const profile_opts[2] = { "--pprof", "--flamegraph" };
+
+static const char *profile_path(const dt_session *s, int k)
+{
+	return k == 0 ? s->o.pprof_path : s->o.flamegraph_path;
+}
+
+/* The profile files are opened (created) before anything is traced: a path that cannot be
+ * written is said at once, not after a long run whose result would be lost. */
+static int open_profiles(dt_session *s)
+{
+	for (int k = 0; k < 2; k++) {
+		const char *path = profile_path(s, k);
+
+		if (!path)
+			continue;
+		s->profile_f[k] = fopen(path, "we");
+		if (!s->profile_f[k]) {
+			int err = errno;
+
+			fprintf(s->err, "dwarftrace: %s: cannot write %s: %s\n", profile_opts[k],
+				path, dt_strerror(err));
+			return -err;
+		}
+	}
+	return 0;
+}
+
+static void write_failed(dt_session *s)
+{
+	if (s->exit_code == 0)
+		s->exit_code = 1;
+}
+
+bool dt_session_output_failed(dt_session *s)
+{
+	int rc;
+
+	if (s->out_failed)
+		return true;
+	rc = dt_out_error(s->out);
+	if (!rc)
+		return false;
+	s->out_failed = true;
+	fprintf(s->err, "dwarftrace: cannot write the output to %s: %s\n",
+		s->o.out_name ? s->o.out_name : "its file", dt_strerror(-rc));
+	write_failed(s);
+	return true;
+}
+
+/* --pprof / --flamegraph: every stack-keyed map, written once at the end (output/profile.c)
+ * into the files opened by open_profiles; each is closed here, and any failed write of it
+ * said, with a non-zero exit. */
 static void write_profiles(dt_session *s)
 {
-	const char *paths[2] = { s->o.pprof_path, s->o.flamegraph_path };
 	dt_profile_kind kinds[2] = { DT_PROFILE_PPROF, DT_PROFILE_FLAMEGRAPH };
 
 	for (int k = 0; k < 2; k++) {
 		const dt_map_sym **syms;
 		int *fds, rc;
 
-		if (!paths[k])
+		if (!s->profile_f[k])
 			continue;
 		syms = xcalloc(s->maps.n + 1, sizeof(*syms));
 		fds = xcalloc(s->maps.n + 1, sizeof(*fds));
@@ -443,9 +506,16 @@ static void write_profiles(dt_session *s)
 			syms[i] = &s->maps.v[i]->sym;
 			fds[i] = s->maps.v[i]->fd;
 		}
-		rc = dt_out_write_profile(s->out, kinds[k], paths[k], syms, fds, s->maps.n);
-		if (rc < 0)
-			fprintf(s->err, "cannot write %s: %s\n", paths[k], strerror(-rc));
+		rc = dt_out_write_profile(s->out, kinds[k], s->profile_f[k], syms, fds, s->maps.n);
+		errno = 0;
+		if (fclose(s->profile_f[k]) && !rc)
+			rc = errno ? -errno : -EIO;
+		s->profile_f[k] = NULL;
+		if (rc < 0) {
+			fprintf(s->err, "dwarftrace: %s: cannot write %s: %s\n", profile_opts[k],
+				profile_path(s, k), dt_strerror(-rc));
+			write_failed(s);
+		}
 		free(syms);
 		free(fds);
 	}
@@ -467,12 +537,13 @@ static int cg_map_fd(void *ctx, const dt_map_sym *m)
 	return c->s->maps.v[c->u->map_index[m->id]]->fd;
 }
 
+/* The unwinder's messages name their part themselves ("unwind: ", "walker: ", "exec follower: "). */
 static void uw_log(void *ctx, const char *msg)
 {
 	dt_session *s = ctx;
 
 	if (s->o.verbose)
-		fprintf(s->err, "unwind: %s%s", msg,
+		fprintf(s->err, "%s%s", msg,
 			*msg && msg[strlen(msg) - 1] == '\n' ? "" : "\n");
 }
 
@@ -497,7 +568,7 @@ static int session_exec_follower(dt_session *s)
 		rc = -errno;
 		if (rc != -EPERM)
 			fprintf(s->err, "cannot follow exec (sched_process_exec): %s\n",
-				strerror(-rc));
+				dt_strerror(-rc));
 		return perm_error(s, rc);
 	}
 	dt_sym_set_gen_fn(s->sym, exec_gen_now, s);
@@ -550,7 +621,7 @@ static dt_unwinder *session_unwinder(dt_session *s)
 			perm_error(s, -EPERM);
 		else
 			fprintf(s->err, "ustack_dwarf: cannot load the DWARF stack walker: %s (run "
-				"with -v for the details)\n", strerror(errno));
+				"with -v for the details)\n", dt_strerror(errno));
 	}
 	return s->uw;
 }
@@ -564,7 +635,7 @@ static int wrap_uw(dt_session *s, int fd, enum bpf_prog_type t)
 		/* The precompiled walker is ours: a kernel refusing it is a dwarftrace bug. */
 		fprintf(s->err, "internal error: the kernel refused the DWARF stack walker for "
 			"BPF program type %d (%s); this is a dwarftrace bug, please report it with "
-			"the output of -v, which shows the verifier's log\n", (int)t, strerror(-fd));
+			"the output of -v, which shows the verifier's log\n", (int)t, dt_strerror(-fd));
 		s->uw_reported = true;
 	}
 	return fd;
@@ -604,7 +675,7 @@ static int make_probe_names(dt_session *s, dt_unit *u)
 			if (bpf_map_update_elem(u->names_fd, &a->index, &n, BPF_ANY) < 0) {
 				rc = -errno;
 				fprintf(s->err, "cannot fill the probe names map: %s\n",
-					strerror(-rc));
+					dt_strerror(-rc));
 			}
 		}
 	}
@@ -813,7 +884,7 @@ int dt_rt_load_prog(dt_session *s, const dt_cg_prog *p, int *fd_out)
 		fprintf(s->err, "internal error: the verifier rejected generated code for probe %s "
 			"(this is a dwarftrace bug; please report it with the output of "
 			"-d verifier)\n", prog_label(p));
-		fprintf(s->err, "bpf_prog_load: %s\n", strerror(-rc));
+		fprintf(s->err, "bpf_prog_load: %s\n", dt_strerror(-rc));
 		if (log && *log)
 			print_log_tail(s->err, log, (s->o.dump & DT_DUMP_VERIFIER)
 							    ? 1 << 30 : VERIFIER_TAIL_LINES);
@@ -869,7 +940,7 @@ static int load_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 		if (bpf_map_update_elem(cfd, &e->cont_slot, &fds[cont], BPF_ANY) < 0) {
 			rc = -errno;
 			fprintf(s->err, "cannot install the continuation of %s: %s\n",
-				prog_label(e), strerror(-rc));
+				prog_label(e), dt_strerror(-rc));
 			goto out;
 		}
 	}
@@ -912,7 +983,7 @@ static void attach_error(dt_session *s, dt_unit *u, const dt_attach *a, int rc, 
 	dt_diags *ad = dt_diags_new(&u->src);
 
 	perm_error(s, rc);
-	dt_diag(ad, DT_DIAG_ERROR, a->span, "%s", err ? err : strerror(-rc));
+	dt_diag(ad, DT_DIAG_ERROR, a->span, "%s", err ? err : dt_strerror(-rc));
 	dt_diags_print(ad, s->err, isatty(fileno(s->err)));
 	dt_diags_free(ad);
 }
@@ -1048,7 +1119,7 @@ static int validate_attach_points(dt_session *s, dt_unit *u, dt_diags *d)
 				r = dt_rt_validate(a, s->o.uprobe_pid, &err);
 			}
 			if (r < 0) {
-				dt_diag(d, DT_DIAG_ERROR, a->span, "%s", err ? err : strerror(-r));
+				dt_diag(d, DT_DIAG_ERROR, a->span, "%s", err ? err : dt_strerror(-r));
 				rc = rc ? rc : r;
 			}
 			free(err);
@@ -1155,8 +1226,10 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	u->arena = dt_arena_new();
 	d = dt_diags_new(&u->src);
 
-	if (s->o.dump & DT_DUMP_TOKENS)
+	if (s->o.dump & DT_DUMP_TOKENS) {
 		dt_dump_tokens(&u->src, s->o.out);
+		dt_out_flush(s->out);
+	}
 	t = dt_now_ns();
 	u->prog = dt_parse(u->arena, &u->src, d);
 	s->t_parse += dt_now_ns() - t;
@@ -1167,14 +1240,33 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	t = dt_now_ns();
 	rc = dt_check(u->prog, u->arena, d, &co);
 	s->t_check += dt_now_ns() - t;
-	if (s->o.dump & DT_DUMP_AST)
+	if (s->o.dump & DT_DUMP_AST) {
 		dt_dump_ast(u->prog, s->o.out);
+		dt_out_flush(s->out);
+	}
 	if (rc < 0 || dt_diags_error_count(d)) {
 		rc = -EINVAL;
 		goto diags;
 	}
-	if (s->o.dump & DT_DUMP_TYPES)
+	if (s->o.dump & DT_DUMP_TYPES) {
 		dt_dump_types(u->prog, s->o.out);
+		dt_out_flush(s->out);
+	}
+	/* A dry run that dumps front-end stages only has nothing left to do: what the script says
+	 * is shown, nothing of the machine is looked up or loaded, so it needs no privileges (the
+	 * unit is undone as on a failure, with rc 0). */
+	if (s->o.dry_run && s->o.dump && !(s->o.dump & ~DT_DUMP_FRONT_END)) {
+		dt_diags_print(d, s->err, color);
+		dt_session_output_failed(s);
+		rc = 0;
+		goto fail;
+	}
+
+	/* Privileges first: without them, looking attach points up (tracefs) fails in ways that
+	 * would read as a wrong probe. */
+	rc = check_privileges(s);
+	if (rc < 0)
+		goto fail;
 	if (validate_attach_points(s, u, d) < 0) {
 		rc = -EINVAL;
 		goto diags;
@@ -1186,10 +1278,6 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 		goto diags;
 	/* Warnings (and notes) of a program that checks out. */
 	dt_diags_print(d, s->err, color);
-
-	rc = check_privileges(s);
-	if (rc < 0)
-		goto fail;
 	if ((s->o.count_hits || s->o.verbose) && s->stats_enable_fd < 0)
 		s->stats_enable_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	rc = create_unit_maps(s, u);
@@ -1212,6 +1300,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 		fprintf(s->o.out, "%s\n", cg->ir);
 	if (cg->asm_text)
 		fprintf(s->o.out, "%s\n", cg->asm_text);
+	dt_out_flush(s->out);
 	t = dt_now_ns();
 	rc = load_unit(s, u, cg);
 	s->t_load += dt_now_ns() - t;
@@ -1234,7 +1323,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	DT_VEC_PUSH(&s->units, u);
 	rc = dt_loop_add_unit(s, u);
 	if (rc < 0) {
-		fprintf(s->err, "cannot read the event ring buffer: %s\n", strerror(-rc));
+		fprintf(s->err, "cannot read the event ring buffer: %s\n", dt_strerror(-rc));
 		s->units.n--;
 		goto fail;
 	}
@@ -1516,7 +1605,8 @@ int dt_session_finish(dt_session *s)
 		dt_session_print_maps(s);
 		write_profiles(s);
 	}
-	fflush(s->o.out);
+	dt_out_flush(s->out);
+	dt_session_output_failed(s);
 	report_stats(s);
 	dt_xprobe_report(s);
 	if (s->uw && !s->o.verbose)

@@ -56,8 +56,8 @@ int dt_rt_uprobe_open(const dt_attach *a, int pid, bool ret, char **err);
 int dt_rt_elf_entry(const char *path, uint64_t *entry);
 
 /* Resolves many symbols of one ELF file at once (one pass over its symbol tables): file_off[i]
- * for syms[i], or why[i] a malloc'd sentence (why[i] NULL when resolved). 0, or -ENOEXEC when
- * the file is no ELF file. */
+ * for syms[i], or why[i] a malloc'd sentence (why[i] NULL when resolved). 0, or dt_elf_open's
+ * -errno when the file cannot be read as ELF (dt_elf_strerror says why). */
 int dt_rt_resolve_symbols(const char *path, const char *const *syms, uint32_t n,
 			  uint64_t *file_off, char **why);
 
@@ -201,6 +201,8 @@ struct dt_session {
 	struct dt_loop *loop;
 	const char *stop_reason; /* why the session stopped (dt_session_stopped); NULL: running */
 	int exit_code;
+	FILE *profile_f[2];   /* --pprof, --flamegraph files, open from dt_session_new to the end */
+	bool out_failed;      /* a write to the output failed, and that was said */
 	/* -c child / -p pid */
 	pid_t child;
 	int child_pidfd;      /* readable when the child exits */
@@ -260,6 +262,9 @@ int dt_map_delete_prefix(dt_session *s, dt_smap *m, const void *key, size_t len)
  * to the symbolizer so its addresses still resolve after it exits. */
 bool dt_session_has_user_addrs(dt_session *s);
 void dt_session_note_pids(dt_session *s);
+/* Whether a write to the output failed; the first time, says so in one line and makes the exit
+ * status non-zero. The loop stops the session on it: what follows would be lost too. */
+bool dt_session_output_failed(dt_session *s);
 
 /* ---------------------------------------------------------------- loop.c */
 

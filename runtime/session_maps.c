@@ -30,7 +30,7 @@ void dt_session_print_maps(dt_session *s)
 
 		if (rc < 0)
 			fprintf(s->err, "cannot read map %s: %s\n", sorted[i]->sym.name,
-				strerror(-rc));
+				dt_strerror(-rc));
 	}
 	free(sorted);
 	dt_out_flush(s->out);

@@ -74,7 +74,7 @@ int dt_xprobe_load(dt_session *s)
 	x->obj = bpf_object__open_mem(dt_xprobe_bpf_obj, dt_xprobe_bpf_obj_len, &oo);
 	if (!x->obj) {
 		rc = -errno;
-		fprintf(s->err, "xprobe: cannot open the embedded BPF object: %s\n", strerror(-rc));
+		fprintf(s->err, "xprobe: cannot open the embedded BPF object: %s\n", dt_strerror(-rc));
 		goto fail;
 	}
 	if (s->o.uprobe_pid > 0 || s->child_cgroup_id) {
@@ -97,7 +97,7 @@ int dt_xprobe_load(dt_session *s)
 	if (rc < 0) {
 		fprintf(s->err, "xprobe: cannot load the scheduler hooks and uprobe programs: %s "
 			"(they need BTF and tp_btf support; run with -v for libbpf's log)\n",
-			strerror(-rc));
+			dt_strerror(-rc));
 		goto fail;
 	}
 	x->entry_fd = obj_prog_fd(x->obj, "dt_xp_entry");
@@ -133,7 +133,7 @@ static int xp_hooks(dt_session *s, char **err)
 		if (!x->hooks[i]) {
 			rc = p ? -errno : -ENOENT;
 			return xfail(err, rc, "xprobes: cannot attach the scheduler hook %s: %s",
-				     hook_names[i], strerror(-rc));
+				     hook_names[i], dt_strerror(-rc));
 		}
 	}
 	return 0;
@@ -160,13 +160,13 @@ static int link_uprobe(dt_session *s, const dt_attach *a, bool ret, int prog_fd,
 		rc = lfd;
 		close(pfd);
 		return xfail(err, rc, "%s: cannot attach the xprobe %s program: %s", a->text,
-			     ret ? "return" : "entry", strerror(-rc));
+			     ret ? "return" : "entry", dt_strerror(-rc));
 	}
 	if (ioctl(pfd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
 		rc = -errno;
 		close(lfd);
 		close(pfd);
-		return xfail(err, rc, "%s: cannot enable the uprobe: %s", a->text, strerror(-rc));
+		return xfail(err, rc, "%s: cannot enable the uprobe: %s", a->text, dt_strerror(-rc));
 	}
 	DT_VEC_PUSH(fds, pfd);
 	DT_VEC_PUSH(fds, lfd);
@@ -183,7 +183,7 @@ int dt_xprobe_attach(dt_session *s, const dt_attach *a, int prog_fd, dt_fdvec *f
 	*err = NULL;
 	if (rc < 0)
 		return xfail(err, rc, "%s: xprobes are not available on this system: %s", a->text,
-			     strerror(-rc));
+			     dt_strerror(-rc));
 	rc = xp_hooks(s, err);
 	if (rc < 0)
 		return rc;
@@ -195,7 +195,7 @@ int dt_xprobe_attach(dt_session *s, const dt_attach *a, int prog_fd, dt_fdvec *f
 	if (bpf_map_update_elem(s->xp->progs_fd, &slot, &prog_fd, BPF_ANY) < 0) {
 		rc = -errno;
 		return xfail(err, rc, "%s: cannot install the xprobe's block: %s", a->text,
-			     strerror(-rc));
+			     dt_strerror(-rc));
 	}
 	/* The return side first: a return whose entry was not seen is counted and ignored, while
 	 * an entry whose return is not watched yet would leave a frame until it goes stale. */

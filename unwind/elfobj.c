@@ -76,8 +76,7 @@ int dt_cfi_build_file(const char *path, dt_ruleset *rs, dt_rows *out, char *err,
 
 	if (!e) {
 		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path,
-			 ret == -ENOEXEC ? "not a 64-bit ELF file" : strerror(-ret));
+		snprintf(err, errlen, "%s: %s", path, dt_elf_strerror(-ret));
 		return ret == -ENOEXEC ? -EINVAL : ret;
 	}
 	ret = dt_cfi_build(NULL, e, rs, out, err, errlen);

@@ -42,12 +42,12 @@ dt_exec_follower *dt_exec_follower_new(const dt_exec_follower_opts *opts)
 	f->obj = bpf_object__open_mem(dt_exec_bpf_obj, dt_exec_bpf_obj_len, &oo);
 	if (!f->obj) {
 		ret = -errno;
-		flog(f, "exec follower: cannot open the embedded BPF object: %s", strerror(-ret));
+		flog(f, "exec follower: cannot open the embedded BPF object: %s", dt_strerror(-ret));
 		goto fail;
 	}
 	ret = bpf_object__load(f->obj);
 	if (ret < 0) {
-		flog(f, "exec follower: loading the BPF object failed: %s", strerror(-ret));
+		flog(f, "exec follower: loading the BPF object failed: %s", dt_strerror(-ret));
 		goto fail;
 	}
 	f->gen_fd = dt_obj_map_fd(f->obj, "exec_gen");
@@ -65,7 +65,7 @@ dt_exec_follower *dt_exec_follower_new(const dt_exec_follower_opts *opts)
 	f->link = bpf_program__attach(prog);
 	if (!f->link) {
 		ret = -errno;
-		flog(f, "exec follower: cannot attach to sched_process_exec: %s", strerror(-ret));
+		flog(f, "exec follower: cannot attach to sched_process_exec: %s", dt_strerror(-ret));
 		goto fail;
 	}
 	return f;

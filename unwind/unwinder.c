@@ -145,7 +145,7 @@ static int load_ptype(dt_unwinder *u, int k)
 	o = bpf_object__open_mem(dt_walker_bpf_obj, dt_walker_bpf_obj_len, &oo);
 	if (!o) {
 		ret = -errno;
-		ulog(u, "walker: cannot open the embedded BPF object: %s", strerror(-ret));
+		ulog(u, "walker: cannot open the embedded BPF object: %s", dt_strerror(-ret));
 		return ret;
 	}
 	bpf_object__for_each_map(m, o) {
@@ -153,7 +153,7 @@ static int load_ptype(dt_unwinder *u, int k)
 
 		if (cfd < 0 || bpf_map__reuse_fd(m, cfd) < 0) {
 			ret = cfd < 0 ? cfd : -errno;
-			ulog(u, "walker: cannot share map %s: %s", bpf_map__name(m), strerror(-ret));
+			ulog(u, "walker: cannot share map %s: %s", bpf_map__name(m), dt_strerror(-ret));
 			goto fail;
 		}
 	}
@@ -165,7 +165,7 @@ static int load_ptype(dt_unwinder *u, int k)
 	}
 	ret = bpf_object__load(o);
 	if (ret < 0) {
-		ulog(u, "walker: loading the %s walker failed: %s", ptype_sfx[k], strerror(-ret));
+		ulog(u, "walker: loading the %s walker failed: %s", ptype_sfx[k], dt_strerror(-ret));
 		goto fail;
 	}
 	for (slot = 0; slot < 2; slot++) {
@@ -174,7 +174,7 @@ static int load_ptype(dt_unwinder *u, int k)
 		fd = prog ? bpf_program__fd(prog) : -ENOENT;
 		if (fd < 0 || bpf_map_update_elem(u->wprogs_fd[k], &slot, &fd, BPF_ANY) < 0) {
 			ret = fd < 0 ? fd : -errno;
-			ulog(u, "walker: cannot install %s: %s", name, strerror(-ret));
+			ulog(u, "walker: cannot install %s: %s", name, dt_strerror(-ret));
 			goto fail;
 		}
 	}
@@ -217,7 +217,7 @@ dt_unwinder *dt_unwinder_new(const dt_unwinder_opts *opts)
 	u->obj = bpf_object__open_mem(dt_walker_bpf_obj, dt_walker_bpf_obj_len, &oo);
 	if (!u->obj) {
 		ret = -errno;
-		ulog(u, "walker: cannot open the embedded BPF object: %s", strerror(-ret));
+		ulog(u, "walker: cannot open the embedded BPF object: %s", dt_strerror(-ret));
 		goto fail;
 	}
 	m = bpf_object__find_map_by_name(u->obj, "rows");
@@ -238,7 +238,7 @@ dt_unwinder *dt_unwinder_new(const dt_unwinder_opts *opts)
 		if (sfd >= 0 && bpf_map__reuse_fd(m, sfd) < 0) {
 			ret = -errno;
 			ulog(u, "walker: cannot share map %s with the exec follower: %s",
-			     bpf_map__name(m), strerror(-ret));
+			     bpf_map__name(m), dt_strerror(-ret));
 			goto fail;
 		}
 	}
@@ -247,7 +247,7 @@ dt_unwinder *dt_unwinder_new(const dt_unwinder_opts *opts)
 					  !strncmp(bpf_program__name(prog), "dt_follow_", 10));
 	ret = bpf_object__load(u->obj);
 	if (ret < 0) {
-		ulog(u, "walker: loading the BPF object failed: %s", strerror(-ret));
+		ulog(u, "walker: loading the BPF object failed: %s", dt_strerror(-ret));
 		goto fail;
 	}
 	for (k = 0; k < DT_WPT__COUNT; k++) {
@@ -273,7 +273,7 @@ dt_unwinder *dt_unwinder_new(const dt_unwinder_opts *opts)
 	u->rb = ring_buffer__new(u->requests_fd, request_cb, u, NULL);
 	if (!u->rb) {
 		ret = -errno;
-		ulog(u, "walker: request ring buffer: %s", strerror(-ret));
+		ulog(u, "walker: request ring buffer: %s", dt_strerror(-ret));
 		goto fail;
 	}
 	if (u->opts.exec) {
@@ -283,7 +283,7 @@ dt_unwinder *dt_unwinder_new(const dt_unwinder_opts *opts)
 			if (!u->links[i]) {
 				ret = -errno;
 				ulog(u, "walker: cannot attach %s: %s", follower_names[i],
-				     strerror(-ret));
+				     dt_strerror(-ret));
 				goto fail;
 			}
 		}
@@ -615,7 +615,7 @@ static int obj_for_elf(dt_unwinder *u, dt_elf *e, const char *display)
 		ret = load_rows(u, (uint32_t)id, &rows);
 		if (ret < 0) {
 			ulog(u, "unwind: %s: no room for %u rows in the table budget (%s)", display,
-			     rows.n, strerror(-ret));
+			     rows.n, dt_strerror(-ret));
 			u->build_errors++;
 		}
 	}
@@ -645,8 +645,8 @@ static int obj_for_file(dt_unwinder *u, const char *path, const char *display)
 	if (!e) {
 		int ret = -errno;
 
-		if (ret == -ENOEXEC)
-			ulog(u, "unwind: %s: not a 64-bit ELF file", display);
+		if (ret == -ENOEXEC || ret == -EBADMSG)
+			ulog(u, "unwind: %s: %s", display, dt_elf_strerror(-ret));
 		return ret;
 	}
 	return obj_for_elf(u, e, display);
@@ -793,7 +793,7 @@ int dt_unwinder_add_pid(dt_unwinder *u, uint32_t pid)
 			ret = bpf_map_update_elem(u->procs_fd, &pid, pm, BPF_ANY) < 0 ? -errno : 0;
 		}
 		if (ret < 0) {
-			ulog(u, "unwind: pid %u: procs map: %s", pid, strerror(-ret));
+			ulog(u, "unwind: pid %u: procs map: %s", pid, dt_strerror(-ret));
 			goto release;
 		}
 	}
@@ -867,7 +867,7 @@ int dt_unwinder_add_all(dt_unwinder *u)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	u->startup_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
 	u->startup_procs = (uint32_t)n;
-	ulog(u, "tables for %d running processes (%d skipped: kernel threads, gone) in "
+	ulog(u, "unwind: tables for %d running processes (%d skipped: kernel threads, gone) in "
 	     "%.1f ms", n, failed, u->startup_ms);
 	return n;
 }

@@ -31,12 +31,23 @@ Each test is a block of directive lines; blocks are separated by a NAME line. Li
                     whose outcome rests on scheduling; a pass on retry is printed with the first
                     failure's reason and listed after the summary line
 
+A *.table file holds bad-input cases, one a line (`#` comments, blank lines skipped):
+
+  NAME [REQ...] | EXIT | FIRST_ERROR | COMMAND
+
+COMMAND runs under /bin/sh ($DWARFTRACE and the rest substituted; it may prepare files in
+$TMP first); its exit status must be EXIT and the first non-blank line it writes on stderr
+must match the regex FIRST_ERROR (re.search). REQ words are REQUIRES items (`!kprobes`).
+Every case also holds what any bad input must: done within 5 s, no crash, no verifier dump,
+no "internal error", no raw "Unknown error N", no prefix said twice ("unwind: unwind:").
+A case's test name is `bad_NAME`.
+
 In every command and expectation, $DWARFTRACE, $TARGETS (the target programs' directory), $BUILD,
 $SRC (the source tree), $TMP (a fresh directory for this test) and $PID are substituted; other
 `$names` (script variables, $1) are left alone. Output is stdout and stderr interleaved.
 
 Usage: run.py --dwarftrace BIN --build-dir DIR [--filter RE] [--vm RUNVM] [-v] PATH...
-PATH is a .test file or a directory of them. Exit status: 0 all passed, 1 a failure, 77 nothing
+PATH is a .test or .table file or a directory of them. Exit status: 0 all passed, 1 a failure, 77 nothing
 could run (not root).
 
 With --vm RUNVM, the tests run inside one VM booted by RUNVM (tests/vm/run-vm.sh): each test is
@@ -61,6 +72,17 @@ DIRECTIVES = {
     "EXPECT_REGEX", "EXPECT_REGEX_NONE", "EXPECT_ORDER", "EXPECT_STACK", "EXPECT_EXIT",
     "TIMEOUT", "REQUIRES", "ENV", "SETUP", "CLEANUP", "RETRY",
 }
+# What no bad input may ever give (a *.table case checks each): a verifier log, an internal
+# error, an errno glibc cannot name, a prefix said twice ("unwind: unwind: ...").
+BAD_INPUT_NEVER = [
+    r"processed \d+ insns",
+    r"(?i)internal (code generation )?error",
+    r"Unknown error -?\d+",
+    r"(?:^|\s)([A-Za-z@][\w@.-]*: )\1",
+]
+BAD_INPUT_TIMEOUT = "5"
+# The command's stderr goes to a file (for FIRST_ERROR) and then to the test's output.
+STDERR_FILE = "$TMP/.stderr"
 MULTI = {"BEFORE", "AFTER", "EXPECT", "EXPECT_NONE", "EXPECT_REGEX", "EXPECT_REGEX_NONE",
          "EXPECT_ORDER", "EXPECT_STACK", "REQUIRES", "ENV", "SETUP", "CLEANUP"}
 CRASH_STATUSES = {128 + s for s in (signal.SIGILL, signal.SIGABRT, signal.SIGBUS, signal.SIGFPE,
@@ -112,6 +134,44 @@ def parse_file(path):
             raise TestError(f"{t['file']}:{t['line']}: {t['NAME']}: ARGS goes with PROG; "
                             "put the options in the RUN command line")
     return tests
+
+
+def parse_table(path):
+    """The cases of a *.table file as tests (see the docstring); raises TestError."""
+    tests = []
+    with open(path, encoding="utf-8") as f:
+        for lineno, raw in enumerate(f, 1):
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            parts = [p.strip() for p in line.split(" | ", 3)]
+            if len(parts) != 4 or not all(parts):
+                raise TestError(f"{path}:{lineno}: want 'NAME | EXIT | FIRST_ERROR | COMMAND'")
+            words, want_exit, first, cmd = parts
+            name, *reqs = words.split()
+            if not re.fullmatch(r"\d+", want_exit):
+                raise TestError(f"{path}:{lineno}: {name}: EXIT must be a number")
+            try:
+                re.compile(first)
+            except re.error as e:
+                raise TestError(f"{path}:{lineno}: {name}: bad FIRST_ERROR regex: {e}")
+            t = {"NAME": f"bad_{name}", "file": path, "line": lineno,
+                 "RUN": f"{{ {cmd}\n}} 2>{STDERR_FILE}; st=$?; cat {STDERR_FILE} >&2; exit $st",
+                 "EXPECT_EXIT": want_exit, "FIRST_ERROR": first,
+                 "EXPECT_REGEX_NONE": list(BAD_INPUT_NEVER), "TIMEOUT": BAD_INPUT_TIMEOUT}
+            if reqs:
+                t["REQUIRES"] = reqs
+            tests.append(t)
+    return tests
+
+
+def first_error_line(path):
+    """The first non-blank line of a file, or None."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return next((l.rstrip("\n") for l in f if l.strip()), None)
+    except OSError:
+        return None
 
 
 def have_kprobes():
@@ -234,6 +294,12 @@ def check_output(t, out, status, subst):
         m = re.search(subst(e), out, re.MULTILINE)
         if m:
             fails.append(f"unexpected match for regex {e}: {m.group(0)!r}")
+    if "FIRST_ERROR" in t:
+        first = first_error_line(subst(STDERR_FILE))
+        if first is None:
+            fails.append(f"nothing on stderr; expected a line matching {t['FIRST_ERROR']}")
+        elif not re.search(t["FIRST_ERROR"], first):
+            fails.append(f"first error line {first!r} does not match {t['FIRST_ERROR']}")
     blocks = None
     for key, adjacent in (("EXPECT_ORDER", False), ("EXPECT_STACK", True)):
         for e in t.get(key, []):
@@ -439,7 +505,8 @@ def collect(paths):
     files = []
     for p in paths:
         if os.path.isdir(p):
-            files += sorted(os.path.join(p, f) for f in os.listdir(p) if f.endswith(".test"))
+            files += sorted(os.path.join(p, f) for f in os.listdir(p)
+                            if f.endswith((".test", ".table")))
         else:
             files.append(p)
     return files
@@ -468,7 +535,7 @@ def main():
     tests, bad_files = [], []
     for f in collect(args.paths):
         try:
-            tests += parse_file(f)
+            tests += parse_table(f) if f.endswith(".table") else parse_file(f)
         except (TestError, OSError) as e:
             print(f"FAIL {f}: {e}", flush=True)
             bad_files.append(f)

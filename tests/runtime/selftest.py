@@ -81,6 +81,37 @@ for bad in ("PROG x\n", "NAME a\nBOGUS x\n", "NAME a\nPROG x\nRUN y\n", "NAME a\
         pass
 os.unlink(f.name)
 
+# *.table cases: the first stderr line, and what no bad input may give.
+with tempfile.TemporaryDirectory() as tmp:
+    with open(os.path.join(tmp, "t.table"), "w") as g:
+        g.write("# comment\n\nnope !kprobes | 1 | ^-e:1:1: error: x | $DWARFTRACE -e 'a | b'\n")
+    tests = run.parse_table(os.path.join(tmp, "t.table"))
+    check(len(tests) == 1 and tests[0]["NAME"] == "bad_nope" and
+          tests[0]["REQUIRES"] == ["!kprobes"] and "'a | b'" in tests[0]["RUN"], "table row")
+    tsub = ident.subst_fn(tmp, "")
+    with open(os.path.join(tmp, ".stderr"), "w") as g:
+        g.write("\n-e:1:1: error: x y\nlater\n")
+    check(run.check_output(tests[0], "", 1, tsub) == [], "table: first error line matches")
+    check(run.check_output(tests[0], "", 2, tsub) != [], "table: exit status")
+    with open(os.path.join(tmp, ".stderr"), "w") as g:
+        g.write("warning: w\n-e:1:1: error: x\n")
+    check(run.check_output(tests[0], "", 1, tsub) != [], "table: only the first line counts")
+    with open(os.path.join(tmp, ".stderr"), "w") as g:
+        g.write("-e:1:1: error: x\n")
+    for never in ("unwind: unwind: x", "Unknown error 524", "internal error: y",
+                  "processed 12 insns (limit 1000000)"):
+        check(run.check_output(tests[0], never, 1, tsub) != [], f"table: never {never!r}")
+    check(run.check_output(tests[0], "uprobe:/x:main: /x: truncated", 1, tsub) == [],
+          "table: different prefixes are no doubling")
+    for bad in ("a | 1 | x\n", "a | z | x | cmd\n", "a | 1 | ( | cmd\n"):
+        with open(os.path.join(tmp, "t.table"), "w") as g:
+            g.write(bad)
+        try:
+            run.parse_table(os.path.join(tmp, "t.table"))
+            check(False, f"malformed table accepted: {bad!r}")
+        except run.TestError:
+            pass
+
 check(run.missing_requirement("bogus", False) is not None, "unknown requirement is a skip reason")
 check(run.missing_requirement("!root", False) != run.missing_requirement("root", False),
       "negated requirement")

@@ -389,6 +389,21 @@ static void statement_past_scratch(void)
 }
 
 
+
+/* Where x86-64 instructions start: a uprobe's +OFFSET must be one of those places. */
+static void insn_boundaries(void)
+{
+	/* movslq %edi,%rdx; mov %rdx,%rax; endbr64; ret */
+	static const uint8_t code[] = { 0x48, 0x63, 0xd7, 0x48, 0x89, 0xd0,
+					0xf3, 0x0f, 0x1e, 0xfa, 0xc3 };
+	static const int want[] = { 1, 0, 0, 1, 0, 0, 1, 0, 0, 0, 1, 1 };
+
+	for (uint64_t off = 0; off < sizeof(want) / sizeof(want[0]); off++)
+		CHECK_EQ_INT(dt_cg_insn_boundary(code, sizeof(code), off), want[off]);
+	/* Bytes that do not decode before the offset: no answer, not a yes. */
+	CHECK(dt_cg_insn_boundary((const uint8_t[]){ 0x06, 0x06, 0x90 }, 3, 2) < 0);
+}
+
 int main(void)
 {
 	T_RUN(map_update_by_fd);
@@ -400,6 +415,7 @@ int main(void)
 	T_RUN(split_programs_chain);
 	T_RUN(statement_past_scratch);
 	T_RUN(missing_fd_is_a_diagnostic);
+	T_RUN(insn_boundaries);
 	dt_codegen_shutdown();
 	return t_done();
 }

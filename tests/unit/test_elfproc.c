@@ -219,6 +219,11 @@ out:
 	dt_elf_put(a);
 	CHECK(dt_elf_open(NULL, "/nonexistent/x") == NULL && errno == ENOENT);
 	CHECK(dt_elf_open(NULL, "tests/unit/t.h") == NULL && errno == ENOEXEC);
+	/* Cut short: its section headers are past the end, which libelf alone would take for an
+	 * object without sections. */
+	CHECK_EQ_INT(sh("head -c 3000 %s > %s", self_exe(), copy), 0);
+	CHECK(dt_elf_open(NULL, copy) == NULL && errno == EBADMSG);
+	CHECK(strstr(dt_elf_strerror(EBADMSG), "truncated"));
 	unlink(copy);
 }
 
