@@ -102,7 +102,9 @@ struct mapping {
 	uint64_t start, end, pgoff;
 	uint32_t major, minor;
 	uint64_t ino;
-	const char *path; /* in the snapshot's text */
+	/* Interned: frames hand them out (dt_sym_frame.module, dt_sym_user_path) and they must
+	 * outlive the snapshot, which a later note of the process replaces (dlopen, dlclose). */
+	const char *path;
 	const char *base; /* basename of path */
 	struct obj *obj;  /* resolved on first use */
 };
@@ -110,8 +112,7 @@ struct mapping {
 /* One image of a process: exec starts a new generation, with its own snapshot. */
 struct proc {
 	uint32_t pid, gen;
-	dt_proc_mappings maps; /* the parsed snapshot; m[] keeps its files and the vDSO */
-	struct mapping *m;
+	struct mapping *m; /* the snapshot's files and the vDSO, sorted by start */
 	size_t n;
 	uint64_t hash; /* of the maps text, to make a repeated note cheap */
 	uint64_t read_ns; /* when the maps were last read */
@@ -680,7 +681,6 @@ static const struct usym *obj_find(const struct obj *o, uint64_t vaddr)
 
 static void proc_clear(struct proc *p)
 {
-	dt_proc_mappings_free(&p->maps);
 	free(p->m);
 	p->m = NULL;
 	p->n = 0;
@@ -718,25 +718,28 @@ static uint32_t cur_gen(const dt_symbolizer *s, uint32_t pid)
 	return s->gen_fn ? s->gen_fn(s->gen_ctx, pid) & DT_GEN_MASK : 0;
 }
 
-/* Parses a maps text (taken over) into p's mappings: file-backed ones and the vDSO (anonymous
- * memory, the heap and the stack have no symbols). */
-static void proc_parse(struct proc *p, char *text)
+/* Parses a maps text (taken over and freed) into p's mappings: file-backed ones and the vDSO
+ * (anonymous memory, the heap and the stack have no symbols). Only those are kept, with
+ * interned paths: the text itself is as long as the process has mappings. */
+static void proc_parse(dt_symbolizer *s, struct proc *p, char *text)
 {
 	DT_VEC(struct mapping) v = {0};
+	dt_proc_mappings pm_all;
 
-	dt_proc_mappings_parse(text, &p->maps);
-	for (size_t i = 0; i < p->maps.n; i++) {
-		const dt_proc_mapping *pm = &p->maps.v[i];
+	dt_proc_mappings_parse(text, &pm_all);
+	for (size_t i = 0; i < pm_all.n; i++) {
+		const dt_proc_mapping *pm = &pm_all.v[i];
 
 		if (pm->path[0] != '/' && strcmp(pm->path, "[vdso]"))
 			continue;
-		const char *slash = strrchr(pm->path, '/');
+		const char *path = intern(s, pm->path), *slash = strrchr(path, '/');
 		struct mapping m = { .start = pm->start, .end = pm->end, .pgoff = pm->offset,
 				     .major = pm->dev_major, .minor = pm->dev_minor,
-				     .ino = pm->inode, .path = pm->path,
-				     .base = slash ? slash + 1 : pm->path };
+				     .ino = pm->inode, .path = path,
+				     .base = slash ? slash + 1 : path };
 		DT_VEC_PUSH(&v, m);
 	}
+	dt_proc_mappings_free(&pm_all);
 	p->m = v.v;
 	p->n = v.n;
 }
@@ -780,7 +783,7 @@ static int note_pid(dt_symbolizer *s, uint32_t pid, uint32_t gen, bool force)
 	proc_clear(p);
 	p->hash = h;
 	p->read_ns = now;
-	proc_parse(p, text);
+	proc_parse(s, p, text);
 	/* Open the objects now, while the process lives: its files may be gone or replaced (a
 	 * rebuilt binary, a container that stops) by the time stacks print, and a debuginfod fetch
 	 * started now has the whole session to finish. Objects are shared, so this is paid once. */

@@ -11,6 +11,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -277,6 +278,41 @@ static void self_anon_and_vdso(void)
 	dt_sym_free(s);
 }
 
+/* Module names and paths handed out stay valid when the process's mappings change and its
+ * snapshot is replaced (issue 10 item 1: the pprof writer read names freed by a re-note after a
+ * dlopen or dlclose). The same file keeps the same string, and the old one is still readable (an
+ * ASan build reports a use after free otherwise). */
+static void names_outlive_snapshot(void)
+{
+	uint32_t me = (uint32_t)getpid();
+	uint64_t addr = (uint64_t)(uintptr_t)&check_resolves + 4;
+	dt_sym_frame f[DT_SYM_MAX_INLINE];
+	dt_symbolizer *s = dt_sym_new();
+
+	CHECK_EQ_INT(dt_sym_note_pid(s, me), 0);
+	CHECK(dt_sym_user_frames(s, me, 0, addr, false, f, DT_SYM_MAX_INLINE) > 0);
+	const char *module = f[0].module, *path = dt_sym_user_path(s, me, 0, addr);
+	CHECK(module != NULL && path != NULL);
+	char want_module[256], want_path[4096];
+	snprintf(want_module, sizeof(want_module), "%s", module ? module : "");
+	snprintf(want_path, sizeof(want_path), "%s", path ? path : "");
+
+	/* A new file mapping, as a dlopen makes one, then a forced re-read: a new snapshot. */
+	int fd = open("/proc/self/exe", O_RDONLY);
+	void *m = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	CHECK(m != MAP_FAILED);
+	close(fd);
+	CHECK_EQ_INT(dt_sym_refresh_pid(s, me), 0);
+	CHECK_EQ_STR(module, want_module);
+	CHECK_EQ_STR(path, want_path);
+	CHECK(dt_sym_user_frames(s, me, 0, addr, false, f, DT_SYM_MAX_INLINE) > 0);
+	CHECK(f[0].module == module);
+	CHECK(dt_sym_user_path(s, me, 0, addr) == path);
+	if (m != MAP_FAILED)
+		munmap(m, 4096);
+	dt_sym_free(s);
+}
+
 /* Kernel symbols from /proc/kallsyms, including one in a module if any is loaded. */
 static void kernel(void)
 {
@@ -418,6 +454,7 @@ int main(void)
 	T_RUN(exited_process);
 	T_RUN(deleted_binary);
 	T_RUN(self_anon_and_vdso);
+	T_RUN(names_outlive_snapshot);
 	T_RUN(kernel);
 	T_RUN(kernel_modules);
 	T_RUN(exec_generations);
