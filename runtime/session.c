@@ -1271,6 +1271,8 @@ static void report_verbose(dt_session *s)
 		s->stackmaps.n, (double)mem / (1 << 20));
 	if (s->uw)
 		dt_unwinder_print_stats(s->uw, s->err);
+	if (s->sym)
+		dt_sym_print_stats(s->sym, s->err);
 	fprintf(s->err, "timings: parse %.2f ms, check %.2f ms, codegen %.2f ms, load %.2f ms, "
 		"attach %.2f ms, detach %.2f ms\n", s->t_parse / 1e6, s->t_check / 1e6,
 		s->t_codegen / 1e6, s->t_load / 1e6, s->t_attach / 1e6, s->t_detach / 1e6);

@@ -30,6 +30,7 @@
 #include <libiberty/demangle.h>
 #include <inttypes.h>
 #include <libelf.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,11 @@
 #define HASH_SIZE 256
 #define KSYM_MAX_OFFSET (1u << 20)
 #define NOTE_INTERVAL_NS (DT_PID_NOTE_NS / 2)
+/* Objects whose DWARF is open at once: libdw keeps a debug file's parsed units, abbreviations
+ * and line tables for as long as it is open (MiBs for a big library), and printing at exit may
+ * name frames of a hundred objects. Answers are cached per address, so an object closed for
+ * another is opened again only for an address it has not answered yet. */
+#define DWARF_OPEN_MAX 8
 
 /* ---------------------------------------------------------------- types */
 
@@ -90,6 +96,8 @@ struct obj {
 	char *dw_path;
 	bool dw_tried;
 	Dwarf *dw;
+	bool dw_ok;            /* dw was opened once (a later debuginfod download is not better) */
+	uint64_t dw_use;       /* when dw last answered (the DWARF_OPEN_MAX budget closes the oldest) */
 	bool dbgd_wait;        /* a debuginfod fetch was queued for this object */
 	/* Cache of resolved addresses (open addressing, power-of-two size). */
 	struct pc_slot *slots;
@@ -116,6 +124,9 @@ struct proc {
 	size_t n;
 	uint64_t hash; /* of the maps text, to make a repeated note cheap */
 	uint64_t read_ns; /* when the maps were last read */
+	/* The census (dt_sym_census_begin) that last found an address of this image held, and the
+	 * first that found the image no longer running (0: running at the last one). */
+	uint64_t held, gone;
 	struct proc *next;
 };
 
@@ -141,6 +152,11 @@ struct dt_symbolizer {
 	 * stack it prints, and asking it each time (a map lookup, a syscall) would cost more than
 	 * the note. */
 	struct gen_memo { uint32_t pid, gen; uint64_t ns; } gen_cache[HASH_SIZE];
+	uint64_t census;       /* the current or last census of held addresses, from 1 */
+	bool census_open;
+	uint64_t nprocs, procs_released;
+	uint32_t dw_open;      /* objects whose DWARF is open now (at most DWARF_OPEN_MAX) */
+	uint64_t dw_clock, dw_opens, dw_closes;
 };
 
 /* ---------------------------------------------------------------- names */
@@ -467,15 +483,61 @@ static void obj_open_dwarf(struct obj *o, dt_elf *own, const char *path)
 		o->dw_path = xstrdup(path);
 }
 
+/* Ends o's libdw session; a debug file's image goes with it (opened again by path), the object's
+ * own image stays (its path may be gone). */
+static void dwarf_close(dt_symbolizer *s, struct obj *o)
+{
+	if (!o->dw)
+		return;
+	dwarf_end(o->dw);
+	o->dw = NULL;
+	o->dw_tried = false;
+	if (o->dw_path) {
+		dt_elf_put(o->dwelf);
+		o->dwelf = NULL;
+	}
+	s->dw_open--;
+	s->dw_closes++;
+}
+
+/* Keeps the DWARF_OPEN_MAX budget before another object's DWARF opens: closes the one that
+ * answered least recently. */
+static void dwarf_make_room(dt_symbolizer *s)
+{
+	while (s->dw_open >= DWARF_OPEN_MAX) {
+		struct obj *oldest = NULL;
+		for (size_t i = 0; i < HASH_SIZE; i++)
+			for (struct obj *o = s->objs[i]; o; o = o->next)
+				if (o->dw && (!oldest || o->dw_use < oldest->dw_use))
+					oldest = o;
+		if (!oldest)
+			return;
+		dwarf_close(s, oldest);
+	}
+}
+
 static Dwarf *dwarf_open(dt_symbolizer *s, struct obj *o)
 {
-	if (o->dw || o->dw_tried)
+	if (o->dw || o->dw_tried) {
+		o->dw_use = ++s->dw_clock;
 		return o->dw;
+	}
 	o->dw_tried = true;
 	if (!o->dwelf && o->dw_path)
 		o->dwelf = dt_elf_open(s->elfc, o->dw_path);
-	if (o->dwelf && dt_elf_has_section(o->dwelf, ".debug_info"))
+	if (o->dwelf && dt_elf_has_section(o->dwelf, ".debug_info")) {
+		dwarf_make_room(s);
 		o->dw = dwarf_begin_elf(dt_elf_handle(o->dwelf), DWARF_C_READ, NULL);
+	}
+	if (o->dw) {
+		o->dw_ok = true;
+		o->dw_use = ++s->dw_clock;
+		s->dw_open++;
+		s->dw_opens++;
+	} else if (o->dw_path) {
+		dt_elf_put(o->dwelf); /* nothing to read in it: not held for nothing */
+		o->dwelf = NULL;
+	}
 	return o->dw;
 }
 
@@ -528,7 +590,7 @@ static void obj_merge_debug(dt_symbolizer *s, struct obj *o, const char *path)
 		read_syms(o, e, &v, &has_symtab);
 	obj_finish_syms(o, v.v, v.n);
 	/* The download is the better DWARF source when the object had only a debuglink. */
-	if (e && !o->dw) {
+	if (e && !o->dw_ok) {
 		dt_elf_put(o->dwelf);
 		o->dwelf = NULL;
 		free(o->dw_path);
@@ -706,8 +768,10 @@ static struct proc *proc_add(dt_symbolizer *s, uint32_t pid, uint32_t gen)
 
 	p->pid = pid;
 	p->gen = gen;
+	p->held = s->census; /* new during a census: its addresses may be on their way to a map */
 	p->next = s->procs[b];
 	s->procs[b] = p;
+	s->nprocs++;
 	return p;
 }
 
@@ -824,6 +888,90 @@ void dt_sym_set_gen_fn(dt_symbolizer *s, dt_sym_gen_fn fn, void *ctx)
 {
 	s->gen_fn = fn;
 	s->gen_ctx = ctx;
+}
+
+void dt_sym_census_begin(dt_symbolizer *s)
+{
+	s->census++;
+	s->census_open = true;
+}
+
+void dt_sym_hold(dt_symbolizer *s, uint32_t pid, uint32_t gen)
+{
+	struct proc *p = s->census_open ? proc_find(s, pid, gen & DT_GEN_MASK) : NULL;
+
+	if (p)
+		p->held = s->census;
+}
+
+/* Whether image `gen` of pid may still run (and so record addresses): the process exists and
+ * has not exec'd since. A reused pid counts as running: its snapshot waits for that one. */
+static bool image_running(const dt_symbolizer *s, const struct proc *p)
+{
+	if (kill((pid_t)p->pid, 0) < 0 && errno == ESRCH)
+		return false;
+	return cur_gen(s, p->pid) == p->gen;
+}
+
+int dt_sym_census_end(dt_symbolizer *s, bool complete)
+{
+	int released = 0;
+
+	if (!s->census_open)
+		return 0;
+	s->census_open = false;
+	for (size_t b = 0; b < HASH_SIZE; b++) {
+		for (struct proc **pp = &s->procs[b]; *pp;) {
+			struct proc *p = *pp;
+
+			if (p->held == s->census || image_running(s, p)) {
+				p->gone = 0;
+			} else if (!p->gone) {
+				p->gone = s->census;
+			} else if (complete && p->gone < s->census) {
+				/* It had stopped before this census began, so every address it
+				 * recorded was in the maps this census read, or in events long
+				 * since printed: none of them is this image's. */
+				*pp = p->next;
+				proc_clear(p);
+				free(p);
+				s->nprocs--;
+				s->procs_released++;
+				released++;
+				continue;
+			}
+			pp = &p->next;
+		}
+	}
+	return released;
+}
+
+void dt_sym_get_stats(const dt_symbolizer *s, dt_sym_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->procs = s->nprocs;
+	st->procs_released = s->procs_released;
+	for (size_t i = 0; i < HASH_SIZE; i++)
+		for (const struct obj *o = s->objs[i]; o; o = o->next)
+			st->objects++;
+	st->dwarf_open = s->dw_open;
+	st->dwarf_opens = s->dw_opens;
+	st->dwarf_closes = s->dw_closes;
+	st->strings = s->strs_used;
+}
+
+void dt_sym_print_stats(const dt_symbolizer *s, FILE *f)
+{
+	dt_sym_stats st;
+
+	dt_sym_get_stats(s, &st);
+	fprintf(f, "symbols procs %" PRIu64 "\n", st.procs);
+	fprintf(f, "symbols procs_released %" PRIu64 "\n", st.procs_released);
+	fprintf(f, "symbols objects %" PRIu64 "\n", st.objects);
+	fprintf(f, "symbols dwarf_open %" PRIu64 " (at most %d)\n", st.dwarf_open, DWARF_OPEN_MAX);
+	fprintf(f, "symbols dwarf_opens %" PRIu64 "\n", st.dwarf_opens);
+	fprintf(f, "symbols dwarf_closes %" PRIu64 "\n", st.dwarf_closes);
+	fprintf(f, "symbols strings %" PRIu64 "\n", st.strings);
 }
 
 static struct mapping *proc_mapping(dt_symbolizer *s, uint32_t pid, uint32_t gen, uint64_t addr)
