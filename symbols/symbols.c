@@ -43,6 +43,10 @@
  * name frames of a hundred objects. Answers are cached per address, so an object closed for
  * another is opened again only for an address it has not answered yet. */
 #define DWARF_OPEN_MAX 8
+/* Objects no snapshot maps any more, kept for the next process that maps them (a program started
+ * again and again is read once), the least recently dropped released beyond this many: builds
+ * and upgrades make new files all the time, and a big object's symbols take MiBs. */
+#define IDLE_OBJ_MAX 64
 
 /* ---------------------------------------------------------------- types */
 
@@ -99,6 +103,8 @@ struct obj {
 	bool dw_ok;            /* dw was opened once (a later debuginfod download is not better) */
 	uint64_t dw_use;       /* when dw last answered (the DWARF_OPEN_MAX budget closes the oldest) */
 	bool dbgd_wait;        /* a debuginfod fetch was queued for this object */
+	uint32_t refs;         /* mappings of snapshots bound to it */
+	uint64_t idle_since;   /* when refs last dropped to 0 (IDLE_OBJ_MAX keeps the newest) */
 	/* Cache of resolved addresses (open addressing, power-of-two size). */
 	struct pc_slot *slots;
 	size_t nslots, used;
@@ -156,6 +162,7 @@ struct dt_symbolizer {
 	bool census_open;
 	uint64_t nprocs, procs_released;
 	uint32_t dw_open;      /* objects whose DWARF is open now (at most DWARF_OPEN_MAX) */
+	uint64_t nobjs, idle_objs, obj_clock, objs_released;
 	uint64_t dw_clock, dw_opens, dw_closes;
 };
 
@@ -701,7 +708,75 @@ static struct obj *obj_get(dt_symbolizer *s, const struct mapping *m)
 	o->path = xstrdup(m->path);
 	o->next = s->objs[h];
 	s->objs[h] = o;
+	s->nobjs++;
+	s->idle_objs++; /* until a mapping binds it */
 	return o;
+}
+
+/* Everything an object holds. */
+static void obj_free(dt_symbolizer *s, struct obj *o)
+{
+	if (o->dw) {
+		dwarf_end(o->dw);
+		s->dw_open--;
+	}
+	dt_elf_put(o->dwelf);
+	free(o->dw_path);
+	free(o->segs);
+	free(o->slots);
+	free(o->frames.v);
+	free(o->path);
+	free(o->syms);
+	free(o->names);
+	free(o);
+}
+
+/* Keeps at most IDLE_OBJ_MAX objects that no snapshot maps: releases the ones idle longest. The
+ * frames they named stay named (their strings are interned). */
+static void objs_trim(dt_symbolizer *s)
+{
+	while (s->idle_objs > IDLE_OBJ_MAX) {
+		struct obj **oldest = NULL;
+		for (size_t i = 0; i < HASH_SIZE; i++)
+			for (struct obj **pp = &s->objs[i]; *pp; pp = &(*pp)->next)
+				if (!(*pp)->refs && (!oldest || (*pp)->idle_since < (*oldest)->idle_since))
+					oldest = pp;
+		if (!oldest)
+			return;
+		struct obj *o = *oldest;
+		*oldest = o->next;
+		obj_free(s, o);
+		s->nobjs--;
+		s->idle_objs--;
+		s->objs_released++;
+	}
+}
+
+/* The object of a snapshot's mapping, bound once (and loaded while the process lives). */
+static struct obj *mapping_obj(dt_symbolizer *s, struct mapping *m, uint32_t pid)
+{
+	if (!m->obj) {
+		m->obj = obj_get(s, m);
+		if (!m->obj->refs++)
+			s->idle_objs--;
+	}
+	if (!m->obj->loaded)
+		obj_load(s, m->obj, pid);
+	return m->obj;
+}
+
+/* Unbinds a snapshot's mappings from their objects (then frees them). */
+static void mappings_release(dt_symbolizer *s, struct mapping *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct obj *o = m[i].obj;
+		if (o && !--o->refs) {
+			o->idle_since = ++s->obj_clock;
+			s->idle_objs++;
+		}
+	}
+	free(m);
+	objs_trim(s);
 }
 
 /* File offset -> ELF virtual address through the PT_LOAD segment that holds it. */
@@ -741,9 +816,9 @@ static const struct usym *obj_find(const struct obj *o, uint64_t vaddr)
 
 /* ---------------------------------------------------------------- processes */
 
-static void proc_clear(struct proc *p)
+static void proc_clear(dt_symbolizer *s, struct proc *p)
 {
-	free(p->m);
+	mappings_release(s, p->m, p->n);
 	p->m = NULL;
 	p->n = 0;
 }
@@ -844,19 +919,19 @@ static int note_pid(dt_symbolizer *s, uint32_t pid, uint32_t gen, bool force)
 	}
 	if (!p)
 		p = proc_add(s, pid, gen);
-	proc_clear(p);
+	struct mapping *old = p->m;
+	size_t oldn = p->n;
 	p->hash = h;
 	p->read_ns = now;
 	proc_parse(s, p, text);
 	/* Open the objects now, while the process lives: its files may be gone or replaced (a
 	 * rebuilt binary, a container that stops) by the time stacks print, and a debuginfod fetch
 	 * started now has the whole session to finish. Objects are shared, so this is paid once. */
-	for (size_t i = 0; i < p->n; i++) {
-		struct mapping *m = &p->m[i];
-		m->obj = obj_get(s, m);
-		if (!m->obj->loaded)
-			obj_load(s, m->obj, pid);
-	}
+	for (size_t i = 0; i < p->n; i++)
+		mapping_obj(s, &p->m[i], pid);
+	/* The old snapshot's objects are let go after the new one holds its own: a library still
+	 * mapped is not released and read again. */
+	mappings_release(s, old, oldn);
 	return 0;
 }
 
@@ -933,7 +1008,7 @@ int dt_sym_census_end(dt_symbolizer *s, bool complete)
 				 * recorded was in the maps this census read, or in events long
 				 * since printed: none of them is this image's. */
 				*pp = p->next;
-				proc_clear(p);
+				proc_clear(s, p);
 				free(p);
 				s->nprocs--;
 				s->procs_released++;
@@ -951,9 +1026,9 @@ void dt_sym_get_stats(const dt_symbolizer *s, dt_sym_stats *st)
 	memset(st, 0, sizeof(*st));
 	st->procs = s->nprocs;
 	st->procs_released = s->procs_released;
-	for (size_t i = 0; i < HASH_SIZE; i++)
-		for (const struct obj *o = s->objs[i]; o; o = o->next)
-			st->objects++;
+	st->objects = s->nobjs;
+	st->objects_idle = s->idle_objs;
+	st->objects_released = s->objs_released;
 	st->dwarf_open = s->dw_open;
 	st->dwarf_opens = s->dw_opens;
 	st->dwarf_closes = s->dw_closes;
@@ -968,6 +1043,8 @@ void dt_sym_print_stats(const dt_symbolizer *s, FILE *f)
 	fprintf(f, "symbols procs %" PRIu64 "\n", st.procs);
 	fprintf(f, "symbols procs_released %" PRIu64 "\n", st.procs_released);
 	fprintf(f, "symbols objects %" PRIu64 "\n", st.objects);
+	fprintf(f, "symbols objects_idle %" PRIu64 " (at most %d)\n", st.objects_idle, IDLE_OBJ_MAX);
+	fprintf(f, "symbols objects_released %" PRIu64 "\n", st.objects_released);
 	fprintf(f, "symbols dwarf_open %" PRIu64 " (at most %d)\n", st.dwarf_open, DWARF_OPEN_MAX);
 	fprintf(f, "symbols dwarf_opens %" PRIu64 "\n", st.dwarf_opens);
 	fprintf(f, "symbols dwarf_closes %" PRIu64 "\n", st.dwarf_closes);
@@ -997,10 +1074,7 @@ static struct mapping *proc_mapping(dt_symbolizer *s, uint32_t pid, uint32_t gen
 	if (!lo || addr >= p->m[lo - 1].end)
 		return NULL;
 	struct mapping *m = &p->m[lo - 1];
-	if (!m->obj)
-		m->obj = obj_get(s, m);
-	if (!m->obj->loaded)
-		obj_load(s, m->obj, pid);
+	mapping_obj(s, m, pid);
 	return m;
 }
 
@@ -1313,22 +1387,12 @@ void dt_sym_free(dt_symbolizer *s)
 	for (size_t i = 0; i < HASH_SIZE; i++) {
 		for (struct proc *p = s->procs[i], *next; p; p = next) {
 			next = p->next;
-			proc_clear(p);
+			free(p->m);
 			free(p);
 		}
 		for (struct obj *o = s->objs[i], *next; o; o = next) {
 			next = o->next;
-			if (o->dw)
-				dwarf_end(o->dw);
-			dt_elf_put(o->dwelf);
-			free(o->dw_path);
-			free(o->segs);
-			free(o->slots);
-			free(o->frames.v);
-			free(o->path);
-			free(o->syms);
-			free(o->names);
-			free(o);
+			obj_free(s, o);
 		}
 	}
 	for (size_t i = 0; i < s->nstrs; i++)

@@ -94,6 +94,8 @@ typedef struct dt_sym_stats {
 	uint64_t procs;          /* process images snapshotted now */
 	uint64_t procs_released; /* snapshots released by censuses */
 	uint64_t objects;        /* ELF objects known (shared by every process that maps them) */
+	uint64_t objects_idle;   /* of which no snapshot maps (a fixed budget, the oldest released) */
+	uint64_t objects_released;
 	uint64_t dwarf_open;     /* objects whose DWARF is open now (a fixed budget) */
 	uint64_t dwarf_opens, dwarf_closes; /* DWARF sessions opened, and closed for the budget */
 	uint64_t strings;        /* interned names, modules and paths */

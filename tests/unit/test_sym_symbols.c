@@ -275,6 +275,55 @@ static void census_releases_exited(void)
 	dt_sym_stats st;
 	dt_sym_get_stats(s, &st);
 	CHECK_EQ_INT(st.procs_released, 2);
+	/* Their objects are no longer mapped by any snapshot: idle, kept for the next process. */
+	CHECK(st.objects >= 3);
+	CHECK_EQ_INT(st.objects_idle, st.objects);
+	CHECK_EQ_INT(st.objects_released, 0);
+	dt_sym_free(s);
+}
+
+/* Objects no snapshot maps any more are kept up to a budget (64), the ones idle longest
+ * released beyond it: 80 files mapped here, then unmapped and the process snapshotted again. */
+static void idle_objects_budget(void)
+{
+	enum { NFILES = 80 };
+	uint32_t me = (uint32_t)getpid();
+	void *maps[NFILES] = { 0 };
+	char path[128];
+	dt_sym_stats st;
+
+	for (int i = 0; i < NFILES; i++) {
+		snprintf(path, sizeof(path), "%s/obj%d", dir, i);
+		int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0 || write(fd, "not an ELF file\n", 16) != 16) {
+			CHECK(!"could not write a file");
+			if (fd >= 0)
+				close(fd);
+			break;
+		}
+		maps[i] = mmap(NULL, 16, PROT_READ, MAP_PRIVATE, fd, 0);
+		close(fd);
+		CHECK(maps[i] != MAP_FAILED);
+	}
+	dt_symbolizer *s = dt_sym_new();
+	CHECK_EQ_INT(dt_sym_note_pid(s, me), 0);
+	dt_sym_get_stats(s, &st);
+	CHECK(st.objects >= NFILES);
+	CHECK_EQ_INT(st.objects_idle, 0);
+	uint64_t bound = st.objects;
+	for (int i = 0; i < NFILES; i++)
+		if (maps[i] && maps[i] != MAP_FAILED)
+			munmap(maps[i], 16);
+	CHECK_EQ_INT(dt_sym_refresh_pid(s, me), 0);
+	dt_sym_get_stats(s, &st);
+	CHECK_EQ_INT(st.objects_idle, 64);
+	CHECK_EQ_INT(st.objects_released, NFILES - 64);
+	CHECK_EQ_INT(st.objects, bound - (NFILES - 64));
+	/* What this process still maps is still named. */
+	char buf[256];
+	CHECK_EQ_INT(dt_sym_user(s, me, 0, (uint64_t)(uintptr_t)&check_resolves + 4, true, buf,
+				 sizeof(buf)), 0);
+	CHECK_EQ_STR(buf, "check_resolves+4");
 	dt_sym_free(s);
 }
 
@@ -568,6 +617,7 @@ int main(void)
 	T_RUN(user_pie_and_libc);
 	T_RUN(exited_process);
 	T_RUN(census_releases_exited);
+	T_RUN(idle_objects_budget);
 	T_RUN(deleted_binary);
 	T_RUN(self_anon_and_vdso);
 	T_RUN(names_outlive_snapshot);
