@@ -618,9 +618,11 @@ static int obj_read_elf(dt_symbolizer *s, struct obj *o, dt_elf *e, bool file)
 	const dt_elf_seg *segs = dt_elf_segments(e, &o->nsegs);
 
 	o->segs = xcalloc(o->nsegs + 1, sizeof(*o->segs));
-	memcpy(o->segs, segs, o->nsegs * sizeof(*segs));
+	if (o->nsegs) /* segs is NULL for an object without segments */
+		memcpy(o->segs, segs, o->nsegs * sizeof(*segs));
 	o->bidn = dt_elf_build_id(e, &bid);
-	memcpy(o->bid, bid, o->bidn);
+	if (o->bidn)
+		memcpy(o->bid, bid, o->bidn);
 	read_syms(o, e, &v, &has_symtab);
 	has_dwarf = file && dt_elf_has_section(e, ".debug_info");
 	if (has_dwarf)
