@@ -44,9 +44,11 @@
  * another is opened again only for an address it has not answered yet. */
 #define DWARF_OPEN_MAX 8
 /* Objects no snapshot maps any more, kept for the next process that maps them (a program started
- * again and again is read once), the least recently dropped released beyond this many: builds
- * and upgrades make new files all the time, and a big object's symbols take MiBs. */
+ * again and again is read once), the least recently dropped released beyond this many or this
+ * much of our memory (their symbols and cached answers): builds and upgrades make new files all
+ * the time, and a big object's symbols take MiBs. */
 #define IDLE_OBJ_MAX 64
+#define IDLE_OBJ_BYTES (32u << 20)
 
 /* ---------------------------------------------------------------- types */
 
@@ -94,16 +96,20 @@ struct obj {
 	size_t nsegs;
 	uint8_t bid[64];
 	size_t bidn;
-	/* DWARF for inline frames and lines: the object's own image (held: its path may die with
-	 * the process), or a debug file (dw_path, opened at first use like the old path). */
+	/* DWARF for inline frames and lines: the object's own file or a debug file, at dw_path,
+	 * mapped (dwelf) only while its DWARF is open: a held image kept the pages of its symbol
+	 * table in our memory for every object ever seen (hundreds of MiB of fresh builds on a
+	 * busy machine). dw_own: the object's own file, which must still be the one mapped. */
 	dt_elf *dwelf;
 	char *dw_path;
+	bool dw_own;
 	bool dw_tried;
 	Dwarf *dw;
 	bool dw_ok;            /* dw was opened once (a later debuginfod download is not better) */
 	uint64_t dw_use;       /* when dw last answered (the DWARF_OPEN_MAX budget closes the oldest) */
 	bool dbgd_wait;        /* a debuginfod fetch was queued for this object */
 	uint32_t refs;         /* mappings of snapshots bound to it */
+	size_t idle_bytes;     /* what it counted in the idle budget when refs dropped to 0 */
 	uint64_t idle_since;   /* when refs last dropped to 0 (IDLE_OBJ_MAX keeps the newest) */
 	/* Cache of resolved addresses (open addressing, power-of-two size). */
 	struct pc_slot *slots;
@@ -163,6 +169,7 @@ struct dt_symbolizer {
 	uint64_t nprocs, procs_released;
 	uint32_t dw_open;      /* objects whose DWARF is open now (at most DWARF_OPEN_MAX) */
 	uint64_t nobjs, idle_objs, obj_clock, objs_released;
+	size_t idle_bytes;
 	uint64_t dw_clock, dw_opens, dw_closes;
 };
 
@@ -480,18 +487,15 @@ static void read_syms(struct obj *o, dt_elf *e, usym_vec *v, bool *has_symtab)
  * (dwarf_open): it reads and inflates the debug sections up front, which noting a process must
  * not pay for every library it maps; and a debug file is only mapped then, so the pages of its
  * symbol table (read at load) do not stay in memory. */
-static void obj_open_dwarf(struct obj *o, dt_elf *own, const char *path)
+static void obj_open_dwarf(struct obj *o, const char *path, bool own)
 {
 	if (o->dwelf || o->dw_path)
 		return;
-	if (own)
-		o->dwelf = dt_elf_ref(own);
-	else
-		o->dw_path = xstrdup(path);
+	o->dw_path = xstrdup(path);
+	o->dw_own = own;
 }
 
-/* Ends o's libdw session; a debug file's image goes with it (opened again by path), the object's
- * own image stays (its path may be gone). */
+/* Ends o's libdw session and unmaps its file (opened again by path if needed). */
 static void dwarf_close(dt_symbolizer *s, struct obj *o)
 {
 	if (!o->dw)
@@ -499,10 +503,8 @@ static void dwarf_close(dt_symbolizer *s, struct obj *o)
 	dwarf_end(o->dw);
 	o->dw = NULL;
 	o->dw_tried = false;
-	if (o->dw_path) {
-		dt_elf_put(o->dwelf);
-		o->dwelf = NULL;
-	}
+	dt_elf_put(o->dwelf);
+	o->dwelf = NULL;
 	s->dw_open--;
 	s->dw_closes++;
 }
@@ -532,6 +534,17 @@ static Dwarf *dwarf_open(dt_symbolizer *s, struct obj *o)
 	o->dw_tried = true;
 	if (!o->dwelf && o->dw_path)
 		o->dwelf = dt_elf_open(s->elfc, o->dw_path);
+	if (o->dwelf && o->dw_own) {
+		/* Replaced since it was mapped (a rebuild): its DWARF is not this object's. */
+		dev_t dev;
+		ino_t ino;
+		struct timespec mtime;
+		dt_elf_file_id(o->dwelf, &dev, &ino, &mtime);
+		if ((uint64_t)ino != o->ino) {
+			dt_elf_put(o->dwelf);
+			o->dwelf = NULL;
+		}
+	}
 	if (o->dwelf && dt_elf_has_section(o->dwelf, ".debug_info")) {
 		dwarf_make_room(s);
 		o->dw = dwarf_begin_elf(dt_elf_handle(o->dwelf), DWARF_C_READ, NULL);
@@ -541,7 +554,7 @@ static Dwarf *dwarf_open(dt_symbolizer *s, struct obj *o)
 		o->dw_use = ++s->dw_clock;
 		s->dw_open++;
 		s->dw_opens++;
-	} else if (o->dw_path) {
+	} else {
 		dt_elf_put(o->dwelf); /* nothing to read in it: not held for nothing */
 		o->dwelf = NULL;
 	}
@@ -603,7 +616,7 @@ static void obj_merge_debug(dt_symbolizer *s, struct obj *o, const char *path)
 		free(o->dw_path);
 		o->dw_path = NULL;
 		o->dw_tried = false;
-		obj_open_dwarf(o, NULL, path);
+		obj_open_dwarf(o, path, false);
 	}
 	dt_elf_put(e);
 	obj_cache_reset(o);
@@ -626,7 +639,7 @@ static int obj_read_elf(dt_symbolizer *s, struct obj *o, dt_elf *e, bool file)
 	read_syms(o, e, &v, &has_symtab);
 	has_dwarf = file && dt_elf_has_section(e, ".debug_info");
 	if (has_dwarf)
-		obj_open_dwarf(o, e, NULL);
+		obj_open_dwarf(o, o->path, true);
 
 	/* Stripped: a separate debug file has the full table (at the same addresses) and the DWARF
 	 * the object lacks. */
@@ -634,7 +647,7 @@ static int obj_read_elf(dt_symbolizer *s, struct obj *o, dt_elf *e, bool file)
 	if (dbg) {
 		if (!has_symtab)
 			read_syms(o, dbg, &v, &has_symtab);
-		obj_open_dwarf(o, NULL, dt_elf_path(dbg));
+		obj_open_dwarf(o, dt_elf_path(dbg), false);
 		dt_elf_put(dbg);
 	}
 	/* MiniDebugInfo: the local symbols a stripped Fedora/CentOS object keeps, xz'd. */
@@ -715,6 +728,14 @@ static struct obj *obj_get(dt_symbolizer *s, const struct mapping *m)
 	return o;
 }
 
+/* The memory an object holds (its symbols, names and cached answers). */
+static size_t obj_bytes(const struct obj *o)
+{
+	return sizeof(*o) + o->nsyms * sizeof(*o->syms) + o->names_cap +
+	       o->nslots * sizeof(*o->slots) + o->frames.cap * sizeof(*o->frames.v) +
+	       o->nsegs * sizeof(*o->segs);
+}
+
 /* Everything an object holds. */
 static void obj_free(dt_symbolizer *s, struct obj *o)
 {
@@ -737,7 +758,7 @@ static void obj_free(dt_symbolizer *s, struct obj *o)
  * frames they named stay named (their strings are interned). */
 static void objs_trim(dt_symbolizer *s)
 {
-	while (s->idle_objs > IDLE_OBJ_MAX) {
+	while (s->idle_objs > IDLE_OBJ_MAX || s->idle_bytes > IDLE_OBJ_BYTES) {
 		struct obj **oldest = NULL;
 		for (size_t i = 0; i < HASH_SIZE; i++)
 			for (struct obj **pp = &s->objs[i]; *pp; pp = &(*pp)->next)
@@ -747,6 +768,7 @@ static void objs_trim(dt_symbolizer *s)
 			return;
 		struct obj *o = *oldest;
 		*oldest = o->next;
+		s->idle_bytes -= o->idle_bytes;
 		obj_free(s, o);
 		s->nobjs--;
 		s->idle_objs--;
@@ -759,8 +781,11 @@ static struct obj *mapping_obj(dt_symbolizer *s, struct mapping *m, uint32_t pid
 {
 	if (!m->obj) {
 		m->obj = obj_get(s, m);
-		if (!m->obj->refs++)
+		if (!m->obj->refs++) {
 			s->idle_objs--;
+			s->idle_bytes -= m->obj->idle_bytes;
+			m->obj->idle_bytes = 0;
+		}
 	}
 	if (!m->obj->loaded)
 		obj_load(s, m->obj, pid);
@@ -774,7 +799,9 @@ static void mappings_release(dt_symbolizer *s, struct mapping *m, size_t n)
 		struct obj *o = m[i].obj;
 		if (o && !--o->refs) {
 			o->idle_since = ++s->obj_clock;
+			o->idle_bytes = obj_bytes(o);
 			s->idle_objs++;
+			s->idle_bytes += o->idle_bytes;
 		}
 	}
 	free(m);
@@ -1045,7 +1072,8 @@ void dt_sym_print_stats(const dt_symbolizer *s, FILE *f)
 	fprintf(f, "symbols procs %" PRIu64 "\n", st.procs);
 	fprintf(f, "symbols procs_released %" PRIu64 "\n", st.procs_released);
 	fprintf(f, "symbols objects %" PRIu64 "\n", st.objects);
-	fprintf(f, "symbols objects_idle %" PRIu64 " (at most %d)\n", st.objects_idle, IDLE_OBJ_MAX);
+	fprintf(f, "symbols objects_idle %" PRIu64 " (at most %d, %u MiB)\n", st.objects_idle,
+		IDLE_OBJ_MAX, IDLE_OBJ_BYTES >> 20);
 	fprintf(f, "symbols objects_released %" PRIu64 "\n", st.objects_released);
 	fprintf(f, "symbols dwarf_open %" PRIu64 " (at most %d)\n", st.dwarf_open, DWARF_OPEN_MAX);
 	fprintf(f, "symbols dwarf_opens %" PRIu64 "\n", st.dwarf_opens);

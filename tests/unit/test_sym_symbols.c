@@ -421,6 +421,19 @@ static void names_outlive_snapshot(void)
 	dt_sym_free(s);
 }
 
+/* How many lines of our /proc/self/maps name `path`. */
+static int count_mappings(const char *path)
+{
+	char line[512];
+	int n = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+	while (f && fgets(line, sizeof(line), f))
+		n += strstr(line, path) != NULL;
+	if (f)
+		fclose(f);
+	return n;
+}
+
 /* Printing at exit names frames of many objects: their DWARF is open DWARF_OPEN_MAX (8) at a
  * time, the least recently used closed for the next (issue 10 item 7: ~100 objects' DWARF stayed
  * open), and one closed opens again for an address it has not answered yet. Twelve libraries
@@ -451,8 +464,12 @@ static void dwarf_budget(void)
 		fn[i] = (uint64_t)(uintptr_t)dlsym(h[i], sym);
 	}
 	CHECK(fn[NLIB - 1] != 0);
+	snprintf(path, sizeof(path), "%s/libdw0.so", dir);
+	int mapped = count_mappings(path);
 	dt_symbolizer *s = dt_sym_new();
 	CHECK_EQ_INT(dt_sym_note_pid(s, me), 0);
+	/* Noting reads the symbols and lets the file go: its pages are not kept mapped. */
+	CHECK_EQ_INT(count_mappings(path), mapped);
 	for (int i = 0; i < NLIB && fn[i]; i++) {
 		int n = dt_sym_user_frames(s, me, 0, fn[i], false, f, DT_SYM_MAX_INLINE);
 		CHECK(n > 0 && f[n - 1].src_file && strstr(f[n - 1].src_file, "dw") != NULL);
@@ -461,6 +478,7 @@ static void dwarf_budget(void)
 	dt_sym_get_stats(s, &st);
 	CHECK(st.dwarf_open <= 8);
 	CHECK(st.dwarf_opens >= NLIB);
+	CHECK_EQ_INT(count_mappings(path), mapped); /* closed for the budget: unmapped */
 	CHECK_EQ_INT(st.dwarf_closes, st.dwarf_opens - st.dwarf_open);
 	/* The first library's DWARF was closed: a new address of it opens it again. */
 	if (fn[0]) {
