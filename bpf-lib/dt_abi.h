@@ -160,9 +160,12 @@ struct dt_usym {
 	__u32 pad; /* the address-space generation above DT_GEN_SHIFT; low byte 0 */
 };
 DT_ABI_ASSERT(sizeof(struct dt_usym) == 16, "dt_usym");
-/* Userspace finds the pid of either at one offset (noting the pids behind user addresses). */
+/* Userspace finds the pid and the generation of either at one offset (noting the pids behind
+ * user addresses). */
 DT_ABI_ASSERT(__builtin_offsetof(struct dt_usym, pid) ==
 		      __builtin_offsetof(struct dt_stack_ref, pid), "pid of dt_usym and dt_stack_ref");
+DT_ABI_ASSERT(__builtin_offsetof(struct dt_usym, pad) ==
+		      __builtin_offsetof(struct dt_stack_ref, flags), "gen of dt_usym and dt_stack_ref");
 
 /* Aggregation values, one per CPU in BPF_MAP_TYPE_PERCPU_HASH maps; userspace combines CPUs. */
 struct dt_agg_count { __u64 count; };                     /* count(); also sum() as __s64 */

@@ -1477,6 +1477,8 @@ static void report_verbose(dt_session *s)
 		s->stackmaps.n, (double)mem / (1 << 20));
 	if (s->uw)
 		dt_unwinder_print_stats(s->uw, s->err);
+	if (s->sym)
+		dt_sym_print_stats(s->sym, s->err);
 	print_timings(s);
 }
 

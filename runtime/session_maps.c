@@ -147,7 +147,7 @@ static bool type_has_upid(const dt_type *t)
 
 static void note_type_pids(dt_session *s, const dt_type *t, const unsigned char *p)
 {
-	uint32_t pid = 0;
+	uint32_t pid = 0, flags = 0;
 
 	if (t->kind == DT_T_TUPLE) {
 		for (uint32_t i = 0; i < t->tuple.n; i++)
@@ -156,10 +156,14 @@ static void note_type_pids(dt_session *s, const dt_type *t, const unsigned char 
 	}
 	if (!type_has_upid(t))
 		return;
-	/* struct dt_stack_ref and struct dt_usym keep the pid at the same offset (dt_abi.h). */
+	/* struct dt_stack_ref and struct dt_usym keep the pid and the generation at the same
+	 * offsets (dt_abi.h). */
 	memcpy(&pid, p + offsetof(struct dt_stack_ref, pid), sizeof(pid));
-	if (pid)
+	memcpy(&flags, p + offsetof(struct dt_stack_ref, flags), sizeof(flags));
+	if (pid) {
 		dt_sym_note_pid(s->sym, pid);
+		dt_sym_hold(s->sym, pid, DT_GEN_OF(flags));
+	}
 }
 
 bool dt_session_has_user_addrs(dt_session *s)
@@ -172,6 +176,13 @@ bool dt_session_has_user_addrs(dt_session *s)
 
 void dt_session_note_pids(dt_session *s)
 {
+	/* Reading every user address the maps hold is also a census of what the symbolizer must
+	 * keep: snapshots of processes that have exited and that no map refers to any more are
+	 * released, so that memory does not grow with every process that ever ran. Per-CPU values
+	 * are not read here: if one could hold a user address, nothing is released. */
+	bool complete = true;
+
+	dt_sym_census_begin(s->sym);
 	for (size_t i = 0; i < s->maps.n; i++) {
 		dt_smap *m = s->maps.v[i];
 		bool k = type_has_upid(m->sym.key);
@@ -179,6 +190,8 @@ void dt_session_note_pids(dt_session *s)
 		unsigned char *keys, *val;
 		size_t n;
 
+		if (m->layout.percpu && type_has_upid(m->sym.value))
+			complete = false;
 		if (!k && !v)
 			continue;
 		map_keys(m->fd, m->layout.key_size, &keys, &n);
@@ -198,4 +211,5 @@ void dt_session_note_pids(dt_session *s)
 		dt_sym_note_pid(s->sym, (uint32_t)s->child);
 	if (s->o.filter_pid)
 		dt_sym_note_pid(s->sym, s->o.filter_pid);
+	dt_sym_census_end(s->sym, complete);
 }

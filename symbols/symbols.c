@@ -30,6 +30,7 @@
 #include <libiberty/demangle.h>
 #include <inttypes.h>
 #include <libelf.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,17 @@
 #define HASH_SIZE 256
 #define KSYM_MAX_OFFSET (1u << 20)
 #define NOTE_INTERVAL_NS (DT_PID_NOTE_NS / 2)
+/* Objects whose DWARF is open at once: libdw keeps a debug file's parsed units, abbreviations
+ * and line tables for as long as it is open (MiBs for a big library), and printing at exit may
+ * name frames of a hundred objects. Answers are cached per address, so an object closed for
+ * another is opened again only for an address it has not answered yet. */
+#define DWARF_OPEN_MAX 8
+/* Objects no snapshot maps any more, kept for the next process that maps them (a program started
+ * again and again is read once), the least recently dropped released beyond this many or this
+ * much of our memory (their symbols and cached answers): builds and upgrades make new files all
+ * the time, and a big object's symbols take MiBs. */
+#define IDLE_OBJ_MAX 64
+#define IDLE_OBJ_BYTES (32u << 20)
 
 /* ---------------------------------------------------------------- types */
 
@@ -84,13 +96,21 @@ struct obj {
 	size_t nsegs;
 	uint8_t bid[64];
 	size_t bidn;
-	/* DWARF for inline frames and lines: the object's own image (held: its path may die with
-	 * the process), or a debug file (dw_path, opened at first use like the old path). */
+	/* DWARF for inline frames and lines: the object's own file or a debug file, at dw_path,
+	 * mapped (dwelf) only while its DWARF is open: a held image kept the pages of its symbol
+	 * table in our memory for every object ever seen (hundreds of MiB of fresh builds on a
+	 * busy machine). dw_own: the object's own file, which must still be the one mapped. */
 	dt_elf *dwelf;
 	char *dw_path;
+	bool dw_own;
 	bool dw_tried;
 	Dwarf *dw;
+	bool dw_ok;            /* dw was opened once (a later debuginfod download is not better) */
+	uint64_t dw_use;       /* when dw last answered (the DWARF_OPEN_MAX budget closes the oldest) */
 	bool dbgd_wait;        /* a debuginfod fetch was queued for this object */
+	uint32_t refs;         /* mappings of snapshots bound to it */
+	size_t idle_bytes;     /* what it counted in the idle budget when refs dropped to 0 */
+	uint64_t idle_since;   /* when refs last dropped to 0 (IDLE_OBJ_MAX keeps the newest) */
 	/* Cache of resolved addresses (open addressing, power-of-two size). */
 	struct pc_slot *slots;
 	size_t nslots, used;
@@ -102,7 +122,9 @@ struct mapping {
 	uint64_t start, end, pgoff;
 	uint32_t major, minor;
 	uint64_t ino;
-	const char *path; /* in the snapshot's text */
+	/* Interned: frames hand them out (dt_sym_frame.module, dt_sym_user_path) and they must
+	 * outlive the snapshot, which a later note of the process replaces (dlopen, dlclose). */
+	const char *path;
 	const char *base; /* basename of path */
 	struct obj *obj;  /* resolved on first use */
 };
@@ -110,11 +132,13 @@ struct mapping {
 /* One image of a process: exec starts a new generation, with its own snapshot. */
 struct proc {
 	uint32_t pid, gen;
-	dt_proc_mappings maps; /* the parsed snapshot; m[] keeps its files and the vDSO */
-	struct mapping *m;
+	struct mapping *m; /* the snapshot's files and the vDSO, sorted by start */
 	size_t n;
 	uint64_t hash; /* of the maps text, to make a repeated note cheap */
 	uint64_t read_ns; /* when the maps were last read */
+	/* The census (dt_sym_census_begin) that last found an address of this image held, and the
+	 * first that found the image no longer running (0: running at the last one). */
+	uint64_t held, gone;
 	struct proc *next;
 };
 
@@ -140,6 +164,13 @@ struct dt_symbolizer {
 	 * stack it prints, and asking it each time (a map lookup, a syscall) would cost more than
 	 * the note. */
 	struct gen_memo { uint32_t pid, gen; uint64_t ns; } gen_cache[HASH_SIZE];
+	uint64_t census;       /* the current or last census of held addresses, from 1 */
+	bool census_open;
+	uint64_t nprocs, procs_released;
+	uint32_t dw_open;      /* objects whose DWARF is open now (at most DWARF_OPEN_MAX) */
+	uint64_t nobjs, idle_objs, obj_clock, objs_released;
+	size_t idle_bytes;
+	uint64_t dw_clock, dw_opens, dw_closes;
 };
 
 /* ---------------------------------------------------------------- names */
@@ -456,25 +487,77 @@ static void read_syms(struct obj *o, dt_elf *e, usym_vec *v, bool *has_symtab)
  * (dwarf_open): it reads and inflates the debug sections up front, which noting a process must
  * not pay for every library it maps; and a debug file is only mapped then, so the pages of its
  * symbol table (read at load) do not stay in memory. */
-static void obj_open_dwarf(struct obj *o, dt_elf *own, const char *path)
+static void obj_open_dwarf(struct obj *o, const char *path, bool own)
 {
 	if (o->dwelf || o->dw_path)
 		return;
-	if (own)
-		o->dwelf = dt_elf_ref(own);
-	else
-		o->dw_path = xstrdup(path);
+	o->dw_path = xstrdup(path);
+	o->dw_own = own;
+}
+
+/* Ends o's libdw session and unmaps its file (opened again by path if needed). */
+static void dwarf_close(dt_symbolizer *s, struct obj *o)
+{
+	if (!o->dw)
+		return;
+	dwarf_end(o->dw);
+	o->dw = NULL;
+	o->dw_tried = false;
+	dt_elf_put(o->dwelf);
+	o->dwelf = NULL;
+	s->dw_open--;
+	s->dw_closes++;
+}
+
+/* Keeps the DWARF_OPEN_MAX budget before another object's DWARF opens: closes the one that
+ * answered least recently. */
+static void dwarf_make_room(dt_symbolizer *s)
+{
+	while (s->dw_open >= DWARF_OPEN_MAX) {
+		struct obj *oldest = NULL;
+		for (size_t i = 0; i < HASH_SIZE; i++)
+			for (struct obj *o = s->objs[i]; o; o = o->next)
+				if (o->dw && (!oldest || o->dw_use < oldest->dw_use))
+					oldest = o;
+		if (!oldest)
+			return;
+		dwarf_close(s, oldest);
+	}
 }
 
 static Dwarf *dwarf_open(dt_symbolizer *s, struct obj *o)
 {
-	if (o->dw || o->dw_tried)
+	if (o->dw || o->dw_tried) {
+		o->dw_use = ++s->dw_clock;
 		return o->dw;
+	}
 	o->dw_tried = true;
 	if (!o->dwelf && o->dw_path)
 		o->dwelf = dt_elf_open(s->elfc, o->dw_path);
-	if (o->dwelf && dt_elf_has_section(o->dwelf, ".debug_info"))
+	if (o->dwelf && o->dw_own) {
+		/* Replaced since it was mapped (a rebuild): its DWARF is not this object's. */
+		dev_t dev;
+		ino_t ino;
+		struct timespec mtime;
+		dt_elf_file_id(o->dwelf, &dev, &ino, &mtime);
+		if ((uint64_t)ino != o->ino) {
+			dt_elf_put(o->dwelf);
+			o->dwelf = NULL;
+		}
+	}
+	if (o->dwelf && dt_elf_has_section(o->dwelf, ".debug_info")) {
+		dwarf_make_room(s);
 		o->dw = dwarf_begin_elf(dt_elf_handle(o->dwelf), DWARF_C_READ, NULL);
+	}
+	if (o->dw) {
+		o->dw_ok = true;
+		o->dw_use = ++s->dw_clock;
+		s->dw_open++;
+		s->dw_opens++;
+	} else {
+		dt_elf_put(o->dwelf); /* nothing to read in it: not held for nothing */
+		o->dwelf = NULL;
+	}
 	return o->dw;
 }
 
@@ -527,13 +610,13 @@ static void obj_merge_debug(dt_symbolizer *s, struct obj *o, const char *path)
 		read_syms(o, e, &v, &has_symtab);
 	obj_finish_syms(o, v.v, v.n);
 	/* The download is the better DWARF source when the object had only a debuglink. */
-	if (e && !o->dw) {
+	if (e && !o->dw_ok) {
 		dt_elf_put(o->dwelf);
 		o->dwelf = NULL;
 		free(o->dw_path);
 		o->dw_path = NULL;
 		o->dw_tried = false;
-		obj_open_dwarf(o, NULL, path);
+		obj_open_dwarf(o, path, false);
 	}
 	dt_elf_put(e);
 	obj_cache_reset(o);
@@ -548,13 +631,15 @@ static int obj_read_elf(dt_symbolizer *s, struct obj *o, dt_elf *e, bool file)
 	const dt_elf_seg *segs = dt_elf_segments(e, &o->nsegs);
 
 	o->segs = xcalloc(o->nsegs + 1, sizeof(*o->segs));
-	memcpy(o->segs, segs, o->nsegs * sizeof(*segs));
+	if (o->nsegs) /* segs is NULL for an object without segments */
+		memcpy(o->segs, segs, o->nsegs * sizeof(*segs));
 	o->bidn = dt_elf_build_id(e, &bid);
-	memcpy(o->bid, bid, o->bidn);
+	if (o->bidn)
+		memcpy(o->bid, bid, o->bidn);
 	read_syms(o, e, &v, &has_symtab);
 	has_dwarf = file && dt_elf_has_section(e, ".debug_info");
 	if (has_dwarf)
-		obj_open_dwarf(o, e, NULL);
+		obj_open_dwarf(o, o->path, true);
 
 	/* Stripped: a separate debug file has the full table (at the same addresses) and the DWARF
 	 * the object lacks. */
@@ -562,7 +647,7 @@ static int obj_read_elf(dt_symbolizer *s, struct obj *o, dt_elf *e, bool file)
 	if (dbg) {
 		if (!has_symtab)
 			read_syms(o, dbg, &v, &has_symtab);
-		obj_open_dwarf(o, NULL, dt_elf_path(dbg));
+		obj_open_dwarf(o, dt_elf_path(dbg), false);
 		dt_elf_put(dbg);
 	}
 	/* MiniDebugInfo: the local symbols a stripped Fedora/CentOS object keeps, xz'd. */
@@ -638,7 +723,89 @@ static struct obj *obj_get(dt_symbolizer *s, const struct mapping *m)
 	o->path = xstrdup(m->path);
 	o->next = s->objs[h];
 	s->objs[h] = o;
+	s->nobjs++;
+	s->idle_objs++; /* until a mapping binds it */
 	return o;
+}
+
+/* The memory an object holds (its symbols, names and cached answers). */
+static size_t obj_bytes(const struct obj *o)
+{
+	return sizeof(*o) + o->nsyms * sizeof(*o->syms) + o->names_cap +
+	       o->nslots * sizeof(*o->slots) + o->frames.cap * sizeof(*o->frames.v) +
+	       o->nsegs * sizeof(*o->segs);
+}
+
+/* Everything an object holds. */
+static void obj_free(dt_symbolizer *s, struct obj *o)
+{
+	if (o->dw) {
+		dwarf_end(o->dw);
+		s->dw_open--;
+	}
+	dt_elf_put(o->dwelf);
+	free(o->dw_path);
+	free(o->segs);
+	free(o->slots);
+	free(o->frames.v);
+	free(o->path);
+	free(o->syms);
+	free(o->names);
+	free(o);
+}
+
+/* Keeps at most IDLE_OBJ_MAX objects that no snapshot maps: releases the ones idle longest. The
+ * frames they named stay named (their strings are interned). */
+static void objs_trim(dt_symbolizer *s)
+{
+	while (s->idle_objs > IDLE_OBJ_MAX || s->idle_bytes > IDLE_OBJ_BYTES) {
+		struct obj **oldest = NULL;
+		for (size_t i = 0; i < HASH_SIZE; i++)
+			for (struct obj **pp = &s->objs[i]; *pp; pp = &(*pp)->next)
+				if (!(*pp)->refs && (!oldest || (*pp)->idle_since < (*oldest)->idle_since))
+					oldest = pp;
+		if (!oldest)
+			return;
+		struct obj *o = *oldest;
+		*oldest = o->next;
+		s->idle_bytes -= o->idle_bytes;
+		obj_free(s, o);
+		s->nobjs--;
+		s->idle_objs--;
+		s->objs_released++;
+	}
+}
+
+/* The object of a snapshot's mapping, bound once (and loaded while the process lives). */
+static struct obj *mapping_obj(dt_symbolizer *s, struct mapping *m, uint32_t pid)
+{
+	if (!m->obj) {
+		m->obj = obj_get(s, m);
+		if (!m->obj->refs++) {
+			s->idle_objs--;
+			s->idle_bytes -= m->obj->idle_bytes;
+			m->obj->idle_bytes = 0;
+		}
+	}
+	if (!m->obj->loaded)
+		obj_load(s, m->obj, pid);
+	return m->obj;
+}
+
+/* Unbinds a snapshot's mappings from their objects (then frees them). */
+static void mappings_release(dt_symbolizer *s, struct mapping *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct obj *o = m[i].obj;
+		if (o && !--o->refs) {
+			o->idle_since = ++s->obj_clock;
+			o->idle_bytes = obj_bytes(o);
+			s->idle_objs++;
+			s->idle_bytes += o->idle_bytes;
+		}
+	}
+	free(m);
+	objs_trim(s);
 }
 
 /* File offset -> ELF virtual address through the PT_LOAD segment that holds it. */
@@ -678,10 +845,9 @@ static const struct usym *obj_find(const struct obj *o, uint64_t vaddr)
 
 /* ---------------------------------------------------------------- processes */
 
-static void proc_clear(struct proc *p)
+static void proc_clear(dt_symbolizer *s, struct proc *p)
 {
-	dt_proc_mappings_free(&p->maps);
-	free(p->m);
+	mappings_release(s, p->m, p->n);
 	p->m = NULL;
 	p->n = 0;
 }
@@ -706,8 +872,10 @@ static struct proc *proc_add(dt_symbolizer *s, uint32_t pid, uint32_t gen)
 
 	p->pid = pid;
 	p->gen = gen;
+	p->held = s->census; /* new during a census: its addresses may be on their way to a map */
 	p->next = s->procs[b];
 	s->procs[b] = p;
+	s->nprocs++;
 	return p;
 }
 
@@ -718,25 +886,28 @@ static uint32_t cur_gen(const dt_symbolizer *s, uint32_t pid)
 	return s->gen_fn ? s->gen_fn(s->gen_ctx, pid) & DT_GEN_MASK : 0;
 }
 
-/* Parses a maps text (taken over) into p's mappings: file-backed ones and the vDSO (anonymous
- * memory, the heap and the stack have no symbols). */
-static void proc_parse(struct proc *p, char *text)
+/* Parses a maps text (taken over and freed) into p's mappings: file-backed ones and the vDSO
+ * (anonymous memory, the heap and the stack have no symbols). Only those are kept, with
+ * interned paths: the text itself is as long as the process has mappings. */
+static void proc_parse(dt_symbolizer *s, struct proc *p, char *text)
 {
 	DT_VEC(struct mapping) v = {0};
+	dt_proc_mappings pm_all;
 
-	dt_proc_mappings_parse(text, &p->maps);
-	for (size_t i = 0; i < p->maps.n; i++) {
-		const dt_proc_mapping *pm = &p->maps.v[i];
+	dt_proc_mappings_parse(text, &pm_all);
+	for (size_t i = 0; i < pm_all.n; i++) {
+		const dt_proc_mapping *pm = &pm_all.v[i];
 
 		if (pm->path[0] != '/' && strcmp(pm->path, "[vdso]"))
 			continue;
-		const char *slash = strrchr(pm->path, '/');
+		const char *path = intern(s, pm->path), *slash = strrchr(path, '/');
 		struct mapping m = { .start = pm->start, .end = pm->end, .pgoff = pm->offset,
 				     .major = pm->dev_major, .minor = pm->dev_minor,
-				     .ino = pm->inode, .path = pm->path,
-				     .base = slash ? slash + 1 : pm->path };
+				     .ino = pm->inode, .path = path,
+				     .base = slash ? slash + 1 : path };
 		DT_VEC_PUSH(&v, m);
 	}
+	dt_proc_mappings_free(&pm_all);
 	p->m = v.v;
 	p->n = v.n;
 }
@@ -777,19 +948,19 @@ static int note_pid(dt_symbolizer *s, uint32_t pid, uint32_t gen, bool force)
 	}
 	if (!p)
 		p = proc_add(s, pid, gen);
-	proc_clear(p);
+	struct mapping *old = p->m;
+	size_t oldn = p->n;
 	p->hash = h;
 	p->read_ns = now;
-	proc_parse(p, text);
+	proc_parse(s, p, text);
 	/* Open the objects now, while the process lives: its files may be gone or replaced (a
 	 * rebuilt binary, a container that stops) by the time stacks print, and a debuginfod fetch
 	 * started now has the whole session to finish. Objects are shared, so this is paid once. */
-	for (size_t i = 0; i < p->n; i++) {
-		struct mapping *m = &p->m[i];
-		m->obj = obj_get(s, m);
-		if (!m->obj->loaded)
-			obj_load(s, m->obj, pid);
-	}
+	for (size_t i = 0; i < p->n; i++)
+		mapping_obj(s, &p->m[i], pid);
+	/* The old snapshot's objects are let go after the new one holds its own: a library still
+	 * mapped is not released and read again. */
+	mappings_release(s, old, oldn);
 	return 0;
 }
 
@@ -823,6 +994,93 @@ void dt_sym_set_gen_fn(dt_symbolizer *s, dt_sym_gen_fn fn, void *ctx)
 	s->gen_ctx = ctx;
 }
 
+void dt_sym_census_begin(dt_symbolizer *s)
+{
+	s->census++;
+	s->census_open = true;
+}
+
+void dt_sym_hold(dt_symbolizer *s, uint32_t pid, uint32_t gen)
+{
+	struct proc *p = s->census_open ? proc_find(s, pid, gen & DT_GEN_MASK) : NULL;
+
+	if (p)
+		p->held = s->census;
+}
+
+/* Whether image `gen` of pid may still run (and so record addresses): the process exists and
+ * has not exec'd since. A reused pid counts as running: its snapshot waits for that one. */
+static bool image_running(const dt_symbolizer *s, const struct proc *p)
+{
+	if (kill((pid_t)p->pid, 0) < 0 && errno == ESRCH)
+		return false;
+	return cur_gen(s, p->pid) == p->gen;
+}
+
+int dt_sym_census_end(dt_symbolizer *s, bool complete)
+{
+	int released = 0;
+
+	if (!s->census_open)
+		return 0;
+	s->census_open = false;
+	for (size_t b = 0; b < HASH_SIZE; b++) {
+		for (struct proc **pp = &s->procs[b]; *pp;) {
+			struct proc *p = *pp;
+
+			if (p->held == s->census || image_running(s, p)) {
+				p->gone = 0;
+			} else if (!p->gone) {
+				p->gone = s->census;
+			} else if (complete && p->gone < s->census) {
+				/* It had stopped before this census began, so every address it
+				 * recorded was in the maps this census read, or in events long
+				 * since printed: none of them is this image's. */
+				*pp = p->next;
+				proc_clear(s, p);
+				free(p);
+				s->nprocs--;
+				s->procs_released++;
+				released++;
+				continue;
+			}
+			pp = &p->next;
+		}
+	}
+	return released;
+}
+
+void dt_sym_get_stats(const dt_symbolizer *s, dt_sym_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->procs = s->nprocs;
+	st->procs_released = s->procs_released;
+	st->objects = s->nobjs;
+	st->objects_idle = s->idle_objs;
+	st->objects_released = s->objs_released;
+	st->dwarf_open = s->dw_open;
+	st->dwarf_opens = s->dw_opens;
+	st->dwarf_closes = s->dw_closes;
+	st->strings = s->strs_used;
+}
+
+void dt_sym_print_stats(const dt_symbolizer *s, FILE *f)
+{
+	dt_sym_stats st;
+
+	dt_sym_get_stats(s, &st);
+	fprintf(f, "symbols procs %" PRIu64 "\n", st.procs);
+	fprintf(f, "symbols procs_released %" PRIu64 "\n", st.procs_released);
+	fprintf(f, "symbols objects %" PRIu64 "\n", st.objects);
+	fprintf(f, "symbols objects_idle %" PRIu64 " (at most %d, %u MiB)\n", st.objects_idle,
+		IDLE_OBJ_MAX, IDLE_OBJ_BYTES >> 20);
+	fprintf(f, "symbols objects_released %" PRIu64 "\n", st.objects_released);
+	fprintf(f, "symbols dwarf_open %" PRIu64 " (at most %d)\n", st.dwarf_open, DWARF_OPEN_MAX);
+	fprintf(f, "symbols dwarf_opens %" PRIu64 "\n", st.dwarf_opens);
+	fprintf(f, "symbols dwarf_closes %" PRIu64 "\n", st.dwarf_closes);
+	fprintf(f, "symbols strings %" PRIu64 "\n", st.strings);
+}
+
 static struct mapping *proc_mapping(dt_symbolizer *s, uint32_t pid, uint32_t gen, uint64_t addr)
 {
 	gen &= DT_GEN_MASK;
@@ -846,10 +1104,7 @@ static struct mapping *proc_mapping(dt_symbolizer *s, uint32_t pid, uint32_t gen
 	if (!lo || addr >= p->m[lo - 1].end)
 		return NULL;
 	struct mapping *m = &p->m[lo - 1];
-	if (!m->obj)
-		m->obj = obj_get(s, m);
-	if (!m->obj->loaded)
-		obj_load(s, m->obj, pid);
+	mapping_obj(s, m, pid);
 	return m;
 }
 
@@ -1162,22 +1417,12 @@ void dt_sym_free(dt_symbolizer *s)
 	for (size_t i = 0; i < HASH_SIZE; i++) {
 		for (struct proc *p = s->procs[i], *next; p; p = next) {
 			next = p->next;
-			proc_clear(p);
+			free(p->m);
 			free(p);
 		}
 		for (struct obj *o = s->objs[i], *next; o; o = next) {
 			next = o->next;
-			if (o->dw)
-				dwarf_end(o->dw);
-			dt_elf_put(o->dwelf);
-			free(o->dw_path);
-			free(o->segs);
-			free(o->slots);
-			free(o->frames.v);
-			free(o->path);
-			free(o->syms);
-			free(o->names);
-			free(o);
+			obj_free(s, o);
 		}
 	}
 	for (size_t i = 0; i < s->nstrs; i++)

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 typedef struct dt_symbolizer dt_symbolizer;
 
@@ -76,6 +77,33 @@ typedef uint32_t (*dt_sym_gen_fn)(void *ctx, uint32_t pid);
 /* Sets how the symbolizer learns which image of a process runs now. Without it (the default)
  * every process is generation 0. */
 void dt_sym_set_gen_fn(dt_symbolizer *s, dt_sym_gen_fn fn, void *ctx);
+/* Releasing the snapshots of processes that are gone. Their addresses can be named only while
+ * something still holds them, so the caller takes a census of what it holds: between
+ * dt_sym_census_begin and dt_sym_census_end it calls dt_sym_hold for the image of every user
+ * address it still holds (in maps). dt_sym_census_end(complete) then releases the snapshot of
+ * every image that had stopped running (exited, or exec'd) before this census began and that
+ * nothing held; `complete` false: the caller could not see everything it holds, and nothing is
+ * released. Returns how many snapshots were released. A snapshot created during a census counts
+ * as held. */
+void dt_sym_census_begin(dt_symbolizer *s);
+void dt_sym_hold(dt_symbolizer *s, uint32_t pid, uint32_t gen);
+int dt_sym_census_end(dt_symbolizer *s, bool complete);
+
+/* What the symbolizer holds (for -v and tests). */
+typedef struct dt_sym_stats {
+	uint64_t procs;          /* process images snapshotted now */
+	uint64_t procs_released; /* snapshots released by censuses */
+	uint64_t objects;        /* ELF objects known (shared by every process that maps them) */
+	uint64_t objects_idle;   /* of which no snapshot maps (a fixed budget, the oldest released) */
+	uint64_t objects_released;
+	uint64_t dwarf_open;     /* objects whose DWARF is open now (a fixed budget) */
+	uint64_t dwarf_opens, dwarf_closes; /* DWARF sessions opened, and closed for the budget */
+	uint64_t strings;        /* interned names, modules and paths */
+} dt_sym_stats;
+void dt_sym_get_stats(const dt_symbolizer *s, dt_sym_stats *st);
+/* Writes the stats as "symbols name value" lines (for -v). */
+void dt_sym_print_stats(const dt_symbolizer *s, FILE *f);
+
 /* "func+26" (bpftrace's decimal offset; no offset when `with_off` is false); falls back to
  * "module+0xoff" (file offset) for a mapped file without a covering symbol, then "0xaddr". Writes at most n bytes including NUL. Returns 0 if a symbol was found, -ENOENT if not
  * (the buffer still holds the fallback text). */

@@ -116,7 +116,9 @@ void dt_unwinder_remove_pid(dt_unwinder *u, uint32_t pid);
 
 /* An fd that becomes readable when the walker has requests; then call dt_unwinder_process(). */
 int dt_unwinder_poll_fd(const dt_unwinder *u);
-/* Serves pending requests without blocking; returns the number served or -errno. */
+/* Serves pending requests without blocking, at most a batch (64) per call so that the caller's
+ * other work is not starved under churn (the poll fd stays readable while some are left);
+ * returns the number served or -errno. */
 int dt_unwinder_process(dt_unwinder *u);
 
 /* Reads the frames of a ustack_dwarf value: up to `max` pcs into `pcs`; returns the count (0 for

@@ -29,6 +29,12 @@
 #include <unistd.h>
 
 #define MAX_OBJ_ROWS (1u << 22) /* the walker's binary search does 23 steps */
+/* Requests served by one dt_unwinder_process call. Under heavy churn (hundreds of execs a second,
+ * big objects to build) the ring refills as fast as it is read, and a call that emptied it would
+ * never return: the session's other work (events, exit(), the pid census) would wait behind it.
+ * What is left keeps the poll fd readable. */
+#define REQ_BATCH 64
+#define REQ_BATCH_DONE (-EAGAIN) /* from request_cb: the batch is served, stop consuming */
 
 typedef struct uobj {
 	bool used;
@@ -77,6 +83,7 @@ struct dt_unwinder {
 	DT_VEC(uproc) procs;
 	uint64_t clock;       /* use counter for LRU eviction */
 	uint64_t requests_served, build_errors, evictions, rows_total;
+	uint32_t batch_left;  /* requests this dt_unwinder_process call may still serve */
 	int pending_err;
 	uint64_t frames_missing; /* stack ids asked for but no longer in the frames maps */
 	double startup_ms;      /* dt_unwinder_add_all: time and processes */
@@ -905,15 +912,17 @@ static int request_cb(void *ctx, void *data, size_t size)
 	 * after start). The throttle then only holds back a pid whose request is in flight, which
 	 * is what lets processes living tens of milliseconds get complete stacks. */
 	bpf_map_delete_elem(u->throttle_fd, &r->pid);
-	return 0;
+	return --u->batch_left ? 0 : REQ_BATCH_DONE;
 }
 
 int dt_unwinder_process(dt_unwinder *u)
 {
 	uint64_t before = u->requests_served;
-	int ret = ring_buffer__consume(u->rb);
+	int ret;
 
-	if (ret < 0)
+	u->batch_left = REQ_BATCH;
+	ret = ring_buffer__consume(u->rb);
+	if (ret < 0 && ret != REQ_BATCH_DONE)
 		return ret;
 	return (int)(u->requests_served - before);
 }

@@ -11,6 +11,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -83,6 +84,7 @@ static int spawn(const char *path, struct target *t)
 	close(in[0]);
 	close(out[1]);
 	t->in = in[1];
+	fcntl(t->in, F_SETFD, FD_CLOEXEC); /* a later target must not hold this one's stdin open */
 	FILE *f = fdopen(out[0], "r");
 	int ok = f && fgets(line, sizeof(line), f) &&
 		 sscanf(line, "%" SCNx64 " %" SCNx64 " %" SCNx64, &t->alpha, &t->beta,
@@ -218,6 +220,113 @@ static void exited_process(void)
 	dt_sym_free(s);
 }
 
+static uint64_t procs_of(const dt_symbolizer *s)
+{
+	dt_sym_stats st;
+	dt_sym_get_stats(s, &st);
+	return st.procs;
+}
+
+/* Snapshots of exited processes are released by a census that finds nothing holding them, once
+ * they were already gone at the census before (issue 10 item 7: ~5 KB per exited process were
+ * kept for the whole session); one still held, or a census that could not see everything, keeps
+ * them; and what was named before stays named (the strings are the symbolizer's). */
+static void census_releases_exited(void)
+{
+	const char *path = build("pie");
+	struct target a, b;
+	dt_sym_frame f[DT_SYM_MAX_INLINE];
+	if (!path || spawn(path, &a) || spawn(path, &b)) {
+		CHECK(!"targets did not start");
+		return;
+	}
+	dt_symbolizer *s = dt_sym_new();
+	CHECK_EQ_INT(dt_sym_note_pid(s, (uint32_t)a.pid), 0);
+	CHECK_EQ_INT(dt_sym_note_pid(s, (uint32_t)b.pid), 0);
+	CHECK(dt_sym_user_frames(s, (uint32_t)a.pid, 0, a.alpha, false, f, DT_SYM_MAX_INLINE) > 0);
+	const char *name = f[0].name, *module = f[0].module;
+	CHECK_EQ_INT(procs_of(s), 2);
+	/* Both alive, nothing held: running images are kept. */
+	dt_sym_census_begin(s);
+	CHECK_EQ_INT(dt_sym_census_end(s, true), 0);
+	finish(&a);
+	finish(&b);
+	/* Gone: the first census that sees it gone keeps it (events it sent may still be on their
+	 * way), the next releases a, while b is held. */
+	dt_sym_census_begin(s);
+	dt_sym_hold(s, (uint32_t)b.pid, 0);
+	CHECK_EQ_INT(dt_sym_census_end(s, true), 0);
+	dt_sym_census_begin(s);
+	dt_sym_hold(s, (uint32_t)b.pid, 0);
+	CHECK_EQ_INT(dt_sym_census_end(s, false), 0); /* incomplete: nothing released */
+	dt_sym_census_begin(s);
+	dt_sym_hold(s, (uint32_t)b.pid, 0);
+	CHECK_EQ_INT(dt_sym_census_end(s, true), 1);
+	CHECK_EQ_INT(procs_of(s), 1);
+	check_resolves(s, &b); /* still held: still named */
+	CHECK_EQ_STR(name, "dt_target_alpha");
+	CHECK(module && strncmp(module, "prog-", 5) == 0);
+	/* b no longer held: the first census finds it gone, the next releases it. */
+	dt_sym_census_begin(s);
+	CHECK_EQ_INT(dt_sym_census_end(s, true), 0);
+	dt_sym_census_begin(s);
+	CHECK_EQ_INT(dt_sym_census_end(s, true), 1);
+	CHECK_EQ_INT(procs_of(s), 0);
+	dt_sym_stats st;
+	dt_sym_get_stats(s, &st);
+	CHECK_EQ_INT(st.procs_released, 2);
+	/* Their objects are no longer mapped by any snapshot: idle, kept for the next process. */
+	CHECK(st.objects >= 3);
+	CHECK_EQ_INT(st.objects_idle, st.objects);
+	CHECK_EQ_INT(st.objects_released, 0);
+	dt_sym_free(s);
+}
+
+/* Objects no snapshot maps any more are kept up to a budget (64), the ones idle longest
+ * released beyond it: 80 files mapped here, then unmapped and the process snapshotted again. */
+static void idle_objects_budget(void)
+{
+	enum { NFILES = 80 };
+	uint32_t me = (uint32_t)getpid();
+	void *maps[NFILES] = { 0 };
+	char path[128];
+	dt_sym_stats st;
+
+	for (int i = 0; i < NFILES; i++) {
+		snprintf(path, sizeof(path), "%s/obj%d", dir, i);
+		int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0 || write(fd, "not an ELF file\n", 16) != 16) {
+			CHECK(!"could not write a file");
+			if (fd >= 0)
+				close(fd);
+			break;
+		}
+		maps[i] = mmap(NULL, 16, PROT_READ, MAP_PRIVATE, fd, 0);
+		close(fd);
+		CHECK(maps[i] != MAP_FAILED);
+	}
+	dt_symbolizer *s = dt_sym_new();
+	CHECK_EQ_INT(dt_sym_note_pid(s, me), 0);
+	dt_sym_get_stats(s, &st);
+	CHECK(st.objects >= NFILES);
+	CHECK_EQ_INT(st.objects_idle, 0);
+	uint64_t bound = st.objects;
+	for (int i = 0; i < NFILES; i++)
+		if (maps[i] && maps[i] != MAP_FAILED)
+			munmap(maps[i], 16);
+	CHECK_EQ_INT(dt_sym_refresh_pid(s, me), 0);
+	dt_sym_get_stats(s, &st);
+	CHECK_EQ_INT(st.objects_idle, 64);
+	CHECK_EQ_INT(st.objects_released, NFILES - 64);
+	CHECK_EQ_INT(st.objects, bound - (NFILES - 64));
+	/* What this process still maps is still named. */
+	char buf[256];
+	CHECK_EQ_INT(dt_sym_user(s, me, 0, (uint64_t)(uintptr_t)&check_resolves + 4, true, buf,
+				 sizeof(buf)), 0);
+	CHECK_EQ_STR(buf, "check_resolves+4");
+	dt_sym_free(s);
+}
+
 /* The binary is deleted before the process was noted, so it can never be opened: "module+0xoff"
  * (the file offset). Deleted after the note, it still resolves: objects open when noted. */
 static void deleted_binary(void)
@@ -275,6 +384,115 @@ static void self_anon_and_vdso(void)
 				 sizeof(buf)), 0);
 	CHECK_EQ_STR(buf, "check_resolves+4");
 	dt_sym_free(s);
+}
+
+/* Module names and paths handed out stay valid when the process's mappings change and its
+ * snapshot is replaced (issue 10 item 1: the pprof writer read names freed by a re-note after a
+ * dlopen or dlclose). The same file keeps the same string, and the old one is still readable (an
+ * ASan build reports a use after free otherwise). */
+static void names_outlive_snapshot(void)
+{
+	uint32_t me = (uint32_t)getpid();
+	uint64_t addr = (uint64_t)(uintptr_t)&check_resolves + 4;
+	dt_sym_frame f[DT_SYM_MAX_INLINE];
+	dt_symbolizer *s = dt_sym_new();
+
+	CHECK_EQ_INT(dt_sym_note_pid(s, me), 0);
+	CHECK(dt_sym_user_frames(s, me, 0, addr, false, f, DT_SYM_MAX_INLINE) > 0);
+	const char *module = f[0].module, *path = dt_sym_user_path(s, me, 0, addr);
+	CHECK(module != NULL && path != NULL);
+	char want_module[256], want_path[4096];
+	snprintf(want_module, sizeof(want_module), "%s", module ? module : "");
+	snprintf(want_path, sizeof(want_path), "%s", path ? path : "");
+
+	/* A new file mapping, as a dlopen makes one, then a forced re-read: a new snapshot. */
+	int fd = open("/proc/self/exe", O_RDONLY);
+	void *m = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	CHECK(m != MAP_FAILED);
+	close(fd);
+	CHECK_EQ_INT(dt_sym_refresh_pid(s, me), 0);
+	CHECK_EQ_STR(module, want_module);
+	CHECK_EQ_STR(path, want_path);
+	CHECK(dt_sym_user_frames(s, me, 0, addr, false, f, DT_SYM_MAX_INLINE) > 0);
+	CHECK(f[0].module == module);
+	CHECK(dt_sym_user_path(s, me, 0, addr) == path);
+	if (m != MAP_FAILED)
+		munmap(m, 4096);
+	dt_sym_free(s);
+}
+
+/* How many lines of our /proc/self/maps name `path`. */
+static int count_mappings(const char *path)
+{
+	char line[512];
+	int n = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+	while (f && fgets(line, sizeof(line), f))
+		n += strstr(line, path) != NULL;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* Printing at exit names frames of many objects: their DWARF is open DWARF_OPEN_MAX (8) at a
+ * time, the least recently used closed for the next (issue 10 item 7: ~100 objects' DWARF stayed
+ * open), and one closed opens again for an address it has not answered yet. Twelve libraries
+ * built with -g, loaded here, each resolved with its source line. */
+static void dwarf_budget(void)
+{
+	enum { NLIB = 12 };
+	void *h[NLIB] = { 0 };
+	uint64_t fn[NLIB] = { 0 };
+	uint32_t me = (uint32_t)getpid();
+	dt_sym_frame f[DT_SYM_MAX_INLINE];
+	char cmd[512], path[128];
+	dt_sym_stats st;
+
+	for (int i = 0; i < NLIB; i++) {
+		snprintf(path, sizeof(path), "%s/dw%d.c", dir, i);
+		FILE *src = fopen(path, "w");
+		if (!src)
+			break;
+		fprintf(src, "int dt_dw%d(int x)\n{\n\tx *= %d;\n\treturn x + 1;\n}\n", i, i + 2);
+		fclose(src);
+		snprintf(cmd, sizeof(cmd), "cc -g -O0 -shared -fPIC -o %s/libdw%d.so %s", dir, i, path);
+		snprintf(path, sizeof(path), "%s/libdw%d.so", dir, i);
+		char sym[32];
+		snprintf(sym, sizeof(sym), "dt_dw%d", i);
+		if (system(cmd) != 0 || !(h[i] = dlopen(path, RTLD_NOW)) || !dlsym(h[i], sym))
+			break;
+		fn[i] = (uint64_t)(uintptr_t)dlsym(h[i], sym);
+	}
+	CHECK(fn[NLIB - 1] != 0);
+	snprintf(path, sizeof(path), "%s/libdw0.so", dir);
+	int mapped = count_mappings(path);
+	dt_symbolizer *s = dt_sym_new();
+	CHECK_EQ_INT(dt_sym_note_pid(s, me), 0);
+	/* Noting reads the symbols and lets the file go: its pages are not kept mapped. */
+	CHECK_EQ_INT(count_mappings(path), mapped);
+	for (int i = 0; i < NLIB && fn[i]; i++) {
+		int n = dt_sym_user_frames(s, me, 0, fn[i], false, f, DT_SYM_MAX_INLINE);
+		CHECK(n > 0 && f[n - 1].src_file && strstr(f[n - 1].src_file, "dw") != NULL);
+		CHECK(n > 0 && f[n - 1].src_line == 2);
+	}
+	dt_sym_get_stats(s, &st);
+	CHECK(st.dwarf_open <= 8);
+	CHECK(st.dwarf_opens >= NLIB);
+	CHECK_EQ_INT(count_mappings(path), mapped); /* closed for the budget: unmapped */
+	CHECK_EQ_INT(st.dwarf_closes, st.dwarf_opens - st.dwarf_open);
+	/* The first library's DWARF was closed: a new address of it opens it again. */
+	if (fn[0]) {
+		int n = dt_sym_user_frames(s, me, 0, fn[0] + 8, false, f, DT_SYM_MAX_INLINE);
+		CHECK(n > 0 && f[n - 1].src_file != NULL && f[n - 1].src_line >= 3);
+	}
+	dt_sym_stats st2;
+	dt_sym_get_stats(s, &st2);
+	CHECK_EQ_INT(st2.dwarf_opens, st.dwarf_opens + 1);
+	CHECK(st2.dwarf_open <= 8);
+	dt_sym_free(s);
+	for (int i = 0; i < NLIB; i++)
+		if (h[i])
+			dlclose(h[i]);
 }
 
 /* Kernel symbols from /proc/kallsyms, including one in a module if any is loaded. */
@@ -416,8 +634,12 @@ int main(void)
 	T_RUN(user_nopie);
 	T_RUN(user_pie_and_libc);
 	T_RUN(exited_process);
+	T_RUN(census_releases_exited);
+	T_RUN(idle_objects_budget);
 	T_RUN(deleted_binary);
 	T_RUN(self_anon_and_vdso);
+	T_RUN(names_outlive_snapshot);
+	T_RUN(dwarf_budget);
 	T_RUN(kernel);
 	T_RUN(kernel_modules);
 	T_RUN(exec_generations);
