@@ -61,6 +61,8 @@ int dt_diags_error_count(const dt_diags *d);
  * comment or call): the REPL then reads another line instead of reporting it. */
 bool dt_diags_error_at_end(const dt_diags *d);
 void dt_diags_print(const dt_diags *d, FILE *out, bool color);
+/* Forgets the warnings and notes collected so far (--no-warnings); errors stay. */
+void dt_diags_drop_warnings(dt_diags *d);
 
 /* ---------------------------------------------------------------- types */
 
@@ -395,6 +397,8 @@ void dt_dump_types(const dt_program *p, FILE *out);
 
 /* Names for messages and completion. */
 const char *dt_provider_name(dt_provider p);
+/* Provider lookup from the first field of an attach point ("profile", "p", "BEGIN"). */
+bool dt_provider_lookup(const char *s, size_t n, dt_provider *out);
 const char *dt_builtin_name(dt_builtin b);
 const char *dt_func_name(dt_func f);
 /* All builtin and function names, NULL-terminated (REPL completion, "did you mean"). */

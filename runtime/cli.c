@@ -7,6 +7,7 @@
 #include "common/common.h"
 #include "unwind/unwind.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -42,6 +43,15 @@ static const char usage_text[] =
 	"  --srcline       add (file:line) to frames when debug info has it\n"
 	"  --debuginfo DIR look for separate debug files in DIR (repeatable; also\n"
 	"                  DIR/.build-id); DEBUGINFOD_URLS servers are asked in the background\n"
+	"  -l [SEARCH]     list probes (tracepoints, software/hardware events, kprobes where\n"
+	"                  the kernel has them, functions of a binary: 'uprobe:BIN:*', or of\n"
+	"                  every object of -p PID); SEARCH may hold '*' wildcards and be\n"
+	"                  TYPE:... or a bare pattern ('*sched_switch*'); -lv adds\n"
+	"                  tracepoint fields\n"
+	"  -q              quiet: no \"Attaching N probes...\" line\n"
+	"  -B line|full|none  output buffering (default: line)\n"
+	"  --no-warnings   print no warnings\n"
+	"  --info          the kernel's BPF support (program and map types, helpers)\n"
 	"  -v              verbose: what was attached, loss counters, map memory, stage timings\n"
 	"  --dry-run       compile and load the programs, attach nothing\n"
 	"  --unwind-budget MiB  kernel memory for ustack_dwarf's unwind tables (default 64)\n"
@@ -92,7 +102,8 @@ struct cli {
 	uint32_t ndebug_dirs;
 	int verbose;
 	uint32_t dump;
-	bool dry_run, repl;
+	bool dry_run, repl, quiet, list, no_warnings;
+	const char *search;       /* -l SEARCH */
 	const char **params;
 	uint32_t nparams;
 };
@@ -131,6 +142,28 @@ static int parse_dump(struct cli *c, const char *arg)
 	return rc;
 }
 
+/* -p PID: a decimal number in the kernel's pid range. The messages are bpftrace's, word for
+ * word (scripts around bpftrace look for them); the exit status is a usage error's. */
+static int check_pid(const char *arg)
+{
+	/* The kernel's PID_MAX_LIMIT on 64-bit; a pid past this host's pid_max is "no such
+	 * process" later, as for any pid not running. */
+	const unsigned long long max = 4194304;
+	unsigned long long pid;
+	char *end;
+
+	if (!isdigit((unsigned char)arg[0]) || (errno = 0, pid = strtoull(arg, &end, 10), *end) ||
+	    errno) {
+		fprintf(stderr, "ERROR: pid '%s' is not a valid decimal number\n", arg);
+		return 2;
+	}
+	if (pid < 1 || pid > max) {
+		fprintf(stderr, "ERROR: pid '%s' out of valid pid range [1,%llu]\n", arg, max);
+		return 2;
+	}
+	return 0;
+}
+
 /* 0 to go on, or the exit status (also 0 for -h/-V, signalled through *done). */
 static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 {
@@ -146,6 +179,8 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 		{ "flamegraph", required_argument, NULL, 1006 },
 		{ "unwind-budget", required_argument, NULL, 1007 },
 		{ "unwind-stacks", required_argument, NULL, 1008 },
+		{ "no-warnings", no_argument, NULL, 1009 },
+		{ "info", no_argument, NULL, 1010 },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt, rc;
@@ -153,8 +188,9 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 	*done = false;
 	opterr = 0;
 	optind = 0; /* glibc: a full re-scan, so dt_cli_main can run more than once (tests) */
-	/* '+': options end at the first program file, so params may look like options. */
-	while ((opt = getopt_long(argc, argv, "+:e:p:c:o:f:vd:ihV", longs, NULL)) != -1) {
+	/* GNU order, as bpftrace's: options may follow the program file (`dwarftrace x.dt -c CMD`);
+	 * `--` ends them, so parameters may look like options. */
+	while ((opt = getopt_long(argc, argv, ":e:p:c:o:f:vd:ihVqlB:", longs, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			c->prog_text = optarg;
@@ -217,6 +253,30 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 		case 'v':
 			c->verbose++;
 			break;
+		case 'q':
+			c->quiet = true;
+			break;
+		case 'l':
+			c->list = true;
+			break;
+		case 'B':
+			/* bpftrace's modes; output goes through stdio, so setvbuf is the whole of it. */
+			if (!strcmp(optarg, "line"))
+				setvbuf(stdout, NULL, _IOLBF, BUFSIZ);
+			else if (!strcmp(optarg, "full"))
+				setvbuf(stdout, NULL, _IOFBF, BUFSIZ);
+			else if (!strcmp(optarg, "none"))
+				setvbuf(stdout, NULL, _IONBF, BUFSIZ);
+			else
+				return usage_error("-B: unknown buffering mode '%s' (line, full or "
+						   "none)", optarg);
+			break;
+		case 1009:
+			c->no_warnings = true;
+			break;
+		case 1010:
+			*done = true;
+			return dt_info_print(stdout) < 0 ? 1 : 0;
 		case 'd':
 			rc = parse_dump(c, optarg);
 			if (rc)
@@ -246,7 +306,18 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (c->dump & DT_DUMP_UNWIND) {
+	if (c->list) {
+		/* `-l [SEARCH]`: one search at most, no program. */
+		if (c->prog_text)
+			return usage_error("%s", "-l lists probes: give a search, not a program");
+		if (optind < argc && !strcmp(argv[optind], "--"))
+			optind++;
+		if (optind < argc)
+			c->search = argv[optind++];
+		if (optind < argc)
+			return usage_error("-l: one search at most ('%s' is one too many)",
+					   argv[optind]);
+	} else if (c->dump & DT_DUMP_UNWIND) {
 		/* `-d unwind FILE`: the argument is a binary to dump, not a program. */
 		if (!c->prog_text && optind < argc)
 			c->unwind_file = argv[optind++];
@@ -259,13 +330,8 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 	c->nparams = (uint32_t)(argc - optind);
 	if (c->pid_arg && c->cmd)
 		return usage_error("%s", "-p and -c cannot be used together");
-	if (c->pid_arg) {
-		char *end;
-		long pid = strtol(c->pid_arg, &end, 10);
-
-		if (*end || pid <= 0 || pid > 0x7fffffff)
-			return usage_error("-p: '%s' is not a process id", c->pid_arg);
-	}
+	if (c->pid_arg)
+		return check_pid(c->pid_arg);
 	return 0;
 }
 
@@ -322,6 +388,9 @@ int dt_cli_main(int argc, char **argv)
 	rc = parse_args(&c, argc, argv, &done);
 	if (rc || done)
 		return rc;
+	if (c.list)
+		return dt_list_probes(c.search, c.pid_arg ? atoi(c.pid_arg) : 0, c.verbose > 0, stdout,
+				      stderr) < 0 ? 1 : 0;
 	if (c.dump & DT_DUMP_UNWIND && c.unwind_file) {
 		/* `-d unwind FILE` is the unwinder's table dump; it reports its own errors. */
 		return dt_unwind_dump(c.unwind_file, stdout) < 0 ? 1 : 0;
@@ -340,6 +409,7 @@ int dt_cli_main(int argc, char **argv)
 			so.err = stderr;
 			so.format = c.format;
 			so.verbose = c.verbose;
+			so.no_warnings = c.no_warnings;
 			so.dump = c.dump;
 			so.params = c.params;
 			so.nparams = c.nparams;
@@ -387,7 +457,8 @@ int dt_cli_main(int argc, char **argv)
 	so.verbose = c.verbose;
 	so.dump = c.dump;
 	so.dry_run = c.dry_run;
-	so.announce = !c.dry_run;
+	so.announce = !c.dry_run && !c.quiet;
+	so.no_warnings = c.no_warnings;
 	so.end_on_attach_error = true;
 	so.params = c.params;
 	so.nparams = c.nparams;
@@ -425,6 +496,10 @@ int dt_cli_main(int argc, char **argv)
 		status = child_status(s, 0) ? child_status(s, 0) : 1; /* could not run */
 		goto out;
 	}
+	/* bpftrace's word to its test runner that the probes are live and the command runs
+	 * (on stderr, after "Attaching N probes..."; -q leaves only this). */
+	if (getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED"))
+		fprintf(stderr, "__BPFTRACE_NOTIFY_PROBES_ATTACHED\n");
 	rc = dt_session_run(s);
 	dt_session_finish(s);
 	status = rc < 0 ? 1 : dt_session_exit_code(s);

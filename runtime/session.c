@@ -828,6 +828,8 @@ static void warn_skipped(void *ctx, const dt_attach *a, const char *why)
 	dt_unit *u = ctx;
 	unsigned line, col;
 
+	if (u->s->o.no_warnings)
+		return;
 	dt_source_linecol(&u->src, a->span.off, &line, &col);
 	fprintf(u->s->err, "%s:%u:%u: warning: %s: skipped: %s\n", u->name, line, col, a->text,
 		why);
@@ -863,10 +865,6 @@ static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 	for (uint32_t i = 0; i < cg->nprogs; i++)
 		for (uint32_t k = 0; !cg->progs[i].is_continuation && k < cg->progs[i].nset; k++)
 			nprobes += !u->skip[cg->progs[i].set[k]->index];
-	if (s->o.announce) {
-		dt_out_attached(s->out, nprobes);
-		dt_out_flush(s->out);
-	}
 	/* BEGIN and END first: an attach failure that ends the session still runs END. */
 	for (uint32_t i = 0; i < cg->nprogs; i++) {
 		const dt_cg_prog *p = &cg->progs[i];
@@ -933,6 +931,12 @@ static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 				u->attached.n - before, u->attached.n - before == 1 ? "" : "s");
 	}
 	s->t_attach += dt_now_ns() - t0;
+	/* Said once the probes are live, so that a user (or a test) may start the workload on
+	 * this line; members of a set found unusable before attaching are not counted. */
+	if (rc >= 0 && s->o.announce && !dt_session_stopped(s)) {
+		dt_out_attached(s->out, nprobes);
+		dt_out_flush(s->out);
+	}
 	return rc;
 }
 
@@ -982,6 +986,13 @@ static int validate_attach_points(dt_session *s, dt_unit *u, dt_diags *d)
 		}
 	}
 	return rc;
+}
+
+static void print_diags(dt_session *s, dt_diags *d, bool color)
+{
+	if (s->o.no_warnings)
+		dt_diags_drop_warnings(d);
+	dt_diags_print(d, s->err, color);
 }
 
 /* Drops maps created after index n0 (a unit that failed must not leave maps behind). */
@@ -1072,7 +1083,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 		goto diags;
 	}
 	/* Warnings (and notes) of a program that checks out. */
-	dt_diags_print(d, s->err, color);
+	print_diags(s, d, color);
 
 	rc = check_privileges(s);
 	if (rc < 0)
@@ -1145,7 +1156,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 		*out = u;
 	return 0;
 diags:
-	dt_diags_print(d, s->err, color);
+	print_diags(s, d, color);
 fail:
 	if (cg)
 		dt_cg_result_free(cg);
