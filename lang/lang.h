@@ -440,6 +440,9 @@ typedef struct dt_map_layout {
 	uint32_t max_entries;
 	bool percpu;
 	bool bucketed;           /* hist/lhist: key ends with a u64 bucket */
+	/* A keyless count() map is zeroed, not emptied, by clear() and delete(), so it still
+	 * prints `@: 0` (bpftrace keeps it in an array map, whose element cannot go). */
+	bool zero_not_delete;
 } dt_map_layout;
 
 #define DT_MAP_MAX_ENTRIES 4096 /* bpftrace's default */
