@@ -88,6 +88,8 @@ static int on_event(void *ctx, void *data, size_t len)
 		return 0;
 	memcpy(&h, data, sizeof(h));
 	plen = len - sizeof(h);
+	if (s->muted && h.kind != DT_EV_PID_SEEN)
+		return 0;
 	switch (h.kind) {
 	case DT_EV_PRINTF:
 	case DT_EV_TIME:
@@ -148,8 +150,10 @@ static int on_event(void *ctx, void *data, size_t len)
 		struct dt_ev_exit ex = { 0 };
 
 		memcpy(&ex, payload, DT_MIN(plen, sizeof(ex)));
-		if (!s->stop_reason)
+		if (!s->stop_reason) {
 			s->exit_code = (int)ex.code;
+			s->muted = true;
+		}
 		stop(s, "exit()");
 		break;
 	}

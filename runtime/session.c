@@ -1388,6 +1388,12 @@ int dt_session_finish(dt_session *s)
 	/* Processes that are still alive are read before the maps print, while they can be. */
 	if (dt_session_has_user_addrs(s))
 		dt_session_note_pids(s);
+	/* After exit(), what the probes queued behind it goes unprinted (bpftrace's way); END's
+	 * own output, next, prints. */
+	if (s->muted) {
+		dt_loop_drain_final(s);
+		s->muted = false;
+	}
 	/* END and every map come first, with the probes still attached: detaching is the slow
 	 * part (each perf event waits for the kernel), and nothing must wait for it. */
 	if (!s->o.dry_run) {

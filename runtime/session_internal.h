@@ -193,6 +193,9 @@ struct dt_session {
 	struct dt_loop *loop;
 	const char *stop_reason; /* why the session stopped (dt_session_stopped); NULL: running */
 	int exit_code;
+	/* exit() ran: the records queued behind it are dropped, as bpftrace drops them, until
+	 * dt_session_finish runs END (whose output prints). */
+	bool muted;
 	/* -c child / -p pid */
 	pid_t child;
 	int child_pidfd;      /* readable when the child exits */
