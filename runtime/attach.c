@@ -659,8 +659,8 @@ static int attach_uprobe(const dt_attach *a, int prog_fd, int pid, dt_fdvec *fds
 static int no_kprobes(const dt_attach *a, char **err)
 {
 	return dt_rt_fail(err, -EOPNOTSUPP, "%s: this kernel has no kprobe support (CONFIG_KPROBES is "
-		    "not set); use a tracepoint (e.g. tracepoint:syscalls:sys_enter_openat) or "
-		    "fentry-capable kernel instead", a->text);
+		    "not set); use a tracepoint (e.g. tracepoint:syscalls:sys_enter_openat) "
+		    "instead", a->text);
 }
 
 static int attach_kprobe(const dt_attach *a, int prog_fd, dt_fdvec *fds, char **err)

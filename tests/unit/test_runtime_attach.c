@@ -358,7 +358,7 @@ static void attach_clear_errors(void)
 		CHECK_EQ_INT(dt_rt_attach(&kp, c.prog_fd, -1, &c.fds, &err), -EOPNOTSUPP);
 		CHECK_EQ_STR(err, "kprobe:do_sys_open: this kernel has no kprobe support "
 			     "(CONFIG_KPROBES is not set); use a tracepoint (e.g. "
-			     "tracepoint:syscalls:sys_enter_openat) or fentry-capable kernel "
+			     "tracepoint:syscalls:sys_enter_openat) "
 			     "instead");
 		free(err);
 		err = NULL;
