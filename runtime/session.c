@@ -940,18 +940,30 @@ static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 	return rc;
 }
 
+/* Which attach points validate_attach_points looks at. A dry run loads the programs even where
+ * the machine lacks what they attach to (kprobes, a PMU), so that they are compiled and verified,
+ * and then says what could not attach here: those are checked after the load. */
+enum validate_what { VALIDATE_ALL, VALIDATE_BUT_MACHINE, VALIDATE_MACHINE };
+
+static bool needs_machine(dt_provider pv)
+{
+	return pv == DT_P_KPROBE || pv == DT_P_KRETPROBE || pv == DT_P_HARDWARE;
+}
+
 /* Attach points that cannot work are script errors, reported before anything loads (and before
  * "Attaching N probes..."), as bpftrace does. In a set of attach points that one program serves
  * (a wildcard, a list), one that cannot work is skipped with a warning instead, unless it is
  * the whole set. */
-static int validate_attach_points(dt_session *s, dt_unit *u, dt_diags *d)
+static int validate_attach_points(dt_session *s, dt_unit *u, dt_diags *d, enum validate_what w)
 {
 	int rc = 0;
 
-	u->nattach = 0;
-	for (uint32_t i = 0; i < u->prog->nprobes; i++)
-		u->nattach += u->prog->probes[i]->nattach;
-	u->skip = xcalloc(u->nattach + 1, sizeof(*u->skip));
+	if (!u->skip) {
+		u->nattach = 0;
+		for (uint32_t i = 0; i < u->prog->nprobes; i++)
+			u->nattach += u->prog->probes[i]->nattach;
+		u->skip = xcalloc(u->nattach + 1, sizeof(*u->skip));
+	}
 	for (uint32_t i = 0; i < u->prog->nprobes; i++) {
 		const dt_probe *p = u->prog->probes[i];
 
@@ -963,10 +975,8 @@ static int validate_attach_points(dt_session *s, dt_unit *u, dt_diags *d)
 
 			for (k = j + 1; k < p->nattach && dt_cg_same_set(a, p->attach[k]); k++)
 				;
-			/* A dry run loads without attaching, so what the machine lacks (kprobes,
-			 * a PMU) is not an error there; what the script names wrongly still is. */
-			if (s->o.dry_run && (pv == DT_P_KPROBE || pv == DT_P_KRETPROBE ||
-					     pv == DT_P_HARDWARE))
+			if ((w == VALIDATE_BUT_MACHINE && needs_machine(pv)) ||
+			    (w == VALIDATE_MACHINE && !needs_machine(pv)))
 				continue;
 			if (k - j > 1) {
 				dt_rt_set st = { .set = (const dt_attach *const *)&p->attach[j],
@@ -1078,7 +1088,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	}
 	if (s->o.dump & DT_DUMP_TYPES)
 		dt_dump_types(u->prog, s->o.out);
-	if (validate_attach_points(s, u, d) < 0) {
+	if (validate_attach_points(s, u, d, s->o.dry_run ? VALIDATE_BUT_MACHINE : VALIDATE_ALL) < 0) {
 		rc = -EINVAL;
 		goto diags;
 	}
@@ -1120,6 +1130,15 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	if (s->o.dry_run) {
 		fprintf(s->o.out, "dry run: %zu program%s loaded\n", u->prog_fds.n,
 			u->prog_fds.n == 1 ? "" : "s");
+		/* ... and what the real run could not attach on this machine is an error, as it
+		 * would be there. */
+		dt_diags *md = dt_diags_new(&u->src);
+
+		rc = validate_attach_points(s, u, md, VALIDATE_MACHINE) < 0 ? -EOPNOTSUPP : 0;
+		print_diags(s, md, color);
+		dt_diags_free(md);
+		if (rc < 0)
+			goto fail;
 	} else {
 		rc = attach_unit(s, u, cg);
 		if (rc < 0 && !s->o.end_on_attach_error)
