@@ -1207,6 +1207,10 @@ static void check_attach(checker *c, dt_attach *a)
 			return;
 		dt_type *rec;
 		int err = dt_tracefs_record(c->a, root, a->target, a->func, &rec);
+		/* With other attach points, the session skips a missing one with a warning, as
+		 * bpftrace does (an error only when none is left): the checker says nothing. */
+		if (err == -ENOENT && c->probe->nattach > 1)
+			return;
 		if (err == -ENOENT) {
 			ERR(c, a->span, "unknown tracepoint %s:%s", a->target, a->func);
 			const char *s = dt_tracefs_closest(c->a, root, a->target, a->func);
@@ -1263,6 +1267,7 @@ int dt_check(dt_program *p, dt_arena *a, dt_diags *d, const dt_check_opts *opts)
 		dt_probe *pr = p->probes[i];
 		pr->index = i;
 		expand_probe(&c, pr);
+		c.probe = pr;
 		for (uint32_t j = 0; j < pr->nattach; j++) {
 			pr->attach[j]->index = index++;
 			check_attach(&c, pr->attach[j]);

@@ -738,6 +738,36 @@ static int attach_tracepoint(const dt_attach *a, int prog_fd, dt_fdvec *fds, cha
 	return 0;
 }
 
+static int cmp_str(const void *a, const void *b);
+
+/* Whether `name` is in tracefs's available_filter_functions, the functions a kprobe may take
+ * (read once, sorted). Unreadable: true, and attaching will say. */
+static bool kernel_function_known(const char *name)
+{
+	static DT_VEC(char *) fns;
+	static bool read_once, readable;
+
+	if (!read_once) {
+		const char *root = dt_rt_tracefs();
+		char path[PATH_MAX], line[512];
+		FILE *f;
+
+		read_once = true;
+		snprintf(path, sizeof(path), "%s/available_filter_functions", root ? root : "");
+		f = root ? fopen(path, "re") : NULL;
+		if (f) {
+			readable = true;
+			while (fgets(line, sizeof(line), f)) {
+				line[strcspn(line, " \t\n")] = 0; /* "name [module]" */
+				DT_VEC_PUSH(&fns, xstrdup(line));
+			}
+			fclose(f);
+			qsort(fns.v, fns.n, sizeof(*fns.v), cmp_str);
+		}
+	}
+	return !readable || bsearch(&name, fns.v, fns.n, sizeof(*fns.v), cmp_str);
+}
+
 int dt_rt_validate(const dt_attach *a, int pid, char **err)
 {
 	char *path = NULL;
@@ -756,6 +786,10 @@ int dt_rt_validate(const dt_attach *a, int pid, char **err)
 	case DT_P_KRETPROBE:
 		if (access("/sys/bus/event_source/devices/kprobe", F_OK) != 0)
 			return no_kprobes(a, err);
+		if (a->func && !a->has_offset && !kernel_function_known(a->func))
+			return dt_rt_fail(err, -ENOENT, "%s: no kernel function '%s' can be probed "
+				    "(see %s/available_filter_functions)", a->text, a->func,
+				    dt_rt_tracefs());
 		return 0;
 	case DT_P_TRACEPOINT:
 		return dt_rt_tracepoint_id(a, &v, err);

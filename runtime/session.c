@@ -885,8 +885,15 @@ static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 		uint32_t n = 1;
 		char *err = NULL;
 
+		bool live = false;
+
 		if (p->is_continuation || !p->attach || is_begin_end(p, DT_P_BEGIN) ||
 		    is_begin_end(p, DT_P_END))
+			continue;
+		/* Every attach point of it was skipped (validate_probe warned). */
+		for (uint32_t m = 0; m < p->nset; m++)
+			live |= !u->skip[p->set[m]->index];
+		if (!live)
 			continue;
 		if (attach_cancelled(u))
 			break;
@@ -951,9 +958,79 @@ static bool needs_machine(dt_provider pv)
 }
 
 /* Attach points that cannot work are script errors, reported before anything loads (and before
- * "Attaching N probes..."), as bpftrace does. In a set of attach points that one program serves
- * (a wildcard, a list), one that cannot work is skipped with a warning instead, unless it is
- * the whole set. */
+ * "Attaching N probes..."), as bpftrace does — unless the probe has others that can: then, as in
+ * bpftrace, each one that cannot (a function missing from a list or a wildcard, a tracepoint
+ * this kernel lacks) is skipped with a warning. In a set of attach points that one program
+ * serves, dt_rt_validate_set skips such members itself. */
+struct bad_group {
+	uint32_t j, k; /* attach points [j, k) of the probe */
+	int rc;
+	char *err;
+};
+
+static int validate_probe(dt_session *s, dt_unit *u, const dt_probe *p, dt_diags *d,
+			  enum validate_what w)
+{
+	DT_VEC(struct bad_group) bad = { 0 };
+	bool usable = false;
+	int rc = 0;
+
+	for (uint32_t j = 0, k; j < p->nattach; j = k) {
+		const dt_attach *a = p->attach[j];
+		dt_provider pv = a->provider;
+		char *err = NULL;
+		int r;
+
+		for (k = j + 1; k < p->nattach && dt_cg_same_set(a, p->attach[k]); k++)
+			;
+		if ((w == VALIDATE_BUT_MACHINE && needs_machine(pv)) ||
+		    (w == VALIDATE_MACHINE && !needs_machine(pv))) {
+			/* Not looked at in this pass: usable unless an earlier pass said not. */
+			for (uint32_t i = j; i < k; i++)
+				usable |= !u->skip[p->attach[i]->index];
+			continue;
+		}
+		if (k - j > 1) {
+			dt_rt_set st = { .set = (const dt_attach *const *)&p->attach[j],
+					 .n = k - j, .pid = s->o.uprobe_pid,
+					 .skipped = warn_skipped, .ctx = u };
+
+			r = dt_rt_validate_set(&st, &u->skip[a->index], &err);
+		} else {
+			r = dt_rt_validate(a, s->o.uprobe_pid, &err);
+		}
+		if (r < 0) {
+			DT_VEC_PUSH(&bad, ((struct bad_group){ .j = j, .k = k, .rc = r, .err = err }));
+			continue;
+		}
+		free(err);
+		for (uint32_t i = j; i < k; i++)
+			usable |= !u->skip[p->attach[i]->index];
+	}
+	for (size_t i = 0; i < bad.n; i++) {
+		const struct bad_group *b = &bad.v[i];
+		const dt_attach *a = p->attach[b->j];
+		const char *why = b->err ? b->err : strerror(-b->rc);
+		size_t tl = strlen(a->text);
+
+		if (usable) {
+			/* "uprobe:x:f: no function 'f' ..." says its attach point already. */
+			if (!strncmp(why, a->text, tl) && !strncmp(why + tl, ": ", 2))
+				why += tl + 2;
+			for (uint32_t m = b->j; m < b->k; m++) {
+				u->skip[p->attach[m]->index] = true;
+				warn_skipped(u, p->attach[m], why);
+			}
+		} else {
+			dt_diag(d, DT_DIAG_ERROR, a->span, "%s", why);
+			rc = rc ? rc : b->rc;
+		}
+		free(b->err);
+	}
+	free(bad.v);
+	return rc;
+}
+
 static int validate_attach_points(dt_session *s, dt_unit *u, dt_diags *d, enum validate_what w)
 {
 	int rc = 0;
@@ -965,35 +1042,9 @@ static int validate_attach_points(dt_session *s, dt_unit *u, dt_diags *d, enum v
 		u->skip = xcalloc(u->nattach + 1, sizeof(*u->skip));
 	}
 	for (uint32_t i = 0; i < u->prog->nprobes; i++) {
-		const dt_probe *p = u->prog->probes[i];
+		int r = validate_probe(s, u, u->prog->probes[i], d, w);
 
-		for (uint32_t j = 0, k; j < p->nattach; j = k) {
-			const dt_attach *a = p->attach[j];
-			dt_provider pv = a->provider;
-			char *err = NULL;
-			int r;
-
-			for (k = j + 1; k < p->nattach && dt_cg_same_set(a, p->attach[k]); k++)
-				;
-			if ((w == VALIDATE_BUT_MACHINE && needs_machine(pv)) ||
-			    (w == VALIDATE_MACHINE && !needs_machine(pv)))
-				continue;
-			if (k - j > 1) {
-				dt_rt_set st = { .set = (const dt_attach *const *)&p->attach[j],
-						 .n = k - j, .pid = s->o.uprobe_pid,
-						 .skipped = warn_skipped, .ctx = u };
-
-				r = dt_rt_validate_set(&st, &u->skip[a->index], &err);
-			} else {
-				k = j + 1;
-				r = dt_rt_validate(a, s->o.uprobe_pid, &err);
-			}
-			if (r < 0) {
-				dt_diag(d, DT_DIAG_ERROR, a->span, "%s", err ? err : strerror(-r));
-				rc = rc ? rc : r;
-			}
-			free(err);
-		}
+		rc = rc ? rc : r;
 	}
 	return rc;
 }
