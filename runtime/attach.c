@@ -400,9 +400,35 @@ static int search_lib_dirs(const char *want, char **path)
 	return -ENOENT;
 }
 
+static int placeholder_cb(void *ctx, const dt_elf_sym *sym)
+{
+	size_t *real = ctx;
+
+	if ((sym->type == STT_FUNC || sym->type == STT_GNU_IFUNC) && sym->value &&
+	    !strstr(sym->name, "_version_placeholder"))
+		(*real)++;
+	return *real ? 1 : 0;
+}
+
+/* Since glibc 2.34, libpthread, libdl, librt, libutil and libanl are empty stubs kept for old
+ * links (their only functions are __libX_version_placeholder): the code is in libc. */
+static bool is_glibc_stub(const char *path)
+{
+	dt_elf *e = dt_elf_open(NULL, path);
+	size_t real = 0;
+
+	if (!e)
+		return false;
+	dt_elf_sym_each(e, placeholder_cb, &real);
+	dt_elf_put(e);
+	return real == 0;
+}
+
+static int resolve_name(const char *target, int pid, char **path);
+
 int dt_rt_resolve_binary(const char *target, int pid, char **path)
 {
-	char *name = NULL;
+	int rc;
 
 	if (!target || !*target)
 		return -ENOENT;
@@ -412,6 +438,26 @@ int dt_rt_resolve_binary(const char *target, int pid, char **path)
 		*path = xstrdup(target);
 		return 0;
 	}
+	rc = resolve_name(target, pid, path);
+	/* A name that finds a glibc stub means the functions now in libc, as a script written
+	 * for older glibc (`uprobe:libpthread:pthread_create`) intends. */
+	if (rc == 0 && is_glibc_stub(*path)) {
+		char *libc = NULL;
+
+		if (resolve_name("libc", pid, &libc) == 0) {
+			free(*path);
+			*path = libc;
+		}
+	}
+	return rc;
+}
+
+/* A library or program name (no '/') to a path: -p's process first, then ld.so's cache and
+ * library directories (with and without "lib"), then PATH. */
+static int resolve_name(const char *target, int pid, char **path)
+{
+	char *name = NULL;
+
 	/* "lib" prefix is optional in bpftrace-style scripts ("c" is not a thing, but "pthread"
 	 * and "libpthread" both appear); try the name as written first. */
 	if (pid > 0 && search_pid_maps(pid, target, path) == 0)
@@ -422,7 +468,7 @@ int dt_rt_resolve_binary(const char *target, int pid, char **path)
 		int rc;
 
 		name = xasprintf("lib%s", target);
-		rc = dt_rt_resolve_binary(name, pid, path);
+		rc = resolve_name(name, pid, path);
 		free(name);
 		if (rc == 0)
 			return 0;
