@@ -47,7 +47,7 @@ static const char usage_text[] =
 	"                  the kernel has them, functions of a binary: 'uprobe:BIN:*', or of\n"
 	"                  every object of -p PID); SEARCH may hold '*' wildcards and be\n"
 	"                  TYPE:... or a bare pattern ('*sched_switch*'); -lv adds\n"
-	"                  tracepoint fields\n"
+	"                  tracepoint fields and function parameters (from DWARF)\n"
 	"  -q              quiet: no \"Attaching N probes...\" line\n"
 	"  -B line|full|none  output buffering (default: line)\n"
 	"  --no-warnings   print no warnings\n"

@@ -7,9 +7,10 @@
  * `available_filter_functions` (kprobes only where the kernel has them), the perf event table
  * (lang/names.c), and the function symbols of a binary — named in the search, found by a glob,
  * or, with -p, every file the process maps executable. `-lv` adds tracepoint fields (from their
- * format files). Only probe types dwarftrace can attach are listed. */
+ * format files) and the parameters of user functions (from DWARF, symbols/). Only probe types dwarftrace can attach are listed. */
 #include "runtime/session_internal.h"
 #include "elfproc/elfproc.h"
+#include "symbols/symbols.h"
 
 #include <ctype.h>
 #include <elf.h>
@@ -30,6 +31,8 @@ struct lister {
 	bool verbose;
 	FILE *out, *err;
 	strvec lines;      /* "type:rest" of one provider, sorted and printed together */
+	char *warned;      /* the last binary said to have no DWARF */
+	char pathbuf[PATH_MAX];
 };
 
 static int cmp_str(const void *a, const void *b)
@@ -80,6 +83,35 @@ static void print_tp_fields(struct lister *l, const char *event)
 	fclose(f);
 }
 
+/* The parameters of a user function ("uprobe:BIN:FUNC") from its DWARF, one warning per binary
+ * without any, as bpftrace's -lv; kernel functions have none to show here. */
+static void print_params(struct lister *l, const char *line)
+{
+	const char *bin = strchr(line, ':') + 1, *fn = strrchr(bin, ':');
+	char *path, **params = NULL;
+	uint32_t n = 0;
+	int rc;
+
+	if (!strncmp(line, "kprobe:", 7) || !strncmp(line, "kretprobe:", 10) || fn == bin - 1)
+		return;
+	path = xstrndup(bin, (size_t)(fn - bin));
+	rc = dt_sym_func_params(l->pid > 0 && path[0] == '/' ?
+				(snprintf(l->pathbuf, sizeof(l->pathbuf), "/proc/%d/root%s", l->pid,
+					  path), l->pathbuf) : path, fn + 1, &params, &n);
+	if (rc == -ENODATA && (!l->warned || strcmp(l->warned, path))) {
+		fprintf(l->err, "dwarftrace: no DWARF in %s: cannot show the parameters of its "
+			"functions\n", path);
+		free(l->warned);
+		l->warned = xstrdup(path);
+	}
+	for (uint32_t k = 0; k < n; k++) {
+		fprintf(l->out, "    %s\n", params[k]);
+		free(params[k]);
+	}
+	free(params);
+	free(path);
+}
+
 /* Prints and forgets the lines gathered for one provider, sorted, without repeats. */
 static void flush(struct lister *l, dt_provider p)
 {
@@ -92,6 +124,8 @@ static void flush(struct lister *l, dt_provider p)
 		fprintf(l->out, "%s\n", line);
 		if (l->verbose && p == DT_P_TRACEPOINT)
 			print_tp_fields(l, strchr(line, ':') + 1);
+		else if (l->verbose && p != DT_P_SOFTWARE && p != DT_P_HARDWARE)
+			print_params(l, line);
 	}
 	for (size_t i = 0; i < l->lines.n; i++)
 		free(l->lines.v[i]);
@@ -324,6 +358,7 @@ int dt_list_probes(const char *search, int pid, bool verbose, FILE *out, FILE *e
 		flush(&l, p);
 	}
 	free(l.lines.v);
+	free(l.warned);
 	free(type);
 	return 0;
 }

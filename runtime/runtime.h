@@ -189,7 +189,7 @@ int dt_repl_main(const dt_session_opts *so, bool watch_pid);
 
 /* `-l [SEARCH]` (list.c): prints the probes this machine offers that match SEARCH (NULL: all),
  * bpftrace's lines (`tracepoint:sched:sched_switch`); pid > 0 lists the functions of every
- * object that process maps; verbose adds tracepoint fields. Says what went wrong on `err`.
+ * object that process maps; verbose adds tracepoint fields and function parameters. Says what went wrong on `err`.
  * 0, or -EINVAL for a bad search. */
 int dt_list_probes(const char *search, int pid, bool verbose, FILE *out, FILE *err);
 
