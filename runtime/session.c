@@ -856,6 +856,13 @@ static bool attach_cancelled(void *ctx)
 	return dt_session_stopped(s) != NULL;
 }
 
+/* Whether the kernel runs the programs attached to one such event newest first. */
+static bool runs_newest_first(dt_provider pv)
+{
+	return pv == DT_P_UPROBE || pv == DT_P_URETPROBE || pv == DT_P_KPROBE ||
+	       pv == DT_P_KRETPROBE || pv == DT_P_SOFTWARE || pv == DT_P_HARDWARE;
+}
+
 static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 {
 	uint32_t nprobes = 0;
@@ -879,7 +886,11 @@ static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 			DT_VEC_PUSH(&u->end_types, p->prog_type);
 		}
 	}
-	for (uint32_t i = 0; i < cg->nprogs && rc >= 0; i++) {
+	/* Probes on the same event run in the order the script gives them, as bpftrace arranges:
+	 * the kernel runs the programs of a tracepoint oldest first, but those of a uprobe, a
+	 * kprobe or a perf counter newest first, so those attach last first, after the others. */
+	for (uint32_t step = 0; step < 2 * cg->nprogs && rc >= 0; step++) {
+		uint32_t i = step < cg->nprogs ? step : 2 * cg->nprogs - 1 - step;
 		const dt_cg_prog *p = &cg->progs[i];
 		size_t before = u->attached.n;
 		uint32_t n = 1;
@@ -888,7 +899,8 @@ static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 		bool live = false;
 
 		if (p->is_continuation || !p->attach || is_begin_end(p, DT_P_BEGIN) ||
-		    is_begin_end(p, DT_P_END))
+		    is_begin_end(p, DT_P_END) ||
+		    runs_newest_first(p->attach->provider) != (step >= cg->nprogs))
 			continue;
 		/* Every attach point of it was skipped (validate_probe warned). */
 		for (uint32_t m = 0; m < p->nset; m++)
