@@ -433,8 +433,19 @@ int dt_rt_resolve_binary(const char *target, int pid, char **path)
 	if (!target || !*target)
 		return -ENOENT;
 	if (has_slash(target)) {
-		if (access(target, R_OK) < 0)
-			return -errno;
+		if (access(target, R_OK) < 0) {
+			/* -p's process may live in another mount namespace: its path, as it sees it. */
+			int err = errno;
+			char *inner = target[0] == '/' && pid > 0 ?
+					      xasprintf("/proc/%d/root%s", pid, target) : NULL;
+
+			if (!inner || access(inner, R_OK) < 0) {
+				free(inner);
+				return -err;
+			}
+			*path = inner;
+			return 0;
+		}
 		*path = xstrdup(target);
 		return 0;
 	}
