@@ -248,6 +248,12 @@ static bool is_ret(dt_provider p)
 static bool is_xprobe(dt_provider p) { return p == DT_P_XPROBE; }
 static bool is_entry(dt_provider p) { return p == DT_P_UPROBE || p == DT_P_KPROBE; }
 static bool is_tp(dt_provider p) { return p == DT_P_TRACEPOINT; }
+
+/* The size of strings read from memory (BPFTRACE_STRLEN), DT_STRLEN by default. */
+static uint32_t str_size(const checker *c)
+{
+	return c->o && c->o->strlen ? c->o->strlen : DT_STRLEN;
+}
 static bool has_func(dt_provider p)
 {
 	return p == DT_P_UPROBE || p == DT_P_URETPROBE || p == DT_P_KPROBE ||
@@ -412,7 +418,7 @@ static const dt_type *check_field(checker *c, dt_expr *e)
 	}
 	e->field.tp = f;
 	if (f->is_string)
-		return dt_type_str(f->is_array && !f->is_data_loc ? f->size : DT_STRLEN);
+		return dt_type_str(f->is_array && !f->is_data_loc ? f->size : str_size(c));
 	if (f->is_array || !(f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8)) {
 		ERR(c, e->span, "field '%s' has type '%s', which is not supported", f->name, f->ctype);
 		HINT(c, "integers and strings are; arrays other than char arrays are not yet");
@@ -671,7 +677,7 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 			    tname(c, t));
 			return &t_none;
 		}
-		uint32_t size = DT_STRLEN;
+		uint32_t size = str_size(c);
 		if (e->call.nargs == 2) {
 			dt_expr *l = e->call.args[1];
 			const dt_type *lt = check_expr(c, l);
@@ -684,7 +690,7 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 					ERR(c, l->span, "str's length must be at least 1");
 					return &t_none;
 				}
-				if (l->i.value < DT_STRLEN)
+				if (l->i.value < size)
 					size = (uint32_t)l->i.value;
 			}
 		}

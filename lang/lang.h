@@ -383,6 +383,8 @@ typedef struct dt_check_opts {
 	/* Positional parameters $1..$n from the command line. */
 	const char **params;
 	uint32_t nparams;
+	/* Bytes of a str() without a length, and of tracepoint strings (0: DT_STRLEN). */
+	uint32_t strlen;
 } dt_check_opts;
 
 /* Resolves names, infers and checks types, validates attach points (units, rates, known software

@@ -335,6 +335,62 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 	return 0;
 }
 
+/* bpftrace's environment variables that mean something here (its `-h` lists them); a value
+ * that is not a number in range is an error, as in bpftrace. 0 to go on, else the exit status. */
+static int read_env(dt_session_opts *so)
+{
+	static const struct {
+		const char *name;
+		unsigned long long min, max;
+	} vars[] = {
+		{ "BPFTRACE_STRLEN", 1, 200 },  /* 0 */
+		{ "BPFTRACE_MAX_STRLEN", 1, 200 },
+		{ "BPFTRACE_MAP_KEYS_MAX", 1, 1u << 24 },
+		{ "BPFTRACE_PERF_RB_PAGES", 1, 1u << 18 },
+		{ "BPFTRACE_MAX_PROBES", 1, 1u << 24 },
+		{ "BPFTRACE_LOG_SIZE", 1, 1u << 30 },  /* 5 */
+		{ "BPFTRACE_NO_CPP_DEMANGLE", 0, 1 },
+	};
+	unsigned long long v[DT_ARRAY_SIZE(vars)] = { 0 };
+	bool set[DT_ARRAY_SIZE(vars)] = { false };
+
+	for (size_t i = 0; i < DT_ARRAY_SIZE(vars); i++) {
+		const char *e = getenv(vars[i].name);
+		char *end;
+
+		if (!e || !*e)
+			continue;
+		errno = 0;
+		v[i] = strtoull(e, &end, 10);
+		if (*end || errno || !isdigit((unsigned char)e[0]) || v[i] < vars[i].min ||
+		    v[i] > vars[i].max) {
+			fprintf(stderr, "dwarftrace: %s='%s': give a number from %llu to %llu\n",
+				vars[i].name, e, vars[i].min, vars[i].max);
+			return 1;
+		}
+		set[i] = true;
+	}
+	/* BPFTRACE_MAX_STRLEN is the newer name of BPFTRACE_STRLEN; it wins when both are set. */
+	so->strlen = (uint32_t)(set[1] ? v[1] : v[0]);
+	so->map_keys_max = (uint32_t)v[2];
+	if (set[3]) {
+		/* bpftrace's pages per CPU of its perf buffers: the one shared ring gets as many
+		 * bytes for all CPUs, rounded up to a power of two as the kernel wants. */
+		unsigned long long want = v[3] * (unsigned long long)getpagesize() *
+					  (unsigned long long)sysconf(_SC_NPROCESSORS_ONLN);
+		uint32_t size = (uint32_t)getpagesize();
+
+		while (size < want && size < (1u << 30))
+			size <<= 1;
+		so->events_size = size;
+	}
+	so->max_probes = (uint32_t)v[4];
+	so->log_size = (uint32_t)v[5];
+	if (v[6])
+		so->no_demangle = true;
+	return 0;
+}
+
 /* Reads FILE (or stdin for "-"). A `#!` first line is blanked with spaces, not removed, so
  * diagnostics keep the file's line and column numbers. */
 static int read_program(const char *file, char **text, size_t *len)
@@ -446,6 +502,10 @@ int dt_cli_main(int argc, char **argv)
 	so.err = stderr;
 	so.format = c.format;
 	so.no_demangle = c.no_demangle;
+	status = read_env(&so);
+	if (status)
+		goto out;
+	status = 1;
 	so.no_inline = c.no_inline;
 	so.srcline = c.srcline;
 	so.debug_dirs = c.debug_dirs;

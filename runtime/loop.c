@@ -316,7 +316,7 @@ int dt_loop_drain_final(dt_session *s)
 		return 0;
 	/* Records come in order, so twice the rings' size in bytes covers all they held when this
 	 * began; past that, on_event refuses (and libbpf stops). */
-	l->drain_budget = 2 * (int64_t)DT_EVENTS_RINGBUF_SIZE * (int64_t)l->rbctx.n;
+	l->drain_budget = 2 * (int64_t)dt_session_events_size(s) * (int64_t)l->rbctx.n;
 	n = ring_buffer__consume(l->rb);
 	l->drain_budget = -1;
 	return n > 0 ? n : 0;

@@ -67,6 +67,12 @@ typedef struct dt_session_opts {
 	 * NULL: nothing to do. */
 	void (*before_output)(void *ctx);
 	void *output_ctx;
+	/* bpftrace's BPFTRACE_* settings (0: dwarftrace's default). */
+	uint32_t strlen;        /* BPFTRACE_STRLEN: bytes of str() and tracepoint strings */
+	uint32_t map_keys_max;  /* BPFTRACE_MAP_KEYS_MAX: entries of every script map */
+	uint32_t events_size;   /* BPFTRACE_PERF_RB_PAGES: bytes of each unit's events ring */
+	uint32_t max_probes;    /* BPFTRACE_MAX_PROBES: more attach points is an error */
+	uint32_t log_size;      /* BPFTRACE_LOG_SIZE: first size of the verifier log buffer */
 } dt_session_opts;
 
 /* Creates a session. Cheap: no map, no tracefs scan, no unwinder until a program needs them.

@@ -219,6 +219,11 @@ const char *dt_unit_text(const dt_unit *u)
 	return u->text;
 }
 
+uint32_t dt_session_events_size(const dt_session *s)
+{
+	return s->o.events_size ? s->o.events_size : DT_EVENTS_RINGBUF_SIZE;
+}
+
 uint32_t dt_unit_nprobes(const dt_unit *u)
 {
 	return u->nprobes_attached;
@@ -292,6 +297,8 @@ static int create_script_map(dt_session *s, const dt_map_sym *m, dt_smap **out)
 	sm->sym.value = dt_type_clone(s->arena, m->value);
 	sm->sym.id = (uint32_t)s->maps.n;
 	dt_map_layout_of(&sm->sym, &sm->layout);
+	if (s->o.map_keys_max)
+		sm->layout.max_entries = s->o.map_keys_max;
 	bpf_name(name, "AT_", m->name);
 	fd = bpf_map_create(sm->layout.bpf_map_type, name, sm->layout.key_size,
 			    sm->layout.value_size, sm->layout.max_entries, NULL);
@@ -588,7 +595,7 @@ static int prepare_resources(dt_session *s, dt_unit *u, const dt_cg_resources *r
 				DT_SCRATCH_SIZE, 1);
 	if (rc >= 0 && r->events)
 		rc = aux_create(s, &u->events_fd, BPF_MAP_TYPE_RINGBUF, "events", 0, 0,
-				DT_EVENTS_RINGBUF_SIZE);
+				dt_session_events_size(s));
 	for (uint32_t i = 0; i < r->nstacks && rc >= 0; i++)
 		rc = stack_map_fd(s, r->stacks[i].kind, r->stacks[i].depth, true);
 	/* Before the walker: the unwinder shares the exec follower's process table. */
@@ -719,7 +726,7 @@ int dt_rt_load_prog(dt_session *s, const dt_cg_prog *p, int *fd_out)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = p->expected_attach_type);
 	bool with_log = s->o.dump & DT_DUMP_VERIFIER;
-	size_t logsz = 1u << 18;
+	size_t logsz = s->o.log_size ? s->o.log_size : 1u << 18;
 	char *log = NULL;
 	int fd, rc = 0;
 
@@ -1103,7 +1110,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	struct chk_ctx cc = { .x = { .pid = s->o.uprobe_pid }, .s = s };
 	dt_check_opts co = {
 		.sz = sizeof(co), .existing_map = chk_existing, .ctx = &cc, .expand = dt_rt_expand,
-		.params = s->o.params, .nparams = s->o.nparams,
+		.params = s->o.params, .nparams = s->o.nparams, .strlen = s->o.strlen,
 	};
 	struct cg_ctx gc = { .s = s, .u = u };
 	dt_cg_env env = {
@@ -1157,6 +1164,19 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	}
 	/* Warnings (and notes) of a program that checks out. */
 	print_diags(s, d, color);
+	if (s->o.max_probes) {
+		uint32_t n = 0;
+
+		for (uint32_t i = 0; i < u->nattach; i++)
+			n += !u->skip[i];
+		if (n > s->o.max_probes) {
+			fprintf(s->err, "dwarftrace: %u probes would attach, over BPFTRACE_MAX_PROBES "
+				"(%u); raise it if the system can take that many\n", n,
+				s->o.max_probes);
+			rc = -E2BIG;
+			goto fail;
+		}
+	}
 
 	rc = check_privileges(s);
 	if (rc < 0)
@@ -1355,7 +1375,7 @@ static void report_verbose(dt_session *s)
 		uint64_t hits;
 
 		if (s->units.v[i]->events_fd >= 0)
-			mem += DT_EVENTS_RINGBUF_SIZE;
+			mem += dt_session_events_size(s);
 		if (dt_unit_hits(s->units.v[i], &hits) == 0)
 			fprintf(s->err, "unit %u: programs ran %llu times\n", s->units.v[i]->id,
 				(unsigned long long)hits);

@@ -273,6 +273,8 @@ void dt_loop_poll_signals(dt_session *s);
 /* The exit sequence's drain (dt_session_finish): what the rings hold now, but not what probes
  * still attached keep writing, which would make it endless. How many records. */
 int dt_loop_drain_final(dt_session *s);
+/* Bytes of each unit's events ring: DT_EVENTS_RINGBUF_SIZE unless opts.events_size says. */
+uint32_t dt_session_events_size(const dt_session *s);
 /* Frees the loop (dt_session_free). */
 void dt_loop_free(dt_session *s);
 
