@@ -32,7 +32,6 @@ struct lister {
 	FILE *out, *err;
 	strvec lines;      /* "type:rest" of one provider, sorted and printed together */
 	char *warned;      /* the last binary said to have no DWARF */
-	char pathbuf[PATH_MAX];
 };
 
 static int cmp_str(const void *a, const void *b)
@@ -88,16 +87,18 @@ static void print_tp_fields(struct lister *l, const char *event)
 static void print_params(struct lister *l, const char *line)
 {
 	const char *bin = strchr(line, ':') + 1, *fn = strrchr(bin, ':');
-	char *path, **params = NULL;
+	char *path, *file, **params = NULL;
 	uint32_t n = 0;
 	int rc;
 
 	if (!strncmp(line, "kprobe:", 7) || !strncmp(line, "kretprobe:", 10) || fn == bin - 1)
 		return;
 	path = xstrndup(bin, (size_t)(fn - bin));
-	rc = dt_sym_func_params(l->pid > 0 && path[0] == '/' ?
-				(snprintf(l->pathbuf, sizeof(l->pathbuf), "/proc/%d/root%s", l->pid,
-					  path), l->pathbuf) : path, fn + 1, &params, &n);
+	/* -p's objects are read as that process sees them (list_user). */
+	file = l->pid > 0 && path[0] == '/' ? xasprintf("/proc/%d/root%s", l->pid, path) :
+					      xstrdup(path);
+	rc = dt_sym_func_params(file, fn + 1, &params, &n);
+	free(file);
 	if (rc == -ENODATA && (!l->warned || strcmp(l->warned, path))) {
 		fprintf(l->err, "dwarftrace: no DWARF in %s: cannot show the parameters of its "
 			"functions\n", path);
