@@ -136,12 +136,13 @@ static void expr_needs(void *ctx, const dt_expr *e)
 		r->events = true; /* cg_call_action */
 		break;
 	case DT_F_DELETE:
-		/* emit_delete: only a histogram key is deleted by userspace, through an event. */
+		/* emit_delete: only a histogram key is deleted by userspace, through an event, and
+		 * a keyless count is zeroed there. */
 		if (e->call.nargs && e->call.args[0]->kind == DT_E_MAP && e->call.args[0]->map.sym) {
 			dt_map_layout lay;
 
 			dt_map_layout_of(e->call.args[0]->map.sym, &lay);
-			r->events |= lay.bucketed;
+			r->events |= lay.bucketed || lay.zero_not_delete;
 		}
 		break;
 	default:

@@ -383,6 +383,11 @@ static void emit_delete(cg *c, const dt_expr *e)
 	keys = e->call.nargs > 1 ? &e->call.args[1] : a->map.keys;
 	nkeys = e->call.nargs > 1 ? 1 : a->map.nkeys;
 	dt_map_layout_of(a->map.sym, &lay);
+	if (lay.zero_not_delete) {
+		/* Every CPU's count goes to zero: userspace does it, as for zero(). */
+		cg_event_output(c, cg_event_new(c, DT_EV_ZERO_MAP, a->map.sym->id, 0), 0);
+		return;
+	}
 	key = cg_map_key(c, a->map.sym, keys, nkeys, &lay);
 	if (!lay.bucketed) {
 		cg_map_delete(c, cg_map_ref(c, cg_script_map_fd(c, a->map.sym)), key);

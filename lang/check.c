@@ -255,6 +255,12 @@ static bool is_ret(dt_provider p)
 static bool is_xprobe(dt_provider p) { return p == DT_P_XPROBE; }
 static bool is_entry(dt_provider p) { return p == DT_P_UPROBE || p == DT_P_KPROBE; }
 static bool is_tp(dt_provider p) { return p == DT_P_TRACEPOINT; }
+
+/* The size of strings read from memory (BPFTRACE_STRLEN), DT_STRLEN by default. */
+static uint32_t str_size(const checker *c)
+{
+	return c->o && c->o->strlen ? c->o->strlen : DT_STRLEN;
+}
 static bool has_func(dt_provider p)
 {
 	return p == DT_P_UPROBE || p == DT_P_URETPROBE || p == DT_P_KPROBE ||
@@ -419,7 +425,7 @@ static const dt_type *check_field(checker *c, dt_expr *e)
 	}
 	e->field.tp = f;
 	if (f->is_string)
-		return dt_type_str(f->is_array && !f->is_data_loc ? f->size : DT_STRLEN);
+		return dt_type_str(f->is_array && !f->is_data_loc ? f->size : str_size(c));
 	if (f->is_array || !(f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8)) {
 		ERR(c, e->span, "field '%s' has type '%s', which is not supported", f->name, f->ctype);
 		HINT(c, "integers and strings are; arrays other than char arrays are not yet");
@@ -684,7 +690,7 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 			    tname(c, t));
 			return &t_none;
 		}
-		uint32_t size = DT_STRLEN;
+		uint32_t size = str_size(c);
 		if (e->call.nargs == 2) {
 			dt_expr *l = e->call.args[1];
 			const dt_type *lt = check_expr(c, l);
@@ -697,7 +703,7 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 					ERR(c, l->span, "str's length must be at least 1");
 					return &t_none;
 				}
-				if (l->i.value < DT_STRLEN)
+				if (l->i.value < size)
 					size = (uint32_t)l->i.value;
 			}
 		}
@@ -1236,6 +1242,10 @@ static void check_attach(checker *c, dt_attach *a)
 			return;
 		dt_type *rec;
 		int err = dt_tracefs_record(c->a, root, a->target, a->func, &rec);
+		/* With other attach points, the session skips a missing one with a warning, as
+		 * bpftrace does (an error only when none is left): the checker says nothing. */
+		if (err == -ENOENT && c->probe->nattach > 1)
+			return;
 		if (err == -ENOENT) {
 			ERR(c, a->span, "unknown tracepoint %s:%s", a->target, a->func);
 			const char *s = dt_tracefs_closest(c->a, root, a->target, a->func);
@@ -1322,6 +1332,7 @@ int dt_check(dt_program *p, dt_arena *a, dt_diags *d, const dt_check_opts *opts)
 		dt_probe *pr = p->probes[i];
 		pr->index = i;
 		expand_probe(&c, pr);
+		c.probe = pr;
 		for (uint32_t j = 0; j < pr->nattach; j++) {
 			pr->attach[j]->index = index++;
 			check_attach(&c, pr->attach[j]);

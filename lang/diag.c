@@ -209,6 +209,25 @@ static void print_excerpt(const dt_source *src, dt_span at, FILE *out, bool colo
 	fputc('\n', out);
 }
 
+void dt_diags_drop_warnings(dt_diags *d)
+{
+	size_t j = 0;
+
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->items.n; i++) {
+		struct dt_diag_item *it = &d->items.v[i];
+
+		if (it->lvl == DT_DIAG_ERROR) {
+			d->items.v[j++] = *it;
+		} else {
+			free(it->msg);
+			free(it->hint);
+		}
+	}
+	d->items.n = j;
+}
+
 void dt_diags_print(const dt_diags *d, FILE *out, bool color)
 {
 	if (!d)

@@ -61,6 +61,8 @@ int dt_diags_error_count(const dt_diags *d);
  * comment or call): the REPL then reads another line instead of reporting it. */
 bool dt_diags_error_at_end(const dt_diags *d);
 void dt_diags_print(const dt_diags *d, FILE *out, bool color);
+/* Forgets the warnings and notes collected so far (--no-warnings); errors stay. */
+void dt_diags_drop_warnings(dt_diags *d);
 
 /* ---------------------------------------------------------------- types */
 
@@ -392,6 +394,8 @@ typedef struct dt_check_opts {
 	/* Positional parameters $1..$n from the command line. */
 	const char **params;
 	uint32_t nparams;
+	/* Bytes of a str() without a length, and of tracepoint strings (0: DT_STRLEN). */
+	uint32_t strlen;
 } dt_check_opts;
 
 /* Resolves names, infers and checks types, validates attach points (units, rates, known software
@@ -406,6 +410,8 @@ void dt_dump_types(const dt_program *p, FILE *out);
 
 /* Names for messages and completion. */
 const char *dt_provider_name(dt_provider p);
+/* Provider lookup from the first field of an attach point ("profile", "p", "BEGIN"). */
+bool dt_provider_lookup(const char *s, size_t n, dt_provider *out);
 const char *dt_builtin_name(dt_builtin b);
 const char *dt_func_name(dt_func f);
 /* All builtin and function names, NULL-terminated (REPL completion, "did you mean"). */
@@ -447,6 +453,9 @@ typedef struct dt_map_layout {
 	uint32_t max_entries;
 	bool percpu;
 	bool bucketed;           /* hist/lhist: key ends with a u64 bucket */
+	/* A keyless count() map is zeroed, not emptied, by clear() and delete(), so it still
+	 * prints `@: 0` (bpftrace keeps it in an array map, whose element cannot go). */
+	bool zero_not_delete;
 } dt_map_layout;
 
 #define DT_MAP_MAX_ENTRIES 4096 /* bpftrace's default */

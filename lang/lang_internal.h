@@ -61,8 +61,6 @@ char *dt_lex_string(dt_arena *a, const dt_source *src, const dt_token *t, uint32
  * NULL. `cands` is NULL-terminated. */
 const char *dt_closest(const char *name, size_t name_len, const char *const *cands);
 
-/* Provider lookup from the first field of an attach point ("profile", "p", "BEGIN"). */
-bool dt_provider_lookup(const char *s, size_t n, dt_provider *out);
 const char *const *dt_provider_names(void);
 
 /* Builtins and functions by name; false when unknown. */

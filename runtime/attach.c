@@ -400,18 +400,75 @@ static int search_lib_dirs(const char *want, char **path)
 	return -ENOENT;
 }
 
+static int placeholder_cb(void *ctx, const dt_elf_sym *sym)
+{
+	size_t *real = ctx;
+
+	if ((sym->type == STT_FUNC || sym->type == STT_GNU_IFUNC) && sym->value &&
+	    !strstr(sym->name, "_version_placeholder"))
+		(*real)++;
+	return *real ? 1 : 0;
+}
+
+/* Since glibc 2.34, libpthread, libdl, librt, libutil and libanl are empty stubs kept for old
+ * links (their only functions are __libX_version_placeholder): the code is in libc. */
+static bool is_glibc_stub(const char *path)
+{
+	dt_elf *e = dt_elf_open(NULL, path);
+	size_t real = 0;
+
+	if (!e)
+		return false;
+	dt_elf_sym_each(e, placeholder_cb, &real);
+	dt_elf_put(e);
+	return real == 0;
+}
+
+static int resolve_name(const char *target, int pid, char **path);
+
 int dt_rt_resolve_binary(const char *target, int pid, char **path)
 {
-	char *name = NULL;
+	int rc;
 
 	if (!target || !*target)
 		return -ENOENT;
 	if (has_slash(target)) {
-		if (access(target, R_OK) < 0)
-			return -errno;
+		if (access(target, R_OK) < 0) {
+			/* -p's process may live in another mount namespace: its path, as it sees it. */
+			int err = errno;
+			char *inner = target[0] == '/' && pid > 0 ?
+					      xasprintf("/proc/%d/root%s", pid, target) : NULL;
+
+			if (!inner || access(inner, R_OK) < 0) {
+				free(inner);
+				return -err;
+			}
+			*path = inner;
+			return 0;
+		}
 		*path = xstrdup(target);
 		return 0;
 	}
+	rc = resolve_name(target, pid, path);
+	/* A name that finds a glibc stub means the functions now in libc, as a script written
+	 * for older glibc (`uprobe:libpthread:pthread_create`) intends. */
+	if (rc == 0 && is_glibc_stub(*path)) {
+		char *libc = NULL;
+
+		if (resolve_name("libc", pid, &libc) == 0) {
+			free(*path);
+			*path = libc;
+		}
+	}
+	return rc;
+}
+
+/* A library or program name (no '/') to a path: -p's process first, then ld.so's cache and
+ * library directories (with and without "lib"), then PATH. */
+static int resolve_name(const char *target, int pid, char **path)
+{
+	char *name = NULL;
+
 	/* "lib" prefix is optional in bpftrace-style scripts ("c" is not a thing, but "pthread"
 	 * and "libpthread" both appear); try the name as written first. */
 	if (pid > 0 && search_pid_maps(pid, target, path) == 0)
@@ -422,7 +479,7 @@ int dt_rt_resolve_binary(const char *target, int pid, char **path)
 		int rc;
 
 		name = xasprintf("lib%s", target);
-		rc = dt_rt_resolve_binary(name, pid, path);
+		rc = resolve_name(name, pid, path);
 		free(name);
 		if (rc == 0)
 			return 0;
@@ -714,8 +771,8 @@ static int attach_uprobe(const dt_attach *a, int prog_fd, int pid, dt_fdvec *fds
 static int no_kprobes(const dt_attach *a, char **err)
 {
 	return dt_rt_fail(err, -EOPNOTSUPP, "%s: this kernel has no kprobe support (CONFIG_KPROBES is "
-		    "not set); use a tracepoint (e.g. tracepoint:syscalls:sys_enter_openat) or "
-		    "fentry-capable kernel instead", a->text);
+		    "not set); use a tracepoint (e.g. tracepoint:syscalls:sys_enter_openat) "
+		    "instead", a->text);
 }
 
 static int attach_kprobe(const dt_attach *a, int prog_fd, dt_fdvec *fds, char **err)
@@ -795,6 +852,36 @@ static int attach_tracepoint(const dt_attach *a, int prog_fd, dt_fdvec *fds, cha
 	return 0;
 }
 
+static int cmp_str(const void *a, const void *b);
+
+/* Whether `name` is in tracefs's available_filter_functions, the functions a kprobe may take
+ * (read once, sorted). Unreadable: true, and attaching will say. */
+static bool kernel_function_known(const char *name)
+{
+	static DT_VEC(char *) fns;
+	static bool read_once, readable;
+
+	if (!read_once) {
+		const char *root = dt_rt_tracefs();
+		char path[PATH_MAX], line[512];
+		FILE *f;
+
+		read_once = true;
+		snprintf(path, sizeof(path), "%s/available_filter_functions", root ? root : "");
+		f = root ? fopen(path, "re") : NULL;
+		if (f) {
+			readable = true;
+			while (fgets(line, sizeof(line), f)) {
+				line[strcspn(line, " \t\n")] = 0; /* "name [module]" */
+				DT_VEC_PUSH(&fns, xstrdup(line));
+			}
+			fclose(f);
+			qsort(fns.v, fns.n, sizeof(*fns.v), cmp_str);
+		}
+	}
+	return !readable || bsearch(&name, fns.v, fns.n, sizeof(*fns.v), cmp_str);
+}
+
 int dt_rt_validate(const dt_attach *a, int pid, char **err)
 {
 	char *path = NULL;
@@ -813,6 +900,10 @@ int dt_rt_validate(const dt_attach *a, int pid, char **err)
 	case DT_P_KRETPROBE:
 		if (access("/sys/bus/event_source/devices/kprobe", F_OK) != 0)
 			return no_kprobes(a, err);
+		if (a->func && !a->has_offset && !kernel_function_known(a->func))
+			return dt_rt_fail(err, -ENOENT, "%s: no kernel function '%s' can be probed "
+				    "(see %s/available_filter_functions)", a->text, a->func,
+				    dt_rt_tracefs());
 		return 0;
 	case DT_P_TRACEPOINT:
 		return dt_rt_tracepoint_id(a, &v, err);

@@ -8,6 +8,7 @@
 #include "common/common.h"
 #include "unwind/unwind.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -45,6 +46,15 @@ static const char usage_text[] =
 	"  --srcline       add (file:line) to frames when debug info has it\n"
 	"  --debuginfo DIR look for separate debug files in DIR (repeatable; also\n"
 	"                  DIR/.build-id); DEBUGINFOD_URLS servers are asked in the background\n"
+	"  -l [SEARCH]     list probes (tracepoints, software/hardware events, kprobes where\n"
+	"                  the kernel has them, functions of a binary: 'uprobe:BIN:*', or of\n"
+	"                  every object of -p PID); SEARCH may hold '*' wildcards and be\n"
+	"                  TYPE:... or a bare pattern ('*sched_switch*'); -lv adds\n"
+	"                  tracepoint fields and function parameters (from DWARF)\n"
+	"  -q              quiet: no \"Attaching N probes...\" line\n"
+	"  -B line|full|none  output buffering (default: line)\n"
+	"  --no-warnings   print no warnings\n"
+	"  --info          the kernel's BPF support (program and map types, helpers)\n"
 	"  -v              verbose: what was attached, loss counters, map memory, stage timings\n"
 	"  --dry-run       compile and load the programs, attach nothing\n"
 	"  --unwind-budget MiB  kernel memory for ustack_dwarf's unwind tables (default 64)\n"
@@ -100,7 +110,8 @@ struct cli {
 	uint32_t ndebug_dirs;
 	int verbose;
 	uint32_t dump;
-	bool dry_run, repl;
+	bool dry_run, repl, quiet, list, no_warnings;
+	const char *search;       /* -l SEARCH */
 	const char **params;
 	uint32_t nparams;
 };
@@ -147,6 +158,27 @@ static int set_once(const char **slot, const char *arg, const char *opt)
 		return usage_error("%s can be given once (put every probe in one program, or run "
 				   "several dwarftrace)", opt);
 	*slot = arg;
+}
+
+/* -p PID: a decimal number in the kernel's pid range. The messages are bpftrace's, word for
+ * word (scripts around bpftrace look for them); the exit status is a usage error's. */
+static int check_pid(const char *arg)
+{
+	/* The kernel's PID_MAX_LIMIT on 64-bit; a pid past this host's pid_max is "no such
+	 * process" later, as for any pid not running. */
+	const unsigned long long max = 4194304;
+	unsigned long long pid;
+	char *end;
+
+	if (!isdigit((unsigned char)arg[0]) || (errno = 0, pid = strtoull(arg, &end, 10), *end) ||
+	    errno) {
+		fprintf(stderr, "ERROR: pid '%s' is not a valid decimal number\n", arg);
+		return 2;
+	}
+	if (pid < 1 || pid > max) {
+		fprintf(stderr, "ERROR: pid '%s' out of valid pid range [1,%llu]\n", arg, max);
+		return 2;
+	}
 	return 0;
 }
 
@@ -165,6 +197,8 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 		{ "flamegraph", required_argument, NULL, 1006 },
 		{ "unwind-budget", required_argument, NULL, 1007 },
 		{ "unwind-stacks", required_argument, NULL, 1008 },
+		{ "no-warnings", no_argument, NULL, 1009 },
+		{ "info", no_argument, NULL, 1010 },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt, rc;
@@ -172,8 +206,9 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 	*done = false;
 	opterr = 0;
 	optind = 0; /* glibc: a full re-scan, so dt_cli_main can run more than once (tests) */
-	/* '+': options end at the first program file, so params may look like options. */
-	while ((opt = getopt_long(argc, argv, "+:e:p:c:o:f:vd:ihV", longs, NULL)) != -1) {
+	/* GNU order, as bpftrace's: options may follow the program file (`dwarftrace x.dt -c CMD`);
+	 * `--` ends them, so parameters may look like options. */
+	while ((opt = getopt_long(argc, argv, ":e:p:c:o:f:vd:ihVqlB:", longs, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			if (set_once(&c->prog_text, optarg, "-e"))
@@ -253,6 +288,30 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 		case 'v':
 			c->verbose++;
 			break;
+		case 'q':
+			c->quiet = true;
+			break;
+		case 'l':
+			c->list = true;
+			break;
+		case 'B':
+			/* bpftrace's modes; output goes through stdio, so setvbuf is the whole of it. */
+			if (!strcmp(optarg, "line"))
+				setvbuf(stdout, NULL, _IOLBF, BUFSIZ);
+			else if (!strcmp(optarg, "full"))
+				setvbuf(stdout, NULL, _IOFBF, BUFSIZ);
+			else if (!strcmp(optarg, "none"))
+				setvbuf(stdout, NULL, _IONBF, BUFSIZ);
+			else
+				return usage_error("-B: unknown buffering mode '%s' (line, full or "
+						   "none)", optarg);
+			break;
+		case 1009:
+			c->no_warnings = true;
+			break;
+		case 1010:
+			*done = true;
+			return dt_info_print(stdout) < 0 ? 1 : 0;
 		case 'd':
 			rc = parse_dump(c, optarg);
 			if (rc)
@@ -282,7 +341,18 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (c->dump & DT_DUMP_UNWIND) {
+	if (c->list) {
+		/* `-l [SEARCH]`: one search at most, no program. */
+		if (c->prog_text)
+			return usage_error("%s", "-l lists probes: give a search, not a program");
+		if (optind < argc && !strcmp(argv[optind], "--"))
+			optind++;
+		if (optind < argc)
+			c->search = argv[optind++];
+		if (optind < argc)
+			return usage_error("-l: one search at most ('%s' is one too many)",
+					   argv[optind]);
+	} else if (c->dump & DT_DUMP_UNWIND) {
 		/* `-d unwind FILE`: the argument is a binary to dump, not a program. */
 		if (!c->prog_text && optind < argc)
 			c->unwind_file = argv[optind++];
@@ -301,13 +371,64 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 		return usage_error("%s", "-p and -c cannot be used together");
 	if (c->cmd && !c->cmd[strspn(c->cmd, " \t\n")])
 		return usage_error("%s", "-c: the command is empty");
-	if (c->pid_arg) {
-		char *end;
-		long pid = strtol(c->pid_arg, &end, 10);
+	if (c->pid_arg)
+		return check_pid(c->pid_arg);
+	return 0;
+}
 
-		if (*end || pid <= 0 || pid > 0x7fffffff)
-			return usage_error("-p: '%s' is not a process id", c->pid_arg);
+/* bpftrace's environment variables that mean something here (its `-h` lists them); a value
+ * that is not a number in range is an error, as in bpftrace. 0 to go on, else the exit status. */
+static int read_env(dt_session_opts *so)
+{
+	static const struct {
+		const char *name;
+		unsigned long long min, max;
+	} vars[] = {
+		{ "BPFTRACE_STRLEN", 1, 200 },  /* 0 */
+		{ "BPFTRACE_MAX_STRLEN", 1, 200 },
+		{ "BPFTRACE_MAP_KEYS_MAX", 1, 1u << 24 },
+		{ "BPFTRACE_PERF_RB_PAGES", 1, 1u << 18 },
+		{ "BPFTRACE_MAX_PROBES", 1, 1u << 24 },
+		{ "BPFTRACE_LOG_SIZE", 1, 1u << 30 },  /* 5 */
+		{ "BPFTRACE_NO_CPP_DEMANGLE", 0, 1 },
+	};
+	unsigned long long v[DT_ARRAY_SIZE(vars)] = { 0 };
+	bool set[DT_ARRAY_SIZE(vars)] = { false };
+
+	for (size_t i = 0; i < DT_ARRAY_SIZE(vars); i++) {
+		const char *e = getenv(vars[i].name);
+		char *end;
+
+		if (!e || !*e)
+			continue;
+		errno = 0;
+		v[i] = strtoull(e, &end, 10);
+		if (*end || errno || !isdigit((unsigned char)e[0]) || v[i] < vars[i].min ||
+		    v[i] > vars[i].max) {
+			fprintf(stderr, "dwarftrace: %s='%s': give a number from %llu to %llu\n",
+				vars[i].name, e, vars[i].min, vars[i].max);
+			return 1;
+		}
+		set[i] = true;
 	}
+	/* BPFTRACE_MAX_STRLEN is the newer name of BPFTRACE_STRLEN; it wins when both are set. */
+	so->strlen = (uint32_t)(set[1] ? v[1] : v[0]);
+	so->map_keys_max = (uint32_t)v[2];
+	if (set[3]) {
+		/* bpftrace's pages per CPU of its perf buffers: the one shared ring gets as many
+		 * bytes for all CPUs, rounded up to a power of two as the kernel wants. */
+		unsigned long long want = v[3] * (unsigned long long)getpagesize() *
+					  (unsigned long long)sysconf(_SC_NPROCESSORS_ONLN);
+		uint32_t size = (uint32_t)getpagesize();
+
+		while (size < want && size < (1u << 30))
+			size <<= 1;
+		so->events_size = size;
+	}
+	so->max_probes = (uint32_t)v[4];
+	so->log_size = (uint32_t)v[5];
+	if (v[6])
+		so->no_demangle = true;
 	return 0;
 }
 
@@ -405,6 +526,9 @@ static int cli_run(int argc, char **argv)
 	rc = parse_args(&c, argc, argv, &done);
 	if (rc || done)
 		return rc;
+	if (c.list)
+		return dt_list_probes(c.search, c.pid_arg ? atoi(c.pid_arg) : 0, c.verbose > 0, stdout,
+				      stderr) < 0 ? 1 : 0;
 	if (c.dump & DT_DUMP_UNWIND && c.unwind_file) {
 		/* `-d unwind FILE` is the unwinder's table dump; it reports its own errors. */
 		return dt_unwind_dump(c.unwind_file, stdout) < 0 ? 1 : 0;
@@ -420,6 +544,7 @@ static int cli_run(int argc, char **argv)
 			so.err = stderr;
 			so.format = c.format;
 			so.verbose = c.verbose;
+			so.no_warnings = c.no_warnings;
 			so.dump = c.dump;
 			so.params = c.params;
 			so.nparams = c.nparams;
@@ -452,6 +577,10 @@ static int cli_run(int argc, char **argv)
 	so.err = stderr;
 	so.format = c.format;
 	so.no_demangle = c.no_demangle;
+	status = read_env(&so);
+	if (status)
+		goto out;
+	status = 1;
 	so.no_inline = c.no_inline;
 	so.srcline = c.srcline;
 	so.debug_dirs = c.debug_dirs;
@@ -463,7 +592,8 @@ static int cli_run(int argc, char **argv)
 	so.verbose = c.verbose;
 	so.dump = c.dump;
 	so.dry_run = c.dry_run;
-	so.announce = !c.dry_run;
+	so.announce = !c.dry_run && !c.quiet;
+	so.no_warnings = c.no_warnings;
 	so.end_on_attach_error = true;
 	so.params = c.params;
 	so.nparams = c.nparams;
@@ -501,6 +631,10 @@ static int cli_run(int argc, char **argv)
 		status = child_status(s, 0) ? child_status(s, 0) : 1; /* could not run */
 		goto out;
 	}
+	/* bpftrace's word to its test runner that the probes are live and the command runs
+	 * (on stderr, after "Attaching N probes..."; -q leaves only this). */
+	if (getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED"))
+		fprintf(stderr, "__BPFTRACE_NOTIFY_PROBES_ATTACHED\n");
 	rc = dt_session_run(s);
 	dt_session_finish(s);
 	status = rc < 0 ? 1 : dt_session_exit_code(s);

@@ -88,6 +88,8 @@ static int on_event(void *ctx, void *data, size_t len)
 		return 0;
 	memcpy(&h, data, sizeof(h));
 	plen = len - sizeof(h);
+	if (s->muted && h.kind != DT_EV_PID_SEEN)
+		return 0;
 	switch (h.kind) {
 	case DT_EV_PRINTF:
 	case DT_EV_TIME:
@@ -148,8 +150,10 @@ static int on_event(void *ctx, void *data, size_t len)
 		struct dt_ev_exit ex = { 0 };
 
 		memcpy(&ex, payload, DT_MIN(plen, sizeof(ex)));
-		if (!s->stop_reason)
+		if (!s->stop_reason) {
 			s->exit_code = (int)ex.code;
+			s->muted = true;
+		}
 		stop(s, "exit()");
 		break;
 	}
@@ -312,7 +316,7 @@ int dt_loop_drain_final(dt_session *s)
 		return 0;
 	/* Records come in order, so twice the rings' size in bytes covers all they held when this
 	 * began; past that, on_event refuses (and libbpf stops). */
-	l->drain_budget = 2 * (int64_t)DT_EVENTS_RINGBUF_SIZE * (int64_t)l->rbctx.n;
+	l->drain_budget = 2 * (int64_t)dt_session_events_size(s) * (int64_t)l->rbctx.n;
 	n = ring_buffer__consume(l->rb);
 	l->drain_budget = -1;
 	return n > 0 ? n : 0;

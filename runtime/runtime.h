@@ -48,7 +48,8 @@ typedef struct dt_session_opts {
 	int verbose;            /* -v: attach list, stats totals, map memory, stage timings */
 	uint32_t dump;          /* DT_DUMP_* */
 	bool dry_run;           /* compile and load, attach nothing */
-	bool announce;          /* print bpftrace's "Attaching N probes..." before attaching */
+	bool announce;          /* print bpftrace's "Attaching N probes..." once they are live */
+	bool no_warnings;       /* --no-warnings: no warning (nor note) is printed */
 	/* The CLI: an attach failure ends the run, so the unit stays in the session with what it
 	 * attached (dt_session_add still fails) for dt_session_finish to run its END probes and
 	 * print the maps before detaching. Else (the REPL) the unit is undone at once. */
@@ -71,6 +72,12 @@ typedef struct dt_session_opts {
 	 * NULL: nothing to do. */
 	void (*before_output)(void *ctx);
 	void *output_ctx;
+	/* bpftrace's BPFTRACE_* settings (0: dwarftrace's default). */
+	uint32_t strlen;        /* BPFTRACE_STRLEN: bytes of str() and tracepoint strings */
+	uint32_t map_keys_max;  /* BPFTRACE_MAP_KEYS_MAX: entries of every script map */
+	uint32_t events_size;   /* BPFTRACE_PERF_RB_PAGES: bytes of each unit's events ring */
+	uint32_t max_probes;    /* BPFTRACE_MAX_PROBES: more attach points is an error */
+	uint32_t log_size;      /* BPFTRACE_LOG_SIZE: first size of the verifier log buffer */
 } dt_session_opts;
 
 /* Creates a session. Cheap: no map, no tracefs scan, no unwinder until a program needs them.
@@ -192,6 +199,16 @@ int dt_session_expand(dt_session *s, const dt_attach *a, char ***names, uint32_t
  * made from `so`; `watch_pid`: end when -p's process (so->filter_pid) exits. Returns the process
  * exit status. */
 int dt_repl_main(const dt_session_opts *so, bool watch_pid);
+
+/* `-l [SEARCH]` (list.c): prints the probes this machine offers that match SEARCH (NULL: all),
+ * bpftrace's lines (`tracepoint:sched:sched_switch`); pid > 0 lists the functions of every
+ * object that process maps; verbose adds tracepoint fields and function parameters. Says what went wrong on `err`.
+ * 0, or -EINVAL for a bad search. */
+int dt_list_probes(const char *search, int pid, bool verbose, FILE *out, FILE *err);
+
+/* `--info` (info.c): the kernel and what BPF support it has (program and map types, helpers,
+ * features dwarftrace uses), as "name: yes|no" lines. 0 or -errno. */
+int dt_info_print(FILE *out);
 
 /* The CLI: parses argv and runs. Returns the process exit status (0, 1 script/runtime errors,
  * 2 usage, or a failed -c command's status: see dt_session_child_status). */

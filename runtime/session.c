@@ -252,6 +252,11 @@ const char *dt_unit_text(const dt_unit *u)
 	return u->text;
 }
 
+uint32_t dt_session_events_size(const dt_session *s)
+{
+	return s->o.events_size ? s->o.events_size : DT_EVENTS_RINGBUF_SIZE;
+}
+
 uint32_t dt_unit_nprobes(const dt_unit *u)
 {
 	return u->nprobes_attached;
@@ -322,6 +327,8 @@ static int create_script_map(dt_session *s, const dt_map_sym *m, dt_smap **out)
 	sm->sym.value = dt_type_clone(s->arena, m->value);
 	sm->sym.id = (uint32_t)s->maps.n;
 	dt_map_layout_of(&sm->sym, &sm->layout);
+	if (s->o.map_keys_max)
+		sm->layout.max_entries = s->o.map_keys_max;
 	bpf_name(name, "AT_", m->name);
 	fd = bpf_map_create(sm->layout.bpf_map_type, name, sm->layout.key_size,
 			    sm->layout.value_size, sm->layout.max_entries, NULL);
@@ -697,7 +704,7 @@ static int prepare_resources(dt_session *s, dt_unit *u, const dt_cg_resources *r
 				DT_SCRATCH_SIZE, 1);
 	if (rc >= 0 && r->events)
 		rc = aux_create(s, &u->events_fd, BPF_MAP_TYPE_RINGBUF, "events", 0, 0,
-				DT_EVENTS_RINGBUF_SIZE);
+				dt_session_events_size(s));
 	for (uint32_t i = 0; i < r->nstacks && rc >= 0; i++)
 		rc = stack_map_fd(s, r->stacks[i].kind, r->stacks[i].depth, true);
 	/* Before the walker: the unwinder shares the exec follower's process table. */
@@ -846,7 +853,7 @@ int dt_rt_load_prog(dt_session *s, const dt_cg_prog *p, int *fd_out)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = p->expected_attach_type);
 	bool with_log = s->o.dump & DT_DUMP_VERIFIER;
-	size_t logsz = 1u << 18;
+	size_t logsz = s->o.log_size ? s->o.log_size : 1u << 18;
 	char *log = NULL;
 	int fd, rc = 0;
 
@@ -971,6 +978,8 @@ static void warn_skipped(void *ctx, const dt_attach *a, const char *why)
 	dt_unit *u = ctx;
 	unsigned line, col;
 
+	if (u->s->o.no_warnings)
+		return;
 	dt_source_linecol(&u->src, a->span.off, &line, &col);
 	fprintf(u->s->err, "%s:%u:%u: warning: %s: skipped: %s\n", u->name, line, col, a->text,
 		why);
@@ -997,6 +1006,13 @@ static bool attach_cancelled(void *ctx)
 	return dt_session_stopped(s) != NULL;
 }
 
+/* Whether the kernel runs the programs attached to one such event newest first. */
+static bool runs_newest_first(dt_provider pv)
+{
+	return pv == DT_P_UPROBE || pv == DT_P_URETPROBE || pv == DT_P_KPROBE ||
+	       pv == DT_P_KRETPROBE || pv == DT_P_SOFTWARE || pv == DT_P_HARDWARE;
+}
+
 static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 {
 	uint32_t nprobes = 0;
@@ -1007,10 +1023,6 @@ static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 		for (uint32_t k = 0; !cg->progs[i].is_continuation && cg->progs[i].chain_slot < 0 &&
 				      k < cg->progs[i].nset; k++)
 			nprobes += !u->skip[cg->progs[i].set[k]->index];
-	if (s->o.announce) {
-		dt_out_attached(s->out, nprobes);
-		dt_out_flush(s->out);
-	}
 	/* BEGIN and END first: an attach failure that ends the session still runs END. */
 	for (uint32_t i = 0; i < cg->nprogs; i++) {
 		const dt_cg_prog *p = &cg->progs[i];
@@ -1025,14 +1037,26 @@ static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 			DT_VEC_PUSH(&u->end_types, p->prog_type);
 		}
 	}
-	for (uint32_t i = 0; i < cg->nprogs && rc >= 0; i++) {
+	/* Probes on the same event run in the order the script gives them, as bpftrace arranges:
+	 * the kernel runs the programs of a tracepoint oldest first, but those of a uprobe, a
+	 * kprobe or a perf counter newest first, so those attach last first, after the others. */
+	for (uint32_t step = 0; step < 2 * cg->nprogs && rc >= 0; step++) {
+		uint32_t i = step < cg->nprogs ? step : 2 * cg->nprogs - 1 - step;
 		const dt_cg_prog *p = &cg->progs[i];
 		size_t before = u->attached.n;
 		uint32_t n = 1;
 		char *err = NULL;
 
+		bool live = false;
+
 		if (p->is_continuation || !p->attach || is_begin_end(p, DT_P_BEGIN) ||
-		    is_begin_end(p, DT_P_END))
+		    is_begin_end(p, DT_P_END) ||
+		    runs_newest_first(p->attach->provider) != (step >= cg->nprogs))
+			continue;
+		/* Every attach point of it was skipped (validate_probe warned). */
+		for (uint32_t m = 0; m < p->nset; m++)
+			live |= !u->skip[p->set[m]->index];
+		if (!live)
 			continue;
 		if (attach_cancelled(u))
 			break;
@@ -1077,55 +1101,122 @@ static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 				u->attached.n - before, u->attached.n - before == 1 ? "" : "s");
 	}
 	s->t_attach += dt_now_ns() - t0;
+	/* Said once the probes are live, so that a user (or a test) may start the workload on
+	 * this line; members of a set found unusable before attaching are not counted. */
+	if (rc >= 0 && s->o.announce && !dt_session_stopped(s)) {
+		dt_out_attached(s->out, nprobes);
+		dt_out_flush(s->out);
+	}
 	return rc;
 }
 
+/* Which attach points validate_attach_points looks at. A dry run loads the programs even where
+ * the machine lacks what they attach to (kprobes, a PMU), so that they are compiled and verified,
+ * and then says what could not attach here: those are checked after the load. */
+enum validate_what { VALIDATE_ALL, VALIDATE_BUT_MACHINE, VALIDATE_MACHINE };
+
+static bool needs_machine(dt_provider pv)
+{
+	return pv == DT_P_KPROBE || pv == DT_P_KRETPROBE || pv == DT_P_HARDWARE;
+}
+
 /* Attach points that cannot work are script errors, reported before anything loads (and before
- * "Attaching N probes..."), as bpftrace does. In a set of attach points that one program serves
- * (a wildcard, a list), one that cannot work is skipped with a warning instead, unless it is
- * the whole set. */
-static int validate_attach_points(dt_session *s, dt_unit *u, dt_diags *d)
+ * "Attaching N probes..."), as bpftrace does — unless the probe has others that can: then, as in
+ * bpftrace, each one that cannot (a function missing from a list or a wildcard, a tracepoint
+ * this kernel lacks) is skipped with a warning. In a set of attach points that one program
+ * serves, dt_rt_validate_set skips such members itself. */
+struct bad_group {
+	uint32_t j, k; /* attach points [j, k) of the probe */
+	int rc;
+	char *err;
+};
+
+static int validate_probe(dt_session *s, dt_unit *u, const dt_probe *p, dt_diags *d,
+			  enum validate_what w)
+{
+	DT_VEC(struct bad_group) bad = { 0 };
+	bool usable = false;
+	int rc = 0;
+
+	for (uint32_t j = 0, k; j < p->nattach; j = k) {
+		const dt_attach *a = p->attach[j];
+		dt_provider pv = a->provider;
+		char *err = NULL;
+		int r;
+
+		for (k = j + 1; k < p->nattach && dt_cg_same_set(a, p->attach[k]); k++)
+			;
+		if ((w == VALIDATE_BUT_MACHINE && needs_machine(pv)) ||
+		    (w == VALIDATE_MACHINE && !needs_machine(pv))) {
+			/* Not looked at in this pass: usable unless an earlier pass said not. */
+			for (uint32_t i = j; i < k; i++)
+				usable |= !u->skip[p->attach[i]->index];
+			continue;
+		}
+		if (k - j > 1) {
+			dt_rt_set st = { .set = (const dt_attach *const *)&p->attach[j],
+					 .n = k - j, .pid = s->o.uprobe_pid,
+					 .skipped = warn_skipped, .ctx = u };
+
+			r = dt_rt_validate_set(&st, &u->skip[a->index], &err);
+		} else {
+			r = dt_rt_validate(a, s->o.uprobe_pid, &err);
+		}
+		if (r < 0) {
+			DT_VEC_PUSH(&bad, ((struct bad_group){ .j = j, .k = k, .rc = r, .err = err }));
+			continue;
+		}
+		free(err);
+		for (uint32_t i = j; i < k; i++)
+			usable |= !u->skip[p->attach[i]->index];
+	}
+	for (size_t i = 0; i < bad.n; i++) {
+		const struct bad_group *b = &bad.v[i];
+		const dt_attach *a = p->attach[b->j];
+		const char *why = b->err ? b->err : dt_strerror(-b->rc);
+		size_t tl = strlen(a->text);
+
+		if (usable) {
+			/* "uprobe:x:f: no function 'f' ..." says its attach point already. */
+			if (!strncmp(why, a->text, tl) && !strncmp(why + tl, ": ", 2))
+				why += tl + 2;
+			for (uint32_t m = b->j; m < b->k; m++) {
+				u->skip[p->attach[m]->index] = true;
+				warn_skipped(u, p->attach[m], why);
+			}
+		} else {
+			dt_diag(d, DT_DIAG_ERROR, a->span, "%s", why);
+			rc = rc ? rc : b->rc;
+		}
+		free(b->err);
+	}
+	free(bad.v);
+	return rc;
+}
+
+static int validate_attach_points(dt_session *s, dt_unit *u, dt_diags *d, enum validate_what w)
 {
 	int rc = 0;
 
-	u->nattach = 0;
-	for (uint32_t i = 0; i < u->prog->nprobes; i++)
-		u->nattach += u->prog->probes[i]->nattach;
-	u->skip = xcalloc(u->nattach + 1, sizeof(*u->skip));
+	if (!u->skip) {
+		u->nattach = 0;
+		for (uint32_t i = 0; i < u->prog->nprobes; i++)
+			u->nattach += u->prog->probes[i]->nattach;
+		u->skip = xcalloc(u->nattach + 1, sizeof(*u->skip));
+	}
 	for (uint32_t i = 0; i < u->prog->nprobes; i++) {
-		const dt_probe *p = u->prog->probes[i];
+		int r = validate_probe(s, u, u->prog->probes[i], d, w);
 
-		for (uint32_t j = 0, k; j < p->nattach; j = k) {
-			const dt_attach *a = p->attach[j];
-			dt_provider pv = a->provider;
-			char *err = NULL;
-			int r;
-
-			for (k = j + 1; k < p->nattach && dt_cg_same_set(a, p->attach[k]); k++)
-				;
-			/* A dry run loads without attaching, so what the machine lacks (kprobes,
-			 * a PMU) is not an error there; what the script names wrongly still is. */
-			if (s->o.dry_run && (pv == DT_P_KPROBE || pv == DT_P_KRETPROBE ||
-					     pv == DT_P_HARDWARE))
-				continue;
-			if (k - j > 1) {
-				dt_rt_set st = { .set = (const dt_attach *const *)&p->attach[j],
-						 .n = k - j, .pid = s->o.uprobe_pid,
-						 .skipped = warn_skipped, .ctx = u };
-
-				r = dt_rt_validate_set(&st, &u->skip[a->index], &err);
-			} else {
-				k = j + 1;
-				r = dt_rt_validate(a, s->o.uprobe_pid, &err);
-			}
-			if (r < 0) {
-				dt_diag(d, DT_DIAG_ERROR, a->span, "%s", err ? err : dt_strerror(-r));
-				rc = rc ? rc : r;
-			}
-			free(err);
-		}
+		rc = rc ? rc : r;
 	}
 	return rc;
+}
+
+static void print_diags(dt_session *s, dt_diags *d, bool color)
+{
+	if (s->o.no_warnings)
+		dt_diags_drop_warnings(d);
+	dt_diags_print(d, s->err, color);
 }
 
 /* Drops maps created after index n0 (a unit that failed must not leave maps behind). */
@@ -1198,7 +1289,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	struct chk_ctx cc = { .x = { .pid = s->o.uprobe_pid }, .s = s };
 	dt_check_opts co = {
 		.sz = sizeof(co), .existing_map = chk_existing, .ctx = &cc, .expand = dt_rt_expand,
-		.params = s->o.params, .nparams = s->o.nparams,
+		.params = s->o.params, .nparams = s->o.nparams, .strlen = s->o.strlen,
 	};
 	struct cg_ctx gc = { .s = s, .u = u };
 	dt_cg_env env = {
@@ -1256,7 +1347,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	 * is shown, nothing of the machine is looked up or loaded, so it needs no privileges (the
 	 * unit is undone as on a failure, with rc 0). */
 	if (s->o.dry_run && s->o.dump && !(s->o.dump & ~DT_DUMP_FRONT_END)) {
-		dt_diags_print(d, s->err, color);
+		print_diags(s, d, color);
 		dt_session_output_failed(s);
 		rc = 0;
 		goto fail;
@@ -1267,7 +1358,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	rc = check_privileges(s);
 	if (rc < 0)
 		goto fail;
-	if (validate_attach_points(s, u, d) < 0) {
+	if (validate_attach_points(s, u, d, s->o.dry_run ? VALIDATE_BUT_MACHINE : VALIDATE_ALL) < 0) {
 		rc = -EINVAL;
 		goto diags;
 	}
@@ -1277,7 +1368,21 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	if (rc < 0)
 		goto diags;
 	/* Warnings (and notes) of a program that checks out. */
-	dt_diags_print(d, s->err, color);
+	print_diags(s, d, color);
+	if (s->o.max_probes) {
+		uint32_t n = 0;
+
+		for (uint32_t i = 0; i < u->nattach; i++)
+			n += !u->skip[i];
+		if (n > s->o.max_probes) {
+			fprintf(s->err, "dwarftrace: %u probes would attach, over BPFTRACE_MAX_PROBES "
+				"(%u); raise it if the system can take that many\n", n,
+				s->o.max_probes);
+			rc = -E2BIG;
+			goto fail;
+		}
+	}
+
 	if ((s->o.count_hits || s->o.verbose) && s->stats_enable_fd < 0)
 		s->stats_enable_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	rc = create_unit_maps(s, u);
@@ -1313,6 +1418,15 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 		 * so that compile time can be measured without attaching. */
 		if (s->o.verbose)
 			print_timings(s);
+		/* What the real run could not attach on this machine is an error, as it
+		 * would be there. */
+		dt_diags *md = dt_diags_new(&u->src);
+
+		rc = validate_attach_points(s, u, md, VALIDATE_MACHINE) < 0 ? -EOPNOTSUPP : 0;
+		print_diags(s, md, color);
+		dt_diags_free(md);
+		if (rc < 0)
+			goto fail;
 	} else {
 		rc = attach_unit(s, u, cg);
 		if (rc < 0 && !s->o.end_on_attach_error)
@@ -1350,7 +1464,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 		*out = u;
 	return 0;
 diags:
-	dt_diags_print(d, s->err, color);
+	print_diags(s, d, color);
 fail:
 	if (cg)
 		dt_cg_result_free(cg);
@@ -1468,7 +1582,7 @@ static void report_verbose(dt_session *s)
 		uint64_t hits;
 
 		if (s->units.v[i]->events_fd >= 0)
-			mem += DT_EVENTS_RINGBUF_SIZE;
+			mem += dt_session_events_size(s);
 		if (dt_unit_hits(s->units.v[i], &hits) == 0)
 			fprintf(s->err, "unit %u: programs ran %llu times\n", s->units.v[i]->id,
 				(unsigned long long)hits);
@@ -1583,6 +1697,12 @@ int dt_session_finish(dt_session *s)
 	/* Processes that are still alive are read before the maps print, while they can be. */
 	if (dt_session_has_user_addrs(s))
 		dt_session_note_pids(s);
+	/* After exit(), what the probes queued behind it goes unprinted (bpftrace's way); END's
+	 * own output, next, prints. */
+	if (s->muted) {
+		dt_loop_drain_final(s);
+		s->muted = false;
+	}
 	/* END and every map come first, with the probes still attached: detaching is the slow
 	 * part (each perf event waits for the kernel), and nothing must wait for it. */
 	if (!s->o.dry_run) {

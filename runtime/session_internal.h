@@ -203,6 +203,9 @@ struct dt_session {
 	int exit_code;
 	FILE *profile_f[2];   /* --pprof, --flamegraph files, open from dt_session_new to the end */
 	bool out_failed;      /* a write to the output failed, and that was said */
+	/* exit() ran: the records queued behind it are dropped, as bpftrace drops them, until
+	 * dt_session_finish runs END (whose output prints). */
+	bool muted;
 	/* -c child / -p pid */
 	pid_t child;
 	int child_pidfd;      /* readable when the child exits */
@@ -283,6 +286,8 @@ void dt_loop_poll_signals(dt_session *s);
 /* The exit sequence's drain (dt_session_finish): what the rings hold now, but not what probes
  * still attached keep writing, which would make it endless. How many records. */
 int dt_loop_drain_final(dt_session *s);
+/* Bytes of each unit's events ring: DT_EVENTS_RINGBUF_SIZE unless opts.events_size says. */
+uint32_t dt_session_events_size(const dt_session *s);
 /* Frees the loop (dt_session_free). */
 void dt_loop_free(dt_session *s);
 

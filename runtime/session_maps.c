@@ -65,6 +65,8 @@ int dt_map_clear(dt_session *s, dt_smap *m)
 	unsigned char *keys;
 	size_t n;
 
+	if (m->layout.zero_not_delete)
+		return dt_map_zero(s, m);
 	map_keys(m->fd, m->layout.key_size, &keys, &n);
 	for (size_t i = 0; i < n; i++)
 		bpf_map_delete_elem(m->fd, keys + i * m->layout.key_size);

@@ -123,4 +123,9 @@ const char *dt_sym_kernel_module(dt_symbolizer *s, uint64_t addr);
  * of that module covers prints "[module]+0xoff" (from the module's base). */
 void dt_sym_set_kernel_files(dt_symbolizer *s, const char *kallsyms, const char *modules);
 
+/* The parameters of function `func` of the ELF file at `path`, from its DWARF (or its separate
+ * debug file's), as bpftrace's `-lv` prints them: "TYPE NAME" strings in a malloc'd array of *n.
+ * 0; -ENOENT when the DWARF has no such function; -ENODATA when there is no DWARF. */
+int dt_sym_func_params(const char *path, const char *func, char ***params, uint32_t *n);
+
 #endif

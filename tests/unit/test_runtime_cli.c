@@ -36,6 +36,11 @@ static void usage_errors_exit_2(void)
 	CHECK_EQ_INT(cli((const char *[]){ "-f", "xml", "-e", "BEGIN {}", NULL }), 2);
 	CHECK_EQ_INT(cli((const char *[]){ "-d", "nope", "-e", "BEGIN {}", NULL }), 2);
 	CHECK_EQ_INT(cli((const char *[]){ "-p", "abc", "-e", "BEGIN {}", NULL }), 2);
+	CHECK_EQ_INT(cli((const char *[]){ "-p", "12a", "-e", "BEGIN {}", NULL }), 2);
+	CHECK_EQ_INT(cli((const char *[]){ "-p", "5000000", "-e", "BEGIN {}", NULL }), 2);
+	CHECK_EQ_INT(cli((const char *[]){ "-B", "huge", "-e", "BEGIN {}", NULL }), 2);
+	CHECK_EQ_INT(cli((const char *[]){ "-l", "software:*", "hardware:*", NULL }), 2);
+	CHECK_EQ_INT(cli((const char *[]){ "-l", "-e", "BEGIN {}", NULL }), 2);
 	CHECK_EQ_INT(cli((const char *[]){ "-p", "1", "-c", "true", "-e", "BEGIN {}", NULL }), 2);
 	CHECK_EQ_INT(cli((const char *[]){ "-e", NULL }), 2);
 	CHECK_EQ_INT(cli((const char *[]){ "-V", NULL }), 0);
@@ -45,6 +50,9 @@ static void script_errors_exit_1(void)
 {
 	CHECK_EQ_INT(cli((const char *[]){ "-e", "BEGIN { @a = nosuch; }", NULL }), 1);
 	CHECK_EQ_INT(cli((const char *[]){ "/nonexistent/script.dt", NULL }), 1);
+	/* A search with a character no probe name has, and a probe type there is not. */
+	CHECK_EQ_INT(cli((const char *[]){ "-l", "\\n", NULL }), 1);
+	CHECK_EQ_INT(cli((const char *[]){ "-l", "nosuch:*", NULL }), 1);
 }
 
 static void output_file_and_params(void)
@@ -61,6 +69,27 @@ static void output_file_and_params(void)
 	text = read_all(out);
 	CHECK_EQ_STR(text, "Attaching 1 probe...\nfoo -7\n\n\n");
 	free(text);
+	unlink(out);
+}
+
+/* GNU getopt's order, as bpftrace's: options after the program file are options (-q, -o), and
+ * `--` ends them, so a parameter may look like one. */
+static void options_after_the_file(void)
+{
+	char script[] = "/tmp/dt_cli_scriptXXXXXX", out[] = "/tmp/dt_cli_outXXXXXX";
+	int fd = mkstemp(script), ofd = mkstemp(out);
+	const char text[] = "BEGIN { printf(\"%d\\n\", $1); exit(); }\n";
+	char *got;
+
+	T_SKIP_UNLESS_ROOT();
+	CHECK(write(fd, text, sizeof(text) - 1) == (ssize_t)sizeof(text) - 1);
+	close(fd);
+	close(ofd);
+	CHECK_EQ_INT(cli((const char *[]){ script, "-q", "-o", out, "--", "-7", NULL }), 0);
+	got = read_all(out);
+	CHECK_EQ_STR(got, "-7\n\n\n");
+	free(got);
+	unlink(script);
 	unlink(out);
 }
 
@@ -117,6 +146,7 @@ int main(void)
 	T_RUN(usage_errors_exit_2);
 	T_RUN(script_errors_exit_1);
 	T_RUN(output_file_and_params);
+	T_RUN(options_after_the_file);
 	T_RUN(shebang_keeps_lines);
 	T_RUN(dry_run_and_child);
 	return t_done();

@@ -1,0 +1,365 @@
+/* list.c — `dwarftrace -l [SEARCH]` and `-lv`: the probes this machine offers, one per line as
+ * bpftrace prints them (`tracepoint:sched:sched_switch`, `software:page-faults:`,
+ * `uprobe:./app:main`, `kprobe:vfs_read`), filtered by a search with bpftrace's wildcards. A search
+ * is `TYPE:REST` (TYPE may be an alias or hold wildcards; a wildcard TYPE leaves out the return
+ * probes, as bpftrace does) or a bare pattern matched against whole lines (`*sched_switch*`).
+ * Candidates come from where attaching takes them: tracefs `available_events` and
+ * `available_filter_functions` (kprobes only where the kernel has them), the perf event table
+ * (lang/names.c), and the function symbols of a binary — named in the search, found by a glob,
+ * or, with -p, every file the process maps executable. `-lv` adds tracepoint fields (from their
+ * format files) and the parameters of user functions (from DWARF, symbols/). Only probe types dwarftrace can attach are listed. */
+#include "runtime/session_internal.h"
+#include "elfproc/elfproc.h"
+#include "symbols/symbols.h"
+
+#include <ctype.h>
+#include <elf.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef DT_VEC(char *) strvec;
+
+struct lister {
+	const char *rest;  /* the search after "TYPE:", or the whole search when it has no ':' */
+	bool whole;        /* no ':' in the search: match "type:rest" lines whole */
+	int pid;           /* -p, or 0 */
+	bool verbose;
+	FILE *out, *err;
+	strvec lines;      /* "type:rest" of one provider, sorted and printed together */
+	char *warned;      /* the last binary said to have no DWARF */
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Keeps `type:rest` when it matches the search. */
+static void offer(struct lister *l, const char *type, const char *rest)
+{
+	char *line = xasprintf("%s:%s", type, rest);
+
+	if (fnmatch(l->rest, l->whole ? line : rest, 0) == 0)
+		DT_VEC_PUSH(&l->lines, line);
+	else
+		free(line);
+}
+
+/* The fields of a tracepoint as its format file declares them, bpftrace's `-lv` lines: the
+ * common fields (before the first empty line) are left out. */
+static void print_tp_fields(struct lister *l, const char *event)
+{
+	const char *root = dt_rt_tracefs();
+	char path[PATH_MAX], line[1024], *colon;
+	bool past_common = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/events/%s/format", root ? root : "", event);
+	if ((colon = strchr(path + strlen(root ? root : "") + 8, ':')))
+		*colon = '/';
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *decl = strstr(line, "field:"), *semi;
+
+		if (line[0] == '\n') {
+			past_common = true;
+			continue;
+		}
+		if (!past_common || line[0] != '\t' || decl != line + 1)
+			continue;
+		decl += 6;
+		if ((semi = strchr(decl, ';')))
+			*semi = 0;
+		fprintf(l->out, "    %s\n", decl);
+	}
+	fclose(f);
+}
+
+/* The parameters of a user function ("uprobe:BIN:FUNC") from its DWARF, one warning per binary
+ * without any, as bpftrace's -lv; kernel functions have none to show here. */
+static void print_params(struct lister *l, const char *line)
+{
+	const char *bin = strchr(line, ':') + 1, *fn = strrchr(bin, ':');
+	char *path, *file, **params = NULL;
+	uint32_t n = 0;
+	int rc;
+
+	if (!strncmp(line, "kprobe:", 7) || !strncmp(line, "kretprobe:", 10) || fn == bin - 1)
+		return;
+	path = xstrndup(bin, (size_t)(fn - bin));
+	/* -p's objects are read as that process sees them (list_user). */
+	file = l->pid > 0 && path[0] == '/' ? xasprintf("/proc/%d/root%s", l->pid, path) :
+					      xstrdup(path);
+	rc = dt_sym_func_params(file, fn + 1, &params, &n);
+	free(file);
+	if (rc == -ENODATA && (!l->warned || strcmp(l->warned, path))) {
+		fprintf(l->err, "dwarftrace: no DWARF in %s: cannot show the parameters of its "
+			"functions\n", path);
+		free(l->warned);
+		l->warned = xstrdup(path);
+	}
+	for (uint32_t k = 0; k < n; k++) {
+		fprintf(l->out, "    %s\n", params[k]);
+		free(params[k]);
+	}
+	free(params);
+	free(path);
+}
+
+/* Prints and forgets the lines gathered for one provider, sorted, without repeats. */
+static void flush(struct lister *l, dt_provider p)
+{
+	qsort(l->lines.v, l->lines.n, sizeof(*l->lines.v), cmp_str);
+	for (size_t i = 0; i < l->lines.n; i++) {
+		const char *line = l->lines.v[i];
+
+		if (i && !strcmp(line, l->lines.v[i - 1]))
+			continue;
+		fprintf(l->out, "%s\n", line);
+		if (l->verbose && p == DT_P_TRACEPOINT)
+			print_tp_fields(l, strchr(line, ':') + 1);
+		else if (l->verbose && p != DT_P_SOFTWARE && p != DT_P_HARDWARE)
+			print_params(l, line);
+	}
+	for (size_t i = 0; i < l->lines.n; i++)
+		free(l->lines.v[i]);
+	l->lines.n = 0;
+}
+
+/* One line per line of a tracefs list file (kernel functions lose their " [module]"). */
+static void list_tracefs(struct lister *l, const char *type, const char *file)
+{
+	const char *root = dt_rt_tracefs();
+	char path[PATH_MAX], line[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root ? root : "/sys/kernel/tracing", file);
+	f = fopen(path, "re");
+	if (!f) {
+		fprintf(l->err, "dwarftrace: cannot list %s probes: %s: %s\n", type, path,
+			strerror(errno));
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, " \t\n")] = 0;
+		/* ".part.N" pieces of a function cannot be traced (bpftrace leaves them out too). */
+		if (line[0] && !strstr(line, ".part."))
+			offer(l, type, line);
+	}
+	fclose(f);
+}
+
+static void list_perf_events(struct lister *l, dt_provider p)
+{
+	const char *const *names = p == DT_P_SOFTWARE ? dt_software_event_names() :
+							 dt_hardware_event_names();
+
+	for (size_t i = 0; names[i]; i++) {
+		char *rest;
+
+		/* The table holds aliases beside perf's names; list each event once, by its name. */
+		if (strcmp(dt_perf_event_find(p, names[i])->name, names[i]))
+			continue;
+		rest = xasprintf("%s:", names[i]);
+		offer(l, dt_provider_name(p), rest);
+		free(rest);
+	}
+}
+
+struct sym_ctx {
+	struct lister *l;
+	const char *type, *shown, *func_pat; /* func_pat NULL: match "shown:func" whole */
+};
+
+static int offer_sym(void *ctx, const dt_elf_sym *sym)
+{
+	struct sym_ctx *c = ctx;
+	char *rest;
+
+	if ((sym->type != STT_FUNC && sym->type != STT_GNU_IFUNC) || strchr(sym->name, '@') ||
+	    !sym->value)
+		return 0;
+	if (c->func_pat && fnmatch(c->func_pat, sym->name, 0))
+		return 0;
+	rest = xasprintf("%s:%s", c->shown, sym->name);
+	if (c->func_pat)
+		DT_VEC_PUSH(&c->l->lines, xasprintf("%s:%s", c->type, rest));
+	else
+		offer(c->l, c->type, rest);
+	free(rest);
+	return 0;
+}
+
+/* The functions of the ELF file `path`, printed as `type:shown:func`. */
+static void list_binary(struct lister *l, const char *type, const char *path, const char *shown,
+			const char *func_pat)
+{
+	struct sym_ctx c = { .l = l, .type = type, .shown = shown, .func_pat = func_pat };
+	dt_elf *e = dt_elf_open(NULL, path);
+
+	if (!e) {
+		if (func_pat)
+			fprintf(l->err, "dwarftrace: cannot list the functions of %s: %s\n", path,
+				errno == ENOEXEC ? "not an ELF file" : strerror(errno));
+		return;
+	}
+	dt_elf_sym_each(e, offer_sym, &c);
+	dt_elf_put(e);
+}
+
+/* uprobe-like types: the binary named in "BIN:FUNC" (a path, a library or program name, or a
+ * glob), or with no binary in the search, every file -p's process maps executable. */
+static void list_user(struct lister *l, const char *type)
+{
+	const char *colon = l->whole ? NULL : strchr(l->rest, ':');
+
+	if (colon) {
+		char *bin = xstrndup(l->rest, (size_t)(colon - l->rest));
+
+		if (strpbrk(bin, "*?[")) {
+			glob_t g;
+
+			if (glob(bin, 0, NULL, &g) == 0) {
+				for (size_t i = 0; i < g.gl_pathc; i++)
+					if (access(g.gl_pathv[i], X_OK) == 0 ||
+					    strstr(g.gl_pathv[i], ".so"))
+						list_binary(l, type, g.gl_pathv[i],
+							    g.gl_pathv[i], colon + 1);
+				globfree(&g);
+			}
+		} else {
+			char *path = NULL;
+			int rc = dt_rt_resolve_binary(bin, l->pid, &path);
+
+			if (rc < 0)
+				fprintf(l->err, "dwarftrace: cannot find '%s' (give a path, or a "
+					"library name that `ldconfig -p` lists)\n", bin);
+			else
+				list_binary(l, type, path, strchr(bin, '/') ? bin : path,
+					    colon + 1);
+			free(path);
+		}
+		free(bin);
+		return;
+	}
+	if (l->pid > 0) {
+		dt_proc_mappings m;
+		strvec seen = { 0 };
+
+		if (dt_proc_mappings_read(l->pid, &m) < 0) {
+			fprintf(l->err, "dwarftrace: cannot read the mappings of process %d\n",
+				l->pid);
+			return;
+		}
+		for (size_t i = 0; i < m.n; i++) {
+			const dt_proc_mapping *mp = &m.v[i];
+			char path[PATH_MAX];
+			bool dup = false;
+
+			if (mp->perms[2] != 'x' || mp->path[0] != '/' || mp->deleted)
+				continue;
+			for (size_t k = 0; k < seen.n && !dup; k++)
+				dup = !strcmp(seen.v[k], mp->path);
+			if (dup)
+				continue;
+			DT_VEC_PUSH(&seen, xstrdup(mp->path));
+			/* The file as the process sees it (it may live in another mount namespace). */
+			snprintf(path, sizeof(path), "/proc/%d/root%s", l->pid, mp->path);
+			list_binary(l, type, path, mp->path, NULL);
+		}
+		for (size_t k = 0; k < seen.n; k++)
+			free(seen.v[k]);
+		free(seen.v);
+		dt_proc_mappings_free(&m);
+	}
+}
+
+/* Whether provider p is listed for a search whose type part is `type` (NULL: a bare pattern).
+ * A wildcard type (or none) takes the entry probes only, as bpftrace's listing does. */
+static bool wanted(dt_provider p, const char *type, bool explicit)
+{
+	if (explicit)
+		return true;
+	if (p == DT_P_KRETPROBE || p == DT_P_URETPROBE || p == DT_P_XPROBE)
+		return false;
+	return !type || fnmatch(type, dt_provider_name(p), 0) == 0;
+}
+
+int dt_list_probes(const char *search, int pid, bool verbose, FILE *out, FILE *err)
+{
+	static const dt_provider order[] = {
+		DT_P_HARDWARE, DT_P_KPROBE, DT_P_KRETPROBE, DT_P_SOFTWARE, DT_P_TRACEPOINT,
+		DT_P_UPROBE, DT_P_URETPROBE, DT_P_XPROBE,
+	};
+	struct lister l = { .pid = pid, .verbose = verbose, .out = out, .err = err };
+	const char *colon;
+	char *type = NULL;
+	dt_provider explicit_p = DT_P__COUNT;
+	bool have_kprobes = access("/sys/bus/event_source/devices/kprobe", F_OK) == 0;
+
+	if (!search || !*search || !strcmp(search, "*"))
+		search = "*:*";
+	for (const char *c = search; *c; c++) {
+		if (!isalnum((unsigned char)*c) && !strchr("_-*?[]:./+@,!", *c)) {
+			/* bpftrace's words, which scripts around it look for. */
+			fprintf(err, "ERROR: invalid character '%c' in the search '%s'\n", *c, search);
+			return -EINVAL;
+		}
+	}
+	colon = strchr(search, ':');
+	l.whole = !colon;
+	l.rest = colon ? colon + 1 : search;
+	if (colon) {
+		type = xstrndup(search, (size_t)(colon - search));
+		if (!strpbrk(type, "*?[")) {
+			if (!dt_provider_lookup(type, strlen(type), &explicit_p)) {
+				fprintf(err, "dwarftrace: -l: unknown probe type '%s'\n", type);
+				free(type);
+				return -EINVAL;
+			}
+		}
+	}
+	for (size_t i = 0; i < DT_ARRAY_SIZE(order); i++) {
+		dt_provider p = order[i];
+		const char *name = dt_provider_name(p);
+
+		if (explicit_p != DT_P__COUNT ? p != explicit_p : !wanted(p, type, false))
+			continue;
+		switch (p) {
+		case DT_P_TRACEPOINT:
+			list_tracefs(&l, name, "available_events");
+			break;
+		case DT_P_KPROBE:
+		case DT_P_KRETPROBE:
+			if (have_kprobes)
+				list_tracefs(&l, name, "available_filter_functions");
+			else if (explicit_p == p)
+				fprintf(err, "dwarftrace: -l: this kernel has no kprobes "
+					"(it was built without CONFIG_KPROBES)\n");
+			break;
+		case DT_P_SOFTWARE:
+		case DT_P_HARDWARE:
+			list_perf_events(&l, p);
+			break;
+		case DT_P_UPROBE:
+		case DT_P_URETPROBE:
+		case DT_P_XPROBE:
+			list_user(&l, name);
+			break;
+		default:
+			break;
+		}
+		flush(&l, p);
+	}
+	free(l.lines.v);
+	free(l.warned);
+	free(type);
+	return 0;
+}
