@@ -462,6 +462,33 @@ static void stmt(cg *c, const dt_stmt *s)
 		for (uint32_t i = 0; i < s->unroll.count && !c->err; i++)
 			cg_stmts(c, &s->unroll.body);
 		break;
+	case DT_S_WHILE: {
+		LLVMBasicBlockRef head = cg_block(c, "while.cond"), body = cg_block(c, "while.body");
+		LLVMBasicBlockRef done = cg_block(c, "while.done");
+		LLVMBasicBlockRef saved_break = c->loop_break, saved_cont = c->loop_cont;
+
+		LLVMBuildBr(c->b, head);
+		LLVMPositionBuilderAtEnd(c->b, head);
+		LLVMBuildCondBr(c->b, cg_cond(c, s->while_.cond), body, done);
+		LLVMPositionBuilderAtEnd(c->b, body);
+		c->loop_break = done;
+		c->loop_cont = head;
+		cg_stmts(c, &s->while_.body);
+		c->loop_break = saved_break;
+		c->loop_cont = saved_cont;
+		LLVMBuildBr(c->b, head);
+		LLVMPositionBuilderAtEnd(c->b, done);
+		break;
+	}
+	case DT_S_BREAK: case DT_S_CONTINUE:
+		if (!c->loop_break) {
+			cg_fail(c, s->span, "break or continue outside a loop");
+			break;
+		}
+		LLVMBuildBr(c->b, s->kind == DT_S_BREAK ? c->loop_break : c->loop_cont);
+		/* What follows in the block is unreachable; it still needs a block to go in. */
+		LLVMPositionBuilderAtEnd(c->b, cg_block(c, "after.jump"));
+		break;
 	case DT_S_RETURN:
 		cg_return(c);
 		break;

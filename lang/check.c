@@ -41,6 +41,7 @@ typedef struct checker {
 	const dt_type *record;   /* its tracepoint args, loaded on first use */
 	bool record_failed;
 	bool in_pred;
+	uint32_t loop_depth; /* while loops around the statement being checked */
 	const char *tracefs;
 	bool tracefs_looked;
 } checker;
@@ -158,7 +159,8 @@ static bool key_elem_ok(checker *c, const dt_expr *k, const dt_type *t)
 	if (is_none(t))
 		return false;
 	if (t->kind == DT_T_INT || t->kind == DT_T_STR || t->kind == DT_T_STACK ||
-	    t->kind == DT_T_KSYM || t->kind == DT_T_USYM || t->kind == DT_T_TUPLE)
+	    t->kind == DT_T_KSYM || t->kind == DT_T_USYM || t->kind == DT_T_TUPLE ||
+	    t->kind == DT_T_USERNAME)
 		return true;
 	ERR(c, k->span, "%s cannot be a map key", tname(c, t));
 	return false;
@@ -255,6 +257,13 @@ static bool is_ret(dt_provider p)
 static bool is_xprobe(dt_provider p) { return p == DT_P_XPROBE; }
 static bool is_entry(dt_provider p) { return p == DT_P_UPROBE || p == DT_P_KPROBE; }
 static bool is_tp(dt_provider p) { return p == DT_P_TRACEPOINT; }
+/* Programs whose context holds the interrupted registers. */
+static bool has_regs(dt_provider p)
+{
+	return p == DT_P_UPROBE || p == DT_P_URETPROBE || p == DT_P_KPROBE ||
+	       p == DT_P_KRETPROBE || p == DT_P_INTERVAL || p == DT_P_PROFILE ||
+	       p == DT_P_SOFTWARE || p == DT_P_HARDWARE;
+}
 static bool has_func(dt_provider p)
 {
 	return p == DT_P_UPROBE || p == DT_P_URETPROBE || p == DT_P_KPROBE ||
@@ -295,6 +304,33 @@ static const dt_type *check_builtin(checker *c, dt_expr *e)
 	switch (e->builtin.id) {
 	case DT_B_PID: case DT_B_TID: case DT_B_UID: case DT_B_GID: case DT_B_CPU:
 	case DT_B_NSECS: case DT_B_ELAPSED: case DT_B_CGROUP: case DT_B_CURTASK: case DT_B_RAND:
+		return dt_type_int(false, 8);
+	case DT_B_NUMAID: case DT_B_JIFFIES: case DT_B_NCPUS:
+		return dt_type_int(false, 8);
+	case DT_B_CPID:
+		if (!c->o || !c->o->has_child) {
+			ERR(c, e->span, "cpid cannot be used without a child command");
+			HINT(c, "cpid is the pid of the command given with -c");
+			return &t_none;
+		}
+		return dt_type_int(false, 8);
+	case DT_B_USERMODE:
+		if (!all_attach(c, has_regs)) {
+			ERR(c, e->span, "usermode is not available in %s probes",
+			    dt_provider_name(c->probe->attach[0]->provider));
+			HINT(c, "it reads the interrupted registers: uprobe, kprobe, profile, "
+				"interval, software and hardware probes have them");
+			return &t_none;
+		}
+		return dt_type_int(false, 8);
+	case DT_B_USERNAME:
+		return dt_type_new(c->a, DT_T_USERNAME);
+	case DT_B_SARG:
+		if (!all_attach(c, is_entry)) {
+			ERR(c, e->span, "sarg%u is only available in uprobe and kprobe probes",
+			    e->builtin.arg);
+			return &t_none;
+		}
 		return dt_type_int(false, 8);
 	case DT_B_COMM:
 		return dt_type_str(16);
@@ -428,6 +464,47 @@ static const dt_type *check_field(checker *c, dt_expr *e)
 	return dt_type_int(f->is_signed, f->size);
 }
 
+/* ---------------------------------------------------------------- positional parameters */
+
+/* The text of $n, "" when it was not given. */
+static const char *posparam_text(checker *c, uint32_t n)
+{
+	if (!c->o || !c->o->params || n > c->o->nparams || !c->o->params[n - 1])
+		return "";
+	return c->o->params[n - 1];
+}
+
+/* Makes the positional parameter `e` the string literal of its text, whatever it looks like:
+ * str($1), buf($1, …) and friends take the parameter as written ("1" stays "1"). */
+static const dt_type *posparam_as_str(checker *c, dt_expr *e)
+{
+	const char *s = posparam_text(c, e->posparam.n);
+	e->kind = DT_E_STR;
+	e->str.len = (uint32_t)strlen(s);
+	e->str.s = dt_arena_strndup(c->a, s, e->str.len);
+	e->type = dt_type_str(e->str.len + 1);
+	return e->type;
+}
+
+/* An argument that takes a string: a positional parameter there is its text ($1 given as 1 is
+ * "1"), and `$1 + N` is its text from the Nth byte on, as bpftrace has it. */
+static void posparam_str_arg(checker *c, dt_expr *arg)
+{
+	if (arg->kind == DT_E_POSPARAM && arg->posparam.n) {
+		posparam_as_str(c, arg);
+		return;
+	}
+	if (arg->kind == DT_E_BINOP && arg->bin.op == DT_OP_ADD &&
+	    arg->bin.l->kind == DT_E_POSPARAM && arg->bin.l->posparam.n &&
+	    arg->bin.r->kind == DT_E_INT) {
+		const char *s = posparam_text(c, arg->bin.l->posparam.n);
+		size_t len = strlen(s), skip = arg->bin.r->i.value < len ? arg->bin.r->i.value : len;
+		arg->kind = DT_E_STR;
+		arg->str.len = (uint32_t)(len - skip);
+		arg->str.s = dt_arena_strndup(c->a, s + skip, arg->str.len);
+	}
+}
+
 /* ---------------------------------------------------------------- calls */
 
 static uint32_t add_event(checker *c, dt_func f, const dt_expr *call, const char *fmt,
@@ -458,7 +535,7 @@ static bool printf_arg_ok(char conv, const dt_type *t)
 	switch (conv) {
 	case 's':
 		return t->kind == DT_T_STR || t->kind == DT_T_INT || t->kind == DT_T_STACK ||
-		       t->kind == DT_T_KSYM || t->kind == DT_T_USYM;
+		       t->kind == DT_T_KSYM || t->kind == DT_T_USYM || t->kind == DT_T_USERNAME;
 	case 'p':
 		return t->kind == DT_T_INT || t->kind == DT_T_KSYM || t->kind == DT_T_USYM;
 	default:
@@ -678,6 +755,7 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 	case DT_F_STR: {
 		if (!nargs_ok(c, e, 1, 2, "str(pointer[, length])"))
 			return dt_type_void();
+		posparam_str_arg(c, e->call.args[0]);
 		const dt_type *t = check_expr(c, e->call.args[0]);
 		if (!is_none(t) && !is_int(t) && t->kind != DT_T_STR) {
 			ERR(c, e->call.args[0]->span, "str needs a pointer or a string, not %s",
@@ -715,6 +793,46 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 			return &t_none;
 		}
 		return dt_type_new(c->a, e->call.id == DT_F_KSYM ? DT_T_KSYM : DT_T_USYM);
+	}
+	case DT_F_STRNCMP: case DT_F_STRCONTAINS: {
+		bool ncmp = e->call.id == DT_F_STRNCMP;
+		if (!nargs_ok(c, e, ncmp ? 3 : 2, ncmp ? 3 : 2,
+			      ncmp ? "strncmp(string, string, length)" : "strcontains(haystack, needle)"))
+			return &t_none;
+		bool ok = true;
+		for (uint32_t i = 0; i < 2; i++) {
+			posparam_str_arg(c, e->call.args[i]);
+			const dt_type *t = check_expr(c, e->call.args[i]);
+			if (!is_none(t) && t->kind != DT_T_STR) {
+				ERR(c, e->call.args[i]->span, "%s needs strings, not %s", e->call.name,
+				    tname(c, t));
+				ok = false;
+			} else if (is_none(t)) {
+				ok = false;
+			}
+		}
+		if (ncmp) {
+			dt_expr *n = e->call.args[2];
+			const dt_type *t = check_expr(c, n);
+			if (!is_none(t) && (n->kind != DT_E_INT || (int64_t)n->i.value < 0)) {
+				ERR(c, n->span, "strncmp's length must be a non-negative integer constant");
+				ok = false;
+			}
+		}
+		return ok ? dt_type_int(false, 8) : &t_none;
+	}
+	case DT_F_BSWAP: {
+		if (!nargs_ok(c, e, 1, 1, "bswap(integer)"))
+			return &t_none;
+		const dt_type *t = check_expr(c, e->call.args[0]);
+		if (is_none(t))
+			return &t_none;
+		if (!is_int(t)) {
+			ERR(c, e->call.args[0]->span, "bswap needs an integer, not %s", tname(c, t));
+			return &t_none;
+		}
+		/* The bytes of the argument's own size are reversed: bswap((int16)x) swaps two. */
+		return dt_type_int(false, t->size);
 	}
 	default:
 		/* Aggregations reach here only when misused; check_agg handles the good place. */
@@ -876,26 +994,37 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 		uint32_t n = e->posparam.n;
 		if (!n)
 			return &t_none;
-		if (!c->o || n > c->o->nparams || !c->o->params || !c->o->params[n - 1]) {
-			ERR(c, e->span, "positional parameter $%u was not given", n);
-			HINT(c, "%u parameter%s given after the program", c->o ? c->o->nparams : 0,
-			     c->o && c->o->nparams == 1 ? " was" : "s were");
-			return &t_none;
-		}
-		/* Substitute the value: a number becomes an integer, anything else a string. */
-		const char *s = c->o->params[n - 1];
+		/* Substitute the value: a number becomes an integer, anything else a string; one
+		 * that was not given reads as 0 (bpftrace's rule). */
+		const char *s = posparam_text(c, n);
 		char *end;
 		errno = 0;
 		long long v = strtoll(s, &end, 0);
-		if (*s && !*end && !errno) {
+		if (!*s || (!*end && !errno)) {
 			e->kind = DT_E_INT;
-			e->i.value = (uint64_t)v;
+			e->i.value = *s ? (uint64_t)v : 0;
 			return dt_type_int(true, 8);
 		}
-		e->kind = DT_E_STR;
-		e->str.len = (uint32_t)strlen(s);
-		e->str.s = dt_arena_strndup(c->a, s, e->str.len);
-		return dt_type_str(e->str.len + 1);
+		return posparam_as_str(c, e);
+	}
+	case DT_E_PARAMCOUNT:
+		e->kind = DT_E_INT;
+		e->i.value = c->o ? c->o->nparams : 0;
+		return dt_type_int(true, 8);
+	case DT_E_TUPLE_GET: {
+		const dt_type *t = check_expr(c, e->tget.base);
+		if (is_none(t))
+			return &t_none;
+		if (t->kind != DT_T_TUPLE) {
+			ERR(c, e->span, "'.%u' needs a tuple, not %s", e->tget.index, tname(c, t));
+			return &t_none;
+		}
+		if (e->tget.index >= t->tuple.n) {
+			ERR(c, e->span, "invalid tuple index %u: the tuple has %u elements",
+			    e->tget.index, t->tuple.n);
+			return &t_none;
+		}
+		return t->tuple.elems[e->tget.index];
 	}
 	case DT_E_BUILTIN:
 		return check_builtin(c, e);
@@ -945,6 +1074,9 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 			    tname(c, ct));
 		if (is_none(t) || is_none(f))
 			return &t_none;
+		/* `cond ? printf(…) : exit()`: a statement written as an expression. */
+		if (t->kind == DT_T_VOID && f->kind == DT_T_VOID)
+			return dt_type_void();
 		const dt_type *u = dt_type_unify(c->a, storage_type(t), storage_type(f));
 		if (!u || !value_type_ok(u)) {
 			ERR(c, e->span, "the branches of '?:' have different types: %s and %s",
@@ -1065,7 +1197,7 @@ static void check_stmt(checker *c, dt_stmt *s)
 		const dt_type *t = check_expr(c, e);
 		bool effect = e->kind == DT_E_CALL ||
 			      (e->kind == DT_E_UNOP && e->un.op >= DT_UOP_PREINC);
-		if (!effect && !is_none(t))
+		if (!effect && !is_none(t) && t->kind != DT_T_VOID)
 			dt_diag(c->d, DT_DIAG_WARNING, e->span, "expression result unused");
 		return;
 	}
@@ -1081,8 +1213,37 @@ static void check_stmt(checker *c, dt_stmt *s)
 		check_stmts(c, &s->if_.els);
 		return;
 	}
-	case DT_S_UNROLL:
+	case DT_S_UNROLL: {
+		dt_expr *n = s->unroll.count_expr;
+		const dt_type *t = n ? check_expr(c, n) : &t_none;
+		if (!is_none(t)) {
+			if (n->kind != DT_E_INT) {
+				ERR(c, n->span, "unroll needs an integer constant, not %s", tname(c, t));
+			} else if ((int64_t)n->i.value > 100) {
+				ERR(c, s->span, "unroll maximum value is 100");
+			} else if ((int64_t)n->i.value < 1) {
+				ERR(c, s->span, "unroll minimum value is 1");
+			} else {
+				s->unroll.count = (uint32_t)n->i.value;
+			}
+		}
 		check_stmts(c, &s->unroll.body);
+		return;
+	}
+	case DT_S_WHILE: {
+		const dt_type *t = check_expr(c, s->while_.cond);
+		if (!is_none(t) && !is_int(t))
+			ERR(c, s->while_.cond->span, "a condition must be an integer, not %s",
+			    tname(c, t));
+		c->loop_depth++;
+		check_stmts(c, &s->while_.body);
+		c->loop_depth--;
+		return;
+	}
+	case DT_S_BREAK: case DT_S_CONTINUE:
+		if (!c->loop_depth)
+			ERR(c, s->span, "%s used outside of a loop",
+			    s->kind == DT_S_BREAK ? "break" : "continue");
 		return;
 	case DT_S_BLOCK:
 		check_stmts(c, &s->block);

@@ -75,6 +75,7 @@ typedef enum dt_type_kind {
 	DT_T_USYM,   /* u64 user address + u32 pid, printed as a symbol (usym(), func in uprobes) */
 	DT_T_TIMESTAMP, /* unused for now; reserved */
 	DT_T_RECORD, /* a tracepoint's `args`: only valid as the base of a field access */
+	DT_T_USERNAME, /* u64 uid printed as the user's name (`username`) */
 	/* Map values produced by aggregation functions. */
 	DT_T_COUNT, DT_T_SUM, DT_T_AVG, DT_T_MIN, DT_T_MAX, DT_T_STATS, DT_T_HIST, DT_T_LHIST,
 } dt_type_kind;
@@ -205,6 +206,11 @@ typedef enum dt_builtin {
 	DT_B_RAND, DT_B_CURTASK,
 	/* xprobe only: this call's time in ns (nswitch: context switches), see bpf-lib/dt_xprobe.h */
 	DT_B_WALL, DT_B_ONCPU, DT_B_OFFCPU, DT_B_RUNQ, DT_B_BLOCKED, DT_B_IOWAIT, DT_B_NSWITCH,
+	DT_B_CPID,     /* the -c command's pid (0 without -c) */
+	DT_B_NUMAID, DT_B_JIFFIES, DT_B_NCPUS,
+	DT_B_USERMODE, /* 1 when the probe interrupted user mode */
+	DT_B_USERNAME, /* the user's name, from uid at print time */
+	DT_B_SARG,     /* sargN: the Nth 64-bit word above the stack pointer, see builtin.arg */
 	DT_B__COUNT
 } dt_builtin;
 
@@ -212,6 +218,7 @@ typedef enum dt_func {
 	DT_F_PRINTF, DT_F_PRINT, DT_F_CLEAR, DT_F_DELETE, DT_F_ZERO, DT_F_EXIT, DT_F_TIME, DT_F_STR,
 	DT_F_KSYM, DT_F_USYM,
 	DT_F_COUNT, DT_F_SUM, DT_F_AVG, DT_F_MIN, DT_F_MAX, DT_F_STATS, DT_F_HIST, DT_F_LHIST,
+	DT_F_STRNCMP, DT_F_STRCONTAINS, DT_F_BSWAP,
 	DT_F__COUNT
 } dt_func;
 
@@ -231,6 +238,8 @@ typedef enum dt_unop {
 typedef enum dt_expr_kind {
 	DT_E_INT, DT_E_STR, DT_E_BUILTIN, DT_E_VAR, DT_E_MAP, DT_E_CALL, DT_E_BINOP, DT_E_UNOP,
 	DT_E_TERNARY, DT_E_FIELD, DT_E_TUPLE, DT_E_POSPARAM,
+	DT_E_TUPLE_GET, /* $t.0: one element of a tuple value */
+	DT_E_PARAMCOUNT, /* $#: substituted by dt_check with the number of positional parameters */
 } dt_expr_kind;
 
 typedef struct dt_expr dt_expr;
@@ -278,6 +287,7 @@ struct dt_expr {
 		} field;
 		struct { dt_expr **elems; uint32_t n; } tuple;
 		struct { uint32_t n; } posparam; /* $1, $2: substituted from the command line by dt_check */
+		struct { dt_expr *base; uint32_t index; } tget;
 	};
 };
 
@@ -292,6 +302,8 @@ typedef enum dt_stmt_kind {
 	DT_S_IF,
 	DT_S_UNROLL,
 	DT_S_RETURN,
+	DT_S_WHILE,
+	DT_S_BREAK, DT_S_CONTINUE, /* inside a while loop only */
 	DT_S_BLOCK,
 } dt_stmt_kind;
 
@@ -306,7 +318,9 @@ struct dt_stmt {
 			dt_expr *value;
 		} assign;
 		struct { dt_expr *cond; dt_stmt_list then, els; } if_;
-		struct { uint32_t count; dt_stmt_list body; } unroll;
+		/* count_expr is an integer literal or a positional parameter; dt_check sets count. */
+		struct { uint32_t count; dt_expr *count_expr; dt_stmt_list body; } unroll;
+		struct { dt_expr *cond; dt_stmt_list body; } while_;
 		dt_stmt_list block;
 	};
 };
@@ -392,6 +406,8 @@ typedef struct dt_check_opts {
 	/* Positional parameters $1..$n from the command line. */
 	const char **params;
 	uint32_t nparams;
+	/* A -c command runs (or would, under --dry-run): `cpid` is its pid. */
+	bool has_child;
 } dt_check_opts;
 
 /* Resolves names, infers and checks types, validates attach points (units, rates, known software

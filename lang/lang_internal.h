@@ -32,6 +32,9 @@ typedef enum dt_tok_kind {
 	DT_TOK__COUNT
 } dt_tok_kind;
 
+/* The ival of the DT_TOK_POSPARAM `$#` (the number of positional parameters). */
+#define DT_POSPARAM_COUNT UINT64_MAX
+
 typedef struct dt_token {
 	dt_tok_kind kind;
 	uint32_t off, len;

@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -204,6 +205,18 @@ static void put_usym(dt_out *o, dt_sbuf *b, uint32_t pid, uint32_t gen, uint64_t
 	dt_sb_puts(b, name);
 }
 
+/* A user's name from the password database; the number when it has none. */
+static void put_username(dt_sbuf *b, uid_t uid)
+{
+	struct passwd pw, *res = NULL;
+	char buf[1024];
+
+	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) == 0 && res)
+		dt_sb_puts(b, res->pw_name);
+	else
+		dt_sb_printf(b, "%u", (unsigned)uid);
+}
+
 void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_fmt_ctx ctx)
 {
 	bool json = ctx == DT_FMT_JSON;
@@ -241,6 +254,15 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
 			memcpy(&u, data, sizeof(u));
 			put_usym(o, dst, u.pid, DT_GEN_OF(u.pad), u.addr);
 		}
+		if (json)
+			put_quoted(b, dt_sb_str(&tmp), tmp.n);
+		break;
+	}
+	case DT_T_USERNAME: {
+		uint64_t uid;
+		memcpy(&uid, data, 8);
+		dt_sbuf *dst = json ? &tmp : b;
+		put_username(dst, (uid_t)uid);
 		if (json)
 			put_quoted(b, dt_sb_str(&tmp), tmp.n);
 		break;

@@ -391,6 +391,7 @@ int dt_cli_main(int argc, char **argv)
 	so.end_on_attach_error = true;
 	so.params = c.params;
 	so.nparams = c.nparams;
+	so.has_child = c.cmd != NULL;
 	if (c.pid_arg) {
 		so.filter_pid = (uint32_t)atoi(c.pid_arg);
 		so.uprobe_pid = (int)so.filter_pid;
