@@ -633,7 +633,7 @@ static LLVMValueRef yes_no(cg *c, LLVMBasicBlockRef yes, LLVMBasicBlockRef no)
  * as NUL beyond its end) and at most `limit` bytes (strncmp). Fully unrolled: there is no loop
  * for the verifier to bound. */
 static LLVMValueRef str_eq(cg *c, LLVMValueRef a, uint32_t sa, LLVMValueRef b, uint32_t sb,
-			   uint64_t limit)
+			   uint64_t limit, bool stop_at_nul)
 {
 	uint32_t n = (uint32_t)DT_MIN((uint64_t)DT_MAX(sa, sb), limit);
 	LLVMBasicBlockRef yes = cg_block(c, "streq.yes"), no = cg_block(c, "streq.no");
@@ -645,7 +645,11 @@ static LLVMValueRef str_eq(cg *c, LLVMValueRef a, uint32_t sa, LLVMValueRef b, u
 
 		LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, ca, cb, ""), same, no);
 		LLVMPositionBuilderAtEnd(c->b, same);
-		LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, ca, cg_i64(c, 0), ""), yes, next);
+		if (stop_at_nul)
+			LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, ca, cg_i64(c, 0), ""),
+					yes, next);
+		else
+			LLVMBuildBr(c->b, next);
 		LLVMPositionBuilderAtEnd(c->b, next);
 	}
 	LLVMBuildBr(c->b, yes);
@@ -795,9 +799,11 @@ static LLVMValueRef binop(cg *c, const dt_expr *e)
 	if (!l || !r)
 		return cg_i64(c, 0);
 	if (!cg_is_scalar(lt) || !cg_is_scalar(rt)) {
-		if (lt->kind == DT_T_STR && rt->kind == DT_T_STR &&
+		if (lt->kind == rt->kind && (lt->kind == DT_T_STR || lt->kind == DT_T_BUF) &&
 		    (op == DT_OP_EQ || op == DT_OP_NE)) {
-			LLVMValueRef eq = str_eq(c, l, lt->size, r, rt->size, UINT64_MAX);
+			/* A buffer's bytes are compared whole, NULs included. */
+			LLVMValueRef eq = str_eq(c, l, lt->size, r, rt->size, UINT64_MAX,
+						 lt->kind == DT_T_STR);
 
 			return op == DT_OP_EQ ? eq : LLVMBuildXor(c->b, eq, cg_i64(c, 1), "");
 		}
@@ -917,6 +923,32 @@ static LLVMValueRef tuple(cg *c, const dt_expr *e)
 	return b;
 }
 
+/* buf(src, len): the length byte, then the bytes of a string value or of memory at a pointer. A
+ * constant length is the type's; another is capped by it at run time. */
+static LLVMValueRef buf(cg *c, const dt_expr *e)
+{
+	const dt_expr *src = e->call.args[0], *l = e->call.args[1];
+	uint32_t cap = e->type->size - 1;
+	LLVMValueRef res = cg_buf(c, e->type->size), v = cg_expr(c, src), len;
+
+	if (!v)
+		return NULL;
+	if (l->kind == DT_E_INT) {
+		len = cg_i64(c, cap);
+	} else {
+		len = cg_expr(c, l);
+		len = LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntUGT, len, cg_i64(c, cap), ""),
+				      cg_i64(c, cap), len, "");
+	}
+	cg_store_int(c, res, 0, 1, len);
+	if (src->type->kind == DT_T_STR)
+		cg_memcpy(c, res, 1, v, 0, DT_MIN(cap, src->type->size));
+	else if (cap)
+		read_any(c, cg_gep(c, res, 1), cap, l->kind == DT_E_INT ? NULL : len, v,
+			 prefer_user(c), false);
+	return res;
+}
+
 /* Calls that produce values; the rest (printf, print, …) live in cg_stmt.c. */
 static LLVMValueRef call(cg *c, const dt_expr *e)
 {
@@ -956,7 +988,7 @@ static LLVMValueRef call(cg *c, const dt_expr *e)
 			return NULL;
 		/* bpftrace's strncmp: 0 when the first n bytes agree, else 1. */
 		return LLVMBuildXor(c->b, str_eq(c, a, a0->type->size, b, e->call.args[1]->type->size,
-						 e->call.args[2]->i.value), cg_i64(c, 1), "");
+						 e->call.args[2]->i.value, true), cg_i64(c, 1), "");
 	}
 	case DT_F_STRCONTAINS: {
 		LLVMValueRef h = cg_expr(c, a0), n = cg_expr(c, e->call.args[1]);
@@ -964,6 +996,8 @@ static LLVMValueRef call(cg *c, const dt_expr *e)
 		return h && n ? str_contains(c, h, a0->type->size, n, e->call.args[1]->type->size)
 			      : NULL;
 	}
+	case DT_F_BUF:
+		return buf(c, e);
 	case DT_F_BSWAP: {
 		uint32_t n = e->type->size;
 

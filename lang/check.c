@@ -160,7 +160,7 @@ static bool key_elem_ok(checker *c, const dt_expr *k, const dt_type *t)
 		return false;
 	if (t->kind == DT_T_INT || t->kind == DT_T_STR || t->kind == DT_T_STACK ||
 	    t->kind == DT_T_KSYM || t->kind == DT_T_USYM || t->kind == DT_T_TUPLE ||
-	    t->kind == DT_T_USERNAME)
+	    t->kind == DT_T_USERNAME || t->kind == DT_T_BUF)
 		return true;
 	ERR(c, k->span, "%s cannot be a map key", tname(c, t));
 	return false;
@@ -538,6 +538,8 @@ static bool printf_arg_ok(char conv, const dt_type *t)
 		       t->kind == DT_T_KSYM || t->kind == DT_T_USYM || t->kind == DT_T_USERNAME;
 	case 'p':
 		return t->kind == DT_T_INT || t->kind == DT_T_KSYM || t->kind == DT_T_USYM;
+	case 'r':
+		return t->kind == DT_T_BUF;
 	default:
 		return t->kind == DT_T_INT;
 	}
@@ -616,12 +618,15 @@ static const dt_type *check_printf(checker *c, dt_expr *e)
 			mods++;
 		}
 		char conv = i < fe->str.len ? s[i] : 0;
-		const char *valid = mods ? "duxXoi" : "diuxXoscp";
+		const char *valid = mods ? "duxXoi" : "diuxXoscpr";
+		/* %r prints a buffer; %rx all of it in \xNN escapes, %rh as hex bytes. */
+		if (conv == 'r' && !mods && i + 1 < fe->str.len && (s[i + 1] == 'x' || s[i + 1] == 'h'))
+			i++;
 		if (!conv || !strchr(valid, conv)) {
 			ERR(c, literal_span(c, fe, start, i + (conv ? 1 : 0)),
 			    "invalid printf conversion '%.*s'", (int)(i - start + (conv ? 1 : 0)),
 			    s + start);
-			HINT(c, "supported: %%d %%i %%u %%x %%X %%o %%s %%p %%c, with l/ll/h/hh on "
+			HINT(c, "supported: %%d %%i %%u %%x %%X %%o %%s %%p %%c %%r, with l/ll/h/hh on "
 				"integer conversions, flags -+ 0#, width and precision; %%%% for a '%%'");
 			return dt_type_void();
 		}
@@ -634,7 +639,8 @@ static const dt_type *check_printf(checker *c, dt_expr *e)
 		const dt_type *t = at[argi - 1];
 		if (!is_none(t) && !printf_arg_ok(conv, t)) {
 			ERR(c, e->call.args[argi]->span, "printf conversion '%%%c' needs %s, not %s",
-			    conv, conv == 's' ? "a printable value" : "an integer", tname(c, t));
+			    conv, conv == 's' ? "a printable value" : conv == 'r' ? "a buffer (buf())" :
+			    "an integer", tname(c, t));
 			NOTE(c, literal_span(c, fe, start, i + 1), "the conversion is here");
 			ok = false;
 		}
@@ -821,6 +827,45 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 		}
 		return ok ? dt_type_int(false, 8) : &t_none;
 	}
+	case DT_F_BUF: {
+		if (!nargs_ok(c, e, 1, 2, "buf(pointer or string, length)"))
+			return &t_none;
+		dt_expr *src = e->call.args[0];
+		posparam_str_arg(c, src);
+		const dt_type *t = check_expr(c, src);
+		if (is_none(t))
+			return &t_none;
+		if (!is_int(t) && t->kind != DT_T_STR) {
+			ERR(c, src->span, "buf needs a pointer or a string, not %s", tname(c, t));
+			return &t_none;
+		}
+		if (e->call.nargs < 2) {
+			ERR(c, e->span, "buf() needs a length for %s", tname(c, t));
+			HINT(c, "usage: buf(pointer, length)");
+			return &t_none;
+		}
+		dt_expr *l = e->call.args[1];
+		const dt_type *lt = check_expr(c, l);
+		if (is_none(lt))
+			return &t_none;
+		if (!is_int(lt)) {
+			ERR(c, l->span, "buf's length must be an integer, not %s", tname(c, lt));
+			return &t_none;
+		}
+		if (l->kind != DT_E_INT)
+			return dt_type_buf(c->a, DT_STRLEN); /* read at most that much */
+		if ((int64_t)l->i.value < 0) {
+			ERR(c, l->span, "buf cannot use a negative length (%lld)",
+			    (long long)l->i.value);
+			return &t_none;
+		}
+		if (l->i.value > DT_STRLEN) {
+			dt_diag(c->d, DT_DIAG_WARNING, e->span, "buf() length is too long and will "
+				"be shortened to %d bytes", DT_STRLEN);
+			return dt_type_buf(c->a, DT_STRLEN);
+		}
+		return dt_type_buf(c->a, (uint32_t)l->i.value);
+	}
 	case DT_F_BSWAP: {
 		if (!nargs_ok(c, e, 1, 1, "bswap(integer)"))
 			return &t_none;
@@ -935,13 +980,15 @@ static const dt_type *check_binop(checker *c, dt_expr *e)
 		return dt_type_int(true, 8);
 	if (is_none(l) || is_none(r))
 		return &t_none;
-	if (l->kind == DT_T_STR || r->kind == DT_T_STR) {
+	if (l->kind == DT_T_STR || r->kind == DT_T_STR || l->kind == DT_T_BUF ||
+	    r->kind == DT_T_BUF) {
 		if ((op == DT_OP_EQ || op == DT_OP_NE) && l->kind == r->kind)
 			return dt_type_int(true, 8);
 		if (op == DT_OP_EQ || op == DT_OP_NE)
 			ERR(c, e->span, "cannot compare %s with %s", tname(c, l), tname(c, r));
 		else if (l->kind == r->kind)
-			ERR(c, e->span, "strings only support == and !=, not '%s'", binop_text(op));
+			ERR(c, e->span, "%s only support == and !=, not '%s'",
+			    l->kind == DT_T_STR ? "strings" : "buffers", binop_text(op));
 		else
 			ERR(c, e->span, "operator '%s' cannot be applied to %s and %s",
 			    binop_text(op), tname(c, l), tname(c, r));

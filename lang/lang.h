@@ -76,6 +76,7 @@ typedef enum dt_type_kind {
 	DT_T_TIMESTAMP, /* unused for now; reserved */
 	DT_T_RECORD, /* a tracepoint's `args`: only valid as the base of a field access */
 	DT_T_USERNAME, /* u64 uid printed as the user's name (`username`) */
+	DT_T_BUF,    /* buf(): a u8 length, then `size - 1` bytes of data (printed escaped, %r) */
 	/* Map values produced by aggregation functions. */
 	DT_T_COUNT, DT_T_SUM, DT_T_AVG, DT_T_MIN, DT_T_MAX, DT_T_STATS, DT_T_HIST, DT_T_LHIST,
 } dt_type_kind;
@@ -218,7 +219,7 @@ typedef enum dt_func {
 	DT_F_PRINTF, DT_F_PRINT, DT_F_CLEAR, DT_F_DELETE, DT_F_ZERO, DT_F_EXIT, DT_F_TIME, DT_F_STR,
 	DT_F_KSYM, DT_F_USYM,
 	DT_F_COUNT, DT_F_SUM, DT_F_AVG, DT_F_MIN, DT_F_MAX, DT_F_STATS, DT_F_HIST, DT_F_LHIST,
-	DT_F_STRNCMP, DT_F_STRCONTAINS, DT_F_BSWAP,
+	DT_F_STRNCMP, DT_F_STRCONTAINS, DT_F_BSWAP, DT_F_BUF,
 	DT_F__COUNT
 } dt_func;
 

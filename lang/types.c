@@ -98,6 +98,14 @@ dt_type *dt_type_tuple(dt_arena *a, const dt_type *const *elems, uint32_t n)
 	return t;
 }
 
+const dt_type *dt_type_buf(dt_arena *a, uint32_t n)
+{
+	dt_type *t = dt_type_new(a, DT_T_BUF);
+	t->size = n + 1;
+	t->align = 1;
+	return t;
+}
+
 const dt_type *dt_type_stack(dt_arena *a, dt_stack_kind k, dt_stack_mode m, uint32_t depth)
 {
 	dt_type *t = dt_type_new(a, DT_T_STACK);
@@ -142,7 +150,8 @@ const dt_type *dt_type_unify(dt_arena *ar, const dt_type *a, const dt_type *b)
 		return NULL;
 	if (a->kind == DT_T_INT && b->kind == DT_T_INT)
 		return dt_type_int(a->is_signed, DT_MAX(a->size, b->size));
-	if (a->kind == DT_T_STR && b->kind == DT_T_STR)
+	if ((a->kind == DT_T_STR && b->kind == DT_T_STR) ||
+	    (a->kind == DT_T_BUF && b->kind == DT_T_BUF))
 		return a->size >= b->size ? a : b;
 	if (a->kind == DT_T_TUPLE && b->kind == DT_T_TUPLE) {
 		if (a->tuple.n != b->tuple.n)
@@ -230,6 +239,7 @@ const char *dt_type_name(dt_arena *a, const dt_type *t)
 	case DT_T_KSYM: return "ksym";
 	case DT_T_USYM: return "usym";
 	case DT_T_USERNAME: return "username";
+	case DT_T_BUF: return dt_arena_printf(a, "buffer[%u]", t->size - 1);
 	case DT_T_TIMESTAMP: return "timestamp";
 	case DT_T_RECORD:
 		return dt_arena_printf(a, "args(%s:%s)", t->record.subsys ? t->record.subsys : "?",

@@ -205,6 +205,24 @@ static void put_usym(dt_out *o, dt_sbuf *b, uint32_t pid, uint32_t gen, uint64_t
 	dt_sb_puts(b, name);
 }
 
+/* A buf() value as bpftrace prints it: printable bytes as themselves and the rest as \xNN
+ * (mode 0, %r), every byte as \xNN (mode 'x', %rx) or as hex bytes apart (mode 'h', %rh). */
+static void put_buf(dt_sbuf *b, const dt_type *t, const unsigned char *data, char mode)
+{
+	uint32_t n = DT_MIN((uint32_t)data[0], t->size - 1);
+
+	for (uint32_t i = 0; i < n; i++) {
+		unsigned char ch = data[1 + i];
+
+		if (mode == 'h')
+			dt_sb_printf(b, i ? " %02x" : "%02x", ch);
+		else if (mode == 'x' || ch < 0x20 || ch > 0x7e)
+			dt_sb_printf(b, "\\x%02x", ch);
+		else
+			dt_sb_putc(b, (char)ch);
+	}
+}
+
 /* A user's name from the password database; the number when it has none. */
 static void put_username(dt_sbuf *b, uid_t uid)
 {
@@ -258,6 +276,14 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
 			put_quoted(b, dt_sb_str(&tmp), tmp.n);
 		break;
 	}
+	case DT_T_BUF:
+		if (json) {
+			put_buf(&tmp, t, data, 0);
+			put_quoted(b, dt_sb_str(&tmp), tmp.n);
+		} else {
+			put_buf(b, t, data, 0);
+		}
+		break;
 	case DT_T_USERNAME: {
 		uint64_t uid;
 		memcpy(&uid, data, 8);
@@ -574,6 +600,7 @@ struct conv {
 	char flags[48]; /* "%", flags, width, precision — without length and conversion */
 	int len;        /* -2 hh, -1 h, 0 none, 1 l/ll/z/j/t/q/L */
 	char c;
+	char rmode;     /* %r: 0, or the 'x' of %rx / the 'h' of %rh */
 };
 
 /* Parses the conversion at p (just after '%'); returns its length, or 0 if it is not one we
@@ -617,9 +644,12 @@ static size_t parse_conv(const char *p, struct conv *cv)
 		cv->len = 1;
 		p++;
 	}
-	if (!*p || !strchr("diouxXcsp", *p))
+	if (!*p || !strchr("diouxXcspr", *p))
 		return 0;
 	cv->c = *p++;
+	cv->rmode = 0;
+	if (cv->c == 'r' && (*p == 'x' || *p == 'h'))
+		cv->rmode = *p++;
 	return (size_t)(p - s);
 }
 
@@ -721,6 +751,10 @@ void dt_fmt_printf(dt_out *o, dt_sbuf *b, const char *fmt, const dt_type *args, 
 
 		if (at->kind == DT_T_INT && cv.c != 's') {
 			conv_int(b, &cv, dt_fmt_read_int(ap, at->size, at->is_signed), at->size);
+			continue;
+		}
+		if (at->kind == DT_T_BUF) {
+			put_buf(b, at, (const unsigned char *)ap, cv.rmode);
 			continue;
 		}
 		/* Strings, symbols, stacks and tuples print as their text, with the spec's width and
