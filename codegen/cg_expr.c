@@ -998,6 +998,8 @@ static LLVMValueRef call(cg *c, const dt_expr *e)
 	}
 	case DT_F_BUF:
 		return buf(c, e);
+	case DT_F_STRFTIME: /* the time; userspace formats it */
+		return cg_expr(c, e->call.args[1]);
 	case DT_F_BSWAP: {
 		uint32_t n = e->type->size;
 

@@ -160,7 +160,7 @@ static bool key_elem_ok(checker *c, const dt_expr *k, const dt_type *t)
 		return false;
 	if (t->kind == DT_T_INT || t->kind == DT_T_STR || t->kind == DT_T_STACK ||
 	    t->kind == DT_T_KSYM || t->kind == DT_T_USYM || t->kind == DT_T_TUPLE ||
-	    t->kind == DT_T_USERNAME || t->kind == DT_T_BUF)
+	    t->kind == DT_T_USERNAME || t->kind == DT_T_BUF || t->kind == DT_T_TIMESTAMP)
 		return true;
 	ERR(c, k->span, "%s cannot be a map key", tname(c, t));
 	return false;
@@ -535,7 +535,8 @@ static bool printf_arg_ok(char conv, const dt_type *t)
 	switch (conv) {
 	case 's':
 		return t->kind == DT_T_STR || t->kind == DT_T_INT || t->kind == DT_T_STACK ||
-		       t->kind == DT_T_KSYM || t->kind == DT_T_USYM || t->kind == DT_T_USERNAME;
+		       t->kind == DT_T_KSYM || t->kind == DT_T_USYM || t->kind == DT_T_USERNAME ||
+		       t->kind == DT_T_TIMESTAMP;
 	case 'p':
 		return t->kind == DT_T_INT || t->kind == DT_T_KSYM || t->kind == DT_T_USYM;
 	case 'r':
@@ -865,6 +866,28 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 			return dt_type_buf(c->a, DT_STRLEN);
 		}
 		return dt_type_buf(c->a, (uint32_t)l->i.value);
+	}
+	case DT_F_STRFTIME: {
+		if (!nargs_ok(c, e, 2, 2, "strftime(\"format\", nsecs)"))
+			return &t_none;
+		dt_expr *f = e->call.args[0];
+		const dt_type *nt = check_expr(c, e->call.args[1]);
+		if (f->kind != DT_E_STR) {
+			check_expr(c, f);
+			ERR(c, f->span, "strftime's format must be a string literal");
+			return &t_none;
+		}
+		f->type = dt_type_str(f->str.len + 1);
+		if (is_none(nt))
+			return &t_none;
+		if (!is_int(nt)) {
+			ERR(c, e->call.args[1]->span, "strftime needs nanoseconds since boot (an "
+			    "integer), not %s", tname(c, nt));
+			return &t_none;
+		}
+		dt_type *t = dt_type_new(c->a, DT_T_TIMESTAMP);
+		t->ts.fmt = f->str.s;
+		return t;
 	}
 	case DT_F_BSWAP: {
 		if (!nargs_ok(c, e, 1, 1, "bswap(integer)"))

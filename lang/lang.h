@@ -73,7 +73,7 @@ typedef enum dt_type_kind {
 	DT_T_TUPLE,  /* ordered elements at fixed offsets: map keys with several parts, printf args */
 	DT_T_KSYM,   /* u64 kernel address printed as a symbol (ksym(), func in kprobes) */
 	DT_T_USYM,   /* u64 user address + u32 pid, printed as a symbol (usym(), func in uprobes) */
-	DT_T_TIMESTAMP, /* unused for now; reserved */
+	DT_T_TIMESTAMP, /* strftime(): u64 ns since boot, printed as wall-clock time with ts.fmt */
 	DT_T_RECORD, /* a tracepoint's `args`: only valid as the base of a field access */
 	DT_T_USERNAME, /* u64 uid printed as the user's name (`username`) */
 	DT_T_BUF,    /* buf(): a u8 length, then `size - 1` bytes of data (printed escaped, %r) */
@@ -133,6 +133,9 @@ struct dt_type {
 		struct {
 			int64_t min, max, step; /* lhist(v, min, max, step) */
 		} lhist;
+		struct {
+			const char *fmt; /* strftime's format (bpftrace's %f: microseconds) */
+		} ts;
 		struct {
 			const char *subsys, *event; /* tracepoint of the record */
 			dt_tp_field *fields;
@@ -219,7 +222,7 @@ typedef enum dt_func {
 	DT_F_PRINTF, DT_F_PRINT, DT_F_CLEAR, DT_F_DELETE, DT_F_ZERO, DT_F_EXIT, DT_F_TIME, DT_F_STR,
 	DT_F_KSYM, DT_F_USYM,
 	DT_F_COUNT, DT_F_SUM, DT_F_AVG, DT_F_MIN, DT_F_MAX, DT_F_STATS, DT_F_HIST, DT_F_LHIST,
-	DT_F_STRNCMP, DT_F_STRCONTAINS, DT_F_BSWAP, DT_F_BUF,
+	DT_F_STRNCMP, DT_F_STRCONTAINS, DT_F_BSWAP, DT_F_BUF, DT_F_STRFTIME,
 	DT_F__COUNT
 } dt_func;
 

@@ -58,7 +58,7 @@ dt_type *dt_type_new(dt_arena *a, dt_type_kind k)
 	t->align = 8;
 	switch (k) {
 	case DT_T_COUNT: case DT_T_SUM: case DT_T_HIST: case DT_T_LHIST: case DT_T_KSYM:
-	case DT_T_USERNAME:
+	case DT_T_USERNAME: case DT_T_TIMESTAMP:
 		t->size = 8;
 		break;
 	case DT_T_AVG: case DT_T_MIN: case DT_T_MAX: case DT_T_STACK: case DT_T_USYM:
@@ -139,6 +139,8 @@ bool dt_type_equal(const dt_type *a, const dt_type *b)
 		       a->lhist.step == b->lhist.step;
 	case DT_T_RECORD:
 		return a->record.subsys == b->record.subsys && a->record.event == b->record.event;
+	case DT_T_TIMESTAMP:
+		return !a->ts.fmt == !b->ts.fmt && (!a->ts.fmt || !strcmp(a->ts.fmt, b->ts.fmt));
 	default:
 		return true;
 	}
@@ -183,6 +185,8 @@ dt_type *dt_type_clone(dt_arena *a, const dt_type *t)
 			c->tuple.elems[i] = dt_type_clone(a, t->tuple.elems[i]);
 			c->tuple.offsets[i] = t->tuple.offsets[i];
 		}
+	} else if (t->kind == DT_T_TIMESTAMP && t->ts.fmt) {
+		c->ts.fmt = dt_arena_strndup(a, t->ts.fmt, strlen(t->ts.fmt));
 	} else if (t->kind == DT_T_RECORD) {
 		c->record.subsys = t->record.subsys ? dt_arena_strndup(a, t->record.subsys,
 								   strlen(t->record.subsys)) : NULL;

@@ -14,6 +14,7 @@
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---------------------------------------------------------------- string buffer */
 
@@ -223,6 +224,39 @@ static void put_buf(dt_sbuf *b, const dt_type *t, const unsigned char *data, cha
 	}
 }
 
+/* strftime(): `ns` since boot (bpf_ktime_get_ns, CLOCK_MONOTONIC) as local wall-clock time in
+ * `fmt`, with bpftrace's %f for the microseconds. */
+static void put_strftime(dt_sbuf *b, const char *fmt, uint64_t ns)
+{
+	struct timespec rt, mono;
+	char f[512], out[1024];
+	size_t k = 0;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	int64_t boot = ((int64_t)rt.tv_sec - mono.tv_sec) * 1000000000 + (rt.tv_nsec - mono.tv_nsec);
+	uint64_t wall = (uint64_t)boot + ns;
+	time_t sec = (time_t)(wall / 1000000000);
+	struct tm tm;
+
+	for (const char *p = fmt; *p && k + 8 < sizeof(f); p++) {
+		if (p[0] == '%' && p[1] == 'f') {
+			k += (size_t)snprintf(f + k, sizeof(f) - k, "%06u",
+					      (unsigned)(wall % 1000000000 / 1000));
+			p++;
+		} else if (p[0] == '%' && p[1] == '%') {
+			f[k++] = *p++;
+			f[k++] = *p;
+		} else {
+			f[k++] = *p;
+		}
+	}
+	f[k] = '\0';
+	if (!localtime_r(&sec, &tm) || !strftime(out, sizeof(out), f, &tm))
+		snprintf(out, sizeof(out), "(?)"); /* bpftrace's text for a time it cannot format */
+	dt_sb_puts(b, out);
+}
+
 /* A user's name from the password database; the number when it has none. */
 static void put_username(dt_sbuf *b, uid_t uid)
 {
@@ -303,11 +337,21 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
 		}
 		dt_sb_putc(b, json ? ']' : ')');
 		break;
+	case DT_T_TIMESTAMP:
+		if (t->ts.fmt) {
+			uint64_t ns;
+			memcpy(&ns, data, 8);
+			dt_sbuf *dst = json ? &tmp : b;
+			put_strftime(dst, t->ts.fmt, ns);
+			if (json)
+				put_quoted(b, dt_sb_str(&tmp), tmp.n);
+			break;
+		}
+		/* fall through */
 	case DT_T_COUNT:
 	case DT_T_SUM:
 	case DT_T_MIN:
-	case DT_T_MAX:
-	case DT_T_TIMESTAMP: {
+	case DT_T_MAX: {
 		/* An aggregation read outside a map (already combined): its first 8 bytes. */
 		int64_t v;
 		memcpy(&v, data, 8);
