@@ -137,7 +137,7 @@ static void expr_needs(void *ctx, const dt_expr *e)
 		r->user_addrs = true; /* usym_of */
 		break;
 	case DT_F_PRINTF: case DT_F_TIME: case DT_F_PRINT: case DT_F_CLEAR: case DT_F_ZERO:
-	case DT_F_EXIT:
+	case DT_F_EXIT: case DT_F_CAT: case DT_F_SYSTEM:
 		r->events = true; /* cg_call_action */
 		break;
 	case DT_F_DELETE:

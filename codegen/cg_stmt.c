@@ -300,7 +300,8 @@ static void emit_printf(cg *c, const dt_expr *e)
 {
 	const dt_type *at = e->call.args_type;
 	uint32_t payload = at ? at->size : 0;
-	uint32_t kind = e->call.id == DT_F_PRINTF ? DT_EV_PRINTF : DT_EV_TIME;
+	uint32_t kind = e->call.id == DT_F_TIME ? DT_EV_TIME : e->call.id == DT_F_CAT ? DT_EV_CAT
+			: e->call.id == DT_F_SYSTEM ? DT_EV_SYSTEM : DT_EV_PRINTF;
 	LLVMValueRef ev;
 
 	/* Evaluate the arguments before the event buffer exists so that their own temporaries
@@ -308,7 +309,7 @@ static void emit_printf(cg *c, const dt_expr *e)
 	LLVMValueRef vals[64] = { 0 };
 	uint32_t n = 0;
 
-	if (kind == DT_EV_PRINTF && at && at->kind == DT_T_TUPLE) {
+	if (kind != DT_EV_TIME && at && at->kind == DT_T_TUPLE) {
 		n = DT_MIN(at->tuple.n, e->call.nargs ? e->call.nargs - 1 : 0);
 		if (n > DT_ARRAY_SIZE(vals)) {
 			cg_fail(c, e->span, "printf with more than %zu arguments",
@@ -398,7 +399,13 @@ static void emit_delete(cg *c, const dt_expr *e)
 LLVMValueRef cg_call_action(cg *c, const dt_expr *e)
 {
 	switch (e->call.id) {
-	case DT_F_PRINTF: case DT_F_TIME:
+	case DT_F_SIGNAL: {
+		LLVMValueRef sig = cg_expr(c, e->call.args[0]);
+
+		cg_helper(c, BPF_FUNC_send_signal, c->i64, &sig, 1);
+		break;
+	}
+	case DT_F_PRINTF: case DT_F_TIME: case DT_F_CAT: case DT_F_SYSTEM:
 		emit_printf(c, e);
 		break;
 	case DT_F_PRINT:

@@ -12,6 +12,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -576,14 +577,15 @@ static dt_span literal_span(checker *c, const dt_expr *lit, uint32_t from, uint3
 	return (dt_span){ start, i - start };
 }
 
+/* printf, cat and system: a format string literal and the arguments of its conversions. */
 static const dt_type *check_printf(checker *c, dt_expr *e)
 {
-	if (!nargs_ok(c, e, 1, 64, "printf(\"format\", args…)"))
+	if (!nargs_ok(c, e, 1, 64, dt_arena_printf(c->a, "%s(\"format\", args…)", e->call.name)))
 		return dt_type_void();
 	dt_expr *fe = e->call.args[0];
 	if (fe->kind != DT_E_STR) {
 		check_expr(c, fe);
-		ERR(c, fe->span, "printf's format must be a string literal");
+		ERR(c, fe->span, "%s's format must be a string literal", e->call.name);
 		return dt_type_void();
 	}
 	fe->type = dt_type_str(fe->str.len + 1);
@@ -633,8 +635,8 @@ static const dt_type *check_printf(checker *c, dt_expr *e)
 		}
 		if (argi >= e->call.nargs) {
 			ERR(c, literal_span(c, fe, start, i + 1),
-			    "printf format has more conversions than arguments (%u given)",
-			    e->call.nargs - 1);
+			    "%s format has more conversions than arguments (%u given)",
+			    e->call.name, e->call.nargs - 1);
 			return dt_type_void();
 		}
 		const dt_type *t = at[argi - 1];
@@ -649,7 +651,8 @@ static const dt_type *check_printf(checker *c, dt_expr *e)
 	}
 	if (argi < e->call.nargs) {
 		ERR(c, e->call.args[argi]->span,
-		    "printf has %u argument%s but its format has %u conversion%s", e->call.nargs - 1,
+		    "%s has %u argument%s but its format has %u conversion%s", e->call.name,
+		    e->call.nargs - 1,
 		    e->call.nargs == 2 ? "" : "s", argi - 1, argi == 2 ? "" : "s");
 		return dt_type_void();
 	}
@@ -659,13 +662,45 @@ static const dt_type *check_printf(checker *c, dt_expr *e)
 		at[i] = storage_type(at[i]);
 	e->call.args_type = dt_type_tuple(c->a, at, e->call.nargs - 1);
 	if (e->call.args_type->size > DT_MAX_EVENT_SIZE) {
-		ERR(c, e->span, "the arguments of this printf are %u bytes; one printf can send at "
-		    "most %d bytes", e->call.args_type->size, DT_MAX_EVENT_SIZE);
-		HINT(c, "split it into several printf calls");
+		ERR(c, e->span, "the arguments of this %s are %u bytes; one %s can send at "
+		    "most %d bytes", e->call.name, e->call.args_type->size, e->call.name,
+		    DT_MAX_EVENT_SIZE);
+		HINT(c, "split it into several %s calls", e->call.name);
 		return dt_type_void();
 	}
-	e->call.event_id = add_event(c, DT_F_PRINTF, e, fe->str.s, e->call.args_type);
+	e->call.event_id = add_event(c, e->call.id, e, fe->str.s, e->call.args_type);
 	return dt_type_void();
+}
+
+/* system() and signal() act outside tracing: only with --unsafe, as in bpftrace. */
+static bool unsafe_ok(checker *c, dt_expr *e)
+{
+	if (c->o && c->o->unsafe)
+		return true;
+	ERR(c, e->span, "%s() is an unsafe function being used in safe mode", e->call.name);
+	HINT(c, "run with --unsafe to allow it");
+	return false;
+}
+
+/* A signal's number from its name, with or without "SIG" ("KILL", "SIGUSR1"); 0 if unknown. */
+static int dt_signal_number(const char *name)
+{
+	static const struct { const char *n; int v; } sigs[] = {
+		{ "HUP", SIGHUP }, { "INT", SIGINT }, { "QUIT", SIGQUIT }, { "ILL", SIGILL },
+		{ "TRAP", SIGTRAP }, { "ABRT", SIGABRT }, { "BUS", SIGBUS }, { "FPE", SIGFPE },
+		{ "KILL", SIGKILL }, { "USR1", SIGUSR1 }, { "SEGV", SIGSEGV }, { "USR2", SIGUSR2 },
+		{ "PIPE", SIGPIPE }, { "ALRM", SIGALRM }, { "TERM", SIGTERM }, { "CHLD", SIGCHLD },
+		{ "CONT", SIGCONT }, { "STOP", SIGSTOP }, { "TSTP", SIGTSTP }, { "TTIN", SIGTTIN },
+		{ "TTOU", SIGTTOU }, { "URG", SIGURG }, { "XCPU", SIGXCPU }, { "XFSZ", SIGXFSZ },
+		{ "VTALRM", SIGVTALRM }, { "PROF", SIGPROF }, { "WINCH", SIGWINCH }, { "IO", SIGIO },
+		{ "PWR", SIGPWR }, { "SYS", SIGSYS },
+	};
+	if (!strncmp(name, "SIG", 3))
+		name += 3;
+	for (size_t i = 0; i < DT_ARRAY_SIZE(sigs); i++)
+		if (!strcmp(name, sigs[i].n))
+			return sigs[i].v;
+	return 0;
 }
 
 /* A whole-map argument: print(@m), clear(@m), zero(@m). */
@@ -685,8 +720,44 @@ static map_info *whole_map_arg(checker *c, dt_expr *e, dt_expr *arg)
 static const dt_type *check_call(checker *c, dt_expr *e)
 {
 	switch (e->call.id) {
-	case DT_F_PRINTF:
+	case DT_F_PRINTF: case DT_F_CAT:
 		return check_printf(c, e);
+	case DT_F_SYSTEM:
+		if (!unsafe_ok(c, e))
+			return dt_type_void();
+		return check_printf(c, e);
+	case DT_F_SIGNAL: {
+		if (!unsafe_ok(c, e) || !nargs_ok(c, e, 1, 1, "signal(\"NAME\") or signal(number)"))
+			return dt_type_void();
+		dt_expr *a0 = e->call.args[0];
+		const dt_type *t = check_expr(c, a0);
+		if (is_none(t))
+			return dt_type_void();
+		for (uint32_t i = 0; i < c->probe->nattach; i++) {
+			dt_provider p = c->probe->attach[i]->provider;
+			if (p == DT_P_BEGIN || p == DT_P_END) {
+				ERR(c, e->span, "signal can not be used with \"%s\" probes",
+				    dt_provider_name(p));
+				return dt_type_void();
+			}
+		}
+		if (a0->kind == DT_E_STR) {
+			int sig = dt_signal_number(a0->str.s);
+			if (sig <= 0) {
+				ERR(c, a0->span, "%s is not a valid signal", a0->str.s);
+				HINT(c, "a name like \"KILL\" or \"SIGUSR1\", or a number 1..64");
+				return dt_type_void();
+			}
+			a0->kind = DT_E_INT;
+			a0->i.value = (uint64_t)sig;
+			a0->type = dt_type_int(true, 8);
+		} else if (!is_int(t)) {
+			ERR(c, a0->span, "signal needs a signal name or number, not %s", tname(c, t));
+		} else if (a0->kind == DT_E_INT && (a0->i.value < 1 || a0->i.value > 64)) {
+			ERR(c, a0->span, "%lld is not a valid signal", (long long)a0->i.value);
+		}
+		return dt_type_void();
+	}
 	case DT_F_PRINT: {
 		if (!nargs_ok(c, e, 1, 3, "print(@map[, top[, div]]) or print(value)"))
 			return dt_type_void();

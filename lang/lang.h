@@ -223,6 +223,8 @@ typedef enum dt_func {
 	DT_F_KSYM, DT_F_USYM,
 	DT_F_COUNT, DT_F_SUM, DT_F_AVG, DT_F_MIN, DT_F_MAX, DT_F_STATS, DT_F_HIST, DT_F_LHIST,
 	DT_F_STRNCMP, DT_F_STRCONTAINS, DT_F_BSWAP, DT_F_BUF, DT_F_STRFTIME,
+	DT_F_CAT, DT_F_SYSTEM, /* printf-like: userspace formats, then reads the file / runs it */
+	DT_F_SIGNAL,
 	DT_F__COUNT
 } dt_func;
 
@@ -368,7 +370,8 @@ typedef struct dt_probe {
 /* Things the BPF side sends to userspace through the event ring buffer that need a table entry
  * userspace can look up by id: a printf format, a time() format, a print() of a value. */
 typedef struct dt_event_desc {
-	dt_func func;           /* DT_F_PRINTF, DT_F_TIME, DT_F_PRINT (of a non-map value) */
+	dt_func func;           /* DT_F_PRINTF, DT_F_TIME, DT_F_PRINT (of a non-map value), DT_F_CAT,
+	                         * DT_F_SYSTEM */
 	const dt_expr *call;
 	const char *fmt;        /* printf/time format string (escapes decoded) */
 	const dt_type *args;    /* tuple type of the payload after struct dt_event_hdr */
@@ -412,6 +415,8 @@ typedef struct dt_check_opts {
 	uint32_t nparams;
 	/* A -c command runs (or would, under --dry-run): `cpid` is its pid. */
 	bool has_child;
+	/* --unsafe: system() and signal(), which act outside tracing, are allowed. */
+	bool unsafe;
 } dt_check_opts;
 
 /* Resolves names, infers and checks types, validates attach points (units, rates, known software

@@ -44,6 +44,7 @@ static const char usage_text[] =
 	"                  DIR/.build-id); DEBUGINFOD_URLS servers are asked in the background\n"
 	"  -v              verbose: what was attached, loss counters, map memory, stage timings\n"
 	"  --dry-run       compile and load the programs, attach nothing\n"
+	"  --unsafe        allow system() and signal(), which act outside tracing\n"
 	"  --unwind-budget MiB  kernel memory for ustack_dwarf's unwind tables (default 64)\n"
 	"  --unwind-stacks N    distinct ustack_dwarf stacks kept (default 16384)\n"
 	"  -d WHAT         dump a stage: tokens, ast, types, ir, asm, verifier, unwind\n"
@@ -92,7 +93,7 @@ struct cli {
 	uint32_t ndebug_dirs;
 	int verbose;
 	uint32_t dump;
-	bool dry_run, repl;
+	bool dry_run, repl, unsafe;
 	const char **params;
 	uint32_t nparams;
 };
@@ -146,6 +147,7 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 		{ "flamegraph", required_argument, NULL, 1006 },
 		{ "unwind-budget", required_argument, NULL, 1007 },
 		{ "unwind-stacks", required_argument, NULL, 1008 },
+		{ "unsafe", no_argument, NULL, 1009 },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt, rc;
@@ -227,6 +229,9 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 			break;
 		case 'n':
 			c->dry_run = true;
+			break;
+		case 1009:
+			c->unsafe = true;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -392,6 +397,7 @@ int dt_cli_main(int argc, char **argv)
 	so.params = c.params;
 	so.nparams = c.nparams;
 	so.has_child = c.cmd != NULL;
+	so.unsafe = c.unsafe;
 	if (c.pid_arg) {
 		so.filter_pid = (uint32_t)atoi(c.pid_arg);
 		so.uprobe_pid = (int)so.filter_pid;

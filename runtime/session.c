@@ -1128,6 +1128,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	dt_check_opts co = {
 		.sz = sizeof(co), .existing_map = chk_existing, .ctx = &cc, .expand = dt_rt_expand,
 		.params = s->o.params, .nparams = s->o.nparams, .has_child = s->o.has_child,
+		.unsafe = s->o.unsafe,
 	};
 	struct cg_ctx gc = { .s = s, .u = u };
 	dt_cg_env env = {
