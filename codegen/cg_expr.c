@@ -7,6 +7,7 @@
  * Builtins read the context the way each program type lays it out. */
 #include "codegen/cg_internal.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
@@ -949,6 +950,25 @@ static LLVMValueRef buf(cg *c, const dt_expr *e)
 	return res;
 }
 
+/* ntop([af, ] addr): struct { u64 af; u8 addr[16]; } for userspace's inet_ntop. An integer is
+ * an IPv4 address as it lies in memory; a buffer (pton(), buf()) gives its bytes. */
+static LLVMValueRef ntop(cg *c, const dt_expr *e)
+{
+	const dt_expr *addr = e->call.args[e->call.nargs - 1];
+	uint64_t af = e->call.nargs == 2 ? e->call.args[0]->i.value :
+		      addr->type->kind == DT_T_BUF && addr->type->size == 17 ? AF_INET6 : AF_INET;
+	LLVMValueRef res = cg_buf(c, e->type->size), v = cg_expr(c, addr);
+
+	if (!v)
+		return NULL;
+	cg_store_int(c, res, 0, 8, cg_i64(c, af));
+	if (addr->type->kind == DT_T_BUF)
+		cg_memcpy(c, res, 8, v, 1, DT_MIN(16u, addr->type->size - 1));
+	else
+		cg_store_int(c, res, 8, af == AF_INET6 ? 8 : 4, v);
+	return res;
+}
+
 /* Calls that produce values; the rest (printf, print, …) live in cg_stmt.c. */
 static LLVMValueRef call(cg *c, const dt_expr *e)
 {
@@ -998,6 +1018,19 @@ static LLVMValueRef call(cg *c, const dt_expr *e)
 	}
 	case DT_F_BUF:
 		return buf(c, e);
+	case DT_F_NTOP:
+		return ntop(c, e);
+	case DT_F_PTON: {
+		unsigned char bytes[16] = { 0 };
+		uint32_t n = e->type->size - 1;
+		LLVMValueRef b = cg_buf(c, e->type->size);
+
+		inet_pton(n == 16 ? AF_INET6 : AF_INET, a0->str.s, bytes);
+		cg_store_int(c, b, 0, 1, cg_i64(c, n));
+		for (uint32_t i = 0; i < n; i++)
+			cg_store_int(c, b, 1 + i, 1, cg_i64(c, bytes[i]));
+		return b;
+	}
 	case DT_F_STRFTIME: /* the time; userspace formats it */
 		return cg_expr(c, e->call.args[1]);
 	case DT_F_BSWAP: {

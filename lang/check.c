@@ -11,6 +11,7 @@
 #include "lang/lang_internal.h"
 
 #include <ctype.h>
+#include <arpa/inet.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -161,7 +162,8 @@ static bool key_elem_ok(checker *c, const dt_expr *k, const dt_type *t)
 		return false;
 	if (t->kind == DT_T_INT || t->kind == DT_T_STR || t->kind == DT_T_STACK ||
 	    t->kind == DT_T_KSYM || t->kind == DT_T_USYM || t->kind == DT_T_TUPLE ||
-	    t->kind == DT_T_USERNAME || t->kind == DT_T_BUF || t->kind == DT_T_TIMESTAMP)
+	    t->kind == DT_T_USERNAME || t->kind == DT_T_BUF || t->kind == DT_T_TIMESTAMP ||
+	    t->kind == DT_T_INET)
 		return true;
 	ERR(c, k->span, "%s cannot be a map key", tname(c, t));
 	return false;
@@ -495,6 +497,14 @@ static void posparam_str_arg(checker *c, dt_expr *arg)
 		posparam_as_str(c, arg);
 		return;
 	}
+	/* str($1) where a literal is wanted (kaddr(str($1))): the parameter's text. */
+	if (arg->kind == DT_E_CALL && arg->call.id == DT_F_STR && arg->call.nargs == 1 &&
+	    arg->call.args[0]->kind == DT_E_POSPARAM && arg->call.args[0]->posparam.n) {
+		dt_expr *p = arg->call.args[0];
+		posparam_as_str(c, p);
+		*arg = *p;
+		return;
+	}
 	if (arg->kind == DT_E_BINOP && arg->bin.op == DT_OP_ADD &&
 	    arg->bin.l->kind == DT_E_POSPARAM && arg->bin.l->posparam.n &&
 	    arg->bin.r->kind == DT_E_INT) {
@@ -537,7 +547,7 @@ static bool printf_arg_ok(char conv, const dt_type *t)
 	case 's':
 		return t->kind == DT_T_STR || t->kind == DT_T_INT || t->kind == DT_T_STACK ||
 		       t->kind == DT_T_KSYM || t->kind == DT_T_USYM || t->kind == DT_T_USERNAME ||
-		       t->kind == DT_T_TIMESTAMP;
+		       t->kind == DT_T_TIMESTAMP || t->kind == DT_T_INET;
 	case 'p':
 		return t->kind == DT_T_INT || t->kind == DT_T_KSYM || t->kind == DT_T_USYM;
 	case 'r':
@@ -959,6 +969,68 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 		dt_type *t = dt_type_new(c->a, DT_T_TIMESTAMP);
 		t->ts.fmt = f->str.s;
 		return t;
+	}
+	case DT_F_NTOP: {
+		if (!nargs_ok(c, e, 1, 2, "ntop([AF_INET or AF_INET6, ] address)"))
+			return &t_none;
+		dt_expr *addr = e->call.args[e->call.nargs - 1];
+		if (e->call.nargs == 2) {
+			dt_expr *af = e->call.args[0];
+			const dt_type *t = check_expr(c, af);
+			if (!is_none(t) && (af->kind != DT_E_INT ||
+					    (af->i.value != AF_INET && af->i.value != AF_INET6))) {
+				ERR(c, af->span, "ntop's address family must be %d (AF_INET) or %d "
+				    "(AF_INET6)", AF_INET, AF_INET6);
+				return &t_none;
+			}
+		}
+		const dt_type *t = check_expr(c, addr);
+		if (is_none(t))
+			return &t_none;
+		if (!is_int(t) && t->kind != DT_T_BUF) {
+			ERR(c, addr->span, "ntop needs an IPv4 address (an integer) or an address's "
+			    "bytes (pton(), buf()), not %s", tname(c, t));
+			return &t_none;
+		}
+		return dt_type_new(c->a, DT_T_INET);
+	}
+	case DT_F_PTON: {
+		if (!nargs_ok(c, e, 1, 1, "pton(\"address\")"))
+			return &t_none;
+		dt_expr *a0 = e->call.args[0];
+		posparam_str_arg(c, a0);
+		check_expr(c, a0);
+		unsigned char bytes[16];
+		if (a0->kind != DT_E_STR) {
+			ERR(c, a0->span, "pton needs a string literal");
+			return &t_none;
+		}
+		bool v6 = strchr(a0->str.s, ':') != NULL;
+		if (inet_pton(v6 ? AF_INET6 : AF_INET, a0->str.s, bytes) != 1) {
+			ERR(c, a0->span, "pton: '%s' is not an IPv4 or IPv6 address", a0->str.s);
+			return &t_none;
+		}
+		/* The bytes, as a constant buffer (codegen converts the literal again). */
+		return dt_type_buf(c->a, v6 ? 16 : 4);
+	}
+	case DT_F_KADDR: {
+		if (!nargs_ok(c, e, 1, 1, "kaddr(\"symbol\")"))
+			return &t_none;
+		dt_expr *a0 = e->call.args[0];
+		posparam_str_arg(c, a0);
+		check_expr(c, a0);
+		if (a0->kind != DT_E_STR) {
+			ERR(c, a0->span, "kaddr needs a string literal");
+			return &t_none;
+		}
+		uint64_t addr;
+		if (dt_kallsyms_lookup(a0->str.s, &addr) < 0) {
+			ERR(c, e->span, "Failed to resolve kernel symbol %s", a0->str.s);
+			return &t_none;
+		}
+		e->kind = DT_E_INT; /* the address, a constant */
+		e->i.value = addr;
+		return dt_type_int(false, 8);
 	}
 	case DT_F_BSWAP: {
 		if (!nargs_ok(c, e, 1, 1, "bswap(integer)"))

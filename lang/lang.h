@@ -77,6 +77,7 @@ typedef enum dt_type_kind {
 	DT_T_RECORD, /* a tracepoint's `args`: only valid as the base of a field access */
 	DT_T_USERNAME, /* u64 uid printed as the user's name (`username`) */
 	DT_T_BUF,    /* buf(): a u8 length, then `size - 1` bytes of data (printed escaped, %r) */
+	DT_T_INET,   /* ntop(): u64 address family, then 16 bytes of address (printed by inet_ntop) */
 	/* Map values produced by aggregation functions. */
 	DT_T_COUNT, DT_T_SUM, DT_T_AVG, DT_T_MIN, DT_T_MAX, DT_T_STATS, DT_T_HIST, DT_T_LHIST,
 } dt_type_kind;
@@ -224,7 +225,7 @@ typedef enum dt_func {
 	DT_F_COUNT, DT_F_SUM, DT_F_AVG, DT_F_MIN, DT_F_MAX, DT_F_STATS, DT_F_HIST, DT_F_LHIST,
 	DT_F_STRNCMP, DT_F_STRCONTAINS, DT_F_BSWAP, DT_F_BUF, DT_F_STRFTIME,
 	DT_F_CAT, DT_F_SYSTEM, /* printf-like: userspace formats, then reads the file / runs it */
-	DT_F_SIGNAL,
+	DT_F_SIGNAL, DT_F_NTOP, DT_F_PTON, DT_F_KADDR,
 	DT_F__COUNT
 } dt_func;
 

@@ -115,6 +115,8 @@ const char *dt_tracefs_root(const char *override);
  * another -errno. */
 int dt_tracefs_record(dt_arena *a, const char *root, const char *subsys, const char *event,
 		      dt_type **out);
+/* The address of kernel symbol `name` from /proc/kallsyms: 0, -ENOENT, or another -errno. */
+int dt_kallsyms_lookup(const char *name, uint64_t *addr);
 /* The closest event name in events/SUBSYS (or closest subsystem when `event` is NULL). */
 const char *dt_tracefs_closest(dt_arena *a, const char *root, const char *subsys,
 			       const char *event);

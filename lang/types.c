@@ -67,6 +67,9 @@ dt_type *dt_type_new(dt_arena *a, dt_type_kind k)
 	case DT_T_STATS:
 		t->size = 32;
 		break;
+	case DT_T_INET:
+		t->size = 24;
+		break;
 	case DT_T_INT:
 		t->size = 8;
 		break;
@@ -244,6 +247,7 @@ const char *dt_type_name(dt_arena *a, const dt_type *t)
 	case DT_T_USYM: return "usym";
 	case DT_T_USERNAME: return "username";
 	case DT_T_BUF: return dt_arena_printf(a, "buffer[%u]", t->size - 1);
+	case DT_T_INET: return "inet";
 	case DT_T_TIMESTAMP: return "timestamp";
 	case DT_T_RECORD:
 		return dt_arena_printf(a, "args(%s:%s)", t->record.subsys ? t->record.subsys : "?",

@@ -7,11 +7,12 @@
 #include "output/output_internal.h"
 #include "common/common.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -318,6 +319,19 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
 			put_buf(b, t, data, 0);
 		}
 		break;
+	case DT_T_INET: {
+		uint64_t af;
+		char text[INET6_ADDRSTRLEN] = "";
+		memcpy(&af, data, 8);
+		if (!inet_ntop(af == AF_INET6 ? AF_INET6 : AF_INET, (const char *)data + 8, text,
+			       sizeof(text)))
+			snprintf(text, sizeof(text), "(?)");
+		if (json)
+			put_quoted(b, text, strlen(text));
+		else
+			dt_sb_puts(b, text);
+		break;
+	}
 	case DT_T_USERNAME: {
 		uint64_t uid;
 		memcpy(&uid, data, 8);
