@@ -20,7 +20,7 @@ bool cg_is_scalar(const dt_type *t)
 {
 	switch (t->kind) {
 	case DT_T_INT: case DT_T_KSYM: case DT_T_TIMESTAMP: case DT_T_USERNAME:
-	case DT_T_COUNT: case DT_T_SUM: case DT_T_MIN: case DT_T_MAX: case DT_T_AVG:
+	case DT_T_CGROUP_PATH: case DT_T_COUNT: case DT_T_SUM: case DT_T_MIN: case DT_T_MAX: case DT_T_AVG:
 		return true;
 	default:
 		return false;
@@ -92,7 +92,7 @@ LLVMValueRef cg_load(cg *c, LLVMValueRef p, const dt_type *t)
 	switch (t->kind) {
 	case DT_T_INT:
 		return cg_load_int(c, p, 0, t->size, t->is_signed);
-	case DT_T_KSYM: case DT_T_TIMESTAMP: case DT_T_USERNAME:
+	case DT_T_KSYM: case DT_T_TIMESTAMP: case DT_T_USERNAME: case DT_T_CGROUP_PATH:
 		return cg_load_int(c, p, 0, 8, t->kind == DT_T_TIMESTAMP);
 	case DT_T_COUNT: case DT_T_SUM:
 		return cg_load_int(c, p, offsetof(struct dt_agg_count, count), 8, true);
@@ -1020,6 +1020,21 @@ static LLVMValueRef call(cg *c, const dt_expr *e)
 		return buf(c, e);
 	case DT_F_NTOP:
 		return ntop(c, e);
+	case DT_F_HAS_KEY: {
+		const dt_expr *m = a0;
+		dt_map_layout lay;
+
+		dt_map_layout_of(m->map.sym, &lay);
+		LLVMValueRef key = cg_map_key(c, m->map.sym, m->map.keys, m->map.nkeys, &lay);
+		v = cg_map_lookup(c, cg_map_ref(c, cg_script_map_fd(c, m->map.sym)), key);
+		return bool64(c, LLVMBuildIsNotNull(c->b, v, ""));
+	}
+	case DT_F_REG:
+		if (!is_regs_ctx(c)) {
+			cg_fail(c, e->span, "reg() in this probe type");
+			return cg_i64(c, 0);
+		}
+		return ctx_load(c, (uint32_t)dt_reg_offset(a0->str.s), 8, false);
 	case DT_F_PTON: {
 		unsigned char bytes[16] = { 0 };
 		uint32_t n = e->type->size - 1;
@@ -1031,6 +1046,8 @@ static LLVMValueRef call(cg *c, const dt_expr *e)
 			cg_store_int(c, b, 1 + i, 1, cg_i64(c, bytes[i]));
 		return b;
 	}
+	case DT_F_CGROUP_PATH: /* the id; userspace finds its paths */
+		return cg_expr(c, a0);
 	case DT_F_STRFTIME: /* the time; userspace formats it */
 		return cg_expr(c, e->call.args[1]);
 	case DT_F_BSWAP: {

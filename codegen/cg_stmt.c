@@ -399,6 +399,12 @@ static void emit_delete(cg *c, const dt_expr *e)
 LLVMValueRef cg_call_action(cg *c, const dt_expr *e)
 {
 	switch (e->call.id) {
+	case DT_F_OVERRIDE: {
+		LLVMValueRef args[2] = { c->ctxp, cg_expr(c, e->call.args[0]) };
+
+		cg_helper(c, BPF_FUNC_override_return, c->i64, args, 2);
+		break;
+	}
 	case DT_F_SIGNAL: {
 		LLVMValueRef sig = cg_expr(c, e->call.args[0]);
 

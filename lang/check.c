@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const dt_type t_none = { .kind = DT_T_NONE };
 
@@ -163,7 +164,7 @@ static bool key_elem_ok(checker *c, const dt_expr *k, const dt_type *t)
 	if (t->kind == DT_T_INT || t->kind == DT_T_STR || t->kind == DT_T_STACK ||
 	    t->kind == DT_T_KSYM || t->kind == DT_T_USYM || t->kind == DT_T_TUPLE ||
 	    t->kind == DT_T_USERNAME || t->kind == DT_T_BUF || t->kind == DT_T_TIMESTAMP ||
-	    t->kind == DT_T_INET)
+	    t->kind == DT_T_INET || t->kind == DT_T_CGROUP_PATH)
 		return true;
 	ERR(c, k->span, "%s cannot be a map key", tname(c, t));
 	return false;
@@ -547,7 +548,8 @@ static bool printf_arg_ok(char conv, const dt_type *t)
 	case 's':
 		return t->kind == DT_T_STR || t->kind == DT_T_INT || t->kind == DT_T_STACK ||
 		       t->kind == DT_T_KSYM || t->kind == DT_T_USYM || t->kind == DT_T_USERNAME ||
-		       t->kind == DT_T_TIMESTAMP || t->kind == DT_T_INET;
+		       t->kind == DT_T_TIMESTAMP || t->kind == DT_T_INET ||
+		       t->kind == DT_T_CGROUP_PATH;
 	case 'p':
 		return t->kind == DT_T_INT || t->kind == DT_T_KSYM || t->kind == DT_T_USYM;
 	case 'r':
@@ -680,6 +682,19 @@ static const dt_type *check_printf(checker *c, dt_expr *e)
 	}
 	e->call.event_id = add_event(c, e->call.id, e, fe->str.s, e->call.args_type);
 	return dt_type_void();
+}
+
+/* The first argument of a call that takes a string known at compile time (pton, kaddr, reg,
+ * cgroupid): a literal, or a positional parameter's text; NULL after an error otherwise. */
+static dt_expr *literal_arg(checker *c, dt_expr *e, const char *what)
+{
+	dt_expr *a0 = e->call.args[0];
+	posparam_str_arg(c, a0);
+	check_expr(c, a0);
+	if (a0->kind == DT_E_STR)
+		return a0;
+	ERR(c, a0->span, "%s needs %s as a string literal", e->call.name, what);
+	return NULL;
 }
 
 /* system() and signal() act outside tracing: only with --unsafe, as in bpftrace. */
@@ -997,14 +1012,10 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 	case DT_F_PTON: {
 		if (!nargs_ok(c, e, 1, 1, "pton(\"address\")"))
 			return &t_none;
-		dt_expr *a0 = e->call.args[0];
-		posparam_str_arg(c, a0);
-		check_expr(c, a0);
+		dt_expr *a0 = literal_arg(c, e, "an address");
 		unsigned char bytes[16];
-		if (a0->kind != DT_E_STR) {
-			ERR(c, a0->span, "pton needs a string literal");
+		if (!a0)
 			return &t_none;
-		}
 		bool v6 = strchr(a0->str.s, ':') != NULL;
 		if (inet_pton(v6 ? AF_INET6 : AF_INET, a0->str.s, bytes) != 1) {
 			ERR(c, a0->span, "pton: '%s' is not an IPv4 or IPv6 address", a0->str.s);
@@ -1016,13 +1027,9 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 	case DT_F_KADDR: {
 		if (!nargs_ok(c, e, 1, 1, "kaddr(\"symbol\")"))
 			return &t_none;
-		dt_expr *a0 = e->call.args[0];
-		posparam_str_arg(c, a0);
-		check_expr(c, a0);
-		if (a0->kind != DT_E_STR) {
-			ERR(c, a0->span, "kaddr needs a string literal");
+		dt_expr *a0 = literal_arg(c, e, "a symbol");
+		if (!a0)
 			return &t_none;
-		}
 		uint64_t addr;
 		if (dt_kallsyms_lookup(a0->str.s, &addr) < 0) {
 			ERR(c, e->span, "Failed to resolve kernel symbol %s", a0->str.s);
@@ -1031,6 +1038,95 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 		e->kind = DT_E_INT; /* the address, a constant */
 		e->i.value = addr;
 		return dt_type_int(false, 8);
+	}
+	case DT_F_HAS_KEY: {
+		if (!nargs_ok(c, e, 2, 2, "has_key(@map, key)"))
+			return &t_none;
+		dt_expr *m = e->call.args[0], *k = e->call.args[1];
+		if (m->kind != DT_E_MAP) {
+			check_expr(c, m);
+			ERR(c, m->span, "has_key needs a map, like has_key(@name, key)");
+			return &t_none;
+		}
+		if (!m->map.nkeys) {
+			/* A tuple names the parts of a multi-part key: has_key(@m, (1, "a")). */
+			bool parts = k->kind == DT_E_TUPLE;
+			m->map.keys = parts ? k->tuple.elems : &e->call.args[1];
+			m->map.nkeys = parts ? k->tuple.n : 1;
+		}
+		map_info *mi = check_map_use(c, m);
+		m->type = dt_type_void();
+		if (c->d && !mi->assigned) {
+			ERR(c, m->span, "%s is read but never assigned", mi->sym.name);
+			return &t_none;
+		}
+		if (mi->sym.value && (mi->sym.value->kind == DT_T_HIST ||
+				      mi->sym.value->kind == DT_T_LHIST)) {
+			ERR(c, m->span, "has_key cannot look into %s: it holds a %s", mi->sym.name,
+			    tname(c, mi->sym.value));
+			return &t_none;
+		}
+		return dt_type_int(false, 8);
+	}
+	case DT_F_REG: {
+		if (!nargs_ok(c, e, 1, 1, "reg(\"name\")"))
+			return &t_none;
+		dt_expr *a0 = literal_arg(c, e, "a register name");
+		if (!a0)
+			return &t_none;
+		if (dt_reg_offset(a0->str.s) < 0) {
+			ERR(c, a0->span, "'%s' is not a register of x86-64", a0->str.s);
+			HINT(c, "one of ip sp bp ax bx cx dx si di r8 … r15, flags, cs, ss, orig_ax");
+			return &t_none;
+		}
+		if (!all_attach(c, has_regs)) {
+			ERR(c, e->span, "reg can not be used with \"%s\" probes",
+			    dt_provider_name(c->probe->attach[0]->provider));
+			return &t_none;
+		}
+		return dt_type_int(false, 8);
+	}
+	case DT_F_CGROUPID: {
+		if (!nargs_ok(c, e, 1, 1, "cgroupid(\"/sys/fs/cgroup/…\")"))
+			return &t_none;
+		dt_expr *a0 = literal_arg(c, e, "a cgroup's path");
+		if (!a0)
+			return &t_none;
+		/* A cgroup v2 id is the inode number of its directory. */
+		struct stat st;
+		if (stat(a0->str.s, &st) < 0) {
+			ERR(c, a0->span, "cgroupid: cannot read '%s': %s", a0->str.s, strerror(errno));
+			return &t_none;
+		}
+		e->kind = DT_E_INT; /* the id, a constant */
+		e->i.value = st.st_ino;
+		return dt_type_int(false, 8);
+	}
+	case DT_F_OVERRIDE: {
+		if (!unsafe_ok(c, e) || !nargs_ok(c, e, 1, 1, "override(return value)"))
+			return dt_type_void();
+		const dt_type *t = check_expr(c, e->call.args[0]);
+		if (!is_none(t) && !is_int(t))
+			ERR(c, e->call.args[0]->span, "override needs an integer, not %s", tname(c, t));
+		for (uint32_t i = 0; i < c->probe->nattach; i++)
+			if (c->probe->attach[i]->provider != DT_P_KPROBE) {
+				ERR(c, e->span, "override can only be used with kprobes");
+				break;
+			}
+		return dt_type_void();
+	}
+	case DT_F_CGROUP_PATH: {
+		if (!nargs_ok(c, e, 1, 1, "cgroup_path(cgroup id)"))
+			return &t_none;
+		const dt_type *t = check_expr(c, e->call.args[0]);
+		if (is_none(t))
+			return &t_none;
+		if (!is_int(t)) {
+			ERR(c, e->call.args[0]->span, "cgroup_path needs a cgroup id (an integer), "
+			    "not %s", tname(c, t));
+			return &t_none;
+		}
+		return dt_type_new(c->a, DT_T_CGROUP_PATH);
 	}
 	case DT_F_BSWAP: {
 		if (!nargs_ok(c, e, 1, 1, "bswap(integer)"))

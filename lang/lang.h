@@ -78,6 +78,7 @@ typedef enum dt_type_kind {
 	DT_T_USERNAME, /* u64 uid printed as the user's name (`username`) */
 	DT_T_BUF,    /* buf(): a u8 length, then `size - 1` bytes of data (printed escaped, %r) */
 	DT_T_INET,   /* ntop(): u64 address family, then 16 bytes of address (printed by inet_ntop) */
+	DT_T_CGROUP_PATH, /* cgroup_path(): u64 cgroup id, printed as its paths in the hierarchies */
 	/* Map values produced by aggregation functions. */
 	DT_T_COUNT, DT_T_SUM, DT_T_AVG, DT_T_MIN, DT_T_MAX, DT_T_STATS, DT_T_HIST, DT_T_LHIST,
 } dt_type_kind;
@@ -226,6 +227,8 @@ typedef enum dt_func {
 	DT_F_STRNCMP, DT_F_STRCONTAINS, DT_F_BSWAP, DT_F_BUF, DT_F_STRFTIME,
 	DT_F_CAT, DT_F_SYSTEM, /* printf-like: userspace formats, then reads the file / runs it */
 	DT_F_SIGNAL, DT_F_NTOP, DT_F_PTON, DT_F_KADDR,
+	DT_F_HAS_KEY, /* has_key(@m, key): dt_check moves the key into args[0]'s map.keys */
+	DT_F_REG, DT_F_CGROUPID, DT_F_OVERRIDE, DT_F_CGROUP_PATH,
 	DT_F__COUNT
 } dt_func;
 
@@ -429,6 +432,10 @@ int dt_check(dt_program *p, dt_arena *a, dt_diags *d, const dt_check_opts *opts)
 /* `-d ast` and `-d types`: designed, stable renderings (golden-tested). */
 void dt_dump_ast(const dt_program *p, FILE *out);
 void dt_dump_types(const dt_program *p, FILE *out);
+
+/* The byte offset in struct pt_regs (x86-64) of a register named as bpftrace's reg() names it
+ * ("ip", "sp", "ax", "r8", …), or -1. */
+int dt_reg_offset(const char *name);
 
 /* Names for messages and completion. */
 const char *dt_provider_name(dt_provider p);

@@ -81,6 +81,19 @@ const char *const *dt_builtin_names(void)
 	return builtin_spellings;
 }
 
+int dt_reg_offset(const char *name)
+{
+	/* struct pt_regs, x86-64, in order, 8 bytes each. */
+	static const char *const regs[] = {
+		"r15", "r14", "r13", "r12", "bp", "bx", "r11", "r10", "r9", "r8", "ax", "cx",
+		"dx", "si", "di", "orig_ax", "ip", "cs", "flags", "sp", "ss",
+	};
+	for (size_t i = 0; i < DT_ARRAY_SIZE(regs); i++)
+		if (!strcmp(name, regs[i]))
+			return (int)(i * 8);
+	return -1;
+}
+
 bool dt_builtin_lookup(const char *s, size_t n, dt_builtin *out, uint32_t *argn)
 {
 	*argn = 0;
@@ -114,7 +127,9 @@ static const char *const func_names[DT_F__COUNT + 1] = {
 	[DT_F_STRNCMP] = "strncmp", [DT_F_STRCONTAINS] = "strcontains", [DT_F_BSWAP] = "bswap",
 	[DT_F_BUF] = "buf", [DT_F_STRFTIME] = "strftime", [DT_F_CAT] = "cat",
 	[DT_F_SYSTEM] = "system", [DT_F_SIGNAL] = "signal", [DT_F_NTOP] = "ntop",
-	[DT_F_PTON] = "pton", [DT_F_KADDR] = "kaddr",
+	[DT_F_PTON] = "pton", [DT_F_KADDR] = "kaddr", [DT_F_HAS_KEY] = "has_key",
+	[DT_F_REG] = "reg", [DT_F_CGROUPID] = "cgroupid", [DT_F_OVERRIDE] = "override",
+	[DT_F_CGROUP_PATH] = "cgroup_path",
 	[DT_F__COUNT] = NULL,
 };
 

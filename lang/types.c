@@ -58,7 +58,7 @@ dt_type *dt_type_new(dt_arena *a, dt_type_kind k)
 	t->align = 8;
 	switch (k) {
 	case DT_T_COUNT: case DT_T_SUM: case DT_T_HIST: case DT_T_LHIST: case DT_T_KSYM:
-	case DT_T_USERNAME: case DT_T_TIMESTAMP:
+	case DT_T_USERNAME: case DT_T_TIMESTAMP: case DT_T_CGROUP_PATH:
 		t->size = 8;
 		break;
 	case DT_T_AVG: case DT_T_MIN: case DT_T_MAX: case DT_T_STACK: case DT_T_USYM:
@@ -248,6 +248,7 @@ const char *dt_type_name(dt_arena *a, const dt_type *t)
 	case DT_T_USERNAME: return "username";
 	case DT_T_BUF: return dt_arena_printf(a, "buffer[%u]", t->size - 1);
 	case DT_T_INET: return "inet";
+	case DT_T_CGROUP_PATH: return "cgroup_path";
 	case DT_T_TIMESTAMP: return "timestamp";
 	case DT_T_RECORD:
 		return dt_arena_printf(a, "args(%s:%s)", t->record.subsys ? t->record.subsys : "?",

@@ -9,6 +9,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <ftw.h>
 #include <inttypes.h>
 #include <pwd.h>
 #include <stdarg.h>
@@ -258,6 +259,61 @@ static void put_strftime(dt_sbuf *b, const char *fmt, uint64_t ns)
 	dt_sb_puts(b, out);
 }
 
+/* cgroup_path(): where cgroup `id` (its directory's inode) is in each mounted hierarchy, as
+ * bpftrace prints it: "NAME:/path" joined by ',', the v2 hierarchy first as "unified", then the
+ * v1 ones by name (the mount point's last component). nftw has no context argument, hence the
+ * statics: output runs on one thread. */
+static uint64_t cg_find_ino;
+static size_t cg_root_len;
+static char cg_found[4096];
+
+static int cg_visit(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)ftw;
+	if (flag != FTW_D || st->st_ino != cg_find_ino)
+		return 0;
+	snprintf(cg_found, sizeof(cg_found), "%s", path[cg_root_len] ? path + cg_root_len : "/");
+	return 1;
+}
+
+static int cg_name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void put_cgroup_path(dt_sbuf *b, uint64_t id)
+{
+	FILE *f = fopen("/proc/self/mounts", "r");
+	char dev[256], dir[1024], type[64];
+	DT_VEC(char *) found = { 0 };
+
+	if (!f)
+		return;
+	while (fscanf(f, "%255s %1023s %63s %*[^\n]", dev, dir, type) == 3) {
+		bool v2 = !strcmp(type, "cgroup2");
+		if (!v2 && strcmp(type, "cgroup"))
+			continue;
+		cg_find_ino = id;
+		cg_root_len = strlen(dir);
+		if (nftw(dir, cg_visit, 16, FTW_PHYS) != 1)
+			continue;
+		const char *name = v2 ? "unified" : strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
+		/* A leading space sorts the v2 hierarchy first. */
+		char *s = NULL;
+		if (asprintf(&s, "%s%s:%s", v2 ? " " : "", name, cg_found) < 0)
+			continue;
+		DT_VEC_PUSH(&found, s);
+	}
+	fclose(f);
+	qsort(found.v, found.n, sizeof(char *), cg_name_cmp);
+	for (size_t i = 0; i < found.n; i++) {
+		dt_sb_printf(b, "%s%s", i ? "," : "", found.v[i][0] == ' ' ? found.v[i] + 1 :
+			     found.v[i]);
+		free(found.v[i]);
+	}
+	free(found.v);
+}
+
 /* A user's name from the password database; the number when it has none. */
 static void put_username(dt_sbuf *b, uid_t uid)
 {
@@ -330,6 +386,15 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
 			put_quoted(b, text, strlen(text));
 		else
 			dt_sb_puts(b, text);
+		break;
+	}
+	case DT_T_CGROUP_PATH: {
+		uint64_t id;
+		memcpy(&id, data, 8);
+		dt_sbuf *dst = json ? &tmp : b;
+		put_cgroup_path(dst, id);
+		if (json)
+			put_quoted(b, dt_sb_str(&tmp), tmp.n);
 		break;
 	}
 	case DT_T_USERNAME: {
