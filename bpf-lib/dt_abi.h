@@ -52,6 +52,10 @@ enum dt_event_kind {
 	 * (older senders: none, meaning generation 0). Userspace snapshots the process's mappings
 	 * now, so its addresses resolve after it exits. */
 	DT_EV_PID_SEEN = 9,
+	/* id = events index of a cat() / system() call; payload = its args tuple, as DT_EV_PRINTF:
+	 * userspace formats the path / command, then prints the file / runs the command. */
+	DT_EV_CAT = 10,
+	DT_EV_SYSTEM = 11,
 };
 
 /* Address-space generations: a process's code changes at exec, so a user address means nothing

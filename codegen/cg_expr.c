@@ -7,19 +7,20 @@
  * Builtins read the context the way each program type lays it out. */
 #include "codegen/cg_internal.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
 
 /* struct pt_regs on x86-64 (kprobe/uprobe ctx, and the start of bpf_perf_event_data). */
 enum { PT_R9 = 64, PT_R8 = 72, PT_AX = 80, PT_CX = 88, PT_DX = 96, PT_SI = 104, PT_DI = 112,
-       PT_IP = 128 };
+       PT_IP = 128, PT_CS = 136, PT_SP = 152 };
 
 bool cg_is_scalar(const dt_type *t)
 {
 	switch (t->kind) {
-	case DT_T_INT: case DT_T_KSYM: case DT_T_TIMESTAMP:
-	case DT_T_COUNT: case DT_T_SUM: case DT_T_MIN: case DT_T_MAX: case DT_T_AVG:
+	case DT_T_INT: case DT_T_KSYM: case DT_T_TIMESTAMP: case DT_T_USERNAME:
+	case DT_T_CGROUP_PATH: case DT_T_COUNT: case DT_T_SUM: case DT_T_MIN: case DT_T_MAX: case DT_T_AVG:
 		return true;
 	default:
 		return false;
@@ -91,8 +92,8 @@ LLVMValueRef cg_load(cg *c, LLVMValueRef p, const dt_type *t)
 	switch (t->kind) {
 	case DT_T_INT:
 		return cg_load_int(c, p, 0, t->size, t->is_signed);
-	case DT_T_KSYM: case DT_T_TIMESTAMP:
-		return cg_load_int(c, p, 0, 8, t->kind != DT_T_KSYM);
+	case DT_T_KSYM: case DT_T_TIMESTAMP: case DT_T_USERNAME: case DT_T_CGROUP_PATH:
+		return cg_load_int(c, p, 0, 8, t->kind == DT_T_TIMESTAMP);
 	case DT_T_COUNT: case DT_T_SUM:
 		return cg_load_int(c, p, offsetof(struct dt_agg_count, count), 8, true);
 	case DT_T_MIN: case DT_T_MAX:
@@ -122,6 +123,8 @@ LLVMValueRef cg_load(cg *c, LLVMValueRef p, const dt_type *t)
 }
 
 /* ------------------------------------------------------------ context and helpers */
+
+static LLVMValueRef bool64(cg *c, LLVMValueRef i1);
 
 static LLVMValueRef ctx_load(cg *c, uint32_t off, uint32_t size, bool is_signed)
 {
@@ -246,26 +249,27 @@ static bool prefer_user(cg *c)
 	return p == DT_P_UPROBE || p == DT_P_URETPROBE;
 }
 
-/* Reads a NUL-terminated string at `ptr` into dst (size bytes, `len` bytes at most: a constant
- * or a value the verifier sees bounded by size). The address space is not known from the type,
- * so the likely one is tried first and the other after a fault. */
-static void read_str(cg *c, LLVMValueRef dst, uint32_t size, LLVMValueRef len, LLVMValueRef ptr,
-		     bool user_first)
+/* Reads `ptr` into dst (size bytes; a string read stops at the NUL and `len`, a constant or a
+ * value the verifier sees bounded by size, caps it). The address space is not known from the
+ * type, so the likely one is tried first and the other after a fault; a failed read is counted
+ * and leaves an empty string (or dst as it was). */
+static void read_any(cg *c, LLVMValueRef dst, uint32_t size, LLVMValueRef len, LLVMValueRef ptr,
+		     bool user_first, bool str)
 {
-	int first = user_first ? BPF_FUNC_probe_read_user_str : BPF_FUNC_probe_read_kernel_str;
-	int second = user_first ? BPF_FUNC_probe_read_kernel_str : BPF_FUNC_probe_read_user_str;
+	int user = str ? BPF_FUNC_probe_read_user_str : BPF_FUNC_probe_read_user;
+	int kernel = str ? BPF_FUNC_probe_read_kernel_str : BPF_FUNC_probe_read_kernel;
 	LLVMValueRef args[3] = { dst, len ? len : cg_i64(c, size), ptr };
-	LLVMValueRef r = cg_helper(c, first, c->i64, args, 3);
-	LLVMBasicBlockRef retry = cg_block(c, "str.retry"), fail = cg_block(c, "str.fail");
-	LLVMBasicBlockRef done = cg_block(c, "str.done");
+	LLVMValueRef r = cg_helper(c, user_first ? user : kernel, c->i64, args, 3);
+	LLVMBasicBlockRef retry = cg_block(c, "rd.retry"), fail = cg_block(c, "rd.fail");
+	LLVMBasicBlockRef done = cg_block(c, "rd.done");
 
 	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, r, cg_i64(c, 0), ""), retry, done);
 	LLVMPositionBuilderAtEnd(c->b, retry);
-	args[1] = len ? len : cg_i64(c, size);
-	r = cg_helper(c, second, c->i64, args, 3);
+	r = cg_helper(c, user_first ? kernel : user, c->i64, args, 3);
 	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, r, cg_i64(c, 0), ""), fail, done);
 	LLVMPositionBuilderAtEnd(c->b, fail);
-	cg_store_int(c, dst, 0, 1, cg_i64(c, 0));
+	if (str)
+		cg_store_int(c, dst, 0, 1, cg_i64(c, 0));
 	cg_stat_inc(c, DT_STAT_READ_FAIL);
 	LLVMBuildBr(c->b, done);
 	LLVMPositionBuilderAtEnd(c->b, done);
@@ -391,6 +395,40 @@ static LLVMValueRef builtin(cg *c, const dt_expr *e)
 				    cg_i64(c, 0xffffffffu), "");
 	case DT_B_CURTASK:
 		return helper0(c, BPF_FUNC_get_current_task);
+	case DT_B_NUMAID:
+		return LLVMBuildAnd(c->b, helper0(c, BPF_FUNC_get_numa_node_id),
+				    cg_i64(c, 0xffffffffu), "");
+	case DT_B_JIFFIES:
+		return helper0(c, BPF_FUNC_jiffies64);
+	case DT_B_NCPUS:
+		return cg_i64(c, c->env->ncpus);
+	case DT_B_CPID:
+		return cg_i64(c, c->env->cpid);
+	case DT_B_USERNAME: /* the uid; userspace prints the name */
+		return LLVMBuildAnd(c->b, helper0(c, BPF_FUNC_get_current_uid_gid),
+				    cg_i64(c, 0xffffffffu), "");
+	case DT_B_USERMODE:
+		if (!is_regs_ctx(c)) {
+			cg_fail(c, e->span, "usermode in this probe type");
+			return cg_i64(c, 0);
+		}
+		/* The privilege level of the interrupted code is the low two bits of %cs. */
+		return bool64(c, LLVMBuildICmp(c->b, LLVMIntEQ,
+					       LLVMBuildAnd(c->b, ctx_load(c, PT_CS, 8, false),
+							    cg_i64(c, 3), ""),
+					       cg_i64(c, 3), ""));
+	case DT_B_SARG: {
+		/* At a function's entry the return address is at sp; stack arguments follow. */
+		if (c->ptype != BPF_PROG_TYPE_KPROBE) {
+			cg_fail(c, e->span, "sarg%u in this probe type", e->builtin.arg);
+			return cg_i64(c, 0);
+		}
+		LLVMValueRef addr = LLVMBuildAdd(c->b, ctx_load(c, PT_SP, 8, false),
+						 cg_i64(c, 8 * (e->builtin.arg + 1)), "");
+		b = cg_buf(c, 8);
+		read_any(c, b, 8, NULL, addr, prefer_user(c), false);
+		return cg_load_int(c, b, 0, 8, false);
+	}
 	case DT_B_ARG:
 		if (c->ptype != BPF_PROG_TYPE_KPROBE || e->builtin.arg >= DT_ARRAY_SIZE(argoff)) {
 			cg_fail(c, e->span, "arg%u in this probe type", e->builtin.arg);
@@ -469,7 +507,7 @@ static LLVMValueRef tp_field(cg *c, const dt_expr *e)
 			LLVMValueRef loc = ctx_load(c, f->offset, 4, false);
 			LLVMValueRef off = LLVMBuildAnd(c->b, loc, cg_i64(c, 0xffff), "");
 
-			read_str(c, b, t->size, NULL, LLVMBuildAdd(c->b, base, off, ""), false);
+			read_any(c, b, t->size, NULL, LLVMBuildAdd(c->b, base, off, ""), false, true);
 		} else if (f->is_array) {
 			uint32_t n = DT_MIN(f->size, t->size);
 
@@ -477,7 +515,7 @@ static LLVMValueRef tp_field(cg *c, const dt_expr *e)
 			if (n == t->size)
 				cg_store_int(c, b, n - 1, 1, cg_i64(c, 0));
 		} else {
-			read_str(c, b, t->size, NULL, ctx_load(c, f->offset, 8, false), user);
+			read_any(c, b, t->size, NULL, ctx_load(c, f->offset, 8, false), user, true);
 		}
 		return b;
 	}
@@ -573,28 +611,13 @@ static LLVMValueRef bool64(cg *c, LLVMValueRef i1)
 	return LLVMBuildZExt(c->b, i1, c->i64, "");
 }
 
-/* Bytewise equality up to the first NUL, over the longer of the two buffers (the shorter reads
- * as NUL beyond its end). Fully unrolled: there is no loop for the verifier to bound. */
-static LLVMValueRef str_eq(cg *c, LLVMValueRef a, uint32_t sa, LLVMValueRef b, uint32_t sb)
+/* Joins two blocks that end a test (both still open) into the i64 1 (from `yes`) or 0. */
+static LLVMValueRef yes_no(cg *c, LLVMBasicBlockRef yes, LLVMBasicBlockRef no)
 {
-	uint32_t n = DT_MAX(sa, sb);
-	LLVMBasicBlockRef yes = cg_block(c, "streq.yes"), no = cg_block(c, "streq.no");
-	LLVMBasicBlockRef done = cg_block(c, "streq.done");
-	LLVMValueRef vals[2];
-	LLVMBasicBlockRef froms[2];
-	LLVMValueRef res;
+	LLVMBasicBlockRef done = cg_block(c, "test.done");
+	LLVMValueRef res, vals[2];
+	LLVMBasicBlockRef froms[2] = { yes, no };
 
-	for (uint32_t i = 0; i < n; i++) {
-		LLVMValueRef ca = i < sa ? cg_load_int(c, a, i, 1, false) : cg_i64(c, 0);
-		LLVMValueRef cb = i < sb ? cg_load_int(c, b, i, 1, false) : cg_i64(c, 0);
-		LLVMBasicBlockRef same = cg_block(c, "streq.same"), next = cg_block(c, "streq.next");
-
-		LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, ca, cb, ""), same, no);
-		LLVMPositionBuilderAtEnd(c->b, same);
-		LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, ca, cg_i64(c, 0), ""), yes, next);
-		LLVMPositionBuilderAtEnd(c->b, next);
-	}
-	LLVMBuildBr(c->b, yes);
 	LLVMPositionBuilderAtEnd(c->b, yes);
 	LLVMBuildBr(c->b, done);
 	LLVMPositionBuilderAtEnd(c->b, no);
@@ -603,10 +626,70 @@ static LLVMValueRef str_eq(cg *c, LLVMValueRef a, uint32_t sa, LLVMValueRef b, u
 	res = LLVMBuildPhi(c->b, c->i64, "");
 	vals[0] = cg_i64(c, 1);
 	vals[1] = cg_i64(c, 0);
-	froms[0] = yes;
-	froms[1] = no;
 	LLVMAddIncoming(res, vals, froms, 2);
 	return res;
+}
+
+/* Bytewise equality up to the first NUL, over the longer of the two buffers (the shorter reads
+ * as NUL beyond its end) and at most `limit` bytes (strncmp). Fully unrolled: there is no loop
+ * for the verifier to bound. */
+static LLVMValueRef str_eq(cg *c, LLVMValueRef a, uint32_t sa, LLVMValueRef b, uint32_t sb,
+			   uint64_t limit, bool stop_at_nul)
+{
+	uint32_t n = (uint32_t)DT_MIN((uint64_t)DT_MAX(sa, sb), limit);
+	LLVMBasicBlockRef yes = cg_block(c, "streq.yes"), no = cg_block(c, "streq.no");
+
+	for (uint32_t i = 0; i < n; i++) {
+		LLVMValueRef ca = i < sa ? cg_load_int(c, a, i, 1, false) : cg_i64(c, 0);
+		LLVMValueRef cb = i < sb ? cg_load_int(c, b, i, 1, false) : cg_i64(c, 0);
+		LLVMBasicBlockRef same = cg_block(c, "streq.same"), next = cg_block(c, "streq.next");
+
+		LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, ca, cb, ""), same, no);
+		LLVMPositionBuilderAtEnd(c->b, same);
+		if (stop_at_nul)
+			LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, ca, cg_i64(c, 0), ""),
+					yes, next);
+		else
+			LLVMBuildBr(c->b, next);
+		LLVMPositionBuilderAtEnd(c->b, next);
+	}
+	LLVMBuildBr(c->b, yes);
+	return yes_no(c, yes, no);
+}
+
+/* strcontains(h, n): 1 when the string n occurs in h (an empty n occurs everywhere). Unrolled
+ * over every start in h and every byte of n, as str_eq is. */
+static LLVMValueRef str_contains(cg *c, LLVMValueRef h, uint32_t sh, LLVMValueRef n, uint32_t sn)
+{
+	LLVMBasicBlockRef yes = cg_block(c, "strc.yes"), no = cg_block(c, "strc.no");
+
+	for (uint32_t i = 0; i < sh; i++) {
+		LLVMBasicBlockRef next_start = cg_block(c, "strc.next");
+
+		for (uint32_t j = 0; j < sn; j++) {
+			LLVMValueRef cn = cg_load_int(c, n, j, 1, false);
+			LLVMValueRef ch = i + j < sh ? cg_load_int(c, h, i + j, 1, false) : cg_i64(c, 0);
+			LLVMBasicBlockRef more = cg_block(c, "strc.more"), same = cg_block(c, "strc.same");
+
+			/* The needle ended: every byte before matched. */
+			LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, cn, cg_i64(c, 0), ""), yes,
+					more);
+			LLVMPositionBuilderAtEnd(c->b, more);
+			LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, cn, ch, ""), same,
+					next_start);
+			LLVMPositionBuilderAtEnd(c->b, same);
+		}
+		/* The needle filled its buffer and matched whole. */
+		LLVMBuildBr(c->b, yes);
+		LLVMPositionBuilderAtEnd(c->b, next_start);
+		/* No later start can match once the haystack has ended. */
+		LLVMBasicBlockRef go_on = cg_block(c, "strc.go");
+		LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, cg_load_int(c, h, i, 1, false),
+						    cg_i64(c, 0), ""), no, go_on);
+		LLVMPositionBuilderAtEnd(c->b, go_on);
+	}
+	LLVMBuildBr(c->b, no);
+	return yes_no(c, yes, no);
 }
 
 static LLVMValueRef absval(cg *c, LLVMValueRef v, LLVMValueRef neg)
@@ -717,9 +800,11 @@ static LLVMValueRef binop(cg *c, const dt_expr *e)
 	if (!l || !r)
 		return cg_i64(c, 0);
 	if (!cg_is_scalar(lt) || !cg_is_scalar(rt)) {
-		if (lt->kind == DT_T_STR && rt->kind == DT_T_STR &&
+		if (lt->kind == rt->kind && (lt->kind == DT_T_STR || lt->kind == DT_T_BUF) &&
 		    (op == DT_OP_EQ || op == DT_OP_NE)) {
-			LLVMValueRef eq = str_eq(c, l, lt->size, r, rt->size);
+			/* A buffer's bytes are compared whole, NULs included. */
+			LLVMValueRef eq = str_eq(c, l, lt->size, r, rt->size, UINT64_MAX,
+						 lt->kind == DT_T_STR);
 
 			return op == DT_OP_EQ ? eq : LLVMBuildXor(c->b, eq, cg_i64(c, 1), "");
 		}
@@ -784,9 +869,20 @@ static LLVMValueRef ternary(cg *c, const dt_expr *e)
 	LLVMBasicBlockRef done = cg_block(c, "tern.done");
 	LLVMValueRef cond = cg_cond(c, e->tern.cond);
 	/* The result buffer must exist before the branch so that both arms reach it. */
-	LLVMValueRef res = cg_is_scalar(e->type) ? NULL : cg_buf_raw(c, e->type->size);
+	LLVMValueRef res = cg_is_scalar(e->type) || e->type->kind == DT_T_VOID ? NULL :
+			   cg_buf_raw(c, e->type->size);
 
 	LLVMBuildCondBr(c->b, cond, bt, bf);
+	if (e->type->kind == DT_T_VOID) {
+		LLVMPositionBuilderAtEnd(c->b, bt);
+		cg_expr(c, e->tern.t);
+		LLVMBuildBr(c->b, done);
+		LLVMPositionBuilderAtEnd(c->b, bf);
+		cg_expr(c, e->tern.f);
+		LLVMBuildBr(c->b, done);
+		LLVMPositionBuilderAtEnd(c->b, done);
+		return cg_i64(c, 0);
+	}
 	if (cg_is_scalar(e->type)) {
 		LLVMValueRef vals[2];
 		LLVMBasicBlockRef froms[2];
@@ -828,6 +924,51 @@ static LLVMValueRef tuple(cg *c, const dt_expr *e)
 	return b;
 }
 
+/* buf(src, len): the length byte, then the bytes of a string value or of memory at a pointer. A
+ * constant length is the type's; another is capped by it at run time. */
+static LLVMValueRef buf(cg *c, const dt_expr *e)
+{
+	const dt_expr *src = e->call.args[0], *l = e->call.args[1];
+	uint32_t cap = e->type->size - 1;
+	LLVMValueRef res = cg_buf(c, e->type->size), v = cg_expr(c, src), len;
+
+	if (!v)
+		return NULL;
+	if (l->kind == DT_E_INT) {
+		len = cg_i64(c, cap);
+	} else {
+		len = cg_expr(c, l);
+		len = LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntUGT, len, cg_i64(c, cap), ""),
+				      cg_i64(c, cap), len, "");
+	}
+	cg_store_int(c, res, 0, 1, len);
+	if (src->type->kind == DT_T_STR)
+		cg_memcpy(c, res, 1, v, 0, DT_MIN(cap, src->type->size));
+	else if (cap)
+		read_any(c, cg_gep(c, res, 1), cap, l->kind == DT_E_INT ? NULL : len, v,
+			 prefer_user(c), false);
+	return res;
+}
+
+/* ntop([af, ] addr): struct { u64 af; u8 addr[16]; } for userspace's inet_ntop. An integer is
+ * an IPv4 address as it lies in memory; a buffer (pton(), buf()) gives its bytes. */
+static LLVMValueRef ntop(cg *c, const dt_expr *e)
+{
+	const dt_expr *addr = e->call.args[e->call.nargs - 1];
+	uint64_t af = e->call.nargs == 2 ? e->call.args[0]->i.value :
+		      addr->type->kind == DT_T_BUF && addr->type->size == 17 ? AF_INET6 : AF_INET;
+	LLVMValueRef res = cg_buf(c, e->type->size), v = cg_expr(c, addr);
+
+	if (!v)
+		return NULL;
+	cg_store_int(c, res, 0, 8, cg_i64(c, af));
+	if (addr->type->kind == DT_T_BUF)
+		cg_memcpy(c, res, 8, v, 1, DT_MIN(16u, addr->type->size - 1));
+	else
+		cg_store_int(c, res, 8, af == AF_INET6 ? 8 : 4, v);
+	return res;
+}
+
 /* Calls that produce values; the rest (printf, print, …) live in cg_stmt.c. */
 static LLVMValueRef call(cg *c, const dt_expr *e)
 {
@@ -857,8 +998,72 @@ static LLVMValueRef call(cg *c, const dt_expr *e)
 
 			len = LLVMBuildSelect(c->b, big, cg_i64(c, size), n, "");
 		}
-		read_str(c, b, size, len, v, prefer_user(c));
+		read_any(c, b, size, len, v, prefer_user(c), true);
 		return b;
+	}
+	case DT_F_STRNCMP: {
+		LLVMValueRef a = cg_expr(c, a0), b = cg_expr(c, e->call.args[1]);
+
+		if (!a || !b)
+			return NULL;
+		/* bpftrace's strncmp: 0 when the first n bytes agree, else 1. */
+		return LLVMBuildXor(c->b, str_eq(c, a, a0->type->size, b, e->call.args[1]->type->size,
+						 e->call.args[2]->i.value, true), cg_i64(c, 1), "");
+	}
+	case DT_F_STRCONTAINS: {
+		LLVMValueRef h = cg_expr(c, a0), n = cg_expr(c, e->call.args[1]);
+
+		return h && n ? str_contains(c, h, a0->type->size, n, e->call.args[1]->type->size)
+			      : NULL;
+	}
+	case DT_F_BUF:
+		return buf(c, e);
+	case DT_F_NTOP:
+		return ntop(c, e);
+	case DT_F_HAS_KEY: {
+		const dt_expr *m = a0;
+		dt_map_layout lay;
+
+		dt_map_layout_of(m->map.sym, &lay);
+		LLVMValueRef key = cg_map_key(c, m->map.sym, m->map.keys, m->map.nkeys, &lay);
+		v = cg_map_lookup(c, cg_map_ref(c, cg_script_map_fd(c, m->map.sym)), key);
+		return bool64(c, LLVMBuildIsNotNull(c->b, v, ""));
+	}
+	case DT_F_REG:
+		if (!is_regs_ctx(c)) {
+			cg_fail(c, e->span, "reg() in this probe type");
+			return cg_i64(c, 0);
+		}
+		return ctx_load(c, (uint32_t)dt_reg_offset(a0->str.s), 8, false);
+	case DT_F_PTON: {
+		unsigned char bytes[16] = { 0 };
+		uint32_t n = e->type->size - 1;
+		LLVMValueRef b = cg_buf(c, e->type->size);
+
+		inet_pton(n == 16 ? AF_INET6 : AF_INET, a0->str.s, bytes);
+		cg_store_int(c, b, 0, 1, cg_i64(c, n));
+		for (uint32_t i = 0; i < n; i++)
+			cg_store_int(c, b, 1 + i, 1, cg_i64(c, bytes[i]));
+		return b;
+	}
+	case DT_F_CGROUP_PATH: /* the id; userspace finds its paths */
+		return cg_expr(c, a0);
+	case DT_F_STRFTIME: /* the time; userspace formats it */
+		return cg_expr(c, e->call.args[1]);
+	case DT_F_BSWAP: {
+		uint32_t n = e->type->size;
+
+		v = cg_expr(c, a0);
+		if (!v)
+			return NULL;
+		LLVMValueRef r = cg_i64(c, 0);
+		for (uint32_t i = 0; i < n; i++) {
+			LLVMValueRef byte = LLVMBuildAnd(c->b, LLVMBuildLShr(c->b, v, cg_i64(c, 8 * i), ""),
+							 cg_i64(c, 0xff), "");
+			r = LLVMBuildOr(c->b, r, LLVMBuildShl(c->b, byte, cg_i64(c, 8 * (n - 1 - i)), ""),
+					"");
+		}
+		return r;
 	}
 	case DT_F_KSYM:
 		if (!a0)
@@ -908,7 +1113,16 @@ LLVMValueRef cg_expr(cg *c, const dt_expr *e)
 		return tp_field(c, e);
 	case DT_E_TUPLE:
 		return tuple(c, e);
-	case DT_E_POSPARAM:
+	case DT_E_TUPLE_GET: {
+		const dt_type *tt = e->tget.base->type;
+		LLVMValueRef b = cg_expr(c, e->tget.base);
+
+		if (!b || tt->kind != DT_T_TUPLE || e->tget.index >= tt->tuple.n)
+			break;
+		LLVMValueRef p = cg_gep(c, b, tt->tuple.offsets[e->tget.index]);
+		return cg_is_scalar(e->type) ? cg_load(c, p, e->type) : p;
+	}
+	case DT_E_POSPARAM: case DT_E_PARAMCOUNT:
 		break;
 	}
 	cg_fail(c, e->span, "expression kind %d reached code generation", e->kind);

@@ -61,6 +61,7 @@ typedef struct cg {
 	uint32_t npro;
 	LLVMValueRef dwarf_ref;     /* continuation: i8* to the walker's result stack ref */
 	LLVMValueRef frame;         /* a probe in parts: i8* to its frame (cg_split.c) */
+	LLVMBasicBlockRef loop_break, loop_cont; /* the innermost while loop's exits (else NULL) */
 	LLVMValueRef key32;         /* i64 alloca used as the u32 key of array-map lookups */
 	/* Stack buffers, reused from one statement to the next (a statement's temporaries are
 	 * dead when it ends; values that outlive it are in variables or maps). Slots below

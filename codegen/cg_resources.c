@@ -45,6 +45,7 @@ static void visit_expr(const visit *v, const dt_expr *e)
 		break;
 	case DT_E_FIELD: visit_expr(v, e->field.base); break;
 	case DT_E_TUPLE: visit_exprs(v, e->tuple.elems, e->tuple.n); break;
+	case DT_E_TUPLE_GET: visit_expr(v, e->tget.base); break;
 	default: break;
 	}
 }
@@ -66,8 +67,12 @@ static void visit_stmts(const visit *v, const dt_stmt_list *l)
 			visit_stmts(v, &s->if_.els);
 			break;
 		case DT_S_UNROLL: visit_stmts(v, &s->unroll.body); break;
+		case DT_S_WHILE:
+			visit_expr(v, s->while_.cond);
+			visit_stmts(v, &s->while_.body);
+			break;
 		case DT_S_BLOCK: visit_stmts(v, &s->block); break;
-		case DT_S_RETURN: break;
+		case DT_S_RETURN: case DT_S_BREAK: case DT_S_CONTINUE: break;
 		}
 	}
 }
@@ -132,7 +137,7 @@ static void expr_needs(void *ctx, const dt_expr *e)
 		r->user_addrs = true; /* usym_of */
 		break;
 	case DT_F_PRINTF: case DT_F_TIME: case DT_F_PRINT: case DT_F_CLEAR: case DT_F_ZERO:
-	case DT_F_EXIT:
+	case DT_F_EXIT: case DT_F_CAT: case DT_F_SYSTEM:
 		r->events = true; /* cg_call_action */
 		break;
 	case DT_F_DELETE:

@@ -154,10 +154,15 @@ static void stmt_cost(cost *k, const dt_stmt *s)
 	case DT_S_UNROLL:
 		stmts_cost(k, &s->unroll.body, s->unroll.count);
 		break;
+	case DT_S_WHILE:
+		/* A loop stays whole in one part (its iterations are run-time). */
+		cg_visit_expr(s->while_.cond, add_expr_cost, k);
+		stmts_cost(k, &s->while_.body, 1);
+		break;
 	case DT_S_BLOCK:
 		stmts_cost(k, &s->block, 1);
 		break;
-	case DT_S_RETURN:
+	case DT_S_RETURN: case DT_S_BREAK: case DT_S_CONTINUE:
 		break;
 	}
 }

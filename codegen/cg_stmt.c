@@ -300,7 +300,8 @@ static void emit_printf(cg *c, const dt_expr *e)
 {
 	const dt_type *at = e->call.args_type;
 	uint32_t payload = at ? at->size : 0;
-	uint32_t kind = e->call.id == DT_F_PRINTF ? DT_EV_PRINTF : DT_EV_TIME;
+	uint32_t kind = e->call.id == DT_F_TIME ? DT_EV_TIME : e->call.id == DT_F_CAT ? DT_EV_CAT
+			: e->call.id == DT_F_SYSTEM ? DT_EV_SYSTEM : DT_EV_PRINTF;
 	LLVMValueRef ev;
 
 	/* Evaluate the arguments before the event buffer exists so that their own temporaries
@@ -308,7 +309,7 @@ static void emit_printf(cg *c, const dt_expr *e)
 	LLVMValueRef vals[64] = { 0 };
 	uint32_t n = 0;
 
-	if (kind == DT_EV_PRINTF && at && at->kind == DT_T_TUPLE) {
+	if (kind != DT_EV_TIME && at && at->kind == DT_T_TUPLE) {
 		n = DT_MIN(at->tuple.n, e->call.nargs ? e->call.nargs - 1 : 0);
 		if (n > DT_ARRAY_SIZE(vals)) {
 			cg_limit(c, e->span, "split it into several printf calls",
@@ -403,7 +404,19 @@ static void emit_delete(cg *c, const dt_expr *e)
 LLVMValueRef cg_call_action(cg *c, const dt_expr *e)
 {
 	switch (e->call.id) {
-	case DT_F_PRINTF: case DT_F_TIME:
+	case DT_F_OVERRIDE: {
+		LLVMValueRef args[2] = { c->ctxp, cg_expr(c, e->call.args[0]) };
+
+		cg_helper(c, BPF_FUNC_override_return, c->i64, args, 2);
+		break;
+	}
+	case DT_F_SIGNAL: {
+		LLVMValueRef sig = cg_expr(c, e->call.args[0]);
+
+		cg_helper(c, BPF_FUNC_send_signal, c->i64, &sig, 1);
+		break;
+	}
+	case DT_F_PRINTF: case DT_F_TIME: case DT_F_CAT: case DT_F_SYSTEM:
 		emit_printf(c, e);
 		break;
 	case DT_F_PRINT:
@@ -466,6 +479,33 @@ static void stmt(cg *c, const dt_stmt *s)
 	case DT_S_UNROLL:
 		for (uint32_t i = 0; i < s->unroll.count && !c->err; i++)
 			cg_stmts(c, &s->unroll.body);
+		break;
+	case DT_S_WHILE: {
+		LLVMBasicBlockRef head = cg_block(c, "while.cond"), body = cg_block(c, "while.body");
+		LLVMBasicBlockRef done = cg_block(c, "while.done");
+		LLVMBasicBlockRef saved_break = c->loop_break, saved_cont = c->loop_cont;
+
+		LLVMBuildBr(c->b, head);
+		LLVMPositionBuilderAtEnd(c->b, head);
+		LLVMBuildCondBr(c->b, cg_cond(c, s->while_.cond), body, done);
+		LLVMPositionBuilderAtEnd(c->b, body);
+		c->loop_break = done;
+		c->loop_cont = head;
+		cg_stmts(c, &s->while_.body);
+		c->loop_break = saved_break;
+		c->loop_cont = saved_cont;
+		LLVMBuildBr(c->b, head);
+		LLVMPositionBuilderAtEnd(c->b, done);
+		break;
+	}
+	case DT_S_BREAK: case DT_S_CONTINUE:
+		if (!c->loop_break) {
+			cg_fail(c, s->span, "break or continue outside a loop");
+			break;
+		}
+		LLVMBuildBr(c->b, s->kind == DT_S_BREAK ? c->loop_break : c->loop_cont);
+		/* What follows in the block is unreachable; it still needs a block to go in. */
+		LLVMPositionBuilderAtEnd(c->b, cg_block(c, "after.jump"));
 		break;
 	case DT_S_RETURN:
 		cg_return(c);

@@ -105,6 +105,8 @@ typedef struct dt_cg_env {
 	int (*cont_slot)(void *ctx);
 	/* Boot-relative nanoseconds at session start, for `elapsed`. */
 	uint64_t start_ns;
+	/* `cpid`: the -c command's pid (0 without one); `ncpus`: the possible CPUs. */
+	uint32_t cpid, ncpus;
 	/* pid filter from -p (0 = none): every probe but BEGIN, END and interval gets
 	 * `pid == filter_pid` prepended. */
 	uint32_t filter_pid;

@@ -11,9 +11,12 @@
 #include "lang/lang_internal.h"
 
 #include <ctype.h>
+#include <arpa/inet.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const dt_type t_none = { .kind = DT_T_NONE };
 
@@ -41,6 +44,7 @@ typedef struct checker {
 	const dt_type *record;   /* its tracepoint args, loaded on first use */
 	bool record_failed;
 	bool in_pred;
+	uint32_t loop_depth; /* while loops around the statement being checked */
 	const char *tracefs;
 	bool tracefs_looked;
 } checker;
@@ -158,7 +162,9 @@ static bool key_elem_ok(checker *c, const dt_expr *k, const dt_type *t)
 	if (is_none(t))
 		return false;
 	if (t->kind == DT_T_INT || t->kind == DT_T_STR || t->kind == DT_T_STACK ||
-	    t->kind == DT_T_KSYM || t->kind == DT_T_USYM || t->kind == DT_T_TUPLE)
+	    t->kind == DT_T_KSYM || t->kind == DT_T_USYM || t->kind == DT_T_TUPLE ||
+	    t->kind == DT_T_USERNAME || t->kind == DT_T_BUF || t->kind == DT_T_TIMESTAMP ||
+	    t->kind == DT_T_INET || t->kind == DT_T_CGROUP_PATH)
 		return true;
 	ERR(c, k->span, "%s cannot be a map key", tname(c, t));
 	return false;
@@ -261,6 +267,13 @@ static uint32_t str_size(const checker *c)
 {
 	return c->o && c->o->strlen ? c->o->strlen : DT_STRLEN;
 }
+/* Programs whose context holds the interrupted registers. */
+static bool has_regs(dt_provider p)
+{
+	return p == DT_P_UPROBE || p == DT_P_URETPROBE || p == DT_P_KPROBE ||
+	       p == DT_P_KRETPROBE || p == DT_P_INTERVAL || p == DT_P_PROFILE ||
+	       p == DT_P_SOFTWARE || p == DT_P_HARDWARE;
+}
 static bool has_func(dt_provider p)
 {
 	return p == DT_P_UPROBE || p == DT_P_URETPROBE || p == DT_P_KPROBE ||
@@ -301,6 +314,33 @@ static const dt_type *check_builtin(checker *c, dt_expr *e)
 	switch (e->builtin.id) {
 	case DT_B_PID: case DT_B_TID: case DT_B_UID: case DT_B_GID: case DT_B_CPU:
 	case DT_B_NSECS: case DT_B_ELAPSED: case DT_B_CGROUP: case DT_B_CURTASK: case DT_B_RAND:
+		return dt_type_int(false, 8);
+	case DT_B_NUMAID: case DT_B_JIFFIES: case DT_B_NCPUS:
+		return dt_type_int(false, 8);
+	case DT_B_CPID:
+		if (!c->o || !c->o->has_child) {
+			ERR(c, e->span, "cpid cannot be used without a child command");
+			HINT(c, "cpid is the pid of the command given with -c");
+			return &t_none;
+		}
+		return dt_type_int(false, 8);
+	case DT_B_USERMODE:
+		if (!all_attach(c, has_regs)) {
+			ERR(c, e->span, "usermode is not available in %s probes",
+			    dt_provider_name(c->probe->attach[0]->provider));
+			HINT(c, "it reads the interrupted registers: uprobe, kprobe, profile, "
+				"interval, software and hardware probes have them");
+			return &t_none;
+		}
+		return dt_type_int(false, 8);
+	case DT_B_USERNAME:
+		return dt_type_new(c->a, DT_T_USERNAME);
+	case DT_B_SARG:
+		if (!all_attach(c, is_entry)) {
+			ERR(c, e->span, "sarg%u is only available in uprobe and kprobe probes",
+			    e->builtin.arg);
+			return &t_none;
+		}
 		return dt_type_int(false, 8);
 	case DT_B_COMM:
 		return dt_type_str(16);
@@ -434,6 +474,55 @@ static const dt_type *check_field(checker *c, dt_expr *e)
 	return dt_type_int(f->is_signed, f->size);
 }
 
+/* ---------------------------------------------------------------- positional parameters */
+
+/* The text of $n, "" when it was not given. */
+static const char *posparam_text(checker *c, uint32_t n)
+{
+	if (!c->o || !c->o->params || n > c->o->nparams || !c->o->params[n - 1])
+		return "";
+	return c->o->params[n - 1];
+}
+
+/* Makes the positional parameter `e` the string literal of its text, whatever it looks like:
+ * str($1), buf($1, …) and friends take the parameter as written ("1" stays "1"). */
+static const dt_type *posparam_as_str(checker *c, dt_expr *e)
+{
+	const char *s = posparam_text(c, e->posparam.n);
+	e->kind = DT_E_STR;
+	e->str.len = (uint32_t)strlen(s);
+	e->str.s = dt_arena_strndup(c->a, s, e->str.len);
+	e->type = dt_type_str(e->str.len + 1);
+	return e->type;
+}
+
+/* An argument that takes a string: a positional parameter there is its text ($1 given as 1 is
+ * "1"), and `$1 + N` is its text from the Nth byte on, as bpftrace has it. */
+static void posparam_str_arg(checker *c, dt_expr *arg)
+{
+	if (arg->kind == DT_E_POSPARAM && arg->posparam.n) {
+		posparam_as_str(c, arg);
+		return;
+	}
+	/* str($1) where a literal is wanted (kaddr(str($1))): the parameter's text. */
+	if (arg->kind == DT_E_CALL && arg->call.id == DT_F_STR && arg->call.nargs == 1 &&
+	    arg->call.args[0]->kind == DT_E_POSPARAM && arg->call.args[0]->posparam.n) {
+		dt_expr *p = arg->call.args[0];
+		posparam_as_str(c, p);
+		*arg = *p;
+		return;
+	}
+	if (arg->kind == DT_E_BINOP && arg->bin.op == DT_OP_ADD &&
+	    arg->bin.l->kind == DT_E_POSPARAM && arg->bin.l->posparam.n &&
+	    arg->bin.r->kind == DT_E_INT) {
+		const char *s = posparam_text(c, arg->bin.l->posparam.n);
+		size_t len = strlen(s), skip = arg->bin.r->i.value < len ? arg->bin.r->i.value : len;
+		arg->kind = DT_E_STR;
+		arg->str.len = (uint32_t)(len - skip);
+		arg->str.s = dt_arena_strndup(c->a, s + skip, arg->str.len);
+	}
+}
+
 /* ---------------------------------------------------------------- calls */
 
 static uint32_t add_event(checker *c, dt_func f, const dt_expr *call, const char *fmt,
@@ -464,9 +553,13 @@ static bool printf_arg_ok(char conv, const dt_type *t)
 	switch (conv) {
 	case 's':
 		return t->kind == DT_T_STR || t->kind == DT_T_INT || t->kind == DT_T_STACK ||
-		       t->kind == DT_T_KSYM || t->kind == DT_T_USYM;
+		       t->kind == DT_T_KSYM || t->kind == DT_T_USYM || t->kind == DT_T_USERNAME ||
+		       t->kind == DT_T_TIMESTAMP || t->kind == DT_T_INET ||
+		       t->kind == DT_T_CGROUP_PATH;
 	case 'p':
 		return t->kind == DT_T_INT || t->kind == DT_T_KSYM || t->kind == DT_T_USYM;
+	case 'r':
+		return t->kind == DT_T_BUF;
 	default:
 		return t->kind == DT_T_INT;
 	}
@@ -502,14 +595,15 @@ static dt_span literal_span(checker *c, const dt_expr *lit, uint32_t from, uint3
 	return (dt_span){ start, i - start };
 }
 
+/* printf, cat and system: a format string literal and the arguments of its conversions. */
 static const dt_type *check_printf(checker *c, dt_expr *e)
 {
-	if (!nargs_ok(c, e, 1, 64, "printf(\"format\", args…)"))
+	if (!nargs_ok(c, e, 1, 64, dt_arena_printf(c->a, "%s(\"format\", args…)", e->call.name)))
 		return dt_type_void();
 	dt_expr *fe = e->call.args[0];
 	if (fe->kind != DT_E_STR) {
 		check_expr(c, fe);
-		ERR(c, fe->span, "printf's format must be a string literal");
+		ERR(c, fe->span, "%s's format must be a string literal", e->call.name);
 		return dt_type_void();
 	}
 	fe->type = dt_type_str(fe->str.len + 1);
@@ -545,25 +639,29 @@ static const dt_type *check_printf(checker *c, dt_expr *e)
 			mods++;
 		}
 		char conv = i < fe->str.len ? s[i] : 0;
-		const char *valid = mods ? "duxXoi" : "diuxXoscp";
+		const char *valid = mods ? "duxXoi" : "diuxXoscpr";
+		/* %r prints a buffer; %rx all of it in \xNN escapes, %rh as hex bytes. */
+		if (conv == 'r' && !mods && i + 1 < fe->str.len && (s[i + 1] == 'x' || s[i + 1] == 'h'))
+			i++;
 		if (!conv || !strchr(valid, conv)) {
 			ERR(c, literal_span(c, fe, start, i + (conv ? 1 : 0)),
 			    "invalid printf conversion '%.*s'", (int)(i - start + (conv ? 1 : 0)),
 			    s + start);
-			HINT(c, "supported: %%d %%i %%u %%x %%X %%o %%s %%p %%c, with l/ll/h/hh on "
+			HINT(c, "supported: %%d %%i %%u %%x %%X %%o %%s %%p %%c %%r, with l/ll/h/hh on "
 				"integer conversions, flags -+ 0#, width and precision; %%%% for a '%%'");
 			return dt_type_void();
 		}
 		if (argi >= e->call.nargs) {
 			ERR(c, literal_span(c, fe, start, i + 1),
-			    "printf format has more conversions than arguments (%u given)",
-			    e->call.nargs - 1);
+			    "%s format has more conversions than arguments (%u given)",
+			    e->call.name, e->call.nargs - 1);
 			return dt_type_void();
 		}
 		const dt_type *t = at[argi - 1];
 		if (!is_none(t) && !printf_arg_ok(conv, t)) {
 			ERR(c, e->call.args[argi]->span, "printf conversion '%%%c' needs %s, not %s",
-			    conv, conv == 's' ? "a printable value" : "an integer", tname(c, t));
+			    conv, conv == 's' ? "a printable value" : conv == 'r' ? "a buffer (buf())" :
+			    "an integer", tname(c, t));
 			NOTE(c, literal_span(c, fe, start, i + 1), "the conversion is here");
 			ok = false;
 		}
@@ -571,7 +669,8 @@ static const dt_type *check_printf(checker *c, dt_expr *e)
 	}
 	if (argi < e->call.nargs) {
 		ERR(c, e->call.args[argi]->span,
-		    "printf has %u argument%s but its format has %u conversion%s", e->call.nargs - 1,
+		    "%s has %u argument%s but its format has %u conversion%s", e->call.name,
+		    e->call.nargs - 1,
 		    e->call.nargs == 2 ? "" : "s", argi - 1, argi == 2 ? "" : "s");
 		return dt_type_void();
 	}
@@ -581,13 +680,58 @@ static const dt_type *check_printf(checker *c, dt_expr *e)
 		at[i] = storage_type(at[i]);
 	e->call.args_type = dt_type_tuple(c->a, at, e->call.nargs - 1);
 	if (e->call.args_type->size > DT_MAX_EVENT_SIZE) {
-		ERR(c, e->span, "the arguments of this printf are %u bytes; one printf can send at "
-		    "most %d bytes", e->call.args_type->size, DT_MAX_EVENT_SIZE);
-		HINT(c, "split it into several printf calls");
+		ERR(c, e->span, "the arguments of this %s are %u bytes; one %s can send at "
+		    "most %d bytes", e->call.name, e->call.args_type->size, e->call.name,
+		    DT_MAX_EVENT_SIZE);
+		HINT(c, "split it into several %s calls", e->call.name);
 		return dt_type_void();
 	}
-	e->call.event_id = add_event(c, DT_F_PRINTF, e, fe->str.s, e->call.args_type);
+	e->call.event_id = add_event(c, e->call.id, e, fe->str.s, e->call.args_type);
 	return dt_type_void();
+}
+
+/* The first argument of a call that takes a string known at compile time (pton, kaddr, reg,
+ * cgroupid): a literal, or a positional parameter's text; NULL after an error otherwise. */
+static dt_expr *literal_arg(checker *c, dt_expr *e, const char *what)
+{
+	dt_expr *a0 = e->call.args[0];
+	posparam_str_arg(c, a0);
+	check_expr(c, a0);
+	if (a0->kind == DT_E_STR)
+		return a0;
+	ERR(c, a0->span, "%s needs %s as a string literal", e->call.name, what);
+	return NULL;
+}
+
+/* system() and signal() act outside tracing: only with --unsafe, as in bpftrace. */
+static bool unsafe_ok(checker *c, dt_expr *e)
+{
+	if (c->o && c->o->unsafe)
+		return true;
+	ERR(c, e->span, "%s() is an unsafe function being used in safe mode", e->call.name);
+	HINT(c, "run with --unsafe to allow it");
+	return false;
+}
+
+/* A signal's number from its name, with or without "SIG" ("KILL", "SIGUSR1"); 0 if unknown. */
+static int dt_signal_number(const char *name)
+{
+	static const struct { const char *n; int v; } sigs[] = {
+		{ "HUP", SIGHUP }, { "INT", SIGINT }, { "QUIT", SIGQUIT }, { "ILL", SIGILL },
+		{ "TRAP", SIGTRAP }, { "ABRT", SIGABRT }, { "BUS", SIGBUS }, { "FPE", SIGFPE },
+		{ "KILL", SIGKILL }, { "USR1", SIGUSR1 }, { "SEGV", SIGSEGV }, { "USR2", SIGUSR2 },
+		{ "PIPE", SIGPIPE }, { "ALRM", SIGALRM }, { "TERM", SIGTERM }, { "CHLD", SIGCHLD },
+		{ "CONT", SIGCONT }, { "STOP", SIGSTOP }, { "TSTP", SIGTSTP }, { "TTIN", SIGTTIN },
+		{ "TTOU", SIGTTOU }, { "URG", SIGURG }, { "XCPU", SIGXCPU }, { "XFSZ", SIGXFSZ },
+		{ "VTALRM", SIGVTALRM }, { "PROF", SIGPROF }, { "WINCH", SIGWINCH }, { "IO", SIGIO },
+		{ "PWR", SIGPWR }, { "SYS", SIGSYS },
+	};
+	if (!strncmp(name, "SIG", 3))
+		name += 3;
+	for (size_t i = 0; i < DT_ARRAY_SIZE(sigs); i++)
+		if (!strcmp(name, sigs[i].n))
+			return sigs[i].v;
+	return 0;
 }
 
 /* A whole-map argument: print(@m), clear(@m), zero(@m). */
@@ -607,8 +751,44 @@ static map_info *whole_map_arg(checker *c, dt_expr *e, dt_expr *arg)
 static const dt_type *check_call(checker *c, dt_expr *e)
 {
 	switch (e->call.id) {
-	case DT_F_PRINTF:
+	case DT_F_PRINTF: case DT_F_CAT:
 		return check_printf(c, e);
+	case DT_F_SYSTEM:
+		if (!unsafe_ok(c, e))
+			return dt_type_void();
+		return check_printf(c, e);
+	case DT_F_SIGNAL: {
+		if (!unsafe_ok(c, e) || !nargs_ok(c, e, 1, 1, "signal(\"NAME\") or signal(number)"))
+			return dt_type_void();
+		dt_expr *a0 = e->call.args[0];
+		const dt_type *t = check_expr(c, a0);
+		if (is_none(t))
+			return dt_type_void();
+		for (uint32_t i = 0; i < c->probe->nattach; i++) {
+			dt_provider p = c->probe->attach[i]->provider;
+			if (p == DT_P_BEGIN || p == DT_P_END) {
+				ERR(c, e->span, "signal can not be used with \"%s\" probes",
+				    dt_provider_name(p));
+				return dt_type_void();
+			}
+		}
+		if (a0->kind == DT_E_STR) {
+			int sig = dt_signal_number(a0->str.s);
+			if (sig <= 0) {
+				ERR(c, a0->span, "%s is not a valid signal", a0->str.s);
+				HINT(c, "a name like \"KILL\" or \"SIGUSR1\", or a number 1..64");
+				return dt_type_void();
+			}
+			a0->kind = DT_E_INT;
+			a0->i.value = (uint64_t)sig;
+			a0->type = dt_type_int(true, 8);
+		} else if (!is_int(t)) {
+			ERR(c, a0->span, "signal needs a signal name or number, not %s", tname(c, t));
+		} else if (a0->kind == DT_E_INT && (a0->i.value < 1 || a0->i.value > 64)) {
+			ERR(c, a0->span, "%lld is not a valid signal", (long long)a0->i.value);
+		}
+		return dt_type_void();
+	}
 	case DT_F_PRINT: {
 		if (!nargs_ok(c, e, 1, 3, "print(@map[, top[, div]]) or print(value)"))
 			return dt_type_void();
@@ -684,6 +864,7 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 	case DT_F_STR: {
 		if (!nargs_ok(c, e, 1, 2, "str(pointer[, length])"))
 			return dt_type_void();
+		posparam_str_arg(c, e->call.args[0]);
 		const dt_type *t = check_expr(c, e->call.args[0]);
 		if (!is_none(t) && !is_int(t) && t->kind != DT_T_STR) {
 			ERR(c, e->call.args[0]->span, "str needs a pointer or a string, not %s",
@@ -721,6 +902,250 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 			return &t_none;
 		}
 		return dt_type_new(c->a, e->call.id == DT_F_KSYM ? DT_T_KSYM : DT_T_USYM);
+	}
+	case DT_F_STRNCMP: case DT_F_STRCONTAINS: {
+		bool ncmp = e->call.id == DT_F_STRNCMP;
+		if (!nargs_ok(c, e, ncmp ? 3 : 2, ncmp ? 3 : 2,
+			      ncmp ? "strncmp(string, string, length)" : "strcontains(haystack, needle)"))
+			return &t_none;
+		bool ok = true;
+		for (uint32_t i = 0; i < 2; i++) {
+			posparam_str_arg(c, e->call.args[i]);
+			const dt_type *t = check_expr(c, e->call.args[i]);
+			if (!is_none(t) && t->kind != DT_T_STR) {
+				ERR(c, e->call.args[i]->span, "%s needs strings, not %s", e->call.name,
+				    tname(c, t));
+				ok = false;
+			} else if (is_none(t)) {
+				ok = false;
+			}
+		}
+		if (ncmp) {
+			dt_expr *n = e->call.args[2];
+			const dt_type *t = check_expr(c, n);
+			if (!is_none(t) && (n->kind != DT_E_INT || (int64_t)n->i.value < 0)) {
+				ERR(c, n->span, "strncmp's length must be a non-negative integer constant");
+				ok = false;
+			}
+		}
+		return ok ? dt_type_int(false, 8) : &t_none;
+	}
+	case DT_F_BUF: {
+		if (!nargs_ok(c, e, 1, 2, "buf(pointer or string, length)"))
+			return &t_none;
+		dt_expr *src = e->call.args[0];
+		posparam_str_arg(c, src);
+		const dt_type *t = check_expr(c, src);
+		if (is_none(t))
+			return &t_none;
+		if (!is_int(t) && t->kind != DT_T_STR) {
+			ERR(c, src->span, "buf needs a pointer or a string, not %s", tname(c, t));
+			return &t_none;
+		}
+		if (e->call.nargs < 2) {
+			ERR(c, e->span, "buf() needs a length for %s", tname(c, t));
+			HINT(c, "usage: buf(pointer, length)");
+			return &t_none;
+		}
+		dt_expr *l = e->call.args[1];
+		const dt_type *lt = check_expr(c, l);
+		if (is_none(lt))
+			return &t_none;
+		if (!is_int(lt)) {
+			ERR(c, l->span, "buf's length must be an integer, not %s", tname(c, lt));
+			return &t_none;
+		}
+		if (l->kind != DT_E_INT)
+			return dt_type_buf(c->a, DT_STRLEN); /* read at most that much */
+		if ((int64_t)l->i.value < 0) {
+			ERR(c, l->span, "buf cannot use a negative length (%lld)",
+			    (long long)l->i.value);
+			return &t_none;
+		}
+		if (l->i.value > DT_STRLEN) {
+			dt_diag(c->d, DT_DIAG_WARNING, e->span, "buf() length is too long and will "
+				"be shortened to %d bytes", DT_STRLEN);
+			return dt_type_buf(c->a, DT_STRLEN);
+		}
+		return dt_type_buf(c->a, (uint32_t)l->i.value);
+	}
+	case DT_F_STRFTIME: {
+		if (!nargs_ok(c, e, 2, 2, "strftime(\"format\", nsecs)"))
+			return &t_none;
+		dt_expr *f = e->call.args[0];
+		const dt_type *nt = check_expr(c, e->call.args[1]);
+		if (f->kind != DT_E_STR) {
+			check_expr(c, f);
+			ERR(c, f->span, "strftime's format must be a string literal");
+			return &t_none;
+		}
+		f->type = dt_type_str(f->str.len + 1);
+		if (is_none(nt))
+			return &t_none;
+		if (!is_int(nt)) {
+			ERR(c, e->call.args[1]->span, "strftime needs nanoseconds since boot (an "
+			    "integer), not %s", tname(c, nt));
+			return &t_none;
+		}
+		dt_type *t = dt_type_new(c->a, DT_T_TIMESTAMP);
+		t->ts.fmt = f->str.s;
+		return t;
+	}
+	case DT_F_NTOP: {
+		if (!nargs_ok(c, e, 1, 2, "ntop([AF_INET or AF_INET6, ] address)"))
+			return &t_none;
+		dt_expr *addr = e->call.args[e->call.nargs - 1];
+		if (e->call.nargs == 2) {
+			dt_expr *af = e->call.args[0];
+			const dt_type *t = check_expr(c, af);
+			if (!is_none(t) && (af->kind != DT_E_INT ||
+					    (af->i.value != AF_INET && af->i.value != AF_INET6))) {
+				ERR(c, af->span, "ntop's address family must be %d (AF_INET) or %d "
+				    "(AF_INET6)", AF_INET, AF_INET6);
+				return &t_none;
+			}
+		}
+		const dt_type *t = check_expr(c, addr);
+		if (is_none(t))
+			return &t_none;
+		if (!is_int(t) && t->kind != DT_T_BUF) {
+			ERR(c, addr->span, "ntop needs an IPv4 address (an integer) or an address's "
+			    "bytes (pton(), buf()), not %s", tname(c, t));
+			return &t_none;
+		}
+		return dt_type_new(c->a, DT_T_INET);
+	}
+	case DT_F_PTON: {
+		if (!nargs_ok(c, e, 1, 1, "pton(\"address\")"))
+			return &t_none;
+		dt_expr *a0 = literal_arg(c, e, "an address");
+		unsigned char bytes[16];
+		if (!a0)
+			return &t_none;
+		bool v6 = strchr(a0->str.s, ':') != NULL;
+		if (inet_pton(v6 ? AF_INET6 : AF_INET, a0->str.s, bytes) != 1) {
+			ERR(c, a0->span, "pton: '%s' is not an IPv4 or IPv6 address", a0->str.s);
+			return &t_none;
+		}
+		/* The bytes, as a constant buffer (codegen converts the literal again). */
+		return dt_type_buf(c->a, v6 ? 16 : 4);
+	}
+	case DT_F_KADDR: {
+		if (!nargs_ok(c, e, 1, 1, "kaddr(\"symbol\")"))
+			return &t_none;
+		dt_expr *a0 = literal_arg(c, e, "a symbol");
+		if (!a0)
+			return &t_none;
+		uint64_t addr;
+		if (dt_kallsyms_lookup(a0->str.s, &addr) < 0) {
+			ERR(c, e->span, "Failed to resolve kernel symbol %s", a0->str.s);
+			return &t_none;
+		}
+		e->kind = DT_E_INT; /* the address, a constant */
+		e->i.value = addr;
+		return dt_type_int(false, 8);
+	}
+	case DT_F_HAS_KEY: {
+		if (!nargs_ok(c, e, 2, 2, "has_key(@map, key)"))
+			return &t_none;
+		dt_expr *m = e->call.args[0], *k = e->call.args[1];
+		if (m->kind != DT_E_MAP) {
+			check_expr(c, m);
+			ERR(c, m->span, "has_key needs a map, like has_key(@name, key)");
+			return &t_none;
+		}
+		if (!m->map.nkeys) {
+			/* A tuple names the parts of a multi-part key: has_key(@m, (1, "a")). */
+			bool parts = k->kind == DT_E_TUPLE;
+			m->map.keys = parts ? k->tuple.elems : &e->call.args[1];
+			m->map.nkeys = parts ? k->tuple.n : 1;
+		}
+		map_info *mi = check_map_use(c, m);
+		m->type = dt_type_void();
+		if (c->d && !mi->assigned) {
+			ERR(c, m->span, "%s is read but never assigned", mi->sym.name);
+			return &t_none;
+		}
+		if (mi->sym.value && (mi->sym.value->kind == DT_T_HIST ||
+				      mi->sym.value->kind == DT_T_LHIST)) {
+			ERR(c, m->span, "has_key cannot look into %s: it holds a %s", mi->sym.name,
+			    tname(c, mi->sym.value));
+			return &t_none;
+		}
+		return dt_type_int(false, 8);
+	}
+	case DT_F_REG: {
+		if (!nargs_ok(c, e, 1, 1, "reg(\"name\")"))
+			return &t_none;
+		dt_expr *a0 = literal_arg(c, e, "a register name");
+		if (!a0)
+			return &t_none;
+		if (dt_reg_offset(a0->str.s) < 0) {
+			ERR(c, a0->span, "'%s' is not a register of x86-64", a0->str.s);
+			HINT(c, "one of ip sp bp ax bx cx dx si di r8 … r15, flags, cs, ss, orig_ax");
+			return &t_none;
+		}
+		if (!all_attach(c, has_regs)) {
+			ERR(c, e->span, "reg can not be used with \"%s\" probes",
+			    dt_provider_name(c->probe->attach[0]->provider));
+			return &t_none;
+		}
+		return dt_type_int(false, 8);
+	}
+	case DT_F_CGROUPID: {
+		if (!nargs_ok(c, e, 1, 1, "cgroupid(\"/sys/fs/cgroup/…\")"))
+			return &t_none;
+		dt_expr *a0 = literal_arg(c, e, "a cgroup's path");
+		if (!a0)
+			return &t_none;
+		/* A cgroup v2 id is the inode number of its directory. */
+		struct stat st;
+		if (stat(a0->str.s, &st) < 0) {
+			ERR(c, a0->span, "cgroupid: cannot read '%s': %s", a0->str.s, strerror(errno));
+			return &t_none;
+		}
+		e->kind = DT_E_INT; /* the id, a constant */
+		e->i.value = st.st_ino;
+		return dt_type_int(false, 8);
+	}
+	case DT_F_OVERRIDE: {
+		if (!unsafe_ok(c, e) || !nargs_ok(c, e, 1, 1, "override(return value)"))
+			return dt_type_void();
+		const dt_type *t = check_expr(c, e->call.args[0]);
+		if (!is_none(t) && !is_int(t))
+			ERR(c, e->call.args[0]->span, "override needs an integer, not %s", tname(c, t));
+		for (uint32_t i = 0; i < c->probe->nattach; i++)
+			if (c->probe->attach[i]->provider != DT_P_KPROBE) {
+				ERR(c, e->span, "override can only be used with kprobes");
+				break;
+			}
+		return dt_type_void();
+	}
+	case DT_F_CGROUP_PATH: {
+		if (!nargs_ok(c, e, 1, 1, "cgroup_path(cgroup id)"))
+			return &t_none;
+		const dt_type *t = check_expr(c, e->call.args[0]);
+		if (is_none(t))
+			return &t_none;
+		if (!is_int(t)) {
+			ERR(c, e->call.args[0]->span, "cgroup_path needs a cgroup id (an integer), "
+			    "not %s", tname(c, t));
+			return &t_none;
+		}
+		return dt_type_new(c->a, DT_T_CGROUP_PATH);
+	}
+	case DT_F_BSWAP: {
+		if (!nargs_ok(c, e, 1, 1, "bswap(integer)"))
+			return &t_none;
+		const dt_type *t = check_expr(c, e->call.args[0]);
+		if (is_none(t))
+			return &t_none;
+		if (!is_int(t)) {
+			ERR(c, e->call.args[0]->span, "bswap needs an integer, not %s", tname(c, t));
+			return &t_none;
+		}
+		/* The bytes of the argument's own size are reversed: bswap((int16)x) swaps two. */
+		return dt_type_int(false, t->size);
 	}
 	default:
 		/* Aggregations reach here only when misused; check_agg handles the good place. */
@@ -823,13 +1248,15 @@ static const dt_type *check_binop(checker *c, dt_expr *e)
 		return dt_type_int(true, 8);
 	if (is_none(l) || is_none(r))
 		return &t_none;
-	if (l->kind == DT_T_STR || r->kind == DT_T_STR) {
+	if (l->kind == DT_T_STR || r->kind == DT_T_STR || l->kind == DT_T_BUF ||
+	    r->kind == DT_T_BUF) {
 		if ((op == DT_OP_EQ || op == DT_OP_NE) && l->kind == r->kind)
 			return dt_type_int(true, 8);
 		if (op == DT_OP_EQ || op == DT_OP_NE)
 			ERR(c, e->span, "cannot compare %s with %s", tname(c, l), tname(c, r));
 		else if (l->kind == r->kind)
-			ERR(c, e->span, "strings only support == and !=, not '%s'", binop_text(op));
+			ERR(c, e->span, "%s only support == and !=, not '%s'",
+			    l->kind == DT_T_STR ? "strings" : "buffers", binop_text(op));
 		else
 			ERR(c, e->span, "operator '%s' cannot be applied to %s and %s",
 			    binop_text(op), tname(c, l), tname(c, r));
@@ -882,26 +1309,37 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 		uint32_t n = e->posparam.n;
 		if (!n)
 			return &t_none;
-		if (!c->o || n > c->o->nparams || !c->o->params || !c->o->params[n - 1]) {
-			ERR(c, e->span, "positional parameter $%u was not given", n);
-			HINT(c, "%u parameter%s given after the program", c->o ? c->o->nparams : 0,
-			     c->o && c->o->nparams == 1 ? " was" : "s were");
-			return &t_none;
-		}
-		/* Substitute the value: a number becomes an integer, anything else a string. */
-		const char *s = c->o->params[n - 1];
+		/* Substitute the value: a number becomes an integer, anything else a string; one
+		 * that was not given reads as 0 (bpftrace's rule). */
+		const char *s = posparam_text(c, n);
 		char *end;
 		errno = 0;
 		long long v = strtoll(s, &end, 0);
-		if (*s && !*end && !errno) {
+		if (!*s || (!*end && !errno)) {
 			e->kind = DT_E_INT;
-			e->i.value = (uint64_t)v;
+			e->i.value = *s ? (uint64_t)v : 0;
 			return dt_type_int(true, 8);
 		}
-		e->kind = DT_E_STR;
-		e->str.len = (uint32_t)strlen(s);
-		e->str.s = dt_arena_strndup(c->a, s, e->str.len);
-		return dt_type_str(e->str.len + 1);
+		return posparam_as_str(c, e);
+	}
+	case DT_E_PARAMCOUNT:
+		e->kind = DT_E_INT;
+		e->i.value = c->o ? c->o->nparams : 0;
+		return dt_type_int(true, 8);
+	case DT_E_TUPLE_GET: {
+		const dt_type *t = check_expr(c, e->tget.base);
+		if (is_none(t))
+			return &t_none;
+		if (t->kind != DT_T_TUPLE) {
+			ERR(c, e->span, "'.%u' needs a tuple, not %s", e->tget.index, tname(c, t));
+			return &t_none;
+		}
+		if (e->tget.index >= t->tuple.n) {
+			ERR(c, e->span, "invalid tuple index %u: the tuple has %u elements",
+			    e->tget.index, t->tuple.n);
+			return &t_none;
+		}
+		return t->tuple.elems[e->tget.index];
 	}
 	case DT_E_BUILTIN:
 		return check_builtin(c, e);
@@ -951,6 +1389,9 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 			    tname(c, ct));
 		if (is_none(t) || is_none(f))
 			return &t_none;
+		/* `cond ? printf(…) : exit()`: a statement written as an expression. */
+		if (t->kind == DT_T_VOID && f->kind == DT_T_VOID)
+			return dt_type_void();
 		const dt_type *u = dt_type_unify(c->a, storage_type(t), storage_type(f));
 		if (!u || !value_type_ok(u)) {
 			ERR(c, e->span, "the branches of '?:' have different types: %s and %s",
@@ -1071,7 +1512,7 @@ static void check_stmt(checker *c, dt_stmt *s)
 		const dt_type *t = check_expr(c, e);
 		bool effect = e->kind == DT_E_CALL ||
 			      (e->kind == DT_E_UNOP && e->un.op >= DT_UOP_PREINC);
-		if (!effect && !is_none(t))
+		if (!effect && !is_none(t) && t->kind != DT_T_VOID)
 			dt_diag(c->d, DT_DIAG_WARNING, e->span, "expression result unused");
 		return;
 	}
@@ -1087,8 +1528,37 @@ static void check_stmt(checker *c, dt_stmt *s)
 		check_stmts(c, &s->if_.els);
 		return;
 	}
-	case DT_S_UNROLL:
+	case DT_S_UNROLL: {
+		dt_expr *n = s->unroll.count_expr;
+		const dt_type *t = n ? check_expr(c, n) : &t_none;
+		if (!is_none(t)) {
+			if (n->kind != DT_E_INT) {
+				ERR(c, n->span, "unroll needs an integer constant, not %s", tname(c, t));
+			} else if ((int64_t)n->i.value > 100) {
+				ERR(c, s->span, "unroll maximum value is 100");
+			} else if ((int64_t)n->i.value < 1) {
+				ERR(c, s->span, "unroll minimum value is 1");
+			} else {
+				s->unroll.count = (uint32_t)n->i.value;
+			}
+		}
 		check_stmts(c, &s->unroll.body);
+		return;
+	}
+	case DT_S_WHILE: {
+		const dt_type *t = check_expr(c, s->while_.cond);
+		if (!is_none(t) && !is_int(t))
+			ERR(c, s->while_.cond->span, "a condition must be an integer, not %s",
+			    tname(c, t));
+		c->loop_depth++;
+		check_stmts(c, &s->while_.body);
+		c->loop_depth--;
+		return;
+	}
+	case DT_S_BREAK: case DT_S_CONTINUE:
+		if (!c->loop_depth)
+			ERR(c, s->span, "%s used outside of a loop",
+			    s->kind == DT_S_BREAK ? "break" : "continue");
 		return;
 	case DT_S_BLOCK:
 		check_stmts(c, &s->block);

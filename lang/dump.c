@@ -134,8 +134,8 @@ static void dump_expr(dumper *d, const dt_expr *e, int depth)
 		end_expr(d, e);
 		return;
 	case DT_E_BUILTIN:
-		if (e->builtin.id == DT_B_ARG)
-			fprintf(o, "builtin arg%u", e->builtin.arg);
+		if (e->builtin.id == DT_B_ARG || e->builtin.id == DT_B_SARG)
+			fprintf(o, "builtin %s%u", dt_builtin_name(e->builtin.id), e->builtin.arg);
 		else
 			fprintf(o, "builtin %s", dt_builtin_name(e->builtin.id));
 		if (e->builtin.id == DT_B_KSTACK || e->builtin.id == DT_B_USTACK ||
@@ -195,6 +195,15 @@ static void dump_expr(dumper *d, const dt_expr *e, int depth)
 		end_expr(d, e);
 		dump_exprs(d, e->tuple.elems, e->tuple.n, depth + 1);
 		return;
+	case DT_E_TUPLE_GET:
+		fprintf(o, "element %u", e->tget.index);
+		end_expr(d, e);
+		dump_expr(d, e->tget.base, depth + 1);
+		return;
+	case DT_E_PARAMCOUNT:
+		fputs("param $#", o);
+		end_expr(d, e);
+		return;
 	}
 }
 
@@ -229,9 +238,27 @@ static void dump_stmt(dumper *d, const dt_stmt *s, int depth)
 			dump_stmts(d, &s->if_.els, depth + 2);
 		}
 		return;
-	case DT_S_UNROLL:
-		fprintf(o, "unroll %u\n", s->unroll.count);
+	case DT_S_UNROLL: {
+		const dt_expr *n = s->unroll.count_expr;
+		if (s->unroll.count || !n)
+			fprintf(o, "unroll %u\n", s->unroll.count);
+		else if (n->kind == DT_E_INT)
+			fprintf(o, "unroll %lld\n", (long long)n->i.value);
+		else
+			fprintf(o, "unroll $%u\n", n->kind == DT_E_POSPARAM ? n->posparam.n : 0);
 		dump_stmts(d, &s->unroll.body, depth + 1);
+		return;
+	}
+	case DT_S_WHILE:
+		fputs("while\n", o);
+		dump_expr(d, s->while_.cond, depth + 1);
+		dump_stmts(d, &s->while_.body, depth + 1);
+		return;
+	case DT_S_BREAK:
+		fputs("break\n", o);
+		return;
+	case DT_S_CONTINUE:
+		fputs("continue\n", o);
 		return;
 	case DT_S_RETURN:
 		fputs("return\n", o);

@@ -75,8 +75,12 @@ typedef enum dt_type_kind {
 	DT_T_TUPLE,  /* ordered elements at fixed offsets: map keys with several parts, printf args */
 	DT_T_KSYM,   /* u64 kernel address printed as a symbol (ksym(), func in kprobes) */
 	DT_T_USYM,   /* u64 user address + u32 pid, printed as a symbol (usym(), func in uprobes) */
-	DT_T_TIMESTAMP, /* unused for now; reserved */
+	DT_T_TIMESTAMP, /* strftime(): u64 ns since boot, printed as wall-clock time with ts.fmt */
 	DT_T_RECORD, /* a tracepoint's `args`: only valid as the base of a field access */
+	DT_T_USERNAME, /* u64 uid printed as the user's name (`username`) */
+	DT_T_BUF,    /* buf(): a u8 length, then `size - 1` bytes of data (printed escaped, %r) */
+	DT_T_INET,   /* ntop(): u64 address family, then 16 bytes of address (printed by inet_ntop) */
+	DT_T_CGROUP_PATH, /* cgroup_path(): u64 cgroup id, printed as its paths in the hierarchies */
 	/* Map values produced by aggregation functions. */
 	DT_T_COUNT, DT_T_SUM, DT_T_AVG, DT_T_MIN, DT_T_MAX, DT_T_STATS, DT_T_HIST, DT_T_LHIST,
 } dt_type_kind;
@@ -133,6 +137,9 @@ struct dt_type {
 		struct {
 			int64_t min, max, step; /* lhist(v, min, max, step) */
 		} lhist;
+		struct {
+			const char *fmt; /* strftime's format (bpftrace's %f: microseconds) */
+		} ts;
 		struct {
 			const char *subsys, *event; /* tracepoint of the record */
 			dt_tp_field *fields;
@@ -207,6 +214,11 @@ typedef enum dt_builtin {
 	DT_B_RAND, DT_B_CURTASK,
 	/* xprobe only: this call's time in ns (nswitch: context switches), see bpf-lib/dt_xprobe.h */
 	DT_B_WALL, DT_B_ONCPU, DT_B_OFFCPU, DT_B_RUNQ, DT_B_BLOCKED, DT_B_IOWAIT, DT_B_NSWITCH,
+	DT_B_CPID,     /* the -c command's pid (0 without -c) */
+	DT_B_NUMAID, DT_B_JIFFIES, DT_B_NCPUS,
+	DT_B_USERMODE, /* 1 when the probe interrupted user mode */
+	DT_B_USERNAME, /* the user's name, from uid at print time */
+	DT_B_SARG,     /* sargN: the Nth 64-bit word above the stack pointer, see builtin.arg */
 	DT_B__COUNT
 } dt_builtin;
 
@@ -214,6 +226,11 @@ typedef enum dt_func {
 	DT_F_PRINTF, DT_F_PRINT, DT_F_CLEAR, DT_F_DELETE, DT_F_ZERO, DT_F_EXIT, DT_F_TIME, DT_F_STR,
 	DT_F_KSYM, DT_F_USYM,
 	DT_F_COUNT, DT_F_SUM, DT_F_AVG, DT_F_MIN, DT_F_MAX, DT_F_STATS, DT_F_HIST, DT_F_LHIST,
+	DT_F_STRNCMP, DT_F_STRCONTAINS, DT_F_BSWAP, DT_F_BUF, DT_F_STRFTIME,
+	DT_F_CAT, DT_F_SYSTEM, /* printf-like: userspace formats, then reads the file / runs it */
+	DT_F_SIGNAL, DT_F_NTOP, DT_F_PTON, DT_F_KADDR,
+	DT_F_HAS_KEY, /* has_key(@m, key): dt_check moves the key into args[0]'s map.keys */
+	DT_F_REG, DT_F_CGROUPID, DT_F_OVERRIDE, DT_F_CGROUP_PATH,
 	DT_F__COUNT
 } dt_func;
 
@@ -233,6 +250,8 @@ typedef enum dt_unop {
 typedef enum dt_expr_kind {
 	DT_E_INT, DT_E_STR, DT_E_BUILTIN, DT_E_VAR, DT_E_MAP, DT_E_CALL, DT_E_BINOP, DT_E_UNOP,
 	DT_E_TERNARY, DT_E_FIELD, DT_E_TUPLE, DT_E_POSPARAM,
+	DT_E_TUPLE_GET, /* $t.0: one element of a tuple value */
+	DT_E_PARAMCOUNT, /* $#: substituted by dt_check with the number of positional parameters */
 } dt_expr_kind;
 
 typedef struct dt_expr dt_expr;
@@ -280,6 +299,7 @@ struct dt_expr {
 		} field;
 		struct { dt_expr **elems; uint32_t n; } tuple;
 		struct { uint32_t n; } posparam; /* $1, $2: substituted from the command line by dt_check */
+		struct { dt_expr *base; uint32_t index; } tget;
 	};
 };
 
@@ -294,6 +314,8 @@ typedef enum dt_stmt_kind {
 	DT_S_IF,
 	DT_S_UNROLL,
 	DT_S_RETURN,
+	DT_S_WHILE,
+	DT_S_BREAK, DT_S_CONTINUE, /* inside a while loop only */
 	DT_S_BLOCK,
 } dt_stmt_kind;
 
@@ -308,7 +330,9 @@ struct dt_stmt {
 			dt_expr *value;
 		} assign;
 		struct { dt_expr *cond; dt_stmt_list then, els; } if_;
-		struct { uint32_t count; dt_stmt_list body; } unroll;
+		/* count_expr is an integer literal or a positional parameter; dt_check sets count. */
+		struct { uint32_t count; dt_expr *count_expr; dt_stmt_list body; } unroll;
+		struct { dt_expr *cond; dt_stmt_list body; } while_;
 		dt_stmt_list block;
 	};
 };
@@ -352,7 +376,8 @@ typedef struct dt_probe {
 /* Things the BPF side sends to userspace through the event ring buffer that need a table entry
  * userspace can look up by id: a printf format, a time() format, a print() of a value. */
 typedef struct dt_event_desc {
-	dt_func func;           /* DT_F_PRINTF, DT_F_TIME, DT_F_PRINT (of a non-map value) */
+	dt_func func;           /* DT_F_PRINTF, DT_F_TIME, DT_F_PRINT (of a non-map value), DT_F_CAT,
+	                         * DT_F_SYSTEM */
 	const dt_expr *call;
 	const char *fmt;        /* printf/time format string (escapes decoded) */
 	const dt_type *args;    /* tuple type of the payload after struct dt_event_hdr */
@@ -396,6 +421,10 @@ typedef struct dt_check_opts {
 	uint32_t nparams;
 	/* Bytes of a str() without a length, and of tracepoint strings (0: DT_STRLEN). */
 	uint32_t strlen;
+	/* A -c command runs (or would, under --dry-run): `cpid` is its pid. */
+	bool has_child;
+	/* --unsafe: system() and signal(), which act outside tracing, are allowed. */
+	bool unsafe;
 } dt_check_opts;
 
 /* Resolves names, infers and checks types, validates attach points (units, rates, known software
@@ -407,6 +436,10 @@ int dt_check(dt_program *p, dt_arena *a, dt_diags *d, const dt_check_opts *opts)
 /* `-d ast` and `-d types`: designed, stable renderings (golden-tested). */
 void dt_dump_ast(const dt_program *p, FILE *out);
 void dt_dump_types(const dt_program *p, FILE *out);
+
+/* The byte offset in struct pt_regs (x86-64) of a register named as bpftrace's reg() names it
+ * ("ip", "sp", "ax", "r8", …), or -1. */
+int dt_reg_offset(const char *name);
 
 /* Names for messages and completion. */
 const char *dt_provider_name(dt_provider p);

@@ -32,6 +32,9 @@ typedef enum dt_tok_kind {
 	DT_TOK__COUNT
 } dt_tok_kind;
 
+/* The ival of the DT_TOK_POSPARAM `$#` (the number of positional parameters). */
+#define DT_POSPARAM_COUNT UINT64_MAX
+
 typedef struct dt_token {
 	dt_tok_kind kind;
 	uint32_t off, len;
@@ -72,6 +75,8 @@ bool dt_func_lookup(const char *s, size_t n, dt_func *out);
 dt_type *dt_type_new(dt_arena *a, dt_type_kind k);
 /* A tuple over `n` element types with offsets and size computed by the layout rules. */
 dt_type *dt_type_tuple(dt_arena *a, const dt_type *const *elems, uint32_t n);
+/* buf()'s type: a length byte and n bytes of data. */
+const dt_type *dt_type_buf(dt_arena *a, uint32_t n);
 const dt_type *dt_type_stack(dt_arena *a, dt_stack_kind k, dt_stack_mode m, uint32_t depth);
 /* The type both `a` and `b` fit in (ints with ints, strings widen to the larger, tuples element
  * by element), or NULL when they are incompatible. */
@@ -108,6 +113,8 @@ const char *dt_tracefs_root(const char *override);
  * another -errno. */
 int dt_tracefs_record(dt_arena *a, const char *root, const char *subsys, const char *event,
 		      dt_type **out);
+/* The address of kernel symbol `name` from /proc/kallsyms: 0, -ENOENT, or another -errno. */
+int dt_kallsyms_lookup(const char *name, uint64_t *addr);
 /* The closest event name in events/SUBSYS (or closest subsystem when `event` is NULL). */
 const char *dt_tracefs_closest(dt_arena *a, const char *root, const char *subsys,
 			       const char *event);

@@ -260,6 +260,12 @@ void dt_lex(const dt_source *src, uint32_t off, dt_token *t)
 			t->ival = v;
 			return;
 		}
+		if (c == '$' && j < n && s[j] == '#') {
+			t->kind = DT_TOK_POSPARAM;
+			t->len = 2;
+			t->ival = DT_POSPARAM_COUNT;
+			return;
+		}
 		while (j < n && is_ident((unsigned char)s[j]))
 			j++;
 		t->kind = c == '$' ? DT_TOK_VAR : DT_TOK_MAP;

@@ -54,7 +54,8 @@ static const char *const builtin_spellings[] = {
 	"pid", "tid", "uid", "gid", "comm", "nsecs", "elapsed", "cpu", "cgroup", "arg0", "arg1",
 	"arg2", "arg3", "arg4", "arg5", "retval", "func", "probe",
 	"kstack", "ustack", "ustack_dwarf", "args", "rand", "curtask", "wall", "oncpu", "offcpu", "runq", "blocked", "iowait",
-	"nswitch", NULL,
+	"nswitch", "cpid", "numaid", "jiffies", "ncpus", "usermode", "username", "sarg0", "sarg1",
+	"sarg2", "sarg3", "sarg4", "sarg5", NULL,
 };
 
 static const char *const builtin_names[DT_B__COUNT] = {
@@ -65,7 +66,9 @@ static const char *const builtin_names[DT_B__COUNT] = {
 	[DT_B_USTACK_DWARF] = "ustack_dwarf", [DT_B_ARGS] = "args", [DT_B_RAND] = "rand",
 	[DT_B_CURTASK] = "curtask", [DT_B_WALL] = "wall", [DT_B_ONCPU] = "oncpu",
 	[DT_B_OFFCPU] = "offcpu", [DT_B_RUNQ] = "runq", [DT_B_BLOCKED] = "blocked",
-	[DT_B_IOWAIT] = "iowait", [DT_B_NSWITCH] = "nswitch",
+	[DT_B_IOWAIT] = "iowait", [DT_B_NSWITCH] = "nswitch", [DT_B_CPID] = "cpid",
+	[DT_B_NUMAID] = "numaid", [DT_B_JIFFIES] = "jiffies", [DT_B_NCPUS] = "ncpus",
+	[DT_B_USERMODE] = "usermode", [DT_B_USERNAME] = "username", [DT_B_SARG] = "sarg",
 };
 
 const char *dt_builtin_name(dt_builtin b)
@@ -78,6 +81,19 @@ const char *const *dt_builtin_names(void)
 	return builtin_spellings;
 }
 
+int dt_reg_offset(const char *name)
+{
+	/* struct pt_regs, x86-64, in order, 8 bytes each. */
+	static const char *const regs[] = {
+		"r15", "r14", "r13", "r12", "bp", "bx", "r11", "r10", "r9", "r8", "ax", "cx",
+		"dx", "si", "di", "orig_ax", "ip", "cs", "flags", "sp", "ss",
+	};
+	for (size_t i = 0; i < DT_ARRAY_SIZE(regs); i++)
+		if (!strcmp(name, regs[i]))
+			return (int)(i * 8);
+	return -1;
+}
+
 bool dt_builtin_lookup(const char *s, size_t n, dt_builtin *out, uint32_t *argn)
 {
 	*argn = 0;
@@ -86,8 +102,13 @@ bool dt_builtin_lookup(const char *s, size_t n, dt_builtin *out, uint32_t *argn)
 		*argn = (uint32_t)(s[3] - '0');
 		return true;
 	}
+	if (n == 5 && memcmp(s, "sarg", 4) == 0 && s[4] >= '0' && s[4] <= '9') {
+		*out = DT_B_SARG;
+		*argn = (uint32_t)(s[4] - '0');
+		return true;
+	}
 	for (int b = 0; b < DT_B__COUNT; b++) {
-		if (b == DT_B_ARG)
+		if (b == DT_B_ARG || b == DT_B_SARG)
 			continue;
 		if (strlen(builtin_names[b]) == n && memcmp(builtin_names[b], s, n) == 0) {
 			*out = (dt_builtin)b;
@@ -103,6 +124,12 @@ static const char *const func_names[DT_F__COUNT + 1] = {
 	[DT_F_STR] = "str", [DT_F_KSYM] = "ksym", [DT_F_USYM] = "usym", [DT_F_COUNT] = "count",
 	[DT_F_SUM] = "sum", [DT_F_AVG] = "avg", [DT_F_MIN] = "min", [DT_F_MAX] = "max",
 	[DT_F_STATS] = "stats", [DT_F_HIST] = "hist", [DT_F_LHIST] = "lhist",
+	[DT_F_STRNCMP] = "strncmp", [DT_F_STRCONTAINS] = "strcontains", [DT_F_BSWAP] = "bswap",
+	[DT_F_BUF] = "buf", [DT_F_STRFTIME] = "strftime", [DT_F_CAT] = "cat",
+	[DT_F_SYSTEM] = "system", [DT_F_SIGNAL] = "signal", [DT_F_NTOP] = "ntop",
+	[DT_F_PTON] = "pton", [DT_F_KADDR] = "kaddr", [DT_F_HAS_KEY] = "has_key",
+	[DT_F_REG] = "reg", [DT_F_CGROUPID] = "cgroupid", [DT_F_OVERRIDE] = "override",
+	[DT_F_CGROUP_PATH] = "cgroup_path",
 	[DT_F__COUNT] = NULL,
 };
 

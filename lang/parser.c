@@ -333,6 +333,8 @@ static dt_expr *parse_primary(parser *p)
 	}
 	case DT_TOK_POSPARAM: {
 		advance(p);
+		if (t.ival == DT_POSPARAM_COUNT)
+			return new_expr(p, DT_E_PARAMCOUNT, start);
 		dt_expr *e = new_expr(p, DT_E_POSPARAM, start);
 		e->posparam.n = (uint32_t)t.ival;
 		if (t.ival == 0)
@@ -404,6 +406,17 @@ static dt_expr *parse_postfix(parser *p)
 		if (p->cur.kind == DT_TOK_DOT || p->cur.kind == DT_TOK_ARROW) {
 			bool arrow = p->cur.kind == DT_TOK_ARROW;
 			advance(p);
+			if (!arrow && p->cur.kind == DT_TOK_INT) {
+				/* $t.0: a tuple element. */
+				dt_expr *g = new_expr(p, DT_E_TUPLE_GET, start);
+				g->tget.base = e;
+				g->tget.index = p->cur.ival > UINT32_MAX ? UINT32_MAX :
+									(uint32_t)p->cur.ival;
+				advance(p);
+				g->span = span_from(p, start);
+				e = g;
+				continue;
+			}
 			if (p->cur.kind != DT_TOK_IDENT) {
 				syntax_error(p, "expected a field name");
 				return e;
@@ -663,7 +676,7 @@ static dt_stmt_list parse_brace_block(parser *p)
 		if (s)
 			DT_VEC_PUSH(&v, s);
 		bool compound = s && (s->kind == DT_S_IF || s->kind == DT_S_UNROLL ||
-				      s->kind == DT_S_BLOCK);
+				      s->kind == DT_S_WHILE || s->kind == DT_S_BLOCK);
 		if (p->panic || p->cur.off == before) {
 			sync_stmt(p);
 			continue;
@@ -688,15 +701,23 @@ static dt_stmt_list parse_brace_block(parser *p)
 	return stmt_vec_finish(p, &v);
 }
 
-static dt_stmt *parse_if(parser *p, uint32_t start)
+/* `(cond)` after `if` or `while` (the keyword is current). */
+static dt_expr *parse_cond(parser *p, const char *kw)
 {
-	advance(p); /* if */
-	dt_stmt *s = new_stmt(p, DT_S_IF, start);
-	expect(p, DT_TOK_LPAREN, "expected '(' after 'if'");
+	advance(p);
+	expect(p, DT_TOK_LPAREN, kw[0] == 'i' ? "expected '(' after 'if'"
+						 : "expected '(' after 'while'");
 	struct nest_save ns = nest_enter(p);
-	s->if_.cond = parse_expr(p);
+	dt_expr *e = parse_expr(p);
 	nest_leave(p, ns);
 	expect(p, DT_TOK_RPAREN, "expected ')' after the condition");
+	return e;
+}
+
+static dt_stmt *parse_if(parser *p, uint32_t start)
+{
+	dt_stmt *s = new_stmt(p, DT_S_IF, start);
+	s->if_.cond = parse_cond(p, "if");
 	if (p->panic)
 		return s;
 	s->if_.then = parse_brace_block(p);
@@ -733,15 +754,11 @@ static dt_stmt *parse_stmt(parser *p)
 		advance(p);
 		dt_stmt *s = new_stmt(p, DT_S_UNROLL, start);
 		expect(p, DT_TOK_LPAREN, "expected '(' after 'unroll'");
-		if (p->cur.kind == DT_TOK_INT) {
-			if (p->cur.ival < 1 || p->cur.ival > 100)
-				dt_diag(p->d, DT_DIAG_ERROR, tok_span(&p->cur),
-					"unroll count must be between 1 and 100");
-			s->unroll.count = p->cur.ival <= 100 ? (uint32_t)p->cur.ival : 100;
-			advance(p);
-		} else {
-			syntax_error(p, "expected an integer literal (1..100) in unroll");
-		}
+		/* The count is checked by dt_check: a positional parameter is known only there. */
+		if (p->cur.kind == DT_TOK_INT || p->cur.kind == DT_TOK_POSPARAM)
+			s->unroll.count_expr = parse_primary(p);
+		else
+			syntax_error(p, "expected an integer or a positional parameter in unroll");
 		expect(p, DT_TOK_RPAREN, "expected ')' after the unroll count");
 		if (p->panic)
 			return s;
@@ -749,9 +766,23 @@ static dt_stmt *parse_stmt(parser *p)
 		s->span = span_from(p, start);
 		return s;
 	}
+	if (is_kw(p, &p->cur, "while")) {
+		dt_stmt *s = new_stmt(p, DT_S_WHILE, start);
+		s->while_.cond = parse_cond(p, "while");
+		if (p->panic)
+			return s;
+		s->while_.body = parse_brace_block(p);
+		s->span = span_from(p, start);
+		return s;
+	}
 	if (is_kw(p, &p->cur, "return")) {
 		advance(p);
 		return new_stmt(p, DT_S_RETURN, start);
+	}
+	if (is_kw(p, &p->cur, "break") || is_kw(p, &p->cur, "continue")) {
+		dt_stmt_kind k = is_kw(p, &p->cur, "break") ? DT_S_BREAK : DT_S_CONTINUE;
+		advance(p);
+		return new_stmt(p, k, start);
 	}
 	if (is_kw(p, &p->cur, "else")) {
 		syntax_error(p, "'else' without a matching 'if'");
@@ -830,7 +861,7 @@ static dt_stmt_list parse_angle_block(parser *p)
 		if (s)
 			DT_VEC_PUSH(&v, s);
 		bool compound = s && (s->kind == DT_S_IF || s->kind == DT_S_UNROLL ||
-				      s->kind == DT_S_BLOCK);
+				      s->kind == DT_S_WHILE || s->kind == DT_S_BLOCK);
 		if (p->panic || p->cur.off == before) {
 			sync_stmt(p);
 		} else if (p->cur.kind == DT_TOK_SEMI) {

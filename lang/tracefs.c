@@ -147,3 +147,24 @@ const char *dt_tracefs_closest(dt_arena *a, const char *root, const char *subsys
 	free(names.v);
 	return best;
 }
+
+int dt_kallsyms_lookup(const char *name, uint64_t *addr)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], sym[256], type;
+	unsigned long long a;
+	int rc = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		/* "ADDR TYPE NAME [MODULE]"; addresses read as 0 without the privilege to see them. */
+		if (sscanf(line, "%llx %c %255s", &a, &type, sym) == 3 && !strcmp(sym, name)) {
+			*addr = a;
+			rc = a ? 0 : -EPERM;
+			break;
+		}
+	}
+	fclose(f);
+	return rc;
+}

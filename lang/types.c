@@ -58,6 +58,7 @@ dt_type *dt_type_new(dt_arena *a, dt_type_kind k)
 	t->align = 8;
 	switch (k) {
 	case DT_T_COUNT: case DT_T_SUM: case DT_T_HIST: case DT_T_LHIST: case DT_T_KSYM:
+	case DT_T_USERNAME: case DT_T_TIMESTAMP: case DT_T_CGROUP_PATH:
 		t->size = 8;
 		break;
 	case DT_T_AVG: case DT_T_MIN: case DT_T_MAX: case DT_T_STACK: case DT_T_USYM:
@@ -65,6 +66,9 @@ dt_type *dt_type_new(dt_arena *a, dt_type_kind k)
 		break;
 	case DT_T_STATS:
 		t->size = 32;
+		break;
+	case DT_T_INET:
+		t->size = 24;
 		break;
 	case DT_T_INT:
 		t->size = 8;
@@ -94,6 +98,14 @@ dt_type *dt_type_tuple(dt_arena *a, const dt_type *const *elems, uint32_t n)
 	}
 	t->size = DT_ALIGN(off, 8);
 	t->align = 8;
+	return t;
+}
+
+const dt_type *dt_type_buf(dt_arena *a, uint32_t n)
+{
+	dt_type *t = dt_type_new(a, DT_T_BUF);
+	t->size = n + 1;
+	t->align = 1;
 	return t;
 }
 
@@ -130,6 +142,8 @@ bool dt_type_equal(const dt_type *a, const dt_type *b)
 		       a->lhist.step == b->lhist.step;
 	case DT_T_RECORD:
 		return a->record.subsys == b->record.subsys && a->record.event == b->record.event;
+	case DT_T_TIMESTAMP:
+		return !a->ts.fmt == !b->ts.fmt && (!a->ts.fmt || !strcmp(a->ts.fmt, b->ts.fmt));
 	default:
 		return true;
 	}
@@ -141,7 +155,8 @@ const dt_type *dt_type_unify(dt_arena *ar, const dt_type *a, const dt_type *b)
 		return NULL;
 	if (a->kind == DT_T_INT && b->kind == DT_T_INT)
 		return dt_type_int(a->is_signed, DT_MAX(a->size, b->size));
-	if (a->kind == DT_T_STR && b->kind == DT_T_STR)
+	if ((a->kind == DT_T_STR && b->kind == DT_T_STR) ||
+	    (a->kind == DT_T_BUF && b->kind == DT_T_BUF))
 		return a->size >= b->size ? a : b;
 	if (a->kind == DT_T_TUPLE && b->kind == DT_T_TUPLE) {
 		if (a->tuple.n != b->tuple.n)
@@ -173,6 +188,8 @@ dt_type *dt_type_clone(dt_arena *a, const dt_type *t)
 			c->tuple.elems[i] = dt_type_clone(a, t->tuple.elems[i]);
 			c->tuple.offsets[i] = t->tuple.offsets[i];
 		}
+	} else if (t->kind == DT_T_TIMESTAMP && t->ts.fmt) {
+		c->ts.fmt = dt_arena_strndup(a, t->ts.fmt, strlen(t->ts.fmt));
 	} else if (t->kind == DT_T_RECORD) {
 		c->record.subsys = t->record.subsys ? dt_arena_strndup(a, t->record.subsys,
 								   strlen(t->record.subsys)) : NULL;
@@ -228,6 +245,10 @@ const char *dt_type_name(dt_arena *a, const dt_type *t)
 	}
 	case DT_T_KSYM: return "ksym";
 	case DT_T_USYM: return "usym";
+	case DT_T_USERNAME: return "username";
+	case DT_T_BUF: return dt_arena_printf(a, "buffer[%u]", t->size - 1);
+	case DT_T_INET: return "inet";
+	case DT_T_CGROUP_PATH: return "cgroup_path";
 	case DT_T_TIMESTAMP: return "timestamp";
 	case DT_T_RECORD:
 		return dt_arena_printf(a, "args(%s:%s)", t->record.subsys ? t->record.subsys : "?",

@@ -7,12 +7,16 @@
 #include "output/output_internal.h"
 #include "common/common.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <ftw.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---------------------------------------------------------------- string buffer */
 
@@ -204,6 +208,124 @@ static void put_usym(dt_out *o, dt_sbuf *b, uint32_t pid, uint32_t gen, uint64_t
 	dt_sb_puts(b, name);
 }
 
+/* A buf() value as bpftrace prints it: printable bytes as themselves and the rest as \xNN
+ * (mode 0, %r), every byte as \xNN (mode 'x', %rx) or as hex bytes apart (mode 'h', %rh). */
+static void put_buf(dt_sbuf *b, const dt_type *t, const unsigned char *data, char mode)
+{
+	uint32_t n = DT_MIN((uint32_t)data[0], t->size - 1);
+
+	for (uint32_t i = 0; i < n; i++) {
+		unsigned char ch = data[1 + i];
+
+		if (mode == 'h')
+			dt_sb_printf(b, i ? " %02x" : "%02x", ch);
+		else if (mode == 'x' || ch < 0x20 || ch > 0x7e)
+			dt_sb_printf(b, "\\x%02x", ch);
+		else
+			dt_sb_putc(b, (char)ch);
+	}
+}
+
+/* strftime(): `ns` since boot (bpf_ktime_get_ns, CLOCK_MONOTONIC) as local wall-clock time in
+ * `fmt`, with bpftrace's %f for the microseconds. */
+static void put_strftime(dt_sbuf *b, const char *fmt, uint64_t ns)
+{
+	struct timespec rt, mono;
+	char f[512], out[1024];
+	size_t k = 0;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	int64_t boot = ((int64_t)rt.tv_sec - mono.tv_sec) * 1000000000 + (rt.tv_nsec - mono.tv_nsec);
+	uint64_t wall = (uint64_t)boot + ns;
+	time_t sec = (time_t)(wall / 1000000000);
+	struct tm tm;
+
+	for (const char *p = fmt; *p && k + 8 < sizeof(f); p++) {
+		if (p[0] == '%' && p[1] == 'f') {
+			k += (size_t)snprintf(f + k, sizeof(f) - k, "%06u",
+					      (unsigned)(wall % 1000000000 / 1000));
+			p++;
+		} else if (p[0] == '%' && p[1] == '%') {
+			f[k++] = *p++;
+			f[k++] = *p;
+		} else {
+			f[k++] = *p;
+		}
+	}
+	f[k] = '\0';
+	if (!localtime_r(&sec, &tm) || !strftime(out, sizeof(out), f, &tm))
+		snprintf(out, sizeof(out), "(?)"); /* bpftrace's text for a time it cannot format */
+	dt_sb_puts(b, out);
+}
+
+/* cgroup_path(): where cgroup `id` (its directory's inode) is in each mounted hierarchy, as
+ * bpftrace prints it: "NAME:/path" joined by ',', the v2 hierarchy first as "unified", then the
+ * v1 ones by name (the mount point's last component). nftw has no context argument, hence the
+ * statics: output runs on one thread. */
+static uint64_t cg_find_ino;
+static size_t cg_root_len;
+static char cg_found[4096];
+
+static int cg_visit(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)ftw;
+	if (flag != FTW_D || st->st_ino != cg_find_ino)
+		return 0;
+	snprintf(cg_found, sizeof(cg_found), "%s", path[cg_root_len] ? path + cg_root_len : "/");
+	return 1;
+}
+
+static int cg_name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void put_cgroup_path(dt_sbuf *b, uint64_t id)
+{
+	FILE *f = fopen("/proc/self/mounts", "r");
+	char dev[256], dir[1024], type[64];
+	DT_VEC(char *) found = { 0 };
+
+	if (!f)
+		return;
+	while (fscanf(f, "%255s %1023s %63s %*[^\n]", dev, dir, type) == 3) {
+		bool v2 = !strcmp(type, "cgroup2");
+		if (!v2 && strcmp(type, "cgroup"))
+			continue;
+		cg_find_ino = id;
+		cg_root_len = strlen(dir);
+		if (nftw(dir, cg_visit, 16, FTW_PHYS) != 1)
+			continue;
+		const char *name = v2 ? "unified" : strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
+		/* A leading space sorts the v2 hierarchy first. */
+		char *s = NULL;
+		if (asprintf(&s, "%s%s:%s", v2 ? " " : "", name, cg_found) < 0)
+			continue;
+		DT_VEC_PUSH(&found, s);
+	}
+	fclose(f);
+	qsort(found.v, found.n, sizeof(char *), cg_name_cmp);
+	for (size_t i = 0; i < found.n; i++) {
+		dt_sb_printf(b, "%s%s", i ? "," : "", found.v[i][0] == ' ' ? found.v[i] + 1 :
+			     found.v[i]);
+		free(found.v[i]);
+	}
+	free(found.v);
+}
+
+/* A user's name from the password database; the number when it has none. */
+static void put_username(dt_sbuf *b, uid_t uid)
+{
+	struct passwd pw, *res = NULL;
+	char buf[1024];
+
+	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) == 0 && res)
+		dt_sb_puts(b, res->pw_name);
+	else
+		dt_sb_printf(b, "%u", (unsigned)uid);
+}
+
 void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_fmt_ctx ctx)
 {
 	bool json = ctx == DT_FMT_JSON;
@@ -245,6 +367,45 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
 			put_quoted(b, dt_sb_str(&tmp), tmp.n);
 		break;
 	}
+	case DT_T_BUF:
+		if (json) {
+			put_buf(&tmp, t, data, 0);
+			put_quoted(b, dt_sb_str(&tmp), tmp.n);
+		} else {
+			put_buf(b, t, data, 0);
+		}
+		break;
+	case DT_T_INET: {
+		uint64_t af;
+		char text[INET6_ADDRSTRLEN] = "";
+		memcpy(&af, data, 8);
+		if (!inet_ntop(af == AF_INET6 ? AF_INET6 : AF_INET, (const char *)data + 8, text,
+			       sizeof(text)))
+			snprintf(text, sizeof(text), "(?)");
+		if (json)
+			put_quoted(b, text, strlen(text));
+		else
+			dt_sb_puts(b, text);
+		break;
+	}
+	case DT_T_CGROUP_PATH: {
+		uint64_t id;
+		memcpy(&id, data, 8);
+		dt_sbuf *dst = json ? &tmp : b;
+		put_cgroup_path(dst, id);
+		if (json)
+			put_quoted(b, dt_sb_str(&tmp), tmp.n);
+		break;
+	}
+	case DT_T_USERNAME: {
+		uint64_t uid;
+		memcpy(&uid, data, 8);
+		dt_sbuf *dst = json ? &tmp : b;
+		put_username(dst, (uid_t)uid);
+		if (json)
+			put_quoted(b, dt_sb_str(&tmp), tmp.n);
+		break;
+	}
 	case DT_T_TUPLE:
 		dt_sb_putc(b, json ? '[' : '(');
 		for (uint32_t i = 0; i < t->tuple.n; i++) {
@@ -255,11 +416,21 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
 		}
 		dt_sb_putc(b, json ? ']' : ')');
 		break;
+	case DT_T_TIMESTAMP:
+		if (t->ts.fmt) {
+			uint64_t ns;
+			memcpy(&ns, data, 8);
+			dt_sbuf *dst = json ? &tmp : b;
+			put_strftime(dst, t->ts.fmt, ns);
+			if (json)
+				put_quoted(b, dt_sb_str(&tmp), tmp.n);
+			break;
+		}
+		/* fall through */
 	case DT_T_COUNT:
 	case DT_T_SUM:
 	case DT_T_MIN:
-	case DT_T_MAX:
-	case DT_T_TIMESTAMP: {
+	case DT_T_MAX: {
 		/* An aggregation read outside a map (already combined): its first 8 bytes. */
 		int64_t v;
 		memcpy(&v, data, 8);
@@ -552,6 +723,7 @@ struct conv {
 	char flags[48]; /* "%", flags, width, precision — without length and conversion */
 	int len;        /* -2 hh, -1 h, 0 none, 1 l/ll/z/j/t/q/L */
 	char c;
+	char rmode;     /* %r: 0, or the 'x' of %rx / the 'h' of %rh */
 };
 
 /* Parses the conversion at p (just after '%'); returns its length, or 0 if it is not one we
@@ -595,9 +767,12 @@ static size_t parse_conv(const char *p, struct conv *cv)
 		cv->len = 1;
 		p++;
 	}
-	if (!*p || !strchr("diouxXcsp", *p))
+	if (!*p || !strchr("diouxXcspr", *p))
 		return 0;
 	cv->c = *p++;
+	cv->rmode = 0;
+	if (cv->c == 'r' && (*p == 'x' || *p == 'h'))
+		cv->rmode = *p++;
 	return (size_t)(p - s);
 }
 
@@ -699,6 +874,10 @@ void dt_fmt_printf(dt_out *o, dt_sbuf *b, const char *fmt, const dt_type *args, 
 
 		if (at->kind == DT_T_INT && cv.c != 's') {
 			conv_int(b, &cv, dt_fmt_read_int(ap, at->size, at->is_signed), at->size);
+			continue;
+		}
+		if (at->kind == DT_T_BUF) {
+			put_buf(b, at, (const unsigned char *)ap, cv.rmode);
 			continue;
 		}
 		/* Strings, symbols, stacks and tuples print as their text, with the spec's width and

@@ -96,6 +96,24 @@ void dt_out_printf(dt_out *o, const char *fmt, const dt_type *args, const void *
 	free(b.s);
 }
 
+char *dt_out_sprintf(dt_out *o, const char *fmt, const dt_type *args, const void *data, size_t len)
+{
+	dt_sbuf b = {0};
+
+	dt_fmt_printf(o, &b, fmt, args, data, len);
+	return b.s ? b.s : xstrdup("");
+}
+
+void dt_out_text(dt_out *o, const char *type, const char *s, size_t n)
+{
+	if (o->format == DT_OUT_JSON) {
+		emit_json_text(o, type, s, n);
+	} else {
+		dt_sb_putn(&o->line, s, n);
+		emit(o);
+	}
+}
+
 void dt_out_value(dt_out *o, const dt_type *t, const void *data)
 {
 	if (o->format == DT_OUT_JSON) {

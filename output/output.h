@@ -39,6 +39,11 @@ void dt_out_free(dt_out *o);
 
 /* A printf event: the format and the payload laid out as `args` (a tuple, possibly empty). */
 void dt_out_printf(dt_out *o, const char *fmt, const dt_type *args, const void *data, size_t len);
+/* The text printf would print, malloc'd (cat()'s path, system()'s command). */
+char *dt_out_sprintf(dt_out *o, const char *fmt, const dt_type *args, const void *data, size_t len);
+/* `n` bytes of text as they are (a file cat() read, what system() ran printed); in JSON an
+ * object of `type` ("cat", "system") with the text as data. */
+void dt_out_text(dt_out *o, const char *type, const char *s, size_t n);
 /* print(value) and the text of one value (used for keys too). */
 void dt_out_value(dt_out *o, const dt_type *t, const void *data);
 /* time(fmt): the current wall-clock time through strftime. */

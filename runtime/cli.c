@@ -57,6 +57,7 @@ static const char usage_text[] =
 	"  --info          the kernel's BPF support (program and map types, helpers)\n"
 	"  -v              verbose: what was attached, loss counters, map memory, stage timings\n"
 	"  --dry-run       compile and load the programs, attach nothing\n"
+	"  --unsafe        allow system() and signal(), which act outside tracing\n"
 	"  --unwind-budget MiB  kernel memory for ustack_dwarf's unwind tables (default 64)\n"
 	"  --unwind-stacks N    distinct ustack_dwarf stacks kept (default 16384)\n"
 	"  -d WHAT         dump a stage: tokens, ast, types, ir, asm, verifier, unwind\n"
@@ -110,7 +111,7 @@ struct cli {
 	uint32_t ndebug_dirs;
 	int verbose;
 	uint32_t dump;
-	bool dry_run, repl, quiet, list, no_warnings;
+	bool dry_run, repl, quiet, list, no_warnings, unsafe;
 	const char *search;       /* -l SEARCH */
 	const char **params;
 	uint32_t nparams;
@@ -199,6 +200,7 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 		{ "unwind-stacks", required_argument, NULL, 1008 },
 		{ "no-warnings", no_argument, NULL, 1009 },
 		{ "info", no_argument, NULL, 1010 },
+		{ "unsafe", no_argument, NULL, 1011 },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt, rc;
@@ -322,6 +324,9 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 			break;
 		case 'n':
 			c->dry_run = true;
+			break;
+		case 1011:
+			c->unsafe = true;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -597,6 +602,8 @@ static int cli_run(int argc, char **argv)
 	so.end_on_attach_error = true;
 	so.params = c.params;
 	so.nparams = c.nparams;
+	so.has_child = c.cmd != NULL;
+	so.unsafe = c.unsafe;
 	if (c.pid_arg) {
 		so.filter_pid = (uint32_t)atoi(c.pid_arg);
 		so.uprobe_pid = (int)so.filter_pid;

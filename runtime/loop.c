@@ -71,6 +71,54 @@ static void before_output(dt_session *s)
 
 static bool over_budget(dt_session *s, size_t len);
 
+/* bpftrace's default for BPFTRACE_CAT_BYTES_MAX: what one cat() prints at most. */
+#define CAT_BYTES_MAX_DEFAULT 10240
+
+/* cat("path fmt", args…): the file's first BPFTRACE_CAT_BYTES_MAX bytes, as they are. */
+static void cat_file(dt_session *s, const dt_event_desc *e, const void *payload, size_t plen)
+{
+	const char *env = getenv("BPFTRACE_CAT_BYTES_MAX");
+	char *end;
+	unsigned long long max = env && *env ? strtoull(env, &end, 10) : CAT_BYTES_MAX_DEFAULT;
+	char *path = dt_out_sprintf(s->out, e->fmt, e->args, payload, plen);
+	FILE *f = fopen(path, "r");
+
+	if (env && *env && (*end || max > (1u << 30)))
+		max = CAT_BYTES_MAX_DEFAULT; /* par-cli's env checks say so; here: the default */
+	if (!f) {
+		fprintf(s->err, "ERROR: failed to open file '%s': %s\n", path, strerror(errno));
+		free(path);
+		return;
+	}
+	char *buf = xmalloc(max + 1);
+	size_t n = fread(buf, 1, max, f);
+
+	fclose(f);
+	dt_out_text(s->out, "cat", buf, n);
+	free(buf);
+	free(path);
+}
+
+/* system("cmd fmt", args…) (--unsafe): runs the command under /bin/sh and prints what it
+ * printed where program output goes, in order with the rest. */
+static void run_system(dt_session *s, const dt_event_desc *e, const void *payload, size_t plen)
+{
+	char *cmd = dt_out_sprintf(s->out, e->fmt, e->args, payload, plen);
+	FILE *p = popen(cmd, "r");
+	char buf[4096];
+	size_t n;
+
+	if (!p) {
+		fprintf(s->err, "ERROR: system(\"%s\"): %s\n", cmd, strerror(errno));
+		free(cmd);
+		return;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
+		dt_out_text(s->out, "system", buf, n);
+	pclose(p);
+	free(cmd);
+}
+
 static int on_event(void *ctx, void *data, size_t len)
 {
 	struct dt_rb_ctx *c = ctx;
@@ -94,6 +142,8 @@ static int on_event(void *ctx, void *data, size_t len)
 	case DT_EV_PRINTF:
 	case DT_EV_TIME:
 	case DT_EV_PRINT_VALUE:
+	case DT_EV_CAT:
+	case DT_EV_SYSTEM:
 		if (h.id >= u->prog->nevents)
 			goto bad;
 		e = &u->prog->events[h.id];
@@ -117,7 +167,7 @@ static int on_event(void *ctx, void *data, size_t len)
 		goto bad;
 	}
 	if (h.kind == DT_EV_PRINTF || h.kind == DT_EV_TIME || h.kind == DT_EV_PRINT_VALUE ||
-	    h.kind == DT_EV_PRINT_MAP)
+	    h.kind == DT_EV_PRINT_MAP || h.kind == DT_EV_CAT || h.kind == DT_EV_SYSTEM)
 		before_output(s);
 	switch (h.kind) {
 	case DT_EV_PRINTF:
@@ -125,6 +175,12 @@ static int on_event(void *ctx, void *data, size_t len)
 		break;
 	case DT_EV_TIME:
 		dt_out_time(s->out, e->fmt);
+		break;
+	case DT_EV_CAT:
+		cat_file(s, e, payload, plen);
+		break;
+	case DT_EV_SYSTEM:
+		run_system(s, e, payload, plen);
 		break;
 	case DT_EV_PRINT_VALUE:
 		if (print_value_type(e) && plen >= print_value_type(e)->size)

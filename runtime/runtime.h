@@ -57,6 +57,8 @@ typedef struct dt_session_opts {
 	bool count_hits;        /* enable BPF run statistics so dt_unit_hits works */
 	const char **params;    /* positional parameters $1..$n */
 	uint32_t nparams;
+	bool has_child;         /* a -c command runs (or would, with dry_run): `cpid` is valid */
+	bool unsafe;            /* --unsafe: system() and signal() are allowed */
 	/* Symbols and profile files (symbols/, output/profile.c). */
 	bool no_demangle;       /* --no-demangle */
 	bool no_inline;         /* --no-inline: no frames for inlined callees */

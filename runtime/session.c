@@ -1290,12 +1290,15 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	dt_check_opts co = {
 		.sz = sizeof(co), .existing_map = chk_existing, .ctx = &cc, .expand = dt_rt_expand,
 		.params = s->o.params, .nparams = s->o.nparams, .strlen = s->o.strlen,
+		.has_child = s->o.has_child, .unsafe = s->o.unsafe,
 	};
 	struct cg_ctx gc = { .s = s, .u = u };
 	dt_cg_env env = {
 		.sz = sizeof(env), .ctx = &gc, .map_fd = cg_map_fd, .aux_fd = cg_aux_fd,
-		.cont_slot = cg_cont_slot, .chain_slot = cg_chain_slot, .start_ns = s->start_ns, .filter_pid = s->o.filter_pid,
-		.filter_cgroup = s->child_cgroup_id,
+		.cont_slot = cg_cont_slot, .chain_slot = cg_chain_slot, .start_ns = s->start_ns,
+		.filter_pid = s->o.filter_pid, .filter_cgroup = s->child_cgroup_id,
+		.cpid = s->child > 0 ? (uint32_t)s->child : 0,
+		.ncpus = (uint32_t)DT_MAX(libbpf_num_possible_cpus(), 1),
 		.want_ir = s->o.dump & DT_DUMP_IR, .want_asm = s->o.dump & DT_DUMP_ASM,
 	};
 	dt_cg_result *cg = NULL;

@@ -186,7 +186,8 @@ static void statements(void)
 	CHECK(s[3]->kind == DT_S_EXPR && s[3]->expr->un.op == DT_UOP_POSTINC);
 	CHECK(s[4]->kind == DT_S_EXPR && s[4]->expr->un.op == DT_UOP_PREDEC);
 	CHECK(s[5]->kind == DT_S_IF && s[5]->if_.els.n == 1 && s[5]->if_.els.v[0]->kind == DT_S_IF);
-	CHECK(s[6]->kind == DT_S_UNROLL && s[6]->unroll.count == 5);
+	CHECK(s[6]->kind == DT_S_UNROLL && s[6]->unroll.count_expr &&
+	      s[6]->unroll.count_expr->kind == DT_E_INT && s[6]->unroll.count_expr->i.value == 5);
 	CHECK_EQ_INT(s[7]->kind, DT_S_RETURN);
 	CHECK_EQ_INT(s[8]->kind, DT_S_BLOCK);
 	CHECK_EQ_INT(s[9]->kind, DT_S_EXPR);
