@@ -18,7 +18,7 @@ enum { PT_R9 = 64, PT_R8 = 72, PT_AX = 80, PT_CX = 88, PT_DX = 96, PT_SI = 104, 
 bool cg_is_scalar(const dt_type *t)
 {
 	switch (t->kind) {
-	case DT_T_INT: case DT_T_KSYM: case DT_T_TIMESTAMP:
+	case DT_T_INT: case DT_T_KSYM: case DT_T_TIMESTAMP: case DT_T_PTR:
 	case DT_T_COUNT: case DT_T_SUM: case DT_T_MIN: case DT_T_MAX: case DT_T_AVG:
 		return true;
 	default:
@@ -91,8 +91,8 @@ LLVMValueRef cg_load(cg *c, LLVMValueRef p, const dt_type *t)
 	switch (t->kind) {
 	case DT_T_INT:
 		return cg_load_int(c, p, 0, t->size, t->is_signed);
-	case DT_T_KSYM: case DT_T_TIMESTAMP:
-		return cg_load_int(c, p, 0, 8, t->kind != DT_T_KSYM);
+	case DT_T_KSYM: case DT_T_TIMESTAMP: case DT_T_PTR:
+		return cg_load_int(c, p, 0, 8, t->kind == DT_T_TIMESTAMP);
 	case DT_T_COUNT: case DT_T_SUM:
 		return cg_load_int(c, p, offsetof(struct dt_agg_count, count), 8, true);
 	case DT_T_MIN: case DT_T_MAX:
@@ -266,19 +266,6 @@ static void read_str(cg *c, LLVMValueRef dst, uint32_t size, LLVMValueRef len, L
 	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, r, cg_i64(c, 0), ""), fail, done);
 	LLVMPositionBuilderAtEnd(c->b, fail);
 	cg_store_int(c, dst, 0, 1, cg_i64(c, 0));
-	cg_stat_inc(c, DT_STAT_READ_FAIL);
-	LLVMBuildBr(c->b, done);
-	LLVMPositionBuilderAtEnd(c->b, done);
-}
-
-static void read_kernel(cg *c, LLVMValueRef dst, uint32_t size, LLVMValueRef ptr)
-{
-	LLVMValueRef args[3] = { dst, cg_i64(c, size), ptr };
-	LLVMValueRef r = cg_helper(c, BPF_FUNC_probe_read_kernel, c->i64, args, 3);
-	LLVMBasicBlockRef fail = cg_block(c, "rd.fail"), done = cg_block(c, "rd.done");
-
-	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, r, cg_i64(c, 0), ""), fail, done);
-	LLVMPositionBuilderAtEnd(c->b, fail);
 	cg_stat_inc(c, DT_STAT_READ_FAIL);
 	LLVMBuildBr(c->b, done);
 	LLVMPositionBuilderAtEnd(c->b, done);
@@ -473,7 +460,7 @@ static LLVMValueRef tp_field(cg *c, const dt_expr *e)
 		} else if (f->is_array) {
 			uint32_t n = DT_MIN(f->size, t->size);
 
-			read_kernel(c, b, n, LLVMBuildAdd(c->b, base, cg_i64(c, f->offset), ""));
+			cg_read_mem(c, b, n, LLVMBuildAdd(c->b, base, cg_i64(c, f->offset), ""), false);
 			if (n == t->size)
 				cg_store_int(c, b, n - 1, 1, cg_i64(c, 0));
 		} else {
@@ -488,9 +475,9 @@ static LLVMValueRef tp_field(cg *c, const dt_expr *e)
 			return ctx_load(c, f->offset, size, f->is_signed);
 		LLVMValueRef tmp = cg_buf(c, 8);
 
-		read_kernel(c, tmp, size, LLVMBuildAdd(c->b, LLVMBuildPtrToInt(c->b, c->ctxp, c->i64,
+		cg_read_mem(c, tmp, size, LLVMBuildAdd(c->b, LLVMBuildPtrToInt(c->b, c->ctxp, c->i64,
 									 ""),
-						       cg_i64(c, f->offset), ""));
+						       cg_i64(c, f->offset), ""), false);
 		return cg_load_int(c, tmp, 0, size, f->is_signed);
 	}
 	cg_fail(c, e->span, "tracepoint field '%s' of %u bytes as an integer", f->name, size);
@@ -730,6 +717,15 @@ static LLVMValueRef binop(cg *c, const dt_expr *e)
 	 * `$x < 0` to work on signed values, so only two signed operands compare signed. */
 	bool both_signed = lt->is_signed && rt->is_signed;
 
+	if (e->type->kind == DT_T_PTR && (op == DT_OP_ADD || op == DT_OP_SUB)) {
+		uint32_t step = cg_ptr_step(e->type);
+
+		if (lt->kind != DT_T_PTR)
+			l = LLVMBuildMul(c->b, l, cg_i64(c, step), "");
+		else
+			r = LLVMBuildMul(c->b, r, cg_i64(c, step), "");
+	}
+
 	switch (op) {
 	case DT_OP_EQ: return bool64(c, LLVMBuildICmp(c->b, LLVMIntEQ, l, r, ""));
 	case DT_OP_NE: return bool64(c, LLVMBuildICmp(c->b, LLVMIntNE, l, r, ""));
@@ -905,10 +901,14 @@ LLVMValueRef cg_expr(cg *c, const dt_expr *e)
 	case DT_E_TERNARY:
 		return ternary(c, e);
 	case DT_E_FIELD:
-		return tp_field(c, e);
+		return e->field.m ? cg_cmem_value(c, e) : tp_field(c, e);
+	case DT_E_DEREF: case DT_E_INDEX:
+		return cg_cmem_value(c, e);
+	case DT_E_CAST:
+		return cg_cast(c, e);
 	case DT_E_TUPLE:
 		return tuple(c, e);
-	case DT_E_POSPARAM:
+	case DT_E_POSPARAM: case DT_E_SIZEOF: case DT_E_OFFSETOF:
 		break;
 	}
 	cg_fail(c, e->span, "expression kind %d reached code generation", e->kind);

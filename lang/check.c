@@ -64,6 +64,17 @@ static bool is_int(const dt_type *t)
 	return t && t->kind == DT_T_INT;
 }
 
+static bool is_ptr(const dt_type *t)
+{
+	return t && t->kind == DT_T_PTR;
+}
+
+/* Integers and pointers: what arithmetic, comparisons and conditions take. */
+static bool is_intlike(const dt_type *t)
+{
+	return is_int(t) || is_ptr(t);
+}
+
 static const char *tracefs(checker *c)
 {
 	if (!c->tracefs_looked) {
@@ -158,7 +169,8 @@ static bool key_elem_ok(checker *c, const dt_expr *k, const dt_type *t)
 	if (is_none(t))
 		return false;
 	if (t->kind == DT_T_INT || t->kind == DT_T_STR || t->kind == DT_T_STACK ||
-	    t->kind == DT_T_KSYM || t->kind == DT_T_USYM || t->kind == DT_T_TUPLE)
+	    t->kind == DT_T_KSYM || t->kind == DT_T_USYM || t->kind == DT_T_TUPLE ||
+	    t->kind == DT_T_PTR || t->kind == DT_T_CSTRUCT || t->kind == DT_T_ARRAY)
 		return true;
 	ERR(c, k->span, "%s cannot be a map key", tname(c, t));
 	return false;
@@ -294,8 +306,14 @@ static const dt_type *check_builtin(checker *c, dt_expr *e)
 	const char *name = dt_builtin_name(e->builtin.id);
 	switch (e->builtin.id) {
 	case DT_B_PID: case DT_B_TID: case DT_B_UID: case DT_B_GID: case DT_B_CPU:
-	case DT_B_NSECS: case DT_B_ELAPSED: case DT_B_CGROUP: case DT_B_CURTASK: case DT_B_RAND:
+	case DT_B_NSECS: case DT_B_ELAPSED: case DT_B_CGROUP: case DT_B_RAND:
 		return dt_type_int(false, 8);
+	case DT_B_CURTASK:
+		/* The struct's members are fetched only if the script looks into it. */
+		if (!c->o || !c->o->ctype)
+			return dt_type_int(false, 8);
+		return dt_type_ptr(c->a, dt_type_cstruct(c->a, "struct task_struct", false),
+				   DT_AS_KERNEL);
 	case DT_B_COMM:
 		return dt_type_str(16);
 	case DT_B_ARG:
@@ -369,15 +387,321 @@ static const dt_type *check_builtin(checker *c, dt_expr *e)
 	}
 }
 
+/* ---------------------------------------------------------------- C types */
+
+/* The integer types a script can name without any type source: bpftrace's names, <stdint.h>'s
+ * and C's own (x86-64 LP64 sizes). */
+static const struct int_name {
+	const char *name;
+	uint8_t size;
+	bool is_signed;
+} int_names[] = {
+	{ "int8", 1, true }, { "int16", 2, true }, { "int32", 4, true }, { "int64", 8, true },
+	{ "uint8", 1, false }, { "uint16", 2, false }, { "uint32", 4, false }, { "uint64", 8, false },
+	{ "int8_t", 1, true }, { "int16_t", 2, true }, { "int32_t", 4, true },
+	{ "int64_t", 8, true }, { "uint8_t", 1, false }, { "uint16_t", 2, false },
+	{ "uint32_t", 4, false }, { "uint64_t", 8, false }, { "bool", 1, false },
+	{ "char", 1, true }, { "signed char", 1, true }, { "unsigned char", 1, false },
+	{ "short", 2, true }, { "short int", 2, true }, { "signed short", 2, true },
+	{ "unsigned short", 2, false }, { "unsigned short int", 2, false },
+	{ "int", 4, true }, { "signed", 4, true }, { "signed int", 4, true },
+	{ "unsigned", 4, false }, { "unsigned int", 4, false },
+	{ "long", 8, true }, { "long int", 8, true }, { "signed long", 8, true },
+	{ "unsigned long", 8, false }, { "unsigned long int", 8, false },
+	{ "long long", 8, true }, { "long long int", 8, true }, { "signed long long", 8, true },
+	{ "unsigned long long", 8, false }, { "unsigned long long int", 8, false },
+};
+
+/* Fills an incomplete struct (named through a pointer) from the type source. False, with an
+ * error at `at`, when it cannot. */
+static bool complete(checker *c, const dt_type *t, dt_span at)
+{
+	if (!t || t->kind != DT_T_CSTRUCT || t->cstruct.complete)
+		return true;
+	const dt_type *full = NULL;
+	int err = c->o && c->o->ctype ? c->o->ctype(c->o->ctype_ctx, c->a, t->cstruct.name, &full)
+				      : -ENOENT;
+	if (err || !full || full->kind != DT_T_CSTRUCT || !full->cstruct.complete) {
+		ERR(c, at, "%s is not a known type%s%s", t->cstruct.name, err && err != -ENOENT ?
+		    ": " : "", err == -ENODATA ? "the kernel has no BTF (/sys/kernel/btf/vmlinux)"
+		    : err && err != -ENOENT ? strerror(-err) : "");
+		if (c->o && c->o->ctype && err == -ENOENT)
+			HINT(c, "kernel types come from BTF (/sys/kernel/btf); define others in "
+				"the script");
+		return false;
+	}
+	/* Every use of the name shares the shell, so filling it once serves them all. */
+	dt_type *shell = (dt_type *)t;
+	shell->size = full->size;
+	shell->align = full->align;
+	shell->cstruct.members = full->cstruct.members;
+	shell->cstruct.n = full->cstruct.n;
+	shell->cstruct.is_union = full->cstruct.is_union;
+	shell->cstruct.complete = true;
+	return true;
+}
+
+/* The type a cast, sizeof or offsetof names; NULL (reported) when it does not exist. */
+static const dt_type *resolve_ctype(checker *c, const dt_ctype_ref *r)
+{
+	const dt_type *t = NULL;
+	for (size_t i = 0; i < DT_ARRAY_SIZE(int_names) && !t; i++)
+		if (!strcmp(int_names[i].name, r->name))
+			t = dt_type_int(int_names[i].is_signed, int_names[i].size);
+	if (!t && !strcmp(r->name, "void"))
+		t = dt_type_void();
+	if (!t) {
+		int err = c->o && c->o->ctype ? c->o->ctype(c->o->ctype_ctx, c->a, r->name, &t)
+					      : -ENOENT;
+		if (err) {
+			if (err == -ENOENT)
+				ERR(c, r->span, "unknown type '%s'", r->name);
+			else
+				ERR(c, r->span, "cannot look up type '%s': %s", r->name,
+				    err == -ENODATA ? "the kernel has no BTF (/sys/kernel/btf/vmlinux)"
+						    : strerror(-err));
+			if (err == -ENOENT && !strncmp(r->name, "struct ", 7))
+				HINT(c, "%s", c->o && c->o->ctype
+						? "kernel types come from BTF (/sys/kernel/btf)"
+						: "only integer types are known here");
+			else if (err == -ENOENT)
+				HINT(c, "integer types: int8 … int64, uint8 … uint64");
+			return NULL;
+		}
+	}
+	for (uint32_t i = 0; i < r->nptr; i++)
+		t = dt_type_ptr(c->a, t, DT_AS_NONE);
+	return t;
+}
+
+dt_addrspace dt_expr_addrspace(const dt_expr *e)
+{
+	const dt_type *bt;
+	switch (e->kind) {
+	case DT_E_FIELD:
+		bt = e->field.base->type;
+		if (bt && bt->kind == DT_T_PTR)
+			return bt->ptr.as;
+		return e->field.base->kind == DT_E_BUILTIN ? DT_AS_NONE
+							   : dt_expr_addrspace(e->field.base);
+	case DT_E_DEREF:
+		bt = e->un.e->type;
+		return bt && bt->kind == DT_T_PTR ? bt->ptr.as : DT_AS_NONE;
+	case DT_E_INDEX:
+		bt = e->index.base->type;
+		if (bt && bt->kind == DT_T_PTR)
+			return bt->ptr.as;
+		return dt_expr_addrspace(e->index.base);
+	default:
+		return DT_AS_NONE;
+	}
+}
+
+/* The type of a value read from C memory in space `as`: char arrays read as strings (bpftrace's
+ * rule), pointers remember the space they were found in, enums are their integers already. */
+static const dt_type *read_type(checker *c, const dt_type *t, dt_addrspace as)
+{
+	if (t->kind == DT_T_ARRAY && t->array.elem->kind == DT_T_INT && t->array.elem->size == 1 &&
+	    t->array.n)
+		return dt_type_str(t->array.n);
+	if (t->kind == DT_T_PTR && t->ptr.as != as && as != DT_AS_NONE)
+		return dt_type_ptr(c->a, t->ptr.to, as);
+	return t;
+}
+
+typedef DT_VEC(const char *) name_vec;
+
+/* Every member name of a struct, anonymous members' included: the "did you mean" candidates. */
+static void member_names(const dt_type *t, name_vec *out)
+{
+	for (uint32_t i = 0; t && t->kind == DT_T_CSTRUCT && i < t->cstruct.n; i++) {
+		const dt_member *m = &t->cstruct.members[i];
+		if (m->name[0])
+			DT_VEC_PUSH(out, m->name);
+		else
+			member_names(m->type, out);
+	}
+}
+
+/* Looks `name` up in struct st; reports a located error with a suggestion when it is not there. */
+static const dt_member *find_member(checker *c, const dt_type *st, const char *name, dt_span at,
+				    uint32_t *off)
+{
+	const dt_member *m = dt_type_member(st, name, off);
+	if (m)
+		return m;
+	ERR(c, at, "%s has no member '%s'", st->cstruct.name, name);
+	if (dt_diag_hint_wanted(c->d)) {
+		name_vec names = { 0 };
+		member_names(st, &names);
+		DT_VEC_PUSH(&names, NULL);
+		const char *sugg = dt_closest(name, strlen(name), names.v);
+		if (sugg)
+			HINT(c, "did you mean '%s'?", sugg);
+		free(names.v);
+	}
+	return NULL;
+}
+
+static const dt_type *check_cfield(checker *c, dt_expr *e, const dt_type *bt)
+{
+	const dt_type *st = NULL;
+	if (e->field.arrow && is_ptr(bt) && bt->ptr.to && bt->ptr.to->kind == DT_T_CSTRUCT)
+		st = bt->ptr.to;
+	else if (!e->field.arrow && bt->kind == DT_T_CSTRUCT)
+		st = bt;
+	if (!st) {
+		ERR(c, e->span, "cannot access member '%s' with '%s' on %s", e->field.field,
+		    e->field.arrow ? "->" : ".", tname(c, bt));
+		if (e->field.arrow && bt->kind == DT_T_CSTRUCT)
+			HINT(c, "it is a struct, not a pointer: use '.'");
+		else if (!e->field.arrow && is_ptr(bt) && bt->ptr.to &&
+			 bt->ptr.to->kind == DT_T_CSTRUCT)
+			HINT(c, "it is a pointer: use '->'");
+		else if (is_int(bt))
+			HINT(c, "cast it to a struct pointer first: ((struct NAME *)x)->%s",
+			     e->field.field);
+		return &t_none;
+	}
+	if (!complete(c, st, e->field.base->span))
+		return &t_none;
+	uint32_t off;
+	const dt_member *m = find_member(c, st, e->field.field, e->span, &off);
+	if (!m)
+		return &t_none;
+	e->field.m = m;
+	e->field.off = off;
+	if (m->bit_size && !is_int(m->type)) {
+		ERR(c, e->span, "bitfield '%s' of type %s is not supported", m->name,
+		    tname(c, m->type));
+		return &t_none;
+	}
+	return read_type(c, m->type, dt_expr_addrspace(e));
+}
+
+static const dt_type *check_deref(checker *c, dt_expr *e)
+{
+	const dt_type *t = check_expr(c, e->un.e);
+	if (is_none(t))
+		return &t_none;
+	if (!is_ptr(t)) {
+		ERR(c, e->span, "cannot dereference %s", tname(c, t));
+		if (is_int(t))
+			HINT(c, "cast it to a pointer first: *(uint64 *)x");
+		return &t_none;
+	}
+	if (!t->ptr.to) {
+		ERR(c, e->span, "cannot dereference a void pointer");
+		HINT(c, "cast it to a pointer to what it points at: *(uint64 *)x");
+		return &t_none;
+	}
+	if (!complete(c, t->ptr.to, e->span))
+		return &t_none;
+	return read_type(c, t->ptr.to, t->ptr.as);
+}
+
+static const dt_type *check_index(checker *c, dt_expr *e)
+{
+	const dt_type *bt = check_expr(c, e->index.base), *it = check_expr(c, e->index.index);
+	if (is_none(bt) || is_none(it))
+		return &t_none;
+	if (!is_int(it)) {
+		ERR(c, e->index.index->span, "an index must be an integer, not %s", tname(c, it));
+		return &t_none;
+	}
+	const dt_type *el;
+	if (is_ptr(bt) && bt->ptr.to) {
+		el = bt->ptr.to;
+	} else if (bt->kind == DT_T_ARRAY) {
+		el = bt->array.elem;
+		if (e->index.index->kind == DT_E_INT && e->index.index->i.value >= bt->array.n) {
+			ERR(c, e->index.index->span, "index %llu is out of bounds for %s",
+			    (unsigned long long)e->index.index->i.value, tname(c, bt));
+			return &t_none;
+		}
+	} else {
+		ERR(c, e->span, "cannot index %s", tname(c, bt));
+		if (bt->kind == DT_T_STR)
+			HINT(c, "strings cannot be indexed");
+		return &t_none;
+	}
+	if (!complete(c, el, e->span))
+		return &t_none;
+	if (!el->size) {
+		ERR(c, e->span, "cannot index %s: its elements have no size", tname(c, bt));
+		return &t_none;
+	}
+	return read_type(c, el, dt_expr_addrspace(e));
+}
+
+static const dt_type *check_cast(checker *c, dt_expr *e)
+{
+	const dt_type *to = resolve_ctype(c, &e->cast.to);
+	const dt_type *from = check_expr(c, e->cast.e);
+	if (!to || is_none(from))
+		return &t_none;
+	if (to->kind == DT_T_VOID || to->kind == DT_T_CSTRUCT || to->kind == DT_T_ARRAY) {
+		ERR(c, e->cast.to.span, "cannot cast to %s", tname(c, to));
+		if (to->kind == DT_T_CSTRUCT)
+			HINT(c, "cast to a pointer: (%s *)", tname(c, to));
+		return &t_none;
+	}
+	if (!is_intlike(from)) {
+		ERR(c, e->cast.e->span, "cannot cast %s to %s", tname(c, from), tname(c, to));
+		return &t_none;
+	}
+	/* A pointer cast keeps the space of the pointer it came from (kptr/uptr aside). */
+	if (is_ptr(to) && is_ptr(from) && from->ptr.as != DT_AS_NONE)
+		return dt_type_ptr(c->a, to->ptr.to, from->ptr.as);
+	return to;
+}
+
+static const dt_type *check_sizeof(checker *c, dt_expr *e)
+{
+	const dt_type *t;
+	if (e->size.ty.name) {
+		t = resolve_ctype(c, &e->size.ty);
+		if (!t)
+			return &t_none;
+	} else {
+		t = check_expr(c, e->size.e);
+		if (is_none(t))
+			return &t_none;
+	}
+	if (!complete(c, t, e->span))
+		return &t_none;
+	uint64_t v;
+	if (e->kind == DT_E_OFFSETOF) {
+		if (t->kind != DT_T_CSTRUCT) {
+			ERR(c, e->size.ty.span, "offsetof needs a struct or union, not %s",
+			    tname(c, t));
+			return &t_none;
+		}
+		uint32_t off;
+		if (!find_member(c, t, e->size.field, e->span, &off))
+			return &t_none;
+		v = off;
+	} else {
+		if (t->kind == DT_T_VOID || t->kind == DT_T_RECORD || dt_type_is_aggregation(t)) {
+			ERR(c, e->span, "sizeof cannot measure %s", tname(c, t));
+			return &t_none;
+		}
+		v = t->size;
+	}
+	/* A constant from here on (both walks see the folded node). */
+	e->kind = DT_E_INT;
+	e->i.value = v;
+	return dt_type_int(false, 8);
+}
+
 static const dt_type *check_field(checker *c, dt_expr *e)
 {
 	dt_expr *b = e->field.base;
 	if (b->kind != DT_E_BUILTIN || b->builtin.id != DT_B_ARGS) {
 		const dt_type *bt = check_expr(c, b);
-		if (!is_none(bt))
-			ERR(c, e->span, "field access needs a tracepoint's args, not %s",
-			    tname(c, bt));
-		return &t_none;
+		if (is_none(bt))
+			return &t_none;
+		return check_cfield(c, e, bt);
 	}
 	const dt_type *r = check_expr(c, b);
 	if (is_none(r))
@@ -460,9 +784,10 @@ static bool printf_arg_ok(char conv, const dt_type *t)
 		return t->kind == DT_T_STR || t->kind == DT_T_INT || t->kind == DT_T_STACK ||
 		       t->kind == DT_T_KSYM || t->kind == DT_T_USYM;
 	case 'p':
-		return t->kind == DT_T_INT || t->kind == DT_T_KSYM || t->kind == DT_T_USYM;
+		return t->kind == DT_T_INT || t->kind == DT_T_KSYM || t->kind == DT_T_USYM ||
+		       t->kind == DT_T_PTR;
 	default:
-		return t->kind == DT_T_INT;
+		return t->kind == DT_T_INT || t->kind == DT_T_PTR;
 	}
 }
 
@@ -679,7 +1004,7 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 		if (!nargs_ok(c, e, 1, 2, "str(pointer[, length])"))
 			return dt_type_void();
 		const dt_type *t = check_expr(c, e->call.args[0]);
-		if (!is_none(t) && !is_int(t) && t->kind != DT_T_STR) {
+		if (!is_none(t) && !is_intlike(t) && t->kind != DT_T_STR) {
 			ERR(c, e->call.args[0]->span, "str needs a pointer or a string, not %s",
 			    tname(c, t));
 			return &t_none;
@@ -829,11 +1154,23 @@ static const dt_type *check_binop(checker *c, dt_expr *e)
 			    binop_text(op), tname(c, l), tname(c, r));
 		return &t_none;
 	}
-	if (!is_int(l) || !is_int(r)) {
-		const dt_type *bad = is_int(l) ? r : l;
-		ERR(c, is_int(l) ? e->bin.r->span : e->bin.l->span,
+	if (!is_intlike(l) || !is_intlike(r)) {
+		const dt_type *bad = is_intlike(l) ? r : l;
+		ERR(c, is_intlike(l) ? e->bin.r->span : e->bin.l->span,
 		    "operator '%s' needs integers, not %s", binop_text(op), tname(c, bad));
 		return &t_none;
+	}
+	if (is_ptr(l) || is_ptr(r)) {
+		/* C's pointer arithmetic: ptr ± int steps by the pointee's size (void * by 1). */
+		if (op >= DT_OP_LAND)
+			return dt_type_int(true, 8);
+		if (is_ptr(l) != is_ptr(r) && (op == DT_OP_ADD || (op == DT_OP_SUB && is_ptr(l)))) {
+			const dt_type *pt = is_ptr(l) ? l : r;
+			if (!complete(c, pt->ptr.to, e->span))
+				return &t_none;
+			return pt;
+		}
+		return dt_type_int(false, 8);
 	}
 	if ((op == DT_OP_DIV || op == DT_OP_MOD) && e->bin.r->kind == DT_E_INT &&
 	    e->bin.r->i.value == 0) {
@@ -852,15 +1189,21 @@ static const dt_type *check_incdec(checker *c, dt_expr *target, dt_span at)
 		if (!v)
 			return &t_none;
 		target->type = v->type;
-		if (!is_none(v->type) && !is_int(v->type)) {
+		if (!is_none(v->type) && !is_intlike(v->type)) {
 			ERR(c, at, "++/-- needs an integer, %s holds %s", v->name, tname(c, v->type));
 			return &t_none;
 		}
+		if (is_ptr(v->type) && !complete(c, v->type->ptr.to, at))
+			return &t_none;
 		return v->type;
 	}
 	map_info *m = check_map_use(c, target);
 	m->assigned = true;
-	map_part(c, m, &m->sym.value, &m->value_decl, dt_type_int(true, 8), at, "value");
+	/* A pointer stays one: `@p++` steps it by its pointee's size. */
+	if (is_ptr(m->sym.value) && !complete(c, m->sym.value->ptr.to, at))
+		return &t_none;
+	map_part(c, m, &m->sym.value, &m->value_decl,
+		 is_ptr(m->sym.value) ? m->sym.value : dt_type_int(true, 8), at, "value");
 	target->type = m->sym.value ? m->sym.value : &t_none;
 	return target->type;
 }
@@ -929,7 +1272,7 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 		const dt_type *t = check_expr(c, e->un.e);
 		if (is_none(t))
 			return &t_none;
-		if (!is_int(t)) {
+		if (!is_intlike(t)) {
 			ERR(c, e->span, "operator '%s' needs an integer, not %s",
 			    e->un.op == DT_UOP_NEG ? "-" : e->un.op == DT_UOP_LNOT ? "!" : "~",
 			    tname(c, t));
@@ -940,7 +1283,7 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 	case DT_E_TERNARY: {
 		const dt_type *ct = check_expr(c, e->tern.cond);
 		const dt_type *t = check_expr(c, e->tern.t), *f = check_expr(c, e->tern.f);
-		if (!is_none(ct) && !is_int(ct))
+		if (!is_none(ct) && !is_intlike(ct))
 			ERR(c, e->tern.cond->span, "a condition must be an integer, not %s",
 			    tname(c, ct));
 		if (is_none(t) || is_none(f))
@@ -955,6 +1298,14 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 	}
 	case DT_E_FIELD:
 		return check_field(c, e);
+	case DT_E_CAST:
+		return check_cast(c, e);
+	case DT_E_DEREF:
+		return check_deref(c, e);
+	case DT_E_INDEX:
+		return check_index(c, e);
+	case DT_E_SIZEOF: case DT_E_OFFSETOF:
+		return check_sizeof(c, e);
 	case DT_E_TUPLE: {
 		const dt_type **el = dt_arena_alloc(c->a, sizeof(*el) * e->tuple.n);
 		bool ok = true;
@@ -1074,7 +1425,7 @@ static void check_stmt(checker *c, dt_stmt *s)
 		return;
 	case DT_S_IF: {
 		const dt_type *t = check_expr(c, s->if_.cond);
-		if (!is_none(t) && !is_int(t))
+		if (!is_none(t) && !is_intlike(t))
 			ERR(c, s->if_.cond->span, "a condition must be an integer, not %s",
 			    tname(c, t));
 		check_stmts(c, &s->if_.then);
@@ -1289,7 +1640,7 @@ static void walk(checker *c)
 			c->in_pred = true;
 			const dt_type *t = check_expr(c, pr->pred);
 			c->in_pred = false;
-			if (!is_none(t) && !is_int(t))
+			if (!is_none(t) && !is_intlike(t))
 				ERR(c, pr->pred->span, "a predicate must be an integer, not %s",
 				    tname(c, t));
 		}

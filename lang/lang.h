@@ -75,6 +75,9 @@ typedef enum dt_type_kind {
 	DT_T_USYM,   /* u64 user address + u32 pid, printed as a symbol (usym(), func in uprobes) */
 	DT_T_TIMESTAMP, /* unused for now; reserved */
 	DT_T_RECORD, /* a tracepoint's `args`: only valid as the base of a field access */
+	DT_T_PTR,    /* a C pointer: a u64 address; ptr.to (NULL: void) and its address space */
+	DT_T_CSTRUCT, /* a C struct or union: members at offsets, from BTF (or, later, clang) */
+	DT_T_ARRAY,  /* a C array of array.n elements (char arrays are read as strings) */
 	/* Map values produced by aggregation functions. */
 	DT_T_COUNT, DT_T_SUM, DT_T_AVG, DT_T_MIN, DT_T_MAX, DT_T_STATS, DT_T_HIST, DT_T_LHIST,
 } dt_type_kind;
@@ -111,6 +114,11 @@ typedef enum dt_stack_mode {
 
 typedef struct dt_type dt_type;
 typedef struct dt_tp_field dt_tp_field;
+typedef struct dt_member dt_member;
+
+/* Where a pointer points: which bpf_probe_read_* reads through it. NONE means the probe's own
+ * space (user in uprobes, kernel elsewhere), as bpftrace decides for casts of integers. */
+typedef enum dt_addrspace { DT_AS_NONE, DT_AS_KERNEL, DT_AS_USER } dt_addrspace;
 
 struct dt_type {
 	dt_type_kind kind;
@@ -136,7 +144,34 @@ struct dt_type {
 			dt_tp_field *fields;
 			uint32_t nfields;
 		} record;
+		struct {
+			const dt_type *to; /* NULL: void * */
+			dt_addrspace as;
+		} ptr;
+		struct {
+			const char *name;  /* "struct task_struct", "union bpf_attr" */
+			dt_member *members;
+			uint32_t n;
+			bool is_union;
+			/* False for a struct named through a pointer and not looked into yet: its
+			 * members (and size) are fetched from the type source on first use. */
+			bool complete;
+		} cstruct;
+		struct {
+			const dt_type *elem;
+			uint32_t n;
+		} array;
 	};
+};
+
+/* A member of a C struct or union. A bitfield is bit_size bits starting bit_off bits after
+ * `offset` (bit_off < 8); bit_size 0 is an ordinary member. An anonymous struct or union member
+ * has name "" and its members are found through it. */
+struct dt_member {
+	const char *name;
+	const dt_type *type;
+	uint32_t offset;
+	uint8_t bit_off, bit_size;
 };
 
 /* A tracepoint format field, from tracefs `events/SUBSYS/EVENT/format`. */
@@ -161,6 +196,14 @@ dt_type *dt_type_clone(dt_arena *a, const dt_type *t);
  * "ustack_dwarf(127)", "(int64, string[16])", "hist", "lhist(0, 100, 10)", "count", … */
 const char *dt_type_name(dt_arena *a, const dt_type *t);
 bool dt_type_is_aggregation(const dt_type *t);
+/* C types (pointer, struct, array), made in arena `a`. A struct starts incomplete (name only);
+ * the type source (see dt_check_opts.ctype) fills it. */
+const dt_type *dt_type_ptr(dt_arena *a, const dt_type *to, dt_addrspace as);
+dt_type *dt_type_cstruct(dt_arena *a, const char *name, bool is_union);
+const dt_type *dt_type_array(dt_arena *a, const dt_type *elem, uint32_t n);
+/* The member `name` of struct/union t, looking through anonymous members; *off gets its byte
+ * offset from the start of t. NULL when there is none. */
+const dt_member *dt_type_member(const dt_type *t, const char *name, uint32_t *off);
 
 /* ---------------------------------------------------------------- AST */
 
@@ -231,7 +274,20 @@ typedef enum dt_unop {
 typedef enum dt_expr_kind {
 	DT_E_INT, DT_E_STR, DT_E_BUILTIN, DT_E_VAR, DT_E_MAP, DT_E_CALL, DT_E_BINOP, DT_E_UNOP,
 	DT_E_TERNARY, DT_E_FIELD, DT_E_TUPLE, DT_E_POSPARAM,
+	DT_E_CAST,    /* (type)e */
+	DT_E_DEREF,   /* *e (un.e) */
+	DT_E_INDEX,   /* e[i] on a pointer or an array */
+	DT_E_SIZEOF,  /* sizeof(type) or sizeof(e): folded to DT_E_INT by dt_check */
+	DT_E_OFFSETOF, /* offsetof(type, member): folded to DT_E_INT by dt_check */
 } dt_expr_kind;
+
+/* A C type as written in a cast, sizeof or offsetof: a base name ("uint8", "struct
+ * task_struct", "pid_t", "void") and a number of '*'. */
+typedef struct dt_ctype_ref {
+	const char *name;
+	uint32_t nptr;
+	dt_span span;
+} dt_ctype_ref;
 
 typedef struct dt_expr dt_expr;
 typedef struct dt_stmt dt_stmt;
@@ -275,7 +331,13 @@ struct dt_expr {
 			const char *field;
 			bool arrow;                 /* args->x rather than args.x */
 			const dt_tp_field *tp;      /* set by dt_check for tracepoint args */
+			const dt_member *m;         /* set by dt_check for C struct members */
+			uint32_t off;               /* its byte offset in the struct */
 		} field;
+		struct { dt_ctype_ref to; dt_expr *e; } cast;
+		struct { dt_expr *base, *index; } index;
+		/* sizeof: ty.name NULL when it measures an expression e. offsetof: ty, field. */
+		struct { dt_ctype_ref ty; dt_expr *e; const char *field; } size;
 		struct { dt_expr **elems; uint32_t n; } tuple;
 		struct { uint32_t n; } posparam; /* $1, $2: substituted from the command line by dt_check */
 	};
@@ -392,7 +454,17 @@ typedef struct dt_check_opts {
 	/* Positional parameters $1..$n from the command line. */
 	const char **params;
 	uint32_t nparams;
+	/* C types the script names without defining them ("struct task_struct", "union bpf_attr",
+	 * "enum bpf_map_type", a typedef such as "pid_t"): sets *out to a type made in `a`, a
+	 * complete one for a struct. 0, -ENOENT when there is no such type, or another -errno
+	 * (the message says what failed). NULL: only the integer types are known. */
+	int (*ctype)(void *ctx, dt_arena *a, const char *name, const dt_type **out);
+	void *ctype_ctx;
 } dt_check_opts;
+
+/* The address space a C value designated by e lives in (the pointer it was reached through),
+ * DT_AS_NONE when that is the probe's own. */
+dt_addrspace dt_expr_addrspace(const dt_expr *e);
 
 /* Resolves names, infers and checks types, validates attach points (units, rates, known software
  * and hardware events, builtins allowed in the probe type: retval only in *retprobe, args only in

@@ -95,6 +95,7 @@ dt_session *dt_session_new(const dt_session_opts *o)
 		s->o.out = stdout;
 	s->err = s->o.err ? s->o.err : stderr;
 	s->arena = dt_arena_new();
+	s->ctypes = dt_ctypes_new(NULL);
 	libbpf_verbosity = s->o.verbose;
 	libbpf_set_print(libbpf_log);
 	s->ncpus = libbpf_num_possible_cpus();
@@ -218,6 +219,7 @@ void dt_session_free(dt_session *s)
 		dt_out_free(s->out);
 	}
 	dt_sym_free(s->sym);
+	dt_ctypes_free(s->ctypes);
 	dt_elf_cache_free(s->elfc);
 	dt_arena_free(s->arena);
 	/* Last: the detach helper (if any) lets go of the probes once nothing else holds them. */
@@ -1128,6 +1130,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	dt_check_opts co = {
 		.sz = sizeof(co), .existing_map = chk_existing, .ctx = &cc, .expand = dt_rt_expand,
 		.params = s->o.params, .nparams = s->o.nparams,
+		.ctype = dt_ctypes_lookup, .ctype_ctx = s->ctypes,
 	};
 	struct cg_ctx gc = { .s = s, .u = u };
 	dt_cg_env env = {
