@@ -694,6 +694,47 @@ static const dt_type *check_sizeof(checker *c, dt_expr *e)
 	return dt_type_int(false, 8);
 }
 
+/* A tracepoint field declared as a pointer ("struct __kernel_timespec * rqtp") keeps its C
+ * type when the type source knows the pointee, so `args->rqtp->tv_sec` reads through it (user
+ * memory for syscall arguments, kernel memory otherwise). NULL: it stays an integer. */
+static const dt_type *tp_pointer_type(checker *c, const dt_tp_field *f)
+{
+	if (!f->ctype || f->is_array || f->size != 8 || !c->o || !c->o->ctype)
+		return NULL;
+	const char *s = f->ctype;
+	uint32_t nptr = 0;
+	size_t n = strlen(s);
+	while (n && (s[n - 1] == '*' || s[n - 1] == ' ')) {
+		nptr += s[n - 1] == '*';
+		n--;
+	}
+	if (!nptr)
+		return NULL;
+	/* Qualifiers and sparse annotations name no type. */
+	static const char *const skip[] = { "const ", "volatile ", "__user ", NULL };
+	for (bool again = true; again;) {
+		again = false;
+		for (const char *const *k = skip; *k; k++)
+			if (n > strlen(*k) && !strncmp(s, *k, strlen(*k))) {
+				s += strlen(*k);
+				n -= strlen(*k);
+				again = true;
+			}
+	}
+	dt_ctype_ref r = { .name = dt_arena_strndup(c->a, s, n), .nptr = nptr };
+	const dt_type *t = NULL;
+	for (size_t i = 0; i < DT_ARRAY_SIZE(int_names) && !t; i++)
+		if (!strcmp(int_names[i].name, r.name))
+			t = dt_type_int(int_names[i].is_signed, int_names[i].size);
+	if (!t && strcmp(r.name, "void") && c->o->ctype(c->o->ctype_ctx, c->a, r.name, &t))
+		return NULL;
+	dt_addrspace as = !strcmp(c->probe->attach[0]->target, "syscalls") ? DT_AS_USER
+									    : DT_AS_KERNEL;
+	for (uint32_t i = 0; i < nptr; i++)
+		t = dt_type_ptr(c->a, t, as);
+	return t;
+}
+
 static const dt_type *check_field(checker *c, dt_expr *e)
 {
 	dt_expr *b = e->field.base;
@@ -744,6 +785,9 @@ static const dt_type *check_field(checker *c, dt_expr *e)
 	e->field.tp = f;
 	if (f->is_string)
 		return dt_type_str(f->is_array && !f->is_data_loc ? f->size : DT_STRLEN);
+	const dt_type *pt = tp_pointer_type(c, f);
+	if (pt)
+		return pt;
 	if (f->is_array || !(f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8)) {
 		ERR(c, e->span, "field '%s' has type '%s', which is not supported", f->name, f->ctype);
 		HINT(c, "integers and strings are; arrays other than char arrays are not yet");
