@@ -5,58 +5,33 @@
  * its members (embedded structs converted with it, so its layout is whole), and a pointer to a
  * named struct points to an incomplete struct of that name, one per name and arena, that the
  * checker fills through dt_ctypes_lookup when the script looks into it. */
-#include "ctypes/ctypes.h"
-#include "common/common.h"
+#include "ctypes/ctypes_internal.h"
 
 #include <bpf/btf.h>
 #include <dirent.h>
 #include <errno.h>
-#include <stdio.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* One BTF object: vmlinux (index 0) or a module's, split on top of vmlinux. */
-typedef struct btf_src {
-	struct btf *btf;
-	uint32_t first, end;     /* its own type ids: [first, end) */
-	const dt_type **full;    /* by id - first: the converted type */
-	dt_type **shell;         /* by id - first: the incomplete struct a pointer names */
-} btf_src;
-
-struct dt_ctypes {
-	char *dir;
-	bool loaded, modules_loaded;
-	int load_err;
-	DT_VEC(btf_src) srcs;
-	dt_arena *arena; /* the arena the caches hold types of */
-};
-
-dt_ctypes *dt_ctypes_new(const char *btf_dir)
+void ct_btf_reset(dt_ctypes *ct)
 {
-	dt_ctypes *ct = xcalloc(1, sizeof(*ct));
-	ct->dir = xstrdup(btf_dir ? btf_dir : "/sys/kernel/btf");
-	return ct;
+	for (size_t i = 0; i < ct->srcs.n; i++) {
+		btf_src *s = &ct->srcs.v[i];
+		uint32_t n = s->end - s->first;
+		memset(s->full, 0, sizeof(*s->full) * n);
+		memset(s->shell, 0, sizeof(*s->shell) * n);
+	}
 }
 
-static void src_reset(btf_src *s)
+void ct_btf_free(dt_ctypes *ct)
 {
-	uint32_t n = s->end - s->first;
-	memset(s->full, 0, sizeof(*s->full) * n);
-	memset(s->shell, 0, sizeof(*s->shell) * n);
-}
-
-void dt_ctypes_free(dt_ctypes *ct)
-{
-	if (!ct)
-		return;
 	for (size_t i = 0; i < ct->srcs.n; i++) {
 		btf__free(ct->srcs.v[i].btf);
 		free(ct->srcs.v[i].full);
 		free(ct->srcs.v[i].shell);
 	}
 	free(ct->srcs.v);
-	free(ct->dir);
-	free(ct);
 }
 
 static void add_src(dt_ctypes *ct, struct btf *btf, uint32_t first)
@@ -261,29 +236,51 @@ static int find(btf_src *s, const char *name, uint32_t *id)
 	return 0;
 }
 
-int dt_ctypes_lookup(void *ctv, dt_arena *a, const char *name, const dt_type **out)
+/* Finds `name` in vmlinux, then in the modules (read on the first name vmlinux lacks). */
+static int find_any(dt_ctypes *ct, const char *name, btf_src **src, uint32_t *id)
 {
-	dt_ctypes *ct = ctv;
 	int err = load_vmlinux(ct);
 	if (err)
 		return err;
-	if (ct->arena != a) {
-		/* A new compilation: types of the previous arena are gone with it. */
-		for (size_t i = 0; i < ct->srcs.n; i++)
-			src_reset(&ct->srcs.v[i]);
-		ct->arena = a;
-	}
-	/* vmlinux first, then the modules (read on the first name vmlinux does not have). */
 	for (size_t i = 0;; i++) {
 		if (i == ct->srcs.n && !ct->modules_loaded)
 			load_modules(ct);
 		if (i >= ct->srcs.n)
-			break;
-		uint32_t id;
-		if (find(&ct->srcs.v[i], name, &id) == 0) {
-			*out = conv(ct, &ct->srcs.v[i], id);
+			return -ENOENT;
+		if (find(&ct->srcs.v[i], name, id) == 0) {
+			*src = &ct->srcs.v[i];
 			return 0;
 		}
 	}
-	return -ENOENT;
+}
+
+int ct_btf_lookup(dt_ctypes *ct, const char *name, const dt_type **out)
+{
+	btf_src *s;
+	uint32_t id;
+	int err = find_any(ct, name, &s, &id);
+	if (err)
+		return err;
+	*out = conv(ct, s, id);
+	return 0;
+}
+
+static void dump_printf(void *ctx, const char *fmt, va_list args)
+{
+	vfprintf(ctx, fmt, args);
+}
+
+int ct_btf_dump_c(dt_ctypes *ct, const char *name, FILE *f)
+{
+	btf_src *s;
+	uint32_t id;
+	int err = find_any(ct, name, &s, &id);
+	if (err)
+		return err;
+	struct btf_dump *d = btf_dump__new(s->btf, dump_printf, f, NULL);
+	if (!d)
+		return -errno;
+	err = btf_dump__dump_type(d, id);
+	btf_dump__free(d);
+	return err;
 }

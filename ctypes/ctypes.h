@@ -1,5 +1,5 @@
-/* ctypes.h — the C type source: names a script uses without defining them ("struct
- * task_struct", "union bpf_attr", "pid_t") become lang's C types (pointers, structs and unions
+/* ctypes.h — the C type source: names a script uses ("struct task_struct", "union bpf_attr",
+ * "pid_t"), from its own C definitions or the kernel's BTF, become lang's C types (pointers, structs and unions
  * with members at offsets and bitfields, arrays, enums as integers). Kernel types come from BTF
  * through libbpf: /sys/kernel/btf/vmlinux, read once per run and only when a script first asks
  * for a type, then the kernel modules' BTF for names vmlinux does not have. Struct members that
@@ -23,5 +23,18 @@ void dt_ctypes_free(dt_ctypes *ct);
  * has no BTF file; another -errno when it cannot be read. Fits dt_check_opts.ctype with ct as
  * its ctx. */
 int dt_ctypes_lookup(void *ct, dt_arena *a, const char *name, const dt_type **out);
+
+/* Compiles a program's C definitions (dt_program.cdecls) with libclang — loaded with dlopen on
+ * the first program that has some, so start-up never pays for it — on an in-memory file: the
+ * real preprocessor (#include, #define, #if) and parser, layouts as clang computes them.
+ * Kernel structs the definitions use without defining are supplied from BTF. Lookups of this
+ * compilation (arena a) then see these types before the kernel's. Clang's first error goes
+ * into d at its place in the script. A program without definitions (and no --include) costs
+ * nothing. 0 or -EINVAL. Fits dt_check_opts.cdefs. */
+int dt_ctypes_cdefs(void *ct, dt_arena *a, dt_diags *d, const dt_program *p);
+
+/* `-I DIR` and `--include FILE` for the C definitions, as bpftrace has them. */
+void dt_ctypes_add_include_dir(dt_ctypes *ct, const char *dir);
+void dt_ctypes_add_include(dt_ctypes *ct, const char *file);
 
 #endif

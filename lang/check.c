@@ -1705,6 +1705,13 @@ int dt_check(dt_program *p, dt_arena *a, dt_diags *d, const dt_check_opts *opts)
 	int before = dt_diags_error_count(d);
 	uint32_t index = 0;
 	c.d = d;
+	if (p->ncdecls && (!opts || !opts->cdefs)) {
+		ERR(&c, p->cdecls[0], "C definitions are not available here");
+		return -EINVAL;
+	}
+	/* Types the script defines come before everything that may name them. */
+	if (opts && opts->cdefs && opts->cdefs(opts->ctype_ctx, a, d, p))
+		return -EINVAL;
 	for (uint32_t i = 0; i < p->nprobes; i++) {
 		dt_probe *pr = p->probes[i];
 		pr->index = i;

@@ -420,6 +420,11 @@ typedef struct dt_event_desc {
 
 typedef struct dt_program {
 	const dt_source *src;
+	/* C definitions at the top level, in source order: preprocessor lines (#include, #define,
+	 * #if …) and struct/union/enum/typedef declarations, each its exact source text; the
+	 * type source (dt_check_opts.cdefs) compiles them with clang. */
+	dt_span *cdecls;
+	uint32_t ncdecls;
 	dt_probe **probes;
 	uint32_t nprobes;
 	/* Set by dt_check. */
@@ -459,6 +464,11 @@ typedef struct dt_check_opts {
 	 * complete one for a struct. 0, -ENOENT when there is no such type, or another -errno
 	 * (the message says what failed). NULL: only the integer types are known. */
 	int (*ctype)(void *ctx, dt_arena *a, const char *name, const dt_type **out);
+	/* Called first for every program: compiles its C definitions (dt_program.cdecls, and any
+	 * the type source adds itself) so that the ctype lookups of this compilation see them
+	 * first; reports what the C compiler rejects into d, located in the script. 0, or -EINVAL
+	 * with diagnostics. NULL: C definitions are refused. */
+	int (*cdefs)(void *ctx, dt_arena *a, dt_diags *d, const dt_program *p);
 	void *ctype_ctx;
 } dt_check_opts;
 

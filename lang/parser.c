@@ -1295,17 +1295,92 @@ static dt_probe *parse_probe(parser *p)
 	return pr;
 }
 
+/* Whether the current token starts a top-level C definition. */
+static bool starts_cdecl(parser *p)
+{
+	return p->cur.kind == DT_TOK_CPP || is_kw(p, &p->cur, "struct") ||
+	       is_kw(p, &p->cur, "union") || is_kw(p, &p->cur, "enum") ||
+	       is_kw(p, &p->cur, "typedef");
+}
+
+/* A top-level C definition, kept as its source text: a preprocessor line, or a declaration up
+ * to the `}` that closes its first `{` (and a `;` right after it: bpftrace scripts often leave
+ * it out) or to a `;` outside braces. Comments, strings and character literals are skipped so
+ * a brace inside them does not count. Clang reads the text itself; nothing is parsed here. */
+static dt_span parse_cdecl(parser *p)
+{
+	const char *s = p->src->text;
+	uint32_t n = (uint32_t)p->src->len, start = p->cur.off, i = start;
+	if (p->cur.kind == DT_TOK_CPP) {
+		i = start + p->cur.len;
+	} else {
+		int depth = 0;
+		bool closed = false;
+		while (i < n && !closed) {
+			char c = s[i];
+			if (c == '/' && i + 1 < n && (s[i + 1] == '/' || s[i + 1] == '*')) {
+				bool line = s[i + 1] == '/';
+				i += 2;
+				while (i < n && (line ? s[i] != '\n' : !(s[i] == '*' && i + 1 < n &&
+									  s[i + 1] == '/')))
+					i++;
+				i = line ? i : DT_MIN(i + 2, n);
+				continue;
+			}
+			if (c == '"' || c == '\'') {
+				for (i++; i < n && s[i] != c && s[i] != '\n'; i++)
+					if (s[i] == '\\')
+						i++;
+				i++;
+				continue;
+			}
+			i++;
+			if (c == '{')
+				depth++;
+			else if (c == '}' && depth > 0 && --depth == 0)
+				closed = true;
+			else if (c == ';' && depth == 0)
+				return (dt_span){ start, i - start };
+		}
+		if (!closed) {
+			dt_diag(p->d, DT_DIAG_ERROR, tok_span(&p->cur),
+				"this C definition does not end: no closing '}' or ';'");
+			lex_at(p, n, false);
+			return (dt_span){ start, n - start };
+		}
+		uint32_t j = i;
+		while (j < n && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r'))
+			j++;
+		if (j < n && s[j] == ';')
+			i = j + 1;
+	}
+	dt_span sp = { start, i - start };
+	p->prev_end = i;
+	lex_at(p, i, false);
+	return sp;
+}
+
 dt_program *dt_parse_recording(dt_arena *a, const dt_source *src, dt_diags *d, dt_token_vec *rec)
 {
 	parser p = { .a = a, .src = src, .d = d, .rec = rec };
 	dt_program *prog = dt_arena_alloc(a, sizeof(*prog));
 	prog->src = src;
 	DT_VEC(dt_probe *) probes = { 0 };
+	DT_VEC(dt_span) cdecls = { 0 };
 	lex_at(&p, 0, false);
 	if (p.cur.kind == DT_TOK_EOF)
 		dt_diag(d, DT_DIAG_ERROR, (dt_span){ 0, 1 }, "empty program: no probes");
 	while (p.cur.kind != DT_TOK_EOF) {
 		uint32_t before = p.cur.off;
+		if (starts_cdecl(&p)) {
+			if (rec)
+				DT_VEC_PUSH(rec, p.cur);
+			DT_VEC_PUSH(&cdecls, parse_cdecl(&p));
+			if (p.cur.kind == DT_TOK_EOF && !probes.n)
+				dt_diag(d, DT_DIAG_ERROR, (dt_span){ p.cur.off, 1 },
+					"no probes after the C definitions");
+			continue;
+		}
 		DT_VEC_PUSH(&probes, parse_probe(&p));
 		if (p.cur.off == before && p.cur.kind != DT_TOK_EOF)
 			advance(&p); /* guarantee progress whatever the input */
@@ -1314,6 +1389,11 @@ dt_program *dt_parse_recording(dt_arena *a, const dt_source *src, dt_diags *d, d
 	}
 	if (rec)
 		DT_VEC_PUSH(rec, p.cur);
+	prog->ncdecls = (uint32_t)cdecls.n;
+	prog->cdecls = dt_arena_alloc(a, sizeof(dt_span) * (cdecls.n ? cdecls.n : 1));
+	if (cdecls.n)
+		memcpy(prog->cdecls, cdecls.v, sizeof(dt_span) * cdecls.n);
+	free(cdecls.v);
 	prog->nprobes = (uint32_t)probes.n;
 	prog->probes = dt_arena_alloc(a, sizeof(dt_probe *) * (probes.n ? probes.n : 1));
 	if (probes.n)
