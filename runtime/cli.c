@@ -40,6 +40,8 @@ static const char usage_text[] =
 	"  --no-demangle   print C++/Rust symbol names as they are in the binary\n"
 	"  --no-inline     no frames for inlined functions (shown by default with DWARF)\n"
 	"  --srcline       add (file:line) to frames when debug info has it\n"
+	"  -I DIR          search DIR for the program's #include files (repeatable)\n"
+	"  --include FILE  #include FILE before the program's C definitions (repeatable)\n"
 	"  --debuginfo DIR look for separate debug files in DIR (repeatable; also\n"
 	"                  DIR/.build-id); DEBUGINFOD_URLS servers are asked in the background\n"
 	"  -v              verbose: what was attached, loss counters, map memory, stage timings\n"
@@ -90,6 +92,8 @@ struct cli {
 	uint32_t unwind_stacks;   /* --unwind-stacks N */
 	const char *debug_dirs[16];
 	uint32_t ndebug_dirs;
+	const char *include_dirs[16], *include_files[16];
+	uint32_t ninclude_dirs, ninclude_files;
 	int verbose;
 	uint32_t dump;
 	bool dry_run, repl;
@@ -146,6 +150,7 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 		{ "flamegraph", required_argument, NULL, 1006 },
 		{ "unwind-budget", required_argument, NULL, 1007 },
 		{ "unwind-stacks", required_argument, NULL, 1008 },
+		{ "include", required_argument, NULL, 1009 },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt, rc;
@@ -154,7 +159,7 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 	opterr = 0;
 	optind = 0; /* glibc: a full re-scan, so dt_cli_main can run more than once (tests) */
 	/* '+': options end at the first program file, so params may look like options. */
-	while ((opt = getopt_long(argc, argv, "+:e:p:c:o:f:vd:ihV", longs, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:e:p:c:o:f:vd:ihVI:", longs, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			c->prog_text = optarg;
@@ -192,6 +197,16 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 			if (c->ndebug_dirs == DT_ARRAY_SIZE(c->debug_dirs))
 				return usage_error("%s", "--debuginfo: at most 16 directories");
 			c->debug_dirs[c->ndebug_dirs++] = optarg;
+			break;
+		case 'I':
+		case 1009:
+			if (opt == 'I' ? c->ninclude_dirs == DT_ARRAY_SIZE(c->include_dirs)
+				       : c->ninclude_files == DT_ARRAY_SIZE(c->include_files))
+				return usage_error("%s: at most 16", opt == 'I' ? "-I" : "--include");
+			if (opt == 'I')
+				c->include_dirs[c->ninclude_dirs++] = optarg;
+			else
+				c->include_files[c->ninclude_files++] = optarg;
 			break;
 		case 1005:
 			c->pprof_path = optarg;
@@ -380,6 +395,10 @@ int dt_cli_main(int argc, char **argv)
 	so.srcline = c.srcline;
 	so.debug_dirs = c.debug_dirs;
 	so.ndebug_dirs = c.ndebug_dirs;
+	so.include_dirs = c.include_dirs;
+	so.ninclude_dirs = c.ninclude_dirs;
+	so.include_files = c.include_files;
+	so.ninclude_files = c.ninclude_files;
 	so.pprof_path = c.pprof_path;
 	so.flamegraph_path = c.flamegraph_path;
 	so.unwind_budget = c.unwind_budget;

@@ -96,6 +96,10 @@ dt_session *dt_session_new(const dt_session_opts *o)
 	s->err = s->o.err ? s->o.err : stderr;
 	s->arena = dt_arena_new();
 	s->ctypes = dt_ctypes_new(NULL);
+	for (uint32_t i = 0; i < s->o.ninclude_dirs; i++)
+		dt_ctypes_add_include_dir(s->ctypes, s->o.include_dirs[i]);
+	for (uint32_t i = 0; i < s->o.ninclude_files; i++)
+		dt_ctypes_add_include(s->ctypes, s->o.include_files[i]);
 	libbpf_verbosity = s->o.verbose;
 	libbpf_set_print(libbpf_log);
 	s->ncpus = libbpf_num_possible_cpus();
