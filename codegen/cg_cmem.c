@@ -38,11 +38,18 @@ void cg_read_mem(cg *c, LLVMValueRef dst, uint32_t size, LLVMValueRef addr, bool
 	LLVMPositionBuilderAtEnd(c->b, done);
 }
 
+bool cg_is_uprobe_arg(const dt_expr *e)
+{
+	const dt_expr *b = e->field.base;
+	return b->kind == DT_E_BUILTIN && b->builtin.id == DT_B_ARGS && b->type &&
+	       b->type->kind == DT_T_CSTRUCT;
+}
+
 /* Field, deref and index expressions name memory; everything else is a value. */
 static bool designates(const dt_expr *e)
 {
-	return (e->kind == DT_E_FIELD && e->field.m) || e->kind == DT_E_DEREF ||
-	       e->kind == DT_E_INDEX;
+	return (e->kind == DT_E_FIELD && e->field.m && !cg_is_uprobe_arg(e)) ||
+	       e->kind == DT_E_DEREF || e->kind == DT_E_INDEX;
 }
 
 static cloc loc_of(cg *c, const dt_expr *e);

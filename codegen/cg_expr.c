@@ -128,6 +128,15 @@ static LLVMValueRef ctx_load(cg *c, uint32_t off, uint32_t size, bool is_signed)
 	return cg_load_int(c, c->ctxp, off, size, is_signed);
 }
 
+/* Registers are 64-bit; a narrower declared int keeps its low bytes and its sign. */
+static LLVMValueRef narrow(cg *c, LLVMValueRef v, const dt_type *t)
+{
+	if (t->kind != DT_T_INT || t->size >= 8)
+		return v;
+	v = LLVMBuildTrunc(c->b, v, LLVMIntTypeInContext(c->ctx, t->size * 8), "");
+	return t->is_signed ? LLVMBuildSExt(c->b, v, c->i64, "") : LLVMBuildZExt(c->b, v, c->i64, "");
+}
+
 static bool is_regs_ctx(cg *c)
 {
 	return c->ptype == BPF_PROG_TYPE_KPROBE || c->ptype == BPF_PROG_TYPE_PERF_EVENT;
@@ -336,10 +345,22 @@ LLVMValueRef cg_stack_ref(cg *c, const dt_expr *e)
 	return ref;
 }
 
-static LLVMValueRef builtin(cg *c, const dt_expr *e)
+/* Integer argument n of a kprobe or uprobe, from the register x86-64 passes it in, narrowed to
+ * t (an int narrower than 8 bytes keeps its low bytes and its sign). */
+LLVMValueRef cg_arg_reg(cg *c, uint32_t n, const dt_type *t, dt_span at)
 {
 	static const uint32_t argoff[] = { PT_DI, PT_SI, PT_DX, PT_CX, PT_R8, PT_R9 };
 	_Static_assert(DT_ARRAY_SIZE(argoff) == DT_ARG_REGS, "argN: the checker's register count");
+
+	if (c->ptype != BPF_PROG_TYPE_KPROBE || n >= DT_ARRAY_SIZE(argoff)) {
+		cg_fail(c, at, "argument %u in this probe type", n);
+		return cg_i64(c, 0);
+	}
+	return narrow(c, ctx_load(c, argoff[n], 8, false), t);
+}
+
+static LLVMValueRef builtin(cg *c, const dt_expr *e)
+{
 	LLVMValueRef v, b;
 
 	switch (e->builtin.id) {
@@ -379,19 +400,13 @@ static LLVMValueRef builtin(cg *c, const dt_expr *e)
 	case DT_B_CURTASK:
 		return helper0(c, BPF_FUNC_get_current_task);
 	case DT_B_ARG:
-		if (c->ptype != BPF_PROG_TYPE_KPROBE || e->builtin.arg >= DT_ARRAY_SIZE(argoff)) {
-			cg_fail(c, e->span, "arg%u in this probe type", e->builtin.arg);
-			return cg_i64(c, 0);
-		}
-		v = ctx_load(c, argoff[e->builtin.arg], 8, false);
-		goto sized;
+		return cg_arg_reg(c, e->builtin.arg, e->type, e->span);
 	case DT_B_RETVAL:
 		if (c->ptype != BPF_PROG_TYPE_KPROBE) {
 			cg_fail(c, e->span, "retval in this probe type");
 			return cg_i64(c, 0);
 		}
-		v = ctx_load(c, PT_AX, 8, false);
-		goto sized;
+		return narrow(c, ctx_load(c, PT_AX, 8, false), e->type);
 	case DT_B_FUNC:
 		if (e->type->kind == DT_T_STR && c->nset > 1)
 			return set_name(c, offsetof(struct dt_probe_name, func), e->type->size);
@@ -424,16 +439,6 @@ static LLVMValueRef builtin(cg *c, const dt_expr *e)
 		cg_fail(c, e->span, "builtin %s used as a value", dt_builtin_name(e->builtin.id));
 		return cg_i64(c, 0);
 	}
-sized:
-	/* Registers are 64-bit; a narrower declared type keeps its low bytes and its sign. */
-	if (e->type->kind == DT_T_INT && e->type->size < 8) {
-		LLVMTypeRef t = LLVMIntTypeInContext(c->ctx, e->type->size * 8);
-
-		v = LLVMBuildTrunc(c->b, v, t, "");
-		v = e->type->is_signed ? LLVMBuildSExt(c->b, v, c->i64, "") :
-					  LLVMBuildZExt(c->b, v, c->i64, "");
-	}
-	return v;
 }
 
 /* args.f / args->f of a tracepoint: the raw record is the context. */
@@ -596,6 +601,22 @@ static LLVMValueRef str_eq(cg *c, LLVMValueRef a, uint32_t sa, LLVMValueRef b, u
 	return res;
 }
 
+/* Two values of one struct or array type, equal byte for byte: 1 or 0. The buffers are 8-byte
+ * aligned, so whole words are compared and or-ed together, with no branch per byte. */
+static LLVMValueRef mem_eq(cg *c, LLVMValueRef a, LLVMValueRef b, uint32_t size)
+{
+	LLVMValueRef acc = cg_i64(c, 0);
+
+	for (uint32_t i = 0; i < size;) {
+		uint32_t w = size - i >= 8 ? 8 : size - i >= 4 ? 4 : size - i >= 2 ? 2 : 1;
+
+		acc = LLVMBuildOr(c->b, acc, LLVMBuildXor(c->b, cg_load_int(c, a, i, w, false),
+							  cg_load_int(c, b, i, w, false), ""), "");
+		i += w;
+	}
+	return bool64(c, LLVMBuildICmp(c->b, LLVMIntEQ, acc, cg_i64(c, 0), ""));
+}
+
 static LLVMValueRef absval(cg *c, LLVMValueRef v, LLVMValueRef neg)
 {
 	return LLVMBuildSelect(c->b, neg, LLVMBuildNeg(c->b, v, ""), v, "");
@@ -707,6 +728,12 @@ static LLVMValueRef binop(cg *c, const dt_expr *e)
 		if (lt->kind == DT_T_STR && rt->kind == DT_T_STR &&
 		    (op == DT_OP_EQ || op == DT_OP_NE)) {
 			LLVMValueRef eq = str_eq(c, l, lt->size, r, rt->size);
+
+			return op == DT_OP_EQ ? eq : LLVMBuildXor(c->b, eq, cg_i64(c, 1), "");
+		}
+		if ((lt->kind == DT_T_CSTRUCT || lt->kind == DT_T_ARRAY) &&
+		    (op == DT_OP_EQ || op == DT_OP_NE)) {
+			LLVMValueRef eq = mem_eq(c, l, r, lt->size);
 
 			return op == DT_OP_EQ ? eq : LLVMBuildXor(c->b, eq, cg_i64(c, 1), "");
 		}
@@ -901,6 +928,8 @@ LLVMValueRef cg_expr(cg *c, const dt_expr *e)
 	case DT_E_TERNARY:
 		return ternary(c, e);
 	case DT_E_FIELD:
+		if (e->field.m && cg_is_uprobe_arg(e))
+			return cg_arg_reg(c, e->field.off / 8, e->type, e->span);
 		return e->field.m ? cg_cmem_value(c, e) : tp_field(c, e);
 	case DT_E_DEREF: case DT_E_INDEX:
 		return cg_cmem_value(c, e);

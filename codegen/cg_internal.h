@@ -169,6 +169,10 @@ void cg_read_mem(cg *c, LLVMValueRef dst, uint32_t size, LLVMValueRef addr, bool
  * lives): an i64 for ints and pointers, a buffer for strings, structs and arrays. */
 LLVMValueRef cg_cmem_value(cg *c, const dt_expr *e);
 LLVMValueRef cg_cast(cg *c, const dt_expr *e);
+/* `args.NAME` of a uprobe: a parameter, in a register rather than in memory. */
+bool cg_is_uprobe_arg(const dt_expr *e);
+/* Integer argument n of a kprobe/uprobe from its register, narrowed to t (cg_expr.c). */
+LLVMValueRef cg_arg_reg(cg *c, uint32_t n, const dt_type *t, dt_span at);
 /* What `p + 1` adds to a pointer of type t: its pointee's size (1 for void *). */
 uint32_t cg_ptr_step(const dt_type *t);
 

@@ -503,10 +503,8 @@ static int report(dt_ctypes *ct, dt_diags *d, const dt_program *p)
 	return nerr ? -EINVAL : 0;
 }
 
-int dt_ctypes_cdefs(void *ctv, dt_arena *a, dt_diags *d, const dt_program *p)
+int ct_clang_compile(dt_ctypes *ct, dt_diags *d, const dt_program *p)
 {
-	dt_ctypes *ct = ctv;
-	ct_set_arena(ct, a);
 	if (!p->ncdecls && !ct->includes.n)
 		return 0;
 	dt_span at = p->ncdecls ? p->cdecls[0] : (dt_span){ 0, 1 };

@@ -1,6 +1,7 @@
 /* ctypes.h — the C type source: names a script uses ("struct task_struct", "union bpf_attr",
  * "pid_t"), from its own C definitions or the kernel's BTF, become lang's C types (pointers, structs and unions
- * with members at offsets and bitfields, arrays, enums as integers). Kernel types come from BTF
+ * with members at offsets and bitfields, arrays, enums as integers). A uprobe's binary gives its
+ * functions' parameters and its own types from DWARF (libdw). Kernel types come from BTF
  * through libbpf: /sys/kernel/btf/vmlinux, read once per run and only when a script first asks
  * for a type, then the kernel modules' BTF for names vmlinux does not have. Struct members that
  * are pointers to structs stay unexpanded (named, incomplete) until the script looks into them,
@@ -32,6 +33,12 @@ int dt_ctypes_lookup(void *ct, dt_arena *a, const char *name, const dt_type **ou
  * into d at its place in the script. A program without definitions (and no --include) costs
  * nothing. 0 or -EINVAL. Fits dt_check_opts.cdefs. */
 int dt_ctypes_cdefs(void *ct, dt_arena *a, dt_diags *d, const dt_program *p);
+
+/* The parameters of function `func` in the binary at `path`, from its DWARF, as a struct whose
+ * member i (at offset 8 * i) is parameter i with its name and type: what `args` is in a uprobe.
+ * 0; -ENOENT when the function is not in the DWARF; -ENODATA when the binary has none. */
+int dt_ctypes_uprobe_args(void *ct, dt_arena *a, const char *path, const char *func,
+			  const dt_type **out);
 
 /* `-I DIR` and `--include FILE` for the C definitions, as bpftrace has them. */
 void dt_ctypes_add_include_dir(dt_ctypes *ct, const char *dir);

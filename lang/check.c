@@ -301,6 +301,46 @@ static const dt_type *probe_record(checker *c, dt_span at)
 	return rec;
 }
 
+static bool is_uprobe_entry(dt_provider p)
+{
+	return p == DT_P_UPROBE;
+}
+
+/* A uprobe's args: the probed function's parameters from the binary's debug info. Every attach
+ * point of the probe must be the same function of the same binary. */
+static const dt_type *uprobe_args(checker *c, dt_expr *e)
+{
+	const dt_attach *a0 = c->probe->attach[0];
+	for (uint32_t i = 1; i < c->probe->nattach; i++) {
+		const dt_attach *ai = c->probe->attach[i];
+		if (strcmp(ai->target, a0->target) || strcmp(ai->func, a0->func)) {
+			ERR(c, e->span, "args needs a probe on one function: %s and %s differ",
+			    a0->text, ai->text);
+			return &t_none;
+		}
+	}
+	if (c->record || c->record_failed)
+		return c->record ? c->record : &t_none;
+	c->record_failed = true;
+	const dt_type *t = NULL;
+	int err = c->o && c->o->uprobe_args && strchr(a0->target, '/')
+			  ? c->o->uprobe_args(c->o->ctype_ctx, c->a, a0->target, a0->func, &t)
+			  : -ENODATA;
+	if (err == -ENOENT) {
+		ERR(c, e->span, "function %s is not in the debug info of %s", a0->func, a0->target);
+		return &t_none;
+	}
+	if (err) {
+		ERR(c, e->span, "args needs the debug info (DWARF) of %s, which has none",
+		    a0->target);
+		HINT(c, "argN reads the registers: arg0 … arg%d", DT_ARG_REGS - 1);
+		return &t_none;
+	}
+	c->record = t;
+	c->record_failed = false;
+	return t;
+}
+
 static const dt_type *check_builtin(checker *c, dt_expr *e)
 {
 	const char *name = dt_builtin_name(e->builtin.id);
@@ -372,10 +412,12 @@ static const dt_type *check_builtin(checker *c, dt_expr *e)
 		return dt_type_stack(c->a, k, e->builtin.mode, e->builtin.depth);
 	}
 	case DT_B_ARGS: {
+		if (all_attach(c, is_uprobe_entry))
+			return uprobe_args(c, e);
 		if (!all_attach(c, is_tp)) {
-			ERR(c, e->span, "args is only available in tracepoint probes");
+			ERR(c, e->span, "args is only available in tracepoint and uprobe probes");
 			if (all_attach(c, is_entry))
-				HINT(c, "in uprobes and kprobes use arg0 … arg%d", DT_ARG_REGS - 1);
+				HINT(c, "in kprobes use arg0 … arg%d", DT_ARG_REGS - 1);
 			return &t_none;
 		}
 		const dt_type *r = probe_record(c, e->span);
@@ -615,8 +657,9 @@ static const dt_type *check_index(checker *c, dt_expr *e)
 	} else if (bt->kind == DT_T_ARRAY) {
 		el = bt->array.elem;
 		if (e->index.index->kind == DT_E_INT && e->index.index->i.value >= bt->array.n) {
-			ERR(c, e->index.index->span, "index %llu is out of bounds for %s",
-			    (unsigned long long)e->index.index->i.value, tname(c, bt));
+			/* bpftrace's words, which scripts and tests look for. */
+			ERR(c, e->index.index->span, "the index %llu is out of bounds for array of "
+			    "size %u", (unsigned long long)e->index.index->i.value, bt->array.n);
 			return &t_none;
 		}
 	} else {
@@ -747,6 +790,34 @@ static const dt_type *check_field(checker *c, dt_expr *e)
 	const dt_type *r = check_expr(c, b);
 	if (is_none(r))
 		return &t_none;
+	if (r->kind == DT_T_CSTRUCT) {
+		/* A uprobe's parameters: `args.n` and bpftrace 0.17's `args->n` alike. */
+		uint32_t off;
+		const dt_member *m = dt_type_member(r, e->field.field, &off);
+		if (!m) {
+			ERR(c, e->span, "function %s has no parameter '%s'", c->probe->attach[0]->func,
+			    e->field.field);
+			if (dt_diag_hint_wanted(c->d)) {
+				name_vec names = { 0 };
+				member_names(r, &names);
+				DT_VEC_PUSH(&names, NULL);
+				const char *s = dt_closest(e->field.field, strlen(e->field.field),
+							   names.v);
+				if (s)
+					HINT(c, "did you mean '%s'?", s);
+				free(names.v);
+			}
+			return &t_none;
+		}
+		if (off / 8 >= DT_ARG_REGS || !is_intlike(m->type)) {
+			ERR(c, e->span, "parameter '%s' (%s) is not passed in a register", m->name,
+			    tname(c, m->type));
+			return &t_none;
+		}
+		e->field.m = m;
+		e->field.off = off;
+		return m->type;
+	}
 	const dt_tp_field *f = NULL;
 	for (uint32_t i = 0; i < r->record.nfields; i++)
 		if (!strcmp(r->record.fields[i].name, e->field.field))
@@ -1186,6 +1257,9 @@ static const dt_type *check_binop(checker *c, dt_expr *e)
 		return dt_type_int(true, 8);
 	if (is_none(l) || is_none(r))
 		return &t_none;
+	if ((l->kind == DT_T_CSTRUCT || l->kind == DT_T_ARRAY) && (op == DT_OP_EQ || op == DT_OP_NE) &&
+	    dt_type_equal(l, r))
+		return dt_type_int(true, 8); /* byte for byte, as bpftrace compares arrays */
 	if (l->kind == DT_T_STR || r->kind == DT_T_STR) {
 		if ((op == DT_OP_EQ || op == DT_OP_NE) && l->kind == r->kind)
 			return dt_type_int(true, 8);

@@ -469,6 +469,11 @@ typedef struct dt_check_opts {
 	 * first; reports what the C compiler rejects into d, located in the script. 0, or -EINVAL
 	 * with diagnostics. NULL: C definitions are refused. */
 	int (*cdefs)(void *ctx, dt_arena *a, dt_diags *d, const dt_program *p);
+	/* A uprobe's `args`: the parameters of `func` in the binary at `path` as a struct whose
+	 * member i, at offset 8 * i, is parameter i (codegen reads it from its register). 0,
+	 * -ENOENT (no such function in the debug info), -ENODATA (no debug info). */
+	int (*uprobe_args)(void *ctx, dt_arena *a, const char *path, const char *func,
+			   const dt_type **out);
 	void *ctype_ctx;
 } dt_check_opts;
 

@@ -546,8 +546,9 @@ static dt_expr *parse_postfix(parser *p)
 	dt_expr *e = parse_primary(p);
 	int chain = 0;
 	for (;;) {
+		/* A map took its first `[…]` as its key: another one indexes the value. */
 		if ((p->cur.kind == DT_TOK_DOT || p->cur.kind == DT_TOK_ARROW ||
-		     (p->cur.kind == DT_TOK_LBRACK && e->kind != DT_E_MAP)) && ++chain > MAX_DEPTH) {
+		     p->cur.kind == DT_TOK_LBRACK) && ++chain > MAX_DEPTH) {
 			/* A chain is a left-deep tree: bound it like nesting. */
 			if (!p->too_deep)
 				dt_diag(p->d, DT_DIAG_ERROR, tok_span(&p->cur),
@@ -555,7 +556,7 @@ static dt_expr *parse_postfix(parser *p)
 			p->too_deep = p->panic = true;
 			return e;
 		}
-		if (p->cur.kind == DT_TOK_LBRACK && e->kind != DT_E_MAP) {
+		if (p->cur.kind == DT_TOK_LBRACK) {
 			advance(p);
 			struct nest_save s = nest_enter(p);
 			dt_expr *ix = new_expr(p, DT_E_INDEX, start);

@@ -1134,7 +1134,8 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	dt_check_opts co = {
 		.sz = sizeof(co), .existing_map = chk_existing, .ctx = &cc, .expand = dt_rt_expand,
 		.params = s->o.params, .nparams = s->o.nparams,
-		.ctype = dt_ctypes_lookup, .cdefs = dt_ctypes_cdefs, .ctype_ctx = s->ctypes,
+		.ctype = dt_ctypes_lookup, .cdefs = dt_ctypes_cdefs,
+		.uprobe_args = dt_ctypes_uprobe_args, .ctype_ctx = s->ctypes,
 	};
 	struct cg_ctx gc = { .s = s, .u = u };
 	dt_cg_env env = {
