@@ -67,6 +67,9 @@ int dt_ctypes_lookup(void *ctv, dt_arena *a, const char *name, const dt_type **o
 int dt_ctypes_cdefs(void *ctv, dt_arena *a, dt_diags *d, const dt_program *p)
 {
 	dt_ctypes *ct = ctv;
+	/* Every compilation starts here (dt_check calls this first), so the caches start empty
+	 * even when the new arena has the address of a freed one. */
+	ct->arena = NULL;
 	ct_set_arena(ct, a);
 	/* The binaries the uprobes name lend their DWARF types to casts. */
 	for (uint32_t i = 0; i < p->nprobes; i++)

@@ -1316,8 +1316,8 @@ static dt_span parse_cdecl(parser *p)
 		i = start + p->cur.len;
 	} else {
 		int depth = 0;
-		bool closed = false;
-		while (i < n && !closed) {
+		bool closed = false, ended = false;
+		while (i < n && !closed && !ended) {
 			char c = s[i];
 			if (c == '/' && i + 1 < n && (s[i + 1] == '/' || s[i + 1] == '*')) {
 				bool line = s[i + 1] == '/';
@@ -1341,18 +1341,18 @@ static dt_span parse_cdecl(parser *p)
 			else if (c == '}' && depth > 0 && --depth == 0)
 				closed = true;
 			else if (c == ';' && depth == 0)
-				return (dt_span){ start, i - start };
+				ended = true;
 		}
-		if (!closed) {
+		if (!closed && !ended) {
 			dt_diag(p->d, DT_DIAG_ERROR, tok_span(&p->cur),
 				"this C definition does not end: no closing '}' or ';'");
 			lex_at(p, n, false);
 			return (dt_span){ start, n - start };
 		}
 		uint32_t j = i;
-		while (j < n && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r'))
+		while (closed && j < n && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r'))
 			j++;
-		if (j < n && s[j] == ';')
+		if (closed && j < n && s[j] == ';')
 			i = j + 1;
 	}
 	dt_span sp = { start, i - start };

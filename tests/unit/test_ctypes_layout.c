@@ -196,6 +196,13 @@ static void t_preprocessor_and_members(void)
 	CHECK_EQ_INT(r.rc, 0);
 	CHECK_EQ_INT(type_of(&r, "struct v")->size, 12);
 	done(&r);
+	/* A typedef ends at its ';' and the probe after it is parsed (this once looped). */
+	r = compile("typedef unsigned short myint; struct w { myint v; };\n"
+		    "BEGIN { @ = sizeof(myint) + sizeof(struct w); exit(); }");
+	CHECK_EQ_INT(r.rc, 0);
+	const dt_type *my = type_of(&r, "myint");
+	CHECK(my && my->kind == DT_T_INT && my->size == 2 && !my->is_signed);
+	done(&r);
 	r = compile("struct v { int x; }; BEGIN { $p = (struct v *)0; @ = $p->y; }");
 	CHECK(strstr(r.diag, "struct v has no member 'y'") != NULL);
 	CHECK(strstr(r.diag, "hint: did you mean 'x'?") != NULL);
