@@ -3,9 +3,9 @@
 #
 #   bash bench/startup.sh [DWARFTRACE] [N]
 #
-# Two programs: `BEGIN { exit(); }` (compile, load, run BEGIN, exit) and a small profile one-liner
+# Four programs: `BEGIN { exit(); }` (compile, load, run BEGIN, exit), a small profile one-liner
 # that runs one second (`profile:hz:99 { @[comm] = count(); } interval:s:1 { exit(); }`), whose
-# wall time is the one second plus start-up and teardown. Each tool runs each program N times
+# wall time is the one second plus start-up and teardown, and two with C types (below). Each tool runs each program N times
 # (default 11), interleaved so that a noisy neighbour hurts both alike; the table shows the median
 # wall time, the median peak RSS (from GNU time's %M), and dwarftrace / bpftrace ratios. It is a
 # measurement, not a test: nothing here passes or fails on a number. Needs root (BPF) and
@@ -20,9 +20,13 @@ N=${2:-11}
 [ "$(id -u)" -eq 0 ] || { echo "startup.sh: run as root (BPF)" >&2; exit 1; }
 BT=$(command -v bpftrace || true)
 
+# The last two measure C types: a kernel struct from BTF, and a script definition with a system
+# header through clang (dwarftrace loads libclang only for a program that has definitions).
 PROGS=("BEGIN { exit(); }"
-	"profile:hz:99 { @[comm] = count(); } interval:s:1 { exit(); }")
-LABELS=("BEGIN { exit(); }" "profile 99 Hz, 1 s")
+	"profile:hz:99 { @[comm] = count(); } interval:s:1 { exit(); }"
+	'BEGIN { printf("%d\n", curtask->pid); exit(); }'
+	$'#include <sys/socket.h>\nstruct x { int a; struct sockaddr sa; };\nBEGIN { printf("%d\\n", sizeof(struct x)); exit(); }')
+LABELS=("BEGIN { exit(); }" "profile 99 Hz, 1 s" "curtask->pid (BTF)" "#include + struct")
 
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT

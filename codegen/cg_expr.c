@@ -19,7 +19,7 @@ enum { PT_R9 = 64, PT_R8 = 72, PT_AX = 80, PT_CX = 88, PT_DX = 96, PT_SI = 104, 
 bool cg_is_scalar(const dt_type *t)
 {
 	switch (t->kind) {
-	case DT_T_INT: case DT_T_KSYM: case DT_T_TIMESTAMP: case DT_T_USERNAME:
+	case DT_T_INT: case DT_T_KSYM: case DT_T_TIMESTAMP: case DT_T_USERNAME: case DT_T_PTR:
 	case DT_T_CGROUP_PATH: case DT_T_COUNT: case DT_T_SUM: case DT_T_MIN: case DT_T_MAX: case DT_T_AVG:
 		return true;
 	default:
@@ -92,7 +92,7 @@ LLVMValueRef cg_load(cg *c, LLVMValueRef p, const dt_type *t)
 	switch (t->kind) {
 	case DT_T_INT:
 		return cg_load_int(c, p, 0, t->size, t->is_signed);
-	case DT_T_KSYM: case DT_T_TIMESTAMP: case DT_T_USERNAME: case DT_T_CGROUP_PATH:
+	case DT_T_KSYM: case DT_T_TIMESTAMP: case DT_T_USERNAME: case DT_T_CGROUP_PATH: case DT_T_PTR:
 		return cg_load_int(c, p, 0, 8, t->kind == DT_T_TIMESTAMP);
 	case DT_T_COUNT: case DT_T_SUM:
 		return cg_load_int(c, p, offsetof(struct dt_agg_count, count), 8, true);
@@ -129,6 +129,15 @@ static LLVMValueRef bool64(cg *c, LLVMValueRef i1);
 static LLVMValueRef ctx_load(cg *c, uint32_t off, uint32_t size, bool is_signed)
 {
 	return cg_load_int(c, c->ctxp, off, size, is_signed);
+}
+
+/* Registers are 64-bit; a narrower declared int keeps its low bytes and its sign. */
+static LLVMValueRef narrow(cg *c, LLVMValueRef v, const dt_type *t)
+{
+	if (t->kind != DT_T_INT || t->size >= 8)
+		return v;
+	v = LLVMBuildTrunc(c->b, v, LLVMIntTypeInContext(c->ctx, t->size * 8), "");
+	return t->is_signed ? LLVMBuildSExt(c->b, v, c->i64, "") : LLVMBuildZExt(c->b, v, c->i64, "");
 }
 
 static bool is_regs_ctx(cg *c)
@@ -275,19 +284,6 @@ static void read_any(cg *c, LLVMValueRef dst, uint32_t size, LLVMValueRef len, L
 	LLVMPositionBuilderAtEnd(c->b, done);
 }
 
-static void read_kernel(cg *c, LLVMValueRef dst, uint32_t size, LLVMValueRef ptr)
-{
-	LLVMValueRef args[3] = { dst, cg_i64(c, size), ptr };
-	LLVMValueRef r = cg_helper(c, BPF_FUNC_probe_read_kernel, c->i64, args, 3);
-	LLVMBasicBlockRef fail = cg_block(c, "rd.fail"), done = cg_block(c, "rd.done");
-
-	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, r, cg_i64(c, 0), ""), fail, done);
-	LLVMPositionBuilderAtEnd(c->b, fail);
-	cg_stat_inc(c, DT_STAT_READ_FAIL);
-	LLVMBuildBr(c->b, done);
-	LLVMPositionBuilderAtEnd(c->b, done);
-}
-
 void cg_stack_shape(const dt_expr *e, dt_stack_kind *kind, uint32_t *depth)
 {
 	const dt_type *t = e->type;
@@ -353,10 +349,22 @@ LLVMValueRef cg_stack_ref(cg *c, const dt_expr *e)
 	return ref;
 }
 
-static LLVMValueRef builtin(cg *c, const dt_expr *e)
+/* Integer argument n of a kprobe or uprobe, from the register x86-64 passes it in, narrowed to
+ * t (an int narrower than 8 bytes keeps its low bytes and its sign). */
+LLVMValueRef cg_arg_reg(cg *c, uint32_t n, const dt_type *t, dt_span at)
 {
 	static const uint32_t argoff[] = { PT_DI, PT_SI, PT_DX, PT_CX, PT_R8, PT_R9 };
 	_Static_assert(DT_ARRAY_SIZE(argoff) == DT_ARG_REGS, "argN: the checker's register count");
+
+	if (c->ptype != BPF_PROG_TYPE_KPROBE || n >= DT_ARRAY_SIZE(argoff)) {
+		cg_fail(c, at, "argument %u in this probe type", n);
+		return cg_i64(c, 0);
+	}
+	return narrow(c, ctx_load(c, argoff[n], 8, false), t);
+}
+
+static LLVMValueRef builtin(cg *c, const dt_expr *e)
+{
 	LLVMValueRef v, b;
 
 	switch (e->builtin.id) {
@@ -430,19 +438,13 @@ static LLVMValueRef builtin(cg *c, const dt_expr *e)
 		return cg_load_int(c, b, 0, 8, false);
 	}
 	case DT_B_ARG:
-		if (c->ptype != BPF_PROG_TYPE_KPROBE || e->builtin.arg >= DT_ARRAY_SIZE(argoff)) {
-			cg_fail(c, e->span, "arg%u in this probe type", e->builtin.arg);
-			return cg_i64(c, 0);
-		}
-		v = ctx_load(c, argoff[e->builtin.arg], 8, false);
-		goto sized;
+		return cg_arg_reg(c, e->builtin.arg, e->type, e->span);
 	case DT_B_RETVAL:
 		if (c->ptype != BPF_PROG_TYPE_KPROBE) {
 			cg_fail(c, e->span, "retval in this probe type");
 			return cg_i64(c, 0);
 		}
-		v = ctx_load(c, PT_AX, 8, false);
-		goto sized;
+		return narrow(c, ctx_load(c, PT_AX, 8, false), e->type);
 	case DT_B_FUNC:
 		if (e->type->kind == DT_T_STR && c->nset > 1)
 			return set_name(c, offsetof(struct dt_probe_name, func), e->type->size);
@@ -475,16 +477,6 @@ static LLVMValueRef builtin(cg *c, const dt_expr *e)
 		cg_fail(c, e->span, "builtin %s used as a value", dt_builtin_name(e->builtin.id));
 		return cg_i64(c, 0);
 	}
-sized:
-	/* Registers are 64-bit; a narrower declared type keeps its low bytes and its sign. */
-	if (e->type->kind == DT_T_INT && e->type->size < 8) {
-		LLVMTypeRef t = LLVMIntTypeInContext(c->ctx, e->type->size * 8);
-
-		v = LLVMBuildTrunc(c->b, v, t, "");
-		v = e->type->is_signed ? LLVMBuildSExt(c->b, v, c->i64, "") :
-					  LLVMBuildZExt(c->b, v, c->i64, "");
-	}
-	return v;
 }
 
 /* args.f / args->f of a tracepoint: the raw record is the context. */
@@ -511,7 +503,7 @@ static LLVMValueRef tp_field(cg *c, const dt_expr *e)
 		} else if (f->is_array) {
 			uint32_t n = DT_MIN(f->size, t->size);
 
-			read_kernel(c, b, n, LLVMBuildAdd(c->b, base, cg_i64(c, f->offset), ""));
+			cg_read_mem(c, b, n, LLVMBuildAdd(c->b, base, cg_i64(c, f->offset), ""), false);
 			if (n == t->size)
 				cg_store_int(c, b, n - 1, 1, cg_i64(c, 0));
 		} else {
@@ -526,9 +518,9 @@ static LLVMValueRef tp_field(cg *c, const dt_expr *e)
 			return ctx_load(c, f->offset, size, f->is_signed);
 		LLVMValueRef tmp = cg_buf(c, 8);
 
-		read_kernel(c, tmp, size, LLVMBuildAdd(c->b, LLVMBuildPtrToInt(c->b, c->ctxp, c->i64,
+		cg_read_mem(c, tmp, size, LLVMBuildAdd(c->b, LLVMBuildPtrToInt(c->b, c->ctxp, c->i64,
 									 ""),
-						       cg_i64(c, f->offset), ""));
+						       cg_i64(c, f->offset), ""), false);
 		return cg_load_int(c, tmp, 0, size, f->is_signed);
 	}
 	cg_fail(c, e->span, "tracepoint field '%s' of %u bytes as an integer", f->name, size);
@@ -692,6 +684,22 @@ static LLVMValueRef str_contains(cg *c, LLVMValueRef h, uint32_t sh, LLVMValueRe
 	return yes_no(c, yes, no);
 }
 
+/* Two values of one struct or array type, equal byte for byte: 1 or 0. The buffers are 8-byte
+ * aligned, so whole words are compared and or-ed together, with no branch per byte. */
+static LLVMValueRef mem_eq(cg *c, LLVMValueRef a, LLVMValueRef b, uint32_t size)
+{
+	LLVMValueRef acc = cg_i64(c, 0);
+
+	for (uint32_t i = 0; i < size;) {
+		uint32_t w = size - i >= 8 ? 8 : size - i >= 4 ? 4 : size - i >= 2 ? 2 : 1;
+
+		acc = LLVMBuildOr(c->b, acc, LLVMBuildXor(c->b, cg_load_int(c, a, i, w, false),
+							  cg_load_int(c, b, i, w, false), ""), "");
+		i += w;
+	}
+	return bool64(c, LLVMBuildICmp(c->b, LLVMIntEQ, acc, cg_i64(c, 0), ""));
+}
+
 static LLVMValueRef absval(cg *c, LLVMValueRef v, LLVMValueRef neg)
 {
 	return LLVMBuildSelect(c->b, neg, LLVMBuildNeg(c->b, v, ""), v, "");
@@ -808,12 +816,27 @@ static LLVMValueRef binop(cg *c, const dt_expr *e)
 
 			return op == DT_OP_EQ ? eq : LLVMBuildXor(c->b, eq, cg_i64(c, 1), "");
 		}
+		if ((lt->kind == DT_T_CSTRUCT || lt->kind == DT_T_ARRAY) &&
+		    (op == DT_OP_EQ || op == DT_OP_NE)) {
+			LLVMValueRef eq = mem_eq(c, l, r, lt->size);
+
+			return op == DT_OP_EQ ? eq : LLVMBuildXor(c->b, eq, cg_i64(c, 1), "");
+		}
 		cg_fail(c, e->span, "operator on non-integer operands");
 		return cg_i64(c, 0);
 	}
 	/* C would make the comparison unsigned if either side is; bpftrace and scripts expect
 	 * `$x < 0` to work on signed values, so only two signed operands compare signed. */
 	bool both_signed = lt->is_signed && rt->is_signed;
+
+	if (e->type->kind == DT_T_PTR && (op == DT_OP_ADD || op == DT_OP_SUB)) {
+		uint32_t step = cg_ptr_step(e->type);
+
+		if (lt->kind != DT_T_PTR)
+			l = LLVMBuildMul(c->b, l, cg_i64(c, step), "");
+		else
+			r = LLVMBuildMul(c->b, r, cg_i64(c, step), "");
+	}
 
 	switch (op) {
 	case DT_OP_EQ: return bool64(c, LLVMBuildICmp(c->b, LLVMIntEQ, l, r, ""));
@@ -1110,7 +1133,13 @@ LLVMValueRef cg_expr(cg *c, const dt_expr *e)
 	case DT_E_TERNARY:
 		return ternary(c, e);
 	case DT_E_FIELD:
-		return tp_field(c, e);
+		if (e->field.m && cg_is_uprobe_arg(e))
+			return cg_arg_reg(c, e->field.off / 8, e->type, e->span);
+		return e->field.m ? cg_cmem_value(c, e) : tp_field(c, e);
+	case DT_E_DEREF: case DT_E_INDEX:
+		return cg_cmem_value(c, e);
+	case DT_E_CAST:
+		return cg_cast(c, e);
 	case DT_E_TUPLE:
 		return tuple(c, e);
 	case DT_E_TUPLE_GET: {
@@ -1122,7 +1151,7 @@ LLVMValueRef cg_expr(cg *c, const dt_expr *e)
 		LLVMValueRef p = cg_gep(c, b, tt->tuple.offsets[e->tget.index]);
 		return cg_is_scalar(e->type) ? cg_load(c, p, e->type) : p;
 	}
-	case DT_E_POSPARAM: case DT_E_PARAMCOUNT:
+	case DT_E_POSPARAM: case DT_E_PARAMCOUNT: case DT_E_SIZEOF: case DT_E_OFFSETOF:
 		break;
 	}
 	cg_fail(c, e->span, "expression kind %d reached code generation", e->kind);

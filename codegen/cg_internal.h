@@ -165,6 +165,22 @@ LLVMValueRef cg_stack_ref(cg *c, const dt_expr *e);
 /* The kind and depth (never 0) of the stack a kstack/ustack/ustack_dwarf expression takes. */
 void cg_stack_shape(const dt_expr *e, dt_stack_kind *kind, uint32_t *depth);
 
+/* ------------------------------------------------------------ cg_cmem.c: C values in memory */
+
+/* Reads size bytes at the address addr (i64) into dst with bpf_probe_read_user or _kernel; a
+ * fault leaves zeros and counts DT_STAT_READ_FAIL. */
+void cg_read_mem(cg *c, LLVMValueRef dst, uint32_t size, LLVMValueRef addr, bool user);
+/* The value of a struct member, `*p` or an index expression (its bytes read from where it
+ * lives): an i64 for ints and pointers, a buffer for strings, structs and arrays. */
+LLVMValueRef cg_cmem_value(cg *c, const dt_expr *e);
+LLVMValueRef cg_cast(cg *c, const dt_expr *e);
+/* `args.NAME` of a uprobe: a parameter, in a register rather than in memory. */
+bool cg_is_uprobe_arg(const dt_expr *e);
+/* Integer argument n of a kprobe/uprobe from its register, narrowed to t (cg_expr.c). */
+LLVMValueRef cg_arg_reg(cg *c, uint32_t n, const dt_type *t, dt_span at);
+/* What `p + 1` adds to a pointer of type t: its pointee's size (1 for void *). */
+uint32_t cg_ptr_step(const dt_type *t);
+
 /* ------------------------------------------------------------ cg_stmt.c: statements, programs */
 
 void cg_stmts(cg *c, const dt_stmt_list *l);

@@ -168,6 +168,8 @@ static void map_rmw(cg *c, const dt_expr *target, dt_binop op, LLVMValueRef rhs,
 			m->name);
 		return;
 	}
+	if (m->value->kind == DT_T_PTR && (op == DT_OP_ADD || op == DT_OP_SUB))
+		rhs = LLVMBuildMul(c->b, rhs, cg_i64(c, cg_ptr_step(m->value)), "");
 	key = cg_map_key(c, m, target->map.keys, target->map.nkeys, &lay);
 	map = cg_map_ref(c, cg_script_map_fd(c, m));
 	found = cg_map_lookup(c, map, key);
@@ -224,6 +226,8 @@ LLVMValueRef cg_incdec(cg *c, const dt_expr *target, bool inc, bool post)
 {
 	LLVMValueRef one = cg_i64(c, 1), old = NULL, nv = NULL;
 
+	if (target->kind == DT_E_VAR && target->var.sym->type->kind == DT_T_PTR)
+		one = cg_i64(c, cg_ptr_step(target->var.sym->type));
 	if (target->kind == DT_E_VAR) {
 		LLVMValueRef slot = c->vars[target->var.sym->id];
 

@@ -68,6 +68,17 @@ static bool is_int(const dt_type *t)
 	return t && t->kind == DT_T_INT;
 }
 
+static bool is_ptr(const dt_type *t)
+{
+	return t && t->kind == DT_T_PTR;
+}
+
+/* Integers and pointers: what arithmetic, comparisons and conditions take. */
+static bool is_intlike(const dt_type *t)
+{
+	return is_int(t) || is_ptr(t);
+}
+
 static const char *tracefs(checker *c)
 {
 	if (!c->tracefs_looked) {
@@ -164,7 +175,8 @@ static bool key_elem_ok(checker *c, const dt_expr *k, const dt_type *t)
 	if (t->kind == DT_T_INT || t->kind == DT_T_STR || t->kind == DT_T_STACK ||
 	    t->kind == DT_T_KSYM || t->kind == DT_T_USYM || t->kind == DT_T_TUPLE ||
 	    t->kind == DT_T_USERNAME || t->kind == DT_T_BUF || t->kind == DT_T_TIMESTAMP ||
-	    t->kind == DT_T_INET || t->kind == DT_T_CGROUP_PATH)
+	    t->kind == DT_T_INET || t->kind == DT_T_CGROUP_PATH ||
+	    t->kind == DT_T_PTR || t->kind == DT_T_CSTRUCT || t->kind == DT_T_ARRAY)
 		return true;
 	ERR(c, k->span, "%s cannot be a map key", tname(c, t));
 	return false;
@@ -308,12 +320,52 @@ static const dt_type *probe_record(checker *c, dt_span at)
 	return rec;
 }
 
+static bool is_uprobe_entry(dt_provider p)
+{
+	return p == DT_P_UPROBE;
+}
+
+/* A uprobe's args: the probed function's parameters from the binary's debug info. Every attach
+ * point of the probe must be the same function of the same binary. */
+static const dt_type *uprobe_args(checker *c, dt_expr *e)
+{
+	const dt_attach *a0 = c->probe->attach[0];
+	for (uint32_t i = 1; i < c->probe->nattach; i++) {
+		const dt_attach *ai = c->probe->attach[i];
+		if (strcmp(ai->target, a0->target) || strcmp(ai->func, a0->func)) {
+			ERR(c, e->span, "args needs a probe on one function: %s and %s differ",
+			    a0->text, ai->text);
+			return &t_none;
+		}
+	}
+	if (c->record || c->record_failed)
+		return c->record ? c->record : &t_none;
+	c->record_failed = true;
+	const dt_type *t = NULL;
+	int err = c->o && c->o->uprobe_args && strchr(a0->target, '/')
+			  ? c->o->uprobe_args(c->o->ctype_ctx, c->a, a0->target, a0->func, &t)
+			  : -ENODATA;
+	if (err == -ENOENT) {
+		ERR(c, e->span, "function %s is not in the debug info of %s", a0->func, a0->target);
+		return &t_none;
+	}
+	if (err) {
+		ERR(c, e->span, "args needs the debug info (DWARF) of %s, which has none",
+		    a0->target);
+		HINT(c, "argN reads the registers: arg0 … arg%d", DT_ARG_REGS - 1);
+		return &t_none;
+	}
+	c->record = t;
+	c->record_failed = false;
+	return t;
+}
+
 static const dt_type *check_builtin(checker *c, dt_expr *e)
 {
 	const char *name = dt_builtin_name(e->builtin.id);
 	switch (e->builtin.id) {
 	case DT_B_PID: case DT_B_TID: case DT_B_UID: case DT_B_GID: case DT_B_CPU:
-	case DT_B_NSECS: case DT_B_ELAPSED: case DT_B_CGROUP: case DT_B_CURTASK: case DT_B_RAND:
+	case DT_B_NSECS: case DT_B_ELAPSED: case DT_B_CGROUP: case DT_B_RAND:
 		return dt_type_int(false, 8);
 	case DT_B_NUMAID: case DT_B_JIFFIES: case DT_B_NCPUS:
 		return dt_type_int(false, 8);
@@ -342,6 +394,12 @@ static const dt_type *check_builtin(checker *c, dt_expr *e)
 			return &t_none;
 		}
 		return dt_type_int(false, 8);
+	case DT_B_CURTASK:
+		/* The struct's members are fetched only if the script looks into it. */
+		if (!c->o || !c->o->ctype)
+			return dt_type_int(false, 8);
+		return dt_type_ptr(c->a, dt_type_cstruct(c->a, "struct task_struct", false),
+				   DT_AS_KERNEL);
 	case DT_B_COMM:
 		return dt_type_str(16);
 	case DT_B_ARG:
@@ -400,10 +458,12 @@ static const dt_type *check_builtin(checker *c, dt_expr *e)
 		return dt_type_stack(c->a, k, e->builtin.mode, e->builtin.depth);
 	}
 	case DT_B_ARGS: {
+		if (all_attach(c, is_uprobe_entry))
+			return uprobe_args(c, e);
 		if (!all_attach(c, is_tp)) {
-			ERR(c, e->span, "args is only available in tracepoint probes");
+			ERR(c, e->span, "args is only available in tracepoint and uprobe probes");
 			if (all_attach(c, is_entry))
-				HINT(c, "in uprobes and kprobes use arg0 … arg%d", DT_ARG_REGS - 1);
+				HINT(c, "in kprobes use arg0 … arg%d", DT_ARG_REGS - 1);
 			return &t_none;
 		}
 		const dt_type *r = probe_record(c, e->span);
@@ -415,19 +475,395 @@ static const dt_type *check_builtin(checker *c, dt_expr *e)
 	}
 }
 
+/* ---------------------------------------------------------------- C types */
+
+/* The integer types a script can name without any type source: bpftrace's names, <stdint.h>'s
+ * and C's own (x86-64 LP64 sizes). */
+static const struct int_name {
+	const char *name;
+	uint8_t size;
+	bool is_signed;
+} int_names[] = {
+	{ "int8", 1, true }, { "int16", 2, true }, { "int32", 4, true }, { "int64", 8, true },
+	{ "uint8", 1, false }, { "uint16", 2, false }, { "uint32", 4, false }, { "uint64", 8, false },
+	{ "int8_t", 1, true }, { "int16_t", 2, true }, { "int32_t", 4, true },
+	{ "int64_t", 8, true }, { "uint8_t", 1, false }, { "uint16_t", 2, false },
+	{ "uint32_t", 4, false }, { "uint64_t", 8, false }, { "bool", 1, false },
+	{ "char", 1, true }, { "signed char", 1, true }, { "unsigned char", 1, false },
+	{ "short", 2, true }, { "short int", 2, true }, { "signed short", 2, true },
+	{ "unsigned short", 2, false }, { "unsigned short int", 2, false },
+	{ "int", 4, true }, { "signed", 4, true }, { "signed int", 4, true },
+	{ "unsigned", 4, false }, { "unsigned int", 4, false },
+	{ "long", 8, true }, { "long int", 8, true }, { "signed long", 8, true },
+	{ "unsigned long", 8, false }, { "unsigned long int", 8, false },
+	{ "long long", 8, true }, { "long long int", 8, true }, { "signed long long", 8, true },
+	{ "unsigned long long", 8, false }, { "unsigned long long int", 8, false },
+};
+
+/* Fills an incomplete struct (named through a pointer) from the type source. False, with an
+ * error at `at`, when it cannot. */
+static bool complete(checker *c, const dt_type *t, dt_span at)
+{
+	if (!t || t->kind != DT_T_CSTRUCT || t->cstruct.complete)
+		return true;
+	const dt_type *full = NULL;
+	int err = c->o && c->o->ctype ? c->o->ctype(c->o->ctype_ctx, c->a, t->cstruct.name, &full)
+				      : -ENOENT;
+	if (err || !full || full->kind != DT_T_CSTRUCT || !full->cstruct.complete) {
+		ERR(c, at, "%s is not a known type%s%s", t->cstruct.name, err && err != -ENOENT ?
+		    ": " : "", err == -ENODATA ? "the kernel has no BTF (/sys/kernel/btf/vmlinux)"
+		    : err && err != -ENOENT ? strerror(-err) : "");
+		if (c->o && c->o->ctype && err == -ENOENT)
+			HINT(c, "kernel types come from BTF (/sys/kernel/btf); define others in "
+				"the script");
+		return false;
+	}
+	/* Every use of the name shares the shell, so filling it once serves them all. */
+	dt_type *shell = (dt_type *)t;
+	shell->size = full->size;
+	shell->align = full->align;
+	shell->cstruct.members = full->cstruct.members;
+	shell->cstruct.n = full->cstruct.n;
+	shell->cstruct.is_union = full->cstruct.is_union;
+	shell->cstruct.complete = true;
+	return true;
+}
+
+/* The type a cast, sizeof or offsetof names; NULL (reported) when it does not exist. */
+static const dt_type *resolve_ctype(checker *c, const dt_ctype_ref *r)
+{
+	const dt_type *t = NULL;
+	for (size_t i = 0; i < DT_ARRAY_SIZE(int_names) && !t; i++)
+		if (!strcmp(int_names[i].name, r->name))
+			t = dt_type_int(int_names[i].is_signed, int_names[i].size);
+	if (!t && !strcmp(r->name, "void"))
+		t = dt_type_void();
+	if (!t) {
+		int err = c->o && c->o->ctype ? c->o->ctype(c->o->ctype_ctx, c->a, r->name, &t)
+					      : -ENOENT;
+		if (err) {
+			if (err == -ENOENT)
+				ERR(c, r->span, "unknown type '%s'", r->name);
+			else
+				ERR(c, r->span, "cannot look up type '%s': %s", r->name,
+				    err == -ENODATA ? "the kernel has no BTF (/sys/kernel/btf/vmlinux)"
+						    : strerror(-err));
+			if (err == -ENOENT && !strncmp(r->name, "struct ", 7))
+				HINT(c, "%s", c->o && c->o->ctype
+						? "kernel types come from BTF (/sys/kernel/btf)"
+						: "only integer types are known here");
+			else if (err == -ENOENT)
+				HINT(c, "integer types: int8 … int64, uint8 … uint64");
+			return NULL;
+		}
+	}
+	for (uint32_t i = 0; i < r->nptr; i++)
+		t = dt_type_ptr(c->a, t, DT_AS_NONE);
+	return t;
+}
+
+dt_addrspace dt_expr_addrspace(const dt_expr *e)
+{
+	const dt_type *bt;
+	switch (e->kind) {
+	case DT_E_FIELD:
+		bt = e->field.base->type;
+		if (bt && bt->kind == DT_T_PTR)
+			return bt->ptr.as;
+		return e->field.base->kind == DT_E_BUILTIN ? DT_AS_NONE
+							   : dt_expr_addrspace(e->field.base);
+	case DT_E_DEREF:
+		bt = e->un.e->type;
+		return bt && bt->kind == DT_T_PTR ? bt->ptr.as : DT_AS_NONE;
+	case DT_E_INDEX:
+		bt = e->index.base->type;
+		if (bt && bt->kind == DT_T_PTR)
+			return bt->ptr.as;
+		return dt_expr_addrspace(e->index.base);
+	default:
+		return DT_AS_NONE;
+	}
+}
+
+/* The type of a value read from C memory in space `as`: char arrays read as strings (bpftrace's
+ * rule), pointers remember the space they were found in, enums are their integers already. */
+static const dt_type *read_type(checker *c, const dt_type *t, dt_addrspace as)
+{
+	if (t->kind == DT_T_ARRAY && t->array.elem->kind == DT_T_INT && t->array.elem->size == 1 &&
+	    t->array.n)
+		return dt_type_str(t->array.n);
+	if (t->kind == DT_T_PTR && t->ptr.as != as && as != DT_AS_NONE)
+		return dt_type_ptr(c->a, t->ptr.to, as);
+	return t;
+}
+
+typedef DT_VEC(const char *) name_vec;
+
+/* Every member name of a struct, anonymous members' included: the "did you mean" candidates. */
+static void member_names(const dt_type *t, name_vec *out)
+{
+	for (uint32_t i = 0; t && t->kind == DT_T_CSTRUCT && i < t->cstruct.n; i++) {
+		const dt_member *m = &t->cstruct.members[i];
+		if (m->name[0])
+			DT_VEC_PUSH(out, m->name);
+		else
+			member_names(m->type, out);
+	}
+}
+
+/* Looks `name` up in struct st; reports a located error with a suggestion when it is not there. */
+static const dt_member *find_member(checker *c, const dt_type *st, const char *name, dt_span at,
+				    uint32_t *off)
+{
+	const dt_member *m = dt_type_member(st, name, off);
+	if (m)
+		return m;
+	ERR(c, at, "%s has no member '%s'", st->cstruct.name, name);
+	if (dt_diag_hint_wanted(c->d)) {
+		name_vec names = { 0 };
+		member_names(st, &names);
+		DT_VEC_PUSH(&names, NULL);
+		const char *sugg = dt_closest(name, strlen(name), names.v);
+		if (sugg)
+			HINT(c, "did you mean '%s'?", sugg);
+		free(names.v);
+	}
+	return NULL;
+}
+
+static const dt_type *check_cfield(checker *c, dt_expr *e, const dt_type *bt)
+{
+	const dt_type *st = NULL;
+	if (e->field.arrow && is_ptr(bt) && bt->ptr.to && bt->ptr.to->kind == DT_T_CSTRUCT)
+		st = bt->ptr.to;
+	else if (!e->field.arrow && bt->kind == DT_T_CSTRUCT)
+		st = bt;
+	if (!st) {
+		ERR(c, e->span, "cannot access member '%s' with '%s' on %s", e->field.field,
+		    e->field.arrow ? "->" : ".", tname(c, bt));
+		if (e->field.arrow && bt->kind == DT_T_CSTRUCT)
+			HINT(c, "it is a struct, not a pointer: use '.'");
+		else if (!e->field.arrow && is_ptr(bt) && bt->ptr.to &&
+			 bt->ptr.to->kind == DT_T_CSTRUCT)
+			HINT(c, "it is a pointer: use '->'");
+		else if (is_int(bt))
+			HINT(c, "cast it to a struct pointer first: ((struct NAME *)x)->%s",
+			     e->field.field);
+		return &t_none;
+	}
+	if (!complete(c, st, e->field.base->span))
+		return &t_none;
+	uint32_t off;
+	const dt_member *m = find_member(c, st, e->field.field, e->span, &off);
+	if (!m)
+		return &t_none;
+	e->field.m = m;
+	e->field.off = off;
+	if (m->bit_size && !is_int(m->type)) {
+		ERR(c, e->span, "bitfield '%s' of type %s is not supported", m->name,
+		    tname(c, m->type));
+		return &t_none;
+	}
+	return read_type(c, m->type, dt_expr_addrspace(e));
+}
+
+static const dt_type *check_deref(checker *c, dt_expr *e)
+{
+	const dt_type *t = check_expr(c, e->un.e);
+	if (is_none(t))
+		return &t_none;
+	if (!is_ptr(t)) {
+		ERR(c, e->span, "cannot dereference %s", tname(c, t));
+		if (is_int(t))
+			HINT(c, "cast it to a pointer first: *(uint64 *)x");
+		return &t_none;
+	}
+	if (!t->ptr.to) {
+		ERR(c, e->span, "cannot dereference a void pointer");
+		HINT(c, "cast it to a pointer to what it points at: *(uint64 *)x");
+		return &t_none;
+	}
+	if (!complete(c, t->ptr.to, e->span))
+		return &t_none;
+	return read_type(c, t->ptr.to, t->ptr.as);
+}
+
+static const dt_type *check_index(checker *c, dt_expr *e)
+{
+	const dt_type *bt = check_expr(c, e->index.base), *it = check_expr(c, e->index.index);
+	if (is_none(bt) || is_none(it))
+		return &t_none;
+	if (!is_int(it)) {
+		ERR(c, e->index.index->span, "an index must be an integer, not %s", tname(c, it));
+		return &t_none;
+	}
+	const dt_type *el;
+	if (is_ptr(bt) && bt->ptr.to) {
+		el = bt->ptr.to;
+	} else if (bt->kind == DT_T_ARRAY) {
+		el = bt->array.elem;
+		if (e->index.index->kind == DT_E_INT && e->index.index->i.value >= bt->array.n) {
+			/* bpftrace's words, which scripts and tests look for. */
+			ERR(c, e->index.index->span, "the index %llu is out of bounds for array of "
+			    "size %u", (unsigned long long)e->index.index->i.value, bt->array.n);
+			return &t_none;
+		}
+	} else {
+		ERR(c, e->span, "cannot index %s", tname(c, bt));
+		if (bt->kind == DT_T_STR)
+			HINT(c, "strings cannot be indexed");
+		return &t_none;
+	}
+	if (!complete(c, el, e->span))
+		return &t_none;
+	if (!el->size) {
+		ERR(c, e->span, "cannot index %s: its elements have no size", tname(c, bt));
+		return &t_none;
+	}
+	return read_type(c, el, dt_expr_addrspace(e));
+}
+
+static const dt_type *check_cast(checker *c, dt_expr *e)
+{
+	const dt_type *to = resolve_ctype(c, &e->cast.to);
+	const dt_type *from = check_expr(c, e->cast.e);
+	if (!to || is_none(from))
+		return &t_none;
+	if (to->kind == DT_T_VOID || to->kind == DT_T_CSTRUCT || to->kind == DT_T_ARRAY) {
+		ERR(c, e->cast.to.span, "cannot cast to %s", tname(c, to));
+		if (to->kind == DT_T_CSTRUCT)
+			HINT(c, "cast to a pointer: (%s *)", tname(c, to));
+		return &t_none;
+	}
+	if (!is_intlike(from)) {
+		ERR(c, e->cast.e->span, "cannot cast %s to %s", tname(c, from), tname(c, to));
+		return &t_none;
+	}
+	/* A pointer cast keeps the space of the pointer it came from (kptr/uptr aside). */
+	if (is_ptr(to) && is_ptr(from) && from->ptr.as != DT_AS_NONE)
+		return dt_type_ptr(c->a, to->ptr.to, from->ptr.as);
+	return to;
+}
+
+static const dt_type *check_sizeof(checker *c, dt_expr *e)
+{
+	const dt_type *t;
+	if (e->size.ty.name) {
+		t = resolve_ctype(c, &e->size.ty);
+		if (!t)
+			return &t_none;
+	} else {
+		t = check_expr(c, e->size.e);
+		if (is_none(t))
+			return &t_none;
+	}
+	if (!complete(c, t, e->span))
+		return &t_none;
+	uint64_t v;
+	if (e->kind == DT_E_OFFSETOF) {
+		if (t->kind != DT_T_CSTRUCT) {
+			ERR(c, e->size.ty.span, "offsetof needs a struct or union, not %s",
+			    tname(c, t));
+			return &t_none;
+		}
+		uint32_t off;
+		if (!find_member(c, t, e->size.field, e->span, &off))
+			return &t_none;
+		v = off;
+	} else {
+		if (t->kind == DT_T_VOID || t->kind == DT_T_RECORD || dt_type_is_aggregation(t)) {
+			ERR(c, e->span, "sizeof cannot measure %s", tname(c, t));
+			return &t_none;
+		}
+		v = t->size;
+	}
+	/* A constant from here on (both walks see the folded node). */
+	e->kind = DT_E_INT;
+	e->i.value = v;
+	return dt_type_int(false, 8);
+}
+
+/* A tracepoint field declared as a pointer ("struct __kernel_timespec * rqtp") keeps its C
+ * type when the type source knows the pointee, so `args->rqtp->tv_sec` reads through it (user
+ * memory for syscall arguments, kernel memory otherwise). NULL: it stays an integer. */
+static const dt_type *tp_pointer_type(checker *c, const dt_tp_field *f)
+{
+	if (!f->ctype || f->is_array || f->size != 8 || !c->o || !c->o->ctype)
+		return NULL;
+	const char *s = f->ctype;
+	uint32_t nptr = 0;
+	size_t n = strlen(s);
+	while (n && (s[n - 1] == '*' || s[n - 1] == ' ')) {
+		nptr += s[n - 1] == '*';
+		n--;
+	}
+	if (!nptr)
+		return NULL;
+	/* Qualifiers and sparse annotations name no type. */
+	static const char *const skip[] = { "const ", "volatile ", "__user ", NULL };
+	for (bool again = true; again;) {
+		again = false;
+		for (const char *const *k = skip; *k; k++)
+			if (n > strlen(*k) && !strncmp(s, *k, strlen(*k))) {
+				s += strlen(*k);
+				n -= strlen(*k);
+				again = true;
+			}
+	}
+	dt_ctype_ref r = { .name = dt_arena_strndup(c->a, s, n), .nptr = nptr };
+	const dt_type *t = NULL;
+	for (size_t i = 0; i < DT_ARRAY_SIZE(int_names) && !t; i++)
+		if (!strcmp(int_names[i].name, r.name))
+			t = dt_type_int(int_names[i].is_signed, int_names[i].size);
+	if (!t && strcmp(r.name, "void") && c->o->ctype(c->o->ctype_ctx, c->a, r.name, &t))
+		return NULL;
+	dt_addrspace as = !strcmp(c->probe->attach[0]->target, "syscalls") ? DT_AS_USER
+									    : DT_AS_KERNEL;
+	for (uint32_t i = 0; i < nptr; i++)
+		t = dt_type_ptr(c->a, t, as);
+	return t;
+}
+
 static const dt_type *check_field(checker *c, dt_expr *e)
 {
 	dt_expr *b = e->field.base;
 	if (b->kind != DT_E_BUILTIN || b->builtin.id != DT_B_ARGS) {
 		const dt_type *bt = check_expr(c, b);
-		if (!is_none(bt))
-			ERR(c, e->span, "field access needs a tracepoint's args, not %s",
-			    tname(c, bt));
-		return &t_none;
+		if (is_none(bt))
+			return &t_none;
+		return check_cfield(c, e, bt);
 	}
 	const dt_type *r = check_expr(c, b);
 	if (is_none(r))
 		return &t_none;
+	if (r->kind == DT_T_CSTRUCT) {
+		/* A uprobe's parameters: `args.n` and bpftrace 0.17's `args->n` alike. */
+		uint32_t off;
+		const dt_member *m = dt_type_member(r, e->field.field, &off);
+		if (!m) {
+			ERR(c, e->span, "function %s has no parameter '%s'", c->probe->attach[0]->func,
+			    e->field.field);
+			if (dt_diag_hint_wanted(c->d)) {
+				name_vec names = { 0 };
+				member_names(r, &names);
+				DT_VEC_PUSH(&names, NULL);
+				const char *s = dt_closest(e->field.field, strlen(e->field.field),
+							   names.v);
+				if (s)
+					HINT(c, "did you mean '%s'?", s);
+				free(names.v);
+			}
+			return &t_none;
+		}
+		if (off / 8 >= DT_ARG_REGS || !is_intlike(m->type)) {
+			ERR(c, e->span, "parameter '%s' (%s) is not passed in a register", m->name,
+			    tname(c, m->type));
+			return &t_none;
+		}
+		e->field.m = m;
+		e->field.off = off;
+		return m->type;
+	}
 	const dt_tp_field *f = NULL;
 	for (uint32_t i = 0; i < r->record.nfields; i++)
 		if (!strcmp(r->record.fields[i].name, e->field.field))
@@ -466,6 +902,9 @@ static const dt_type *check_field(checker *c, dt_expr *e)
 	e->field.tp = f;
 	if (f->is_string)
 		return dt_type_str(f->is_array && !f->is_data_loc ? f->size : str_size(c));
+	const dt_type *pt = tp_pointer_type(c, f);
+	if (pt)
+		return pt;
 	if (f->is_array || !(f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8)) {
 		ERR(c, e->span, "field '%s' has type '%s', which is not supported", f->name, f->ctype);
 		HINT(c, "integers and strings are; arrays other than char arrays are not yet");
@@ -557,11 +996,12 @@ static bool printf_arg_ok(char conv, const dt_type *t)
 		       t->kind == DT_T_TIMESTAMP || t->kind == DT_T_INET ||
 		       t->kind == DT_T_CGROUP_PATH;
 	case 'p':
-		return t->kind == DT_T_INT || t->kind == DT_T_KSYM || t->kind == DT_T_USYM;
+		return t->kind == DT_T_INT || t->kind == DT_T_KSYM || t->kind == DT_T_USYM ||
+		       t->kind == DT_T_PTR;
 	case 'r':
 		return t->kind == DT_T_BUF;
 	default:
-		return t->kind == DT_T_INT;
+		return t->kind == DT_T_INT || t->kind == DT_T_PTR;
 	}
 }
 
@@ -866,7 +1306,7 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 			return dt_type_void();
 		posparam_str_arg(c, e->call.args[0]);
 		const dt_type *t = check_expr(c, e->call.args[0]);
-		if (!is_none(t) && !is_int(t) && t->kind != DT_T_STR) {
+		if (!is_none(t) && !is_intlike(t) && t->kind != DT_T_STR) {
 			ERR(c, e->call.args[0]->span, "str needs a pointer or a string, not %s",
 			    tname(c, t));
 			return &t_none;
@@ -1248,6 +1688,9 @@ static const dt_type *check_binop(checker *c, dt_expr *e)
 		return dt_type_int(true, 8);
 	if (is_none(l) || is_none(r))
 		return &t_none;
+	if ((l->kind == DT_T_CSTRUCT || l->kind == DT_T_ARRAY) && (op == DT_OP_EQ || op == DT_OP_NE) &&
+	    dt_type_equal(l, r))
+		return dt_type_int(true, 8); /* byte for byte, as bpftrace compares arrays */
 	if (l->kind == DT_T_STR || r->kind == DT_T_STR || l->kind == DT_T_BUF ||
 	    r->kind == DT_T_BUF) {
 		if ((op == DT_OP_EQ || op == DT_OP_NE) && l->kind == r->kind)
@@ -1262,11 +1705,23 @@ static const dt_type *check_binop(checker *c, dt_expr *e)
 			    binop_text(op), tname(c, l), tname(c, r));
 		return &t_none;
 	}
-	if (!is_int(l) || !is_int(r)) {
-		const dt_type *bad = is_int(l) ? r : l;
-		ERR(c, is_int(l) ? e->bin.r->span : e->bin.l->span,
+	if (!is_intlike(l) || !is_intlike(r)) {
+		const dt_type *bad = is_intlike(l) ? r : l;
+		ERR(c, is_intlike(l) ? e->bin.r->span : e->bin.l->span,
 		    "operator '%s' needs integers, not %s", binop_text(op), tname(c, bad));
 		return &t_none;
+	}
+	if (is_ptr(l) || is_ptr(r)) {
+		/* C's pointer arithmetic: ptr ± int steps by the pointee's size (void * by 1). */
+		if (op >= DT_OP_LAND)
+			return dt_type_int(true, 8);
+		if (is_ptr(l) != is_ptr(r) && (op == DT_OP_ADD || (op == DT_OP_SUB && is_ptr(l)))) {
+			const dt_type *pt = is_ptr(l) ? l : r;
+			if (!complete(c, pt->ptr.to, e->span))
+				return &t_none;
+			return pt;
+		}
+		return dt_type_int(false, 8);
 	}
 	if ((op == DT_OP_DIV || op == DT_OP_MOD) && e->bin.r->kind == DT_E_INT &&
 	    e->bin.r->i.value == 0) {
@@ -1285,15 +1740,21 @@ static const dt_type *check_incdec(checker *c, dt_expr *target, dt_span at)
 		if (!v)
 			return &t_none;
 		target->type = v->type;
-		if (!is_none(v->type) && !is_int(v->type)) {
+		if (!is_none(v->type) && !is_intlike(v->type)) {
 			ERR(c, at, "++/-- needs an integer, %s holds %s", v->name, tname(c, v->type));
 			return &t_none;
 		}
+		if (is_ptr(v->type) && !complete(c, v->type->ptr.to, at))
+			return &t_none;
 		return v->type;
 	}
 	map_info *m = check_map_use(c, target);
 	m->assigned = true;
-	map_part(c, m, &m->sym.value, &m->value_decl, dt_type_int(true, 8), at, "value");
+	/* A pointer stays one: `@p++` steps it by its pointee's size. */
+	if (is_ptr(m->sym.value) && !complete(c, m->sym.value->ptr.to, at))
+		return &t_none;
+	map_part(c, m, &m->sym.value, &m->value_decl,
+		 is_ptr(m->sym.value) ? m->sym.value : dt_type_int(true, 8), at, "value");
 	target->type = m->sym.value ? m->sym.value : &t_none;
 	return target->type;
 }
@@ -1373,7 +1834,7 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 		const dt_type *t = check_expr(c, e->un.e);
 		if (is_none(t))
 			return &t_none;
-		if (!is_int(t)) {
+		if (!is_intlike(t)) {
 			ERR(c, e->span, "operator '%s' needs an integer, not %s",
 			    e->un.op == DT_UOP_NEG ? "-" : e->un.op == DT_UOP_LNOT ? "!" : "~",
 			    tname(c, t));
@@ -1384,7 +1845,7 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 	case DT_E_TERNARY: {
 		const dt_type *ct = check_expr(c, e->tern.cond);
 		const dt_type *t = check_expr(c, e->tern.t), *f = check_expr(c, e->tern.f);
-		if (!is_none(ct) && !is_int(ct))
+		if (!is_none(ct) && !is_intlike(ct))
 			ERR(c, e->tern.cond->span, "a condition must be an integer, not %s",
 			    tname(c, ct));
 		if (is_none(t) || is_none(f))
@@ -1402,6 +1863,14 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 	}
 	case DT_E_FIELD:
 		return check_field(c, e);
+	case DT_E_CAST:
+		return check_cast(c, e);
+	case DT_E_DEREF:
+		return check_deref(c, e);
+	case DT_E_INDEX:
+		return check_index(c, e);
+	case DT_E_SIZEOF: case DT_E_OFFSETOF:
+		return check_sizeof(c, e);
 	case DT_E_TUPLE: {
 		const dt_type **el = dt_arena_alloc(c->a, sizeof(*el) * e->tuple.n);
 		bool ok = true;
@@ -1521,7 +1990,7 @@ static void check_stmt(checker *c, dt_stmt *s)
 		return;
 	case DT_S_IF: {
 		const dt_type *t = check_expr(c, s->if_.cond);
-		if (!is_none(t) && !is_int(t))
+		if (!is_none(t) && !is_intlike(t))
 			ERR(c, s->if_.cond->span, "a condition must be an integer, not %s",
 			    tname(c, t));
 		check_stmts(c, &s->if_.then);
@@ -1777,7 +2246,7 @@ static void walk(checker *c)
 			c->in_pred = true;
 			const dt_type *t = check_expr(c, pr->pred);
 			c->in_pred = false;
-			if (!is_none(t) && !is_int(t))
+			if (!is_none(t) && !is_intlike(t))
 				ERR(c, pr->pred->span, "a predicate must be an integer, not %s",
 				    tname(c, t));
 		}
@@ -1798,6 +2267,13 @@ int dt_check(dt_program *p, dt_arena *a, dt_diags *d, const dt_check_opts *opts)
 	int before = dt_diags_error_count(d);
 	uint32_t index = 0;
 	c.d = d;
+	if (p->ncdecls && (!opts || !opts->cdefs)) {
+		ERR(&c, p->cdecls[0], "C definitions are not available here");
+		return -EINVAL;
+	}
+	/* Types the script defines come before everything that may name them. */
+	if (opts && opts->cdefs && opts->cdefs(opts->ctype_ctx, a, d, p))
+		return -EINVAL;
 	for (uint32_t i = 0; i < p->nprobes; i++) {
 		dt_probe *pr = p->probes[i];
 		pr->index = i;

@@ -187,8 +187,40 @@ static void dump_expr(dumper *d, const dt_expr *e, int depth)
 		fprintf(o, "field %s%s", e->field.arrow ? "->" : ".", e->field.field);
 		if (e->field.tp)
 			fprintf(o, " offset=%u size=%u", e->field.tp->offset, e->field.tp->size);
+		if (e->field.m)
+			fprintf(o, " offset=%u", e->field.off);
+		if (e->field.m && e->field.m->bit_size)
+			fprintf(o, " bits=%u:%u", e->field.m->bit_off, e->field.m->bit_size);
 		end_expr(d, e);
 		dump_expr(d, e->field.base, depth + 1);
+		return;
+	case DT_E_CAST:
+		fprintf(o, "cast %s%s%.*s", e->cast.to.name, e->cast.to.nptr ? " " : "",
+			(int)e->cast.to.nptr, "****************************************");
+		end_expr(d, e);
+		dump_expr(d, e->cast.e, depth + 1);
+		return;
+	case DT_E_DEREF:
+		fputs("deref", o);
+		end_expr(d, e);
+		dump_expr(d, e->un.e, depth + 1);
+		return;
+	case DT_E_INDEX:
+		fputs("index", o);
+		end_expr(d, e);
+		dump_expr(d, e->index.base, depth + 1);
+		dump_expr(d, e->index.index, depth + 1);
+		return;
+	case DT_E_SIZEOF: case DT_E_OFFSETOF:
+		fputs(e->kind == DT_E_SIZEOF ? "sizeof" : "offsetof", o);
+		if (e->size.ty.name)
+			fprintf(o, " %s%s%.*s", e->size.ty.name, e->size.ty.nptr ? " " : "",
+				(int)e->size.ty.nptr, "****************************************");
+		if (e->size.field)
+			fprintf(o, " .%s", e->size.field);
+		end_expr(d, e);
+		if (e->size.e)
+			dump_expr(d, e->size.e, depth + 1);
 		return;
 	case DT_E_TUPLE:
 		fprintf(o, "tuple %u", e->tuple.n);

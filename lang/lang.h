@@ -81,6 +81,9 @@ typedef enum dt_type_kind {
 	DT_T_BUF,    /* buf(): a u8 length, then `size - 1` bytes of data (printed escaped, %r) */
 	DT_T_INET,   /* ntop(): u64 address family, then 16 bytes of address (printed by inet_ntop) */
 	DT_T_CGROUP_PATH, /* cgroup_path(): u64 cgroup id, printed as its paths in the hierarchies */
+	DT_T_PTR,    /* a C pointer: a u64 address; ptr.to (NULL: void) and its address space */
+	DT_T_CSTRUCT, /* a C struct or union: members at offsets, from BTF (or, later, clang) */
+	DT_T_ARRAY,  /* a C array of array.n elements (char arrays are read as strings) */
 	/* Map values produced by aggregation functions. */
 	DT_T_COUNT, DT_T_SUM, DT_T_AVG, DT_T_MIN, DT_T_MAX, DT_T_STATS, DT_T_HIST, DT_T_LHIST,
 } dt_type_kind;
@@ -117,6 +120,11 @@ typedef enum dt_stack_mode {
 
 typedef struct dt_type dt_type;
 typedef struct dt_tp_field dt_tp_field;
+typedef struct dt_member dt_member;
+
+/* Where a pointer points: which bpf_probe_read_* reads through it. NONE means the probe's own
+ * space (user in uprobes, kernel elsewhere), as bpftrace decides for casts of integers. */
+typedef enum dt_addrspace { DT_AS_NONE, DT_AS_KERNEL, DT_AS_USER } dt_addrspace;
 
 struct dt_type {
 	dt_type_kind kind;
@@ -145,7 +153,34 @@ struct dt_type {
 			dt_tp_field *fields;
 			uint32_t nfields;
 		} record;
+		struct {
+			const dt_type *to; /* NULL: void * */
+			dt_addrspace as;
+		} ptr;
+		struct {
+			const char *name;  /* "struct task_struct", "union bpf_attr" */
+			dt_member *members;
+			uint32_t n;
+			bool is_union;
+			/* False for a struct named through a pointer and not looked into yet: its
+			 * members (and size) are fetched from the type source on first use. */
+			bool complete;
+		} cstruct;
+		struct {
+			const dt_type *elem;
+			uint32_t n;
+		} array;
 	};
+};
+
+/* A member of a C struct or union. A bitfield is bit_size bits starting bit_off bits after
+ * `offset` (bit_off < 8); bit_size 0 is an ordinary member. An anonymous struct or union member
+ * has name "" and its members are found through it. */
+struct dt_member {
+	const char *name;
+	const dt_type *type;
+	uint32_t offset;
+	uint8_t bit_off, bit_size;
 };
 
 /* A tracepoint format field, from tracefs `events/SUBSYS/EVENT/format`. */
@@ -170,6 +205,14 @@ dt_type *dt_type_clone(dt_arena *a, const dt_type *t);
  * "ustack_dwarf(127)", "(int64, string[16])", "hist", "lhist(0, 100, 10)", "count", … */
 const char *dt_type_name(dt_arena *a, const dt_type *t);
 bool dt_type_is_aggregation(const dt_type *t);
+/* C types (pointer, struct, array), made in arena `a`. A struct starts incomplete (name only);
+ * the type source (see dt_check_opts.ctype) fills it. */
+const dt_type *dt_type_ptr(dt_arena *a, const dt_type *to, dt_addrspace as);
+dt_type *dt_type_cstruct(dt_arena *a, const char *name, bool is_union);
+const dt_type *dt_type_array(dt_arena *a, const dt_type *elem, uint32_t n);
+/* The member `name` of struct/union t, looking through anonymous members; *off gets its byte
+ * offset from the start of t. NULL when there is none. */
+const dt_member *dt_type_member(const dt_type *t, const char *name, uint32_t *off);
 
 /* ---------------------------------------------------------------- AST */
 
@@ -252,7 +295,20 @@ typedef enum dt_expr_kind {
 	DT_E_TERNARY, DT_E_FIELD, DT_E_TUPLE, DT_E_POSPARAM,
 	DT_E_TUPLE_GET, /* $t.0: one element of a tuple value */
 	DT_E_PARAMCOUNT, /* $#: substituted by dt_check with the number of positional parameters */
+	DT_E_CAST,    /* (type)e */
+	DT_E_DEREF,   /* *e (un.e) */
+	DT_E_INDEX,   /* e[i] on a pointer or an array */
+	DT_E_SIZEOF,  /* sizeof(type) or sizeof(e): folded to DT_E_INT by dt_check */
+	DT_E_OFFSETOF, /* offsetof(type, member): folded to DT_E_INT by dt_check */
 } dt_expr_kind;
+
+/* A C type as written in a cast, sizeof or offsetof: a base name ("uint8", "struct
+ * task_struct", "pid_t", "void") and a number of '*'. */
+typedef struct dt_ctype_ref {
+	const char *name;
+	uint32_t nptr;
+	dt_span span;
+} dt_ctype_ref;
 
 typedef struct dt_expr dt_expr;
 typedef struct dt_stmt dt_stmt;
@@ -296,7 +352,13 @@ struct dt_expr {
 			const char *field;
 			bool arrow;                 /* args->x rather than args.x */
 			const dt_tp_field *tp;      /* set by dt_check for tracepoint args */
+			const dt_member *m;         /* set by dt_check for C struct members */
+			uint32_t off;               /* its byte offset in the struct */
 		} field;
+		struct { dt_ctype_ref to; dt_expr *e; } cast;
+		struct { dt_expr *base, *index; } index;
+		/* sizeof: ty.name NULL when it measures an expression e. offsetof: ty, field. */
+		struct { dt_ctype_ref ty; dt_expr *e; const char *field; } size;
 		struct { dt_expr **elems; uint32_t n; } tuple;
 		struct { uint32_t n; } posparam; /* $1, $2: substituted from the command line by dt_check */
 		struct { dt_expr *base; uint32_t index; } tget;
@@ -385,6 +447,11 @@ typedef struct dt_event_desc {
 
 typedef struct dt_program {
 	const dt_source *src;
+	/* C definitions at the top level, in source order: preprocessor lines (#include, #define,
+	 * #if …) and struct/union/enum/typedef declarations, each its exact source text; the
+	 * type source (dt_check_opts.cdefs) compiles them with clang. */
+	dt_span *cdecls;
+	uint32_t ncdecls;
 	dt_probe **probes;
 	uint32_t nprobes;
 	/* Set by dt_check. */
@@ -425,7 +492,27 @@ typedef struct dt_check_opts {
 	bool has_child;
 	/* --unsafe: system() and signal(), which act outside tracing, are allowed. */
 	bool unsafe;
+	/* C types the script names without defining them ("struct task_struct", "union bpf_attr",
+	 * "enum bpf_map_type", a typedef such as "pid_t"): sets *out to a type made in `a`, a
+	 * complete one for a struct. 0, -ENOENT when there is no such type, or another -errno
+	 * (the message says what failed). NULL: only the integer types are known. */
+	int (*ctype)(void *ctx, dt_arena *a, const char *name, const dt_type **out);
+	/* Called first for every program: compiles its C definitions (dt_program.cdecls, and any
+	 * the type source adds itself) so that the ctype lookups of this compilation see them
+	 * first; reports what the C compiler rejects into d, located in the script. 0, or -EINVAL
+	 * with diagnostics. NULL: C definitions are refused. */
+	int (*cdefs)(void *ctx, dt_arena *a, dt_diags *d, const dt_program *p);
+	/* A uprobe's `args`: the parameters of `func` in the binary at `path` as a struct whose
+	 * member i, at offset 8 * i, is parameter i (codegen reads it from its register). 0,
+	 * -ENOENT (no such function in the debug info), -ENODATA (no debug info). */
+	int (*uprobe_args)(void *ctx, dt_arena *a, const char *path, const char *func,
+			   const dt_type **out);
+	void *ctype_ctx;
 } dt_check_opts;
+
+/* The address space a C value designated by e lives in (the pointer it was reached through),
+ * DT_AS_NONE when that is the probe's own. */
+dt_addrspace dt_expr_addrspace(const dt_expr *e);
 
 /* Resolves names, infers and checks types, validates attach points (units, rates, known software
  * and hardware events, builtins allowed in the probe type: retval only in *retprobe, args only in

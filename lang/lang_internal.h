@@ -23,7 +23,7 @@
 	X(DEC, "'--'") X(ADD_ASSIGN, "'+='") X(SUB_ASSIGN, "'-='") X(MUL_ASSIGN, "'*='")       \
 	X(DIV_ASSIGN, "'/='") X(MOD_ASSIGN, "'%='") X(AND_ASSIGN, "'&='")                     \
 	X(OR_ASSIGN, "'|='") X(XOR_ASSIGN, "'^='") X(SHL_ASSIGN, "'<<='")                     \
-	X(SHR_ASSIGN, "'>>='")
+	X(SHR_ASSIGN, "'>>='") X(CPP, "preprocessor line")
 
 typedef enum dt_tok_kind {
 #define X(k, s) DT_TOK_##k,

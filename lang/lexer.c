@@ -276,6 +276,19 @@ void dt_lex(const dt_source *src, uint32_t off, dt_token *t)
 		}
 		return;
 	}
+	uint32_t bol = i;
+	while (bol > 0 && (s[bol - 1] == ' ' || s[bol - 1] == '\t'))
+		bol--;
+	if (c == '#' && (bol == 0 || s[bol - 1] == '\n')) {
+		/* A C preprocessor line (#include, #define, #if …; `#` first on its line): to the
+		 * end of the line, with backslash continuations; the parser hands it to clang. */
+		uint32_t j = i;
+		while (j < n && s[j] != '\n')
+			j += s[j] == '\\' && j + 1 < n ? 2 : 1;
+		t->kind = DT_TOK_CPP;
+		t->len = j - i;
+		return;
+	}
 	uint32_t oplen = lex_op(src, i, &t->kind);
 	if (oplen) {
 		t->len = oplen;

@@ -197,6 +197,139 @@ static dt_expr **parse_list(parser *p, dt_tok_kind close, const char *what, uint
 	return expr_vec_finish(p, &v, n);
 }
 
+/* ---------------------------------------------------------------- C type names */
+
+static bool starts_operand(parser *p, const dt_token *t);
+static dt_expr *parse_unary(parser *p);
+
+/* Words that can only begin a C type name in a cast, sizeof or offsetof. */
+static bool is_type_word(const char *s, size_t n)
+{
+	static const char *const words[] = {
+		"struct", "union", "enum", "void", "bool", "char", "short", "int", "long", "signed",
+		"unsigned", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+		"int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t",
+		"uint64_t", "const", "volatile", NULL,
+	};
+	for (const char *const *w = words; *w; w++)
+		if (strlen(*w) == n && !memcmp(*w, s, n))
+			return true;
+	return false;
+}
+
+/* Whether `( IDENT …` at the current token starts a cast: a type word, or a name that is not a
+ * builtin or function followed by '*'s and ')' and then an operand (`(pid_t)arg0`). */
+static bool starts_cast(parser *p)
+{
+	const dt_token *t = &p->cur;
+	const char *s = p->src->text + t->off;
+	if (t->kind != DT_TOK_IDENT)
+		return false;
+	if (is_type_word(s, t->len))
+		return true;
+	dt_builtin b;
+	uint32_t argn;
+	dt_func f;
+	if (dt_builtin_lookup(s, t->len, &b, &argn) || dt_func_lookup(s, t->len, &f))
+		return false;
+	dt_token n;
+	dt_lex(p->src, t->off + t->len, &n);
+	while (n.kind == DT_TOK_STAR)
+		dt_lex(p->src, n.off + n.len, &n);
+	if (n.kind != DT_TOK_RPAREN)
+		return false;
+	dt_lex(p->src, n.off + n.len, &n);
+	return starts_operand(p, &n);
+}
+
+/* A C type name: `struct NAME`, `unsigned int`, `uint8`, `pid_t`, then '*'s. Qualifiers
+ * (const, volatile) are read and dropped. */
+static bool parse_ctype(parser *p, dt_ctype_ref *out)
+{
+	uint32_t start = p->cur.off;
+	char *name = NULL;
+	while (is_kw(p, &p->cur, "const") || is_kw(p, &p->cur, "volatile"))
+		advance(p);
+	if (p->cur.kind != DT_TOK_IDENT) {
+		syntax_error(p, "expected a type name");
+		return false;
+	}
+	if (is_kw(p, &p->cur, "struct") || is_kw(p, &p->cur, "union") || is_kw(p, &p->cur, "enum")) {
+		dt_token kw = p->cur;
+		advance(p);
+		if (p->cur.kind != DT_TOK_IDENT) {
+			syntax_error(p, "expected a struct, union or enum name");
+			return false;
+		}
+		name = dt_arena_printf(p->a, "%.*s %.*s", (int)kw.len, p->src->text + kw.off,
+				       (int)p->cur.len, p->src->text + p->cur.off);
+		advance(p);
+	} else {
+		/* C's multi-word integer names ("unsigned long long") become one name. */
+		name = (char *)tok_text(p, &p->cur);
+		bool multi = is_type_word(p->src->text + p->cur.off, p->cur.len);
+		advance(p);
+		while (multi && p->cur.kind == DT_TOK_IDENT &&
+		       (is_kw(p, &p->cur, "int") || is_kw(p, &p->cur, "long") ||
+			is_kw(p, &p->cur, "short") || is_kw(p, &p->cur, "char"))) {
+			name = dt_arena_printf(p->a, "%s %s", name, tok_text(p, &p->cur));
+			advance(p);
+		}
+	}
+	while (is_kw(p, &p->cur, "const") || is_kw(p, &p->cur, "volatile"))
+		advance(p);
+	out->name = name;
+	out->nptr = 0;
+	while (p->cur.kind == DT_TOK_STAR) {
+		out->nptr++;
+		advance(p);
+	}
+	out->span = span_from(p, start);
+	return true;
+}
+
+/* sizeof(type) / sizeof(expr) / offsetof(type, member); the name is consumed, '(' is current. */
+static dt_expr *parse_sizeof(parser *p, bool offsetof_, uint32_t start)
+{
+	dt_expr *e = new_expr(p, offsetof_ ? DT_E_OFFSETOF : DT_E_SIZEOF, start);
+	const char *what = offsetof_ ? "offsetof" : "sizeof";
+	if (!expect(p, DT_TOK_LPAREN, offsetof_ ? "expected '(' after offsetof"
+						: "expected '(' after sizeof"))
+		return error_expr(p, start);
+	struct nest_save s = nest_enter(p);
+	if (offsetof_ || starts_cast(p) ||
+	    (p->cur.kind == DT_TOK_IDENT && is_type_word(p->src->text + p->cur.off, p->cur.len))) {
+		if (!parse_ctype(p, &e->size.ty))
+			goto out;
+	} else if (p->cur.kind == DT_TOK_IDENT && !starts_operand(p, &p->cur)) {
+		/* sizeof(NAME): a typedef or an enum value — the checker decides. */
+		e->size.ty.name = tok_text(p, &p->cur);
+		e->size.ty.span = tok_span(&p->cur);
+		advance(p);
+	} else {
+		e->size.e = parse_expr(p);
+	}
+	if (offsetof_) {
+		if (!expect(p, DT_TOK_COMMA, "expected ',' after the type in offsetof"))
+			goto out;
+		if (p->cur.kind != DT_TOK_IDENT) {
+			syntax_error(p, "expected a member name");
+			goto out;
+		}
+		e->size.field = tok_text(p, &p->cur);
+		advance(p);
+	}
+	nest_leave(p, s);
+	expect(p, DT_TOK_RPAREN, offsetof_ ? "expected ')' after offsetof's member"
+					   : "expected ')' after sizeof's operand");
+	e->span = span_from(p, start);
+	(void)what;
+	return e;
+out:
+	nest_leave(p, s);
+	return error_expr(p, start);
+}
+
 /* kstack, kstack(N), kstack(perf), kstack(perf, N), ustack(raw), ustack_dwarf(N) … */
 static dt_expr *parse_stack_builtin(parser *p, dt_expr *e, const char *name, uint32_t start)
 {
@@ -254,6 +387,8 @@ static dt_expr *parse_ident(parser *p)
 	dt_builtin b;
 	uint32_t argn;
 	dt_func f;
+	if ((t.len == 6 && !memcmp(s, "sizeof", 6)) || (t.len == 8 && !memcmp(s, "offsetof", 8)))
+		return parse_sizeof(p, t.len == 8, start);
 	if (dt_builtin_lookup(s, t.len, &b, &argn)) {
 		dt_expr *e = new_expr(p, DT_E_BUILTIN, start);
 		e->builtin.id = b;
@@ -365,6 +500,16 @@ static dt_expr *parse_primary(parser *p)
 	}
 	case DT_TOK_LPAREN: {
 		advance(p);
+		if (starts_cast(p)) {
+			dt_expr *e = new_expr(p, DT_E_CAST, start);
+			if (!parse_ctype(p, &e->cast.to))
+				return error_expr(p, start);
+			if (!expect(p, DT_TOK_RPAREN, "expected ')' after the type of a cast"))
+				return error_expr(p, start);
+			e->cast.e = parse_unary(p);
+			e->span = span_from(p, start);
+			return e;
+		}
 		struct nest_save s = nest_enter(p);
 		dt_expr *first = parse_expr(p);
 		if (p->cur.kind == DT_TOK_COMMA) {
@@ -401,8 +546,30 @@ static dt_expr *parse_postfix(parser *p)
 {
 	uint32_t start = p->cur.off;
 	dt_expr *e = parse_primary(p);
-	bool chained = false;
+	int chain = 0;
 	for (;;) {
+		/* A map took its first `[…]` as its key: another one indexes the value. */
+		if ((p->cur.kind == DT_TOK_DOT || p->cur.kind == DT_TOK_ARROW ||
+		     p->cur.kind == DT_TOK_LBRACK) && ++chain > MAX_DEPTH) {
+			/* A chain is a left-deep tree: bound it like nesting. */
+			if (!p->too_deep)
+				dt_diag(p->d, DT_DIAG_ERROR, tok_span(&p->cur),
+					"expression nested too deeply");
+			p->too_deep = p->panic = true;
+			return e;
+		}
+		if (p->cur.kind == DT_TOK_LBRACK) {
+			advance(p);
+			struct nest_save s = nest_enter(p);
+			dt_expr *ix = new_expr(p, DT_E_INDEX, start);
+			ix->index.base = e;
+			ix->index.index = parse_expr(p);
+			nest_leave(p, s);
+			expect(p, DT_TOK_RBRACK, "expected ']' after an index");
+			ix->span = span_from(p, start);
+			e = ix;
+			continue;
+		}
 		if (p->cur.kind == DT_TOK_DOT || p->cur.kind == DT_TOK_ARROW) {
 			bool arrow = p->cur.kind == DT_TOK_ARROW;
 			advance(p);
@@ -420,16 +587,6 @@ static dt_expr *parse_postfix(parser *p)
 			if (p->cur.kind != DT_TOK_IDENT) {
 				syntax_error(p, "expected a field name");
 				return e;
-			}
-			if (e->kind == DT_E_FIELD) {
-				/* Tracepoint fields are scalars; refusing the chain also keeps the
-				 * tree shallow whatever the input. */
-				if (!chained)
-					dt_diag(p->d, DT_DIAG_ERROR, tok_span(&p->cur),
-						"'%s' has no fields", e->field.field);
-				chained = true;
-				advance(p);
-				continue;
 			}
 			dt_expr *f = new_expr(p, DT_E_FIELD, start);
 			f->field.base = e;
@@ -468,6 +625,7 @@ static dt_expr *parse_unary(parser *p)
 	case DT_TOK_TILDE: op = DT_UOP_BNOT; break;
 	case DT_TOK_INC: op = DT_UOP_PREINC; break;
 	case DT_TOK_DEC: op = DT_UOP_PREDEC; break;
+	case DT_TOK_STAR: op = DT_UOP_NEG; break; /* a dereference, built below */
 	default: return parse_postfix(p);
 	}
 	if (++p->depth > MAX_DEPTH) {
@@ -480,6 +638,11 @@ static dt_expr *parse_unary(parser *p)
 	advance(p);
 	dt_expr *operand = parse_unary(p);
 	p->depth--;
+	if (t.kind == DT_TOK_STAR) {
+		dt_expr *e = new_expr(p, DT_E_DEREF, start);
+		e->un.e = operand;
+		return e;
+	}
 	if ((op == DT_UOP_PREINC || op == DT_UOP_PREDEC) && !is_lvalue(operand)) {
 		dt_diag(p->d, DT_DIAG_ERROR, tok_span(&t), "'%s' needs a $variable or @map operand",
 			op == DT_UOP_PREINC ? "++" : "--");
@@ -1164,17 +1327,92 @@ static dt_probe *parse_probe(parser *p)
 	return pr;
 }
 
+/* Whether the current token starts a top-level C definition. */
+static bool starts_cdecl(parser *p)
+{
+	return p->cur.kind == DT_TOK_CPP || is_kw(p, &p->cur, "struct") ||
+	       is_kw(p, &p->cur, "union") || is_kw(p, &p->cur, "enum") ||
+	       is_kw(p, &p->cur, "typedef");
+}
+
+/* A top-level C definition, kept as its source text: a preprocessor line, or a declaration up
+ * to the `}` that closes its first `{` (and a `;` right after it: bpftrace scripts often leave
+ * it out) or to a `;` outside braces. Comments, strings and character literals are skipped so
+ * a brace inside them does not count. Clang reads the text itself; nothing is parsed here. */
+static dt_span parse_cdecl(parser *p)
+{
+	const char *s = p->src->text;
+	uint32_t n = (uint32_t)p->src->len, start = p->cur.off, i = start;
+	if (p->cur.kind == DT_TOK_CPP) {
+		i = start + p->cur.len;
+	} else {
+		int depth = 0;
+		bool closed = false, ended = false;
+		while (i < n && !closed && !ended) {
+			char c = s[i];
+			if (c == '/' && i + 1 < n && (s[i + 1] == '/' || s[i + 1] == '*')) {
+				bool line = s[i + 1] == '/';
+				i += 2;
+				while (i < n && (line ? s[i] != '\n' : !(s[i] == '*' && i + 1 < n &&
+									  s[i + 1] == '/')))
+					i++;
+				i = line ? i : DT_MIN(i + 2, n);
+				continue;
+			}
+			if (c == '"' || c == '\'') {
+				for (i++; i < n && s[i] != c && s[i] != '\n'; i++)
+					if (s[i] == '\\')
+						i++;
+				i++;
+				continue;
+			}
+			i++;
+			if (c == '{')
+				depth++;
+			else if (c == '}' && depth > 0 && --depth == 0)
+				closed = true;
+			else if (c == ';' && depth == 0)
+				ended = true;
+		}
+		if (!closed && !ended) {
+			dt_diag(p->d, DT_DIAG_ERROR, tok_span(&p->cur),
+				"this C definition does not end: no closing '}' or ';'");
+			lex_at(p, n, false);
+			return (dt_span){ start, n - start };
+		}
+		uint32_t j = i;
+		while (closed && j < n && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r'))
+			j++;
+		if (closed && j < n && s[j] == ';')
+			i = j + 1;
+	}
+	dt_span sp = { start, i - start };
+	p->prev_end = i;
+	lex_at(p, i, false);
+	return sp;
+}
+
 dt_program *dt_parse_recording(dt_arena *a, const dt_source *src, dt_diags *d, dt_token_vec *rec)
 {
 	parser p = { .a = a, .src = src, .d = d, .rec = rec };
 	dt_program *prog = dt_arena_alloc(a, sizeof(*prog));
 	prog->src = src;
 	DT_VEC(dt_probe *) probes = { 0 };
+	DT_VEC(dt_span) cdecls = { 0 };
 	lex_at(&p, 0, false);
 	if (p.cur.kind == DT_TOK_EOF)
 		dt_diag(d, DT_DIAG_ERROR, (dt_span){ 0, 1 }, "empty program: no probes");
 	while (p.cur.kind != DT_TOK_EOF) {
 		uint32_t before = p.cur.off;
+		if (starts_cdecl(&p)) {
+			if (rec)
+				DT_VEC_PUSH(rec, p.cur);
+			DT_VEC_PUSH(&cdecls, parse_cdecl(&p));
+			if (p.cur.kind == DT_TOK_EOF && !probes.n)
+				dt_diag(d, DT_DIAG_ERROR, (dt_span){ p.cur.off, 1 },
+					"no probes after the C definitions");
+			continue;
+		}
 		DT_VEC_PUSH(&probes, parse_probe(&p));
 		if (p.cur.off == before && p.cur.kind != DT_TOK_EOF)
 			advance(&p); /* guarantee progress whatever the input */
@@ -1183,6 +1421,11 @@ dt_program *dt_parse_recording(dt_arena *a, const dt_source *src, dt_diags *d, d
 	}
 	if (rec)
 		DT_VEC_PUSH(rec, p.cur);
+	prog->ncdecls = (uint32_t)cdecls.n;
+	prog->cdecls = dt_arena_alloc(a, sizeof(dt_span) * (cdecls.n ? cdecls.n : 1));
+	if (cdecls.n)
+		memcpy(prog->cdecls, cdecls.v, sizeof(dt_span) * cdecls.n);
+	free(cdecls.v);
 	prog->nprobes = (uint32_t)probes.n;
 	prog->probes = dt_arena_alloc(a, sizeof(dt_probe *) * (probes.n ? probes.n : 1));
 	if (probes.n)

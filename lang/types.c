@@ -144,6 +144,18 @@ bool dt_type_equal(const dt_type *a, const dt_type *b)
 		return a->record.subsys == b->record.subsys && a->record.event == b->record.event;
 	case DT_T_TIMESTAMP:
 		return !a->ts.fmt == !b->ts.fmt && (!a->ts.fmt || !strcmp(a->ts.fmt, b->ts.fmt));
+	case DT_T_PTR:
+		/* Pointers to structs compare by the struct's name: the members need not be
+		 * known, and a struct reached through itself would not end. */
+		if (!a->ptr.to || !b->ptr.to)
+			return !a->ptr.to && !b->ptr.to;
+		if (a->ptr.to->kind == DT_T_CSTRUCT && b->ptr.to->kind == DT_T_CSTRUCT)
+			return !strcmp(a->ptr.to->cstruct.name, b->ptr.to->cstruct.name);
+		return dt_type_equal(a->ptr.to, b->ptr.to);
+	case DT_T_CSTRUCT:
+		return !strcmp(a->cstruct.name, b->cstruct.name);
+	case DT_T_ARRAY:
+		return a->array.n == b->array.n && dt_type_equal(a->array.elem, b->array.elem);
 	default:
 		return true;
 	}
@@ -155,6 +167,9 @@ const dt_type *dt_type_unify(dt_arena *ar, const dt_type *a, const dt_type *b)
 		return NULL;
 	if (a->kind == DT_T_INT && b->kind == DT_T_INT)
 		return dt_type_int(a->is_signed, DT_MAX(a->size, b->size));
+	/* A pointer keeps its type whatever space it was read from. */
+	if (a->kind == DT_T_PTR && dt_type_equal(a, b))
+		return a;
 	if ((a->kind == DT_T_STR && b->kind == DT_T_STR) ||
 	    (a->kind == DT_T_BUF && b->kind == DT_T_BUF))
 		return a->size >= b->size ? a : b;
@@ -174,13 +189,36 @@ const dt_type *dt_type_unify(dt_arena *ar, const dt_type *a, const dt_type *b)
 	return dt_type_equal(a, b) ? a : NULL;
 }
 
+static char *arena_str(dt_arena *a, const char *s)
+{
+	return s ? dt_arena_strndup(a, s, strlen(s)) : NULL;
+}
+
 dt_type *dt_type_clone(dt_arena *a, const dt_type *t)
 {
 	if (!t)
 		return NULL;
 	dt_type *c = dt_arena_alloc(a, sizeof(*c));
 	*c = *t;
-	if (t->kind == DT_T_TUPLE) {
+	if (t->kind == DT_T_PTR && t->ptr.to && t->ptr.to->kind == DT_T_CSTRUCT) {
+		/* The struct pointed to goes as a name: its members come back from the type
+		 * source if they are needed, and a struct pointing to itself stays finite. */
+		dt_type *s = dt_type_cstruct(a, arena_str(a, t->ptr.to->cstruct.name),
+					     t->ptr.to->cstruct.is_union);
+		c->ptr.to = s;
+	} else if (t->kind == DT_T_PTR) {
+		c->ptr.to = dt_type_clone(a, t->ptr.to);
+	} else if (t->kind == DT_T_ARRAY) {
+		c->array.elem = dt_type_clone(a, t->array.elem);
+	} else if (t->kind == DT_T_CSTRUCT) {
+		c->cstruct.name = arena_str(a, t->cstruct.name);
+		c->cstruct.members = dt_arena_alloc(a, sizeof(dt_member) * (t->cstruct.n + 1));
+		for (uint32_t i = 0; i < t->cstruct.n; i++) {
+			c->cstruct.members[i] = t->cstruct.members[i];
+			c->cstruct.members[i].name = arena_str(a, t->cstruct.members[i].name);
+			c->cstruct.members[i].type = dt_type_clone(a, t->cstruct.members[i].type);
+		}
+	} else if (t->kind == DT_T_TUPLE) {
 		uint32_t n = t->tuple.n ? t->tuple.n : 1;
 		c->tuple.elems = dt_arena_alloc(a, sizeof(dt_type *) * n);
 		c->tuple.offsets = dt_arena_alloc(a, sizeof(uint32_t) * n);
@@ -209,6 +247,56 @@ dt_type *dt_type_clone(dt_arena *a, const dt_type *t)
 bool dt_type_is_aggregation(const dt_type *t)
 {
 	return t && t->kind >= DT_T_COUNT && t->kind <= DT_T_LHIST;
+}
+
+const dt_type *dt_type_ptr(dt_arena *a, const dt_type *to, dt_addrspace as)
+{
+	dt_type *t = dt_type_new(a, DT_T_PTR);
+	t->size = t->align = 8;
+	t->ptr.to = to && to->kind == DT_T_VOID ? NULL : to;
+	t->ptr.as = as;
+	return t;
+}
+
+dt_type *dt_type_cstruct(dt_arena *a, const char *name, bool is_union)
+{
+	dt_type *t = dt_type_new(a, DT_T_CSTRUCT);
+	t->cstruct.name = name;
+	t->cstruct.is_union = is_union;
+	return t;
+}
+
+const dt_type *dt_type_array(dt_arena *a, const dt_type *elem, uint32_t n)
+{
+	dt_type *t = dt_type_new(a, DT_T_ARRAY);
+	t->array.elem = elem;
+	t->array.n = n;
+	t->size = elem->size * n;
+	t->align = elem->align ? elem->align : 1;
+	return t;
+}
+
+const dt_member *dt_type_member(const dt_type *t, const char *name, uint32_t *off)
+{
+	if (!t || t->kind != DT_T_CSTRUCT)
+		return NULL;
+	for (uint32_t i = 0; i < t->cstruct.n; i++) {
+		const dt_member *m = &t->cstruct.members[i];
+		if (m->name[0] && !strcmp(m->name, name)) {
+			*off = m->offset;
+			return m;
+		}
+	}
+	/* C looks into anonymous members after the named ones (a name cannot be both). */
+	for (uint32_t i = 0; i < t->cstruct.n; i++) {
+		const dt_member *m = &t->cstruct.members[i], *in;
+		uint32_t o;
+		if (!m->name[0] && (in = dt_type_member(m->type, name, &o))) {
+			*off = m->offset + o;
+			return in;
+		}
+	}
+	return NULL;
 }
 
 static const char *stack_kind_name(dt_stack_kind k)
@@ -250,6 +338,14 @@ const char *dt_type_name(dt_arena *a, const dt_type *t)
 	case DT_T_INET: return "inet";
 	case DT_T_CGROUP_PATH: return "cgroup_path";
 	case DT_T_TIMESTAMP: return "timestamp";
+	case DT_T_PTR:
+		if (!t->ptr.to)
+			return "void *";
+		return dt_arena_printf(a, "%s%s*", dt_type_name(a, t->ptr.to),
+				       t->ptr.to->kind == DT_T_PTR ? "" : " ");
+	case DT_T_CSTRUCT: return t->cstruct.name;
+	case DT_T_ARRAY:
+		return dt_arena_printf(a, "%s[%u]", dt_type_name(a, t->array.elem), t->array.n);
 	case DT_T_RECORD:
 		return dt_arena_printf(a, "args(%s:%s)", t->record.subsys ? t->record.subsys : "?",
 				       t->record.event ? t->record.event : "?");

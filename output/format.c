@@ -335,6 +335,7 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
 		return;
 	switch (t->kind) {
 	case DT_T_INT:
+	case DT_T_PTR: /* bpftrace prints a pointer value as its address in decimal */
 		put_int(b, dt_fmt_read_int(data, t->size, t->is_signed), t->is_signed);
 		break;
 	case DT_T_STR: {
@@ -404,6 +405,45 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
 		put_username(dst, (uid_t)uid);
 		if (json)
 			put_quoted(b, dt_sb_str(&tmp), tmp.n);
+		break;
+	}
+	case DT_T_CSTRUCT: {
+		/* bpftrace's shapes: `{ .m = 2, .n = 3 }` as a value, `{.m=2,.n=3}` in a key. */
+		bool key = ctx == DT_FMT_KEY;
+		bool first = true;
+		dt_sb_puts(b, json ? "{" : key ? "{" : "{ ");
+		for (uint32_t i = 0; i < t->cstruct.n; i++) {
+			const dt_member *m = &t->cstruct.members[i];
+			const char *p = (const char *)data + m->offset;
+			if (!first)
+				dt_sb_puts(b, json ? ", " : key ? "," : ", ");
+			first = false;
+			if (json)
+				dt_sb_printf(b, "\"%s\": ", m->name);
+			else if (m->name[0])
+				dt_sb_printf(b, key ? ".%s=" : ".%s = ", m->name);
+			if (m->bit_size) {
+				uint64_t w = 0;
+				memcpy(&w, p, DT_MIN((m->bit_off + m->bit_size + 7u) / 8, 8u));
+				w = (w >> m->bit_off) & (m->bit_size >= 64 ? ~0ull
+								   : (1ull << m->bit_size) - 1);
+				put_int(b, (int64_t)w, false);
+			} else {
+				dt_fmt_value(o, b, m->type, p, ctx);
+			}
+		}
+		dt_sb_puts(b, json ? "}" : key ? "}" : " }");
+		break;
+	}
+	case DT_T_ARRAY: {
+		const dt_type *el = t->array.elem;
+		dt_sb_putc(b, '[');
+		for (uint32_t i = 0; i < t->array.n; i++) {
+			if (i)
+				dt_sb_putc(b, ',');
+			dt_fmt_value(o, b, el, (const char *)data + (size_t)i * el->size, ctx);
+		}
+		dt_sb_putc(b, ']');
 		break;
 	}
 	case DT_T_TUPLE:
@@ -872,7 +912,7 @@ void dt_fmt_printf(dt_out *o, dt_sbuf *b, const char *fmt, const dt_type *args, 
 			continue;
 		const char *ap = (const char *)data + off;
 
-		if (at->kind == DT_T_INT && cv.c != 's') {
+		if ((at->kind == DT_T_INT || at->kind == DT_T_PTR) && cv.c != 's') {
 			conv_int(b, &cv, dt_fmt_read_int(ap, at->size, at->is_signed), at->size);
 			continue;
 		}

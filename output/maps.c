@@ -45,7 +45,7 @@ int64_t dt_out_plain_value(const dt_type *t, const uint8_t *val, size_t ncpu, si
 			any = true;
 			break;
 		}
-		case DT_T_INT:
+		case DT_T_INT: case DT_T_PTR:
 			return dt_fmt_read_int(p, t->size, t->is_signed);
 		default:
 			return 0;

@@ -256,7 +256,7 @@ static int cmp_key_elems(const ent *a, const ent *b, void *p)
 		const dt_type *e = k->kind == DT_T_TUPLE ? k->tuple.elems[i] : k;
 		uint32_t off = k->kind == DT_T_TUPLE ? k->tuple.offsets[i] : 0;
 		int r = 0;
-		if (e->kind == DT_T_INT) {
+		if (e->kind == DT_T_INT || e->kind == DT_T_PTR) {
 			uint64_t x = (uint64_t)dt_fmt_read_int(a->key + off, e->size, false);
 			uint64_t y = (uint64_t)dt_fmt_read_int(b->key + off, e->size, false);
 			r = x < y ? -1 : x > y;
@@ -313,7 +313,7 @@ static void json_close(dt_sbuf *b, const dt_map_sym *m)
 static bool sorted_by_value(const dt_type *t)
 {
 	return t->kind == DT_T_COUNT || t->kind == DT_T_SUM || t->kind == DT_T_INT ||
-	       t->kind == DT_T_MIN || t->kind == DT_T_MAX;
+	       t->kind == DT_T_PTR || t->kind == DT_T_MIN || t->kind == DT_T_MAX;
 }
 
 static void put_plain_value(dt_out *o, dt_sbuf *b, const dt_type *t, const ent *e, uint64_t div,
@@ -325,6 +325,7 @@ static void put_plain_value(dt_out *o, dt_sbuf *b, const dt_type *t, const ent *
 		break;
 	case DT_T_SUM:
 	case DT_T_INT:
+	case DT_T_PTR:
 		if (t->is_signed)
 			dt_sb_printf(b, "%" PRId64, e->v / (int64_t)div);
 		else

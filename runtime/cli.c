@@ -44,6 +44,8 @@ static const char usage_text[] =
 	"  --no-demangle   print C++/Rust symbol names as they are in the binary\n"
 	"  --no-inline     no frames for inlined functions (shown by default with DWARF)\n"
 	"  --srcline       add (file:line) to frames when debug info has it\n"
+	"  -I DIR          search DIR for the program's #include files (repeatable)\n"
+	"  --include FILE  #include FILE before the program's C definitions (repeatable)\n"
 	"  --debuginfo DIR look for separate debug files in DIR (repeatable; also\n"
 	"                  DIR/.build-id); DEBUGINFOD_URLS servers are asked in the background\n"
 	"  -l [SEARCH]     list probes (tracepoints, software/hardware events, kprobes where\n"
@@ -109,6 +111,8 @@ struct cli {
 	uint32_t unwind_stacks;   /* --unwind-stacks N */
 	const char *debug_dirs[16];
 	uint32_t ndebug_dirs;
+	const char *include_dirs[16], *include_files[16];
+	uint32_t ninclude_dirs, ninclude_files;
 	int verbose;
 	uint32_t dump;
 	bool dry_run, repl, quiet, list, no_warnings, unsafe;
@@ -201,6 +205,7 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 		{ "no-warnings", no_argument, NULL, 1009 },
 		{ "info", no_argument, NULL, 1010 },
 		{ "unsafe", no_argument, NULL, 1011 },
+		{ "include", required_argument, NULL, 1012 },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt, rc;
@@ -210,7 +215,7 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 	optind = 0; /* glibc: a full re-scan, so dt_cli_main can run more than once (tests) */
 	/* GNU order, as bpftrace's: options may follow the program file (`dwarftrace x.dt -c CMD`);
 	 * `--` ends them, so parameters may look like options. */
-	while ((opt = getopt_long(argc, argv, ":e:p:c:o:f:vd:ihVqlB:", longs, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":e:p:c:o:f:vd:ihVqlB:I:", longs, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			if (set_once(&c->prog_text, optarg, "-e"))
@@ -264,6 +269,16 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 			c->debug_dirs[c->ndebug_dirs++] = optarg;
 			break;
 		}
+		case 'I':
+		case 1012:
+			if (opt == 'I' ? c->ninclude_dirs == DT_ARRAY_SIZE(c->include_dirs)
+				       : c->ninclude_files == DT_ARRAY_SIZE(c->include_files))
+				return usage_error("%s: at most 16", opt == 'I' ? "-I" : "--include");
+			if (opt == 'I')
+				c->include_dirs[c->ninclude_dirs++] = optarg;
+			else
+				c->include_files[c->ninclude_files++] = optarg;
+			break;
 		case 1005:
 			if (set_once(&c->pprof_path, optarg, "--pprof"))
 				return 2;
@@ -590,6 +605,10 @@ static int cli_run(int argc, char **argv)
 	so.srcline = c.srcline;
 	so.debug_dirs = c.debug_dirs;
 	so.ndebug_dirs = c.ndebug_dirs;
+	so.include_dirs = c.include_dirs;
+	so.ninclude_dirs = c.ninclude_dirs;
+	so.include_files = c.include_files;
+	so.ninclude_files = c.ninclude_files;
 	so.pprof_path = c.pprof_path;
 	so.flamegraph_path = c.flamegraph_path;
 	so.unwind_budget = c.unwind_budget;

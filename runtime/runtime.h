@@ -65,6 +65,11 @@ typedef struct dt_session_opts {
 	bool srcline;           /* --srcline: file:line after frames */
 	const char **debug_dirs;/* --debuginfo DIR (repeatable) */
 	uint32_t ndebug_dirs;
+	/* C definitions (ctypes/): -I DIR and --include FILE, both repeatable. */
+	const char **include_dirs;
+	uint32_t ninclude_dirs;
+	const char **include_files;
+	uint32_t ninclude_files;
 	const char *pprof_path; /* --pprof FILE: every stack-keyed map as a gzipped profile.proto */
 	const char *flamegraph_path; /* --flamegraph FILE: an interactive SVG flame graph */
 	uint64_t unwind_budget; /* --unwind-budget: bytes for unwind tables (0 = unwind/'s default) */

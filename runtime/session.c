@@ -98,6 +98,11 @@ dt_session *dt_session_new(const dt_session_opts *o)
 		s->o.out = stdout;
 	s->err = s->o.err ? s->o.err : stderr;
 	s->arena = dt_arena_new();
+	s->ctypes = dt_ctypes_new(NULL);
+	for (uint32_t i = 0; i < s->o.ninclude_dirs; i++)
+		dt_ctypes_add_include_dir(s->ctypes, s->o.include_dirs[i]);
+	for (uint32_t i = 0; i < s->o.ninclude_files; i++)
+		dt_ctypes_add_include(s->ctypes, s->o.include_files[i]);
 	libbpf_verbosity = s->o.verbose;
 	libbpf_set_print(libbpf_log);
 	s->ncpus = libbpf_num_possible_cpus();
@@ -227,6 +232,7 @@ void dt_session_free(dt_session *s)
 		dt_out_free(s->out);
 	}
 	dt_sym_free(s->sym);
+	dt_ctypes_free(s->ctypes);
 	dt_elf_cache_free(s->elfc);
 	dt_arena_free(s->arena);
 	for (int k = 0; k < 2; k++)
@@ -1291,6 +1297,8 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 		.sz = sizeof(co), .existing_map = chk_existing, .ctx = &cc, .expand = dt_rt_expand,
 		.params = s->o.params, .nparams = s->o.nparams, .strlen = s->o.strlen,
 		.has_child = s->o.has_child, .unsafe = s->o.unsafe,
+		.ctype = dt_ctypes_lookup, .cdefs = dt_ctypes_cdefs,
+		.uprobe_args = dt_ctypes_uprobe_args, .ctype_ctx = s->ctypes,
 	};
 	struct cg_ctx gc = { .s = s, .u = u };
 	dt_cg_env env = {

@@ -11,6 +11,7 @@
 #include "output/output.h"
 #include "symbols/symbols.h"
 #include "codegen/codegen.h"
+#include "ctypes/ctypes.h"
 #include "common/common.h"
 #include "unwind/unwind.h"
 
@@ -172,6 +173,7 @@ struct dt_session {
 	dt_session_opts o;
 	FILE *err;
 	dt_arena *arena;      /* map types that live across compilations */
+	dt_ctypes *ctypes;    /* kernel C types (BTF), read on a script's first use of one */
 	dt_symbolizer *sym;
 	dt_elf_cache *elfc;    /* ELF objects the unwinder and the symbolizer share; --debuginfo */
 	dt_out *out;

@@ -149,6 +149,7 @@ typedef struct gen {
 	const tp_event *tps_attached[8];
 	unsigned ntp_attached;
 	int unroll_depth;
+	bool cstruct;       /* the script defines FUZZ_CSTRUCT_DEF */
 } gen;
 
 /* The next choice (choices.h). */
@@ -400,9 +401,38 @@ static const char *const int_ops[] = {
 	">", ">=",
 };
 
+/* C types: integer casts, sizeof/offsetof, and members read through a cast to the script's
+ * struct (an int member, the bitfield, an array element, the anonymous struct's member). */
+static void c_int_expr(gen *g, unsigned c, int depth)
+{
+	static const char *const casts[] = { "uint8", "int8", "uint16", "int16", "uint32",
+					     "int32", "uint64", "int64" };
+	static const char *const members[] = { "->a", "->b", "->c[0]", "->c[1]", "->d" };
+	if (c == 14) {
+		put(g, "((%s)", casts[choose(g, DT_ARRAY_SIZE(casts))]);
+		expr(g, ty(K_INT), depth - 1);
+		put(g, ")");
+	} else if (c == 15 || !g->cstruct) {
+		if (choose(g, 2)) {
+			put(g, "sizeof(");
+			expr(g, ty(K_INT), depth - 1);
+			put(g, ")");
+		} else {
+			put(g, "sizeof(%s)", g->cstruct && choose(g, 2) ? FUZZ_CSTRUCT
+						 : casts[choose(g, DT_ARRAY_SIZE(casts))]);
+		}
+	} else if (choose(g, 4) == 3) {
+		put(g, "offsetof(" FUZZ_CSTRUCT ", %s)", wrong(g) ? "nosuch" : "c");
+	} else {
+		put(g, "((" FUZZ_CSTRUCT " *)");
+		expr(g, ty(K_INT), depth - 1);
+		put(g, ")%s", members[choose(g, DT_ARRAY_SIZE(members))]);
+	}
+}
+
 static void int_expr(gen *g, int depth)
 {
-	unsigned c = depth > 0 && g->budget > 0 ? choose(g, 14) : choose(g, 7);
+	unsigned c = depth > 0 && g->budget > 0 ? choose(g, 17) : choose(g, 7);
 	const tp_field *f;
 	int i;
 
@@ -470,6 +500,9 @@ static void int_expr(gen *g, int depth)
 			return;
 		}
 		break;
+	case 14: case 15: case 16:
+		c_int_expr(g, c, depth);
+		return;
 	case 13:
 		put(g, "(");
 		expr(g, ty(K_INT), depth - 1);
@@ -1116,6 +1149,9 @@ char *gen_script(const uint8_t *data, size_t size, size_t *len)
 
 	load_tracepoints();
 	g.chaos = choose(&g, 6) == 5;
+	g.cstruct = choose(&g, 4) == 3;
+	if (g.cstruct)
+		put(&g, FUZZ_CSTRUCT_DEF "\n");
 	/* The live map is there before the script: its types are fixed. */
 	gmap *live = &g.maps[NMAPS - 1];
 	live->shaped = live->valued = true;

@@ -1,0 +1,193 @@
+/* cg_cmem.c — C values in memory: casts, `*p`, `p->f`, `s.f`, `p[i]`, `a[i]` and the one reader
+ * of memory the program does not own (bpf_probe_read_kernel / _user by the address space the
+ * checker gave the pointer; DT_AS_NONE is the probe's own space). A struct or array is not read
+ * until it is used as a value: a chain like `curtask->real_parent->comm` reads one pointer and
+ * then the 16 bytes of comm, never the structs around them. So a designator (field, deref,
+ * index) becomes a location first — an address, or an offset into a buffer when the struct is
+ * already a value (a $var or map holding it) — and is read at the end with its type. */
+#include "codegen/cg_internal.h"
+
+#include <string.h>
+
+typedef struct cloc {
+	LLVMValueRef p; /* i64 address, or the i8* buffer when `buf` */
+	uint32_t off;   /* buffer only: where the value starts in it */
+	bool buf;
+	bool user;      /* address only: read with bpf_probe_read_user */
+} cloc;
+
+static bool space_is_user(cg *c, dt_addrspace as)
+{
+	if (as != DT_AS_NONE)
+		return as == DT_AS_USER;
+	return c->attach->provider == DT_P_UPROBE || c->attach->provider == DT_P_URETPROBE;
+}
+
+void cg_read_mem(cg *c, LLVMValueRef dst, uint32_t size, LLVMValueRef addr, bool user)
+{
+	LLVMValueRef args[3] = { dst, cg_i64(c, size), addr };
+	LLVMValueRef r = cg_helper(c, user ? BPF_FUNC_probe_read_user : BPF_FUNC_probe_read_kernel,
+				   c->i64, args, 3);
+	LLVMBasicBlockRef fail = cg_block(c, "rd.fail"), done = cg_block(c, "rd.done");
+
+	/* The helper zeroes dst when the read faults: the value reads as 0, and it is counted. */
+	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, r, cg_i64(c, 0), ""), fail, done);
+	LLVMPositionBuilderAtEnd(c->b, fail);
+	cg_stat_inc(c, DT_STAT_READ_FAIL);
+	LLVMBuildBr(c->b, done);
+	LLVMPositionBuilderAtEnd(c->b, done);
+}
+
+bool cg_is_uprobe_arg(const dt_expr *e)
+{
+	const dt_expr *b = e->field.base;
+	return b->kind == DT_E_BUILTIN && b->builtin.id == DT_B_ARGS && b->type &&
+	       b->type->kind == DT_T_CSTRUCT;
+}
+
+/* Field, deref and index expressions name memory; everything else is a value. */
+static bool designates(const dt_expr *e)
+{
+	return (e->kind == DT_E_FIELD && e->field.m && !cg_is_uprobe_arg(e)) ||
+	       e->kind == DT_E_DEREF || e->kind == DT_E_INDEX;
+}
+
+static cloc loc_of(cg *c, const dt_expr *e);
+
+/* Where the struct or array e lives: its memory when it designates some, else the buffer its
+ * value was computed into. */
+static cloc aggregate_loc(cg *c, const dt_expr *e)
+{
+	if (designates(e))
+		return loc_of(c, e);
+	return (cloc){ .p = cg_expr(c, e), .buf = true };
+}
+
+static cloc loc_add(cg *c, cloc l, uint32_t off)
+{
+	if (l.buf)
+		l.off += off;
+	else if (off)
+		l.p = LLVMBuildAdd(c->b, l.p, cg_i64(c, off), "");
+	return l;
+}
+
+static cloc ptr_loc(cg *c, const dt_expr *ptr)
+{
+	return (cloc){ .p = cg_expr(c, ptr), .user = space_is_user(c, ptr->type->ptr.as) };
+}
+
+static cloc loc_of(cg *c, const dt_expr *e)
+{
+	switch (e->kind) {
+	case DT_E_FIELD:
+		if (e->field.base->type->kind == DT_T_PTR)
+			return loc_add(c, ptr_loc(c, e->field.base), e->field.off);
+		return loc_add(c, aggregate_loc(c, e->field.base), e->field.off);
+	case DT_E_DEREF:
+		return ptr_loc(c, e->un.e);
+	case DT_E_INDEX: {
+		const dt_type *bt = e->index.base->type;
+		const dt_type *el = bt->kind == DT_T_PTR ? bt->ptr.to : bt->array.elem;
+		const dt_expr *ix = e->index.index;
+		cloc l = bt->kind == DT_T_PTR ? ptr_loc(c, e->index.base)
+					      : aggregate_loc(c, e->index.base);
+
+		if (l.buf) {
+			/* The checker allows only constant indices into a copied array. */
+			if (ix->kind != DT_E_INT) {
+				cg_fail(c, e->span, "variable index into an array value");
+				return l;
+			}
+			return loc_add(c, l, (uint32_t)ix->i.value * el->size);
+		}
+		LLVMValueRef i = cg_expr(c, ix);
+
+		l.p = LLVMBuildAdd(c->b, l.p, LLVMBuildMul(c->b, i, cg_i64(c, el->size), ""), "");
+		return l;
+	}
+	default:
+		cg_fail(c, e->span, "expression kind %d is not in memory", e->kind);
+		return (cloc){ .p = cg_i64(c, 0) };
+	}
+}
+
+/* The bytes [l, l+size) in a buffer of `bufsize` bytes (zero-padded). */
+static LLVMValueRef fetch(cg *c, cloc l, uint32_t size, uint32_t bufsize)
+{
+	/* A whole struct is written by the read (zeros on a fault): no need to clear it first,
+	 * which for a large struct would be a memset BPF cannot call. */
+	LLVMValueRef b = size == bufsize ? cg_buf_raw(c, bufsize) : cg_buf(c, bufsize);
+
+	if (l.buf)
+		cg_memcpy(c, b, 0, l.p, l.off, size);
+	else
+		cg_read_mem(c, b, size, l.p, l.user);
+	return b;
+}
+
+static uint32_t pow2_at_least(uint32_t n)
+{
+	return n <= 1 ? 1 : n <= 2 ? 2 : n <= 4 ? 4 : 8;
+}
+
+/* A bitfield: the bytes holding it as one little-endian word, shifted and masked (and
+ * sign-extended for a signed field). */
+static LLVMValueRef bitfield(cg *c, cloc l, const dt_member *m)
+{
+	uint32_t bytes = pow2_at_least((m->bit_off + m->bit_size + 7) / 8);
+	LLVMValueRef b = fetch(c, l, bytes, 8);
+	LLVMValueRef v = cg_load_int(c, b, 0, bytes, false);
+
+	v = LLVMBuildShl(c->b, v, cg_i64(c, 64 - m->bit_off - m->bit_size), "");
+	if (m->type->is_signed)
+		return LLVMBuildAShr(c->b, v, cg_i64(c, 64 - m->bit_size), "");
+	return LLVMBuildLShr(c->b, v, cg_i64(c, 64 - m->bit_size), "");
+}
+
+LLVMValueRef cg_cmem_value(cg *c, const dt_expr *e)
+{
+	const dt_type *t = e->type;
+	cloc l = loc_of(c, e);
+
+	if (e->kind == DT_E_FIELD && e->field.m->bit_size)
+		return bitfield(c, l, e->field.m);
+	switch (t->kind) {
+	case DT_T_INT: case DT_T_PTR: {
+		if (l.buf)
+			return cg_load_int(c, l.p, l.off, t->size, t->is_signed);
+		LLVMValueRef b = fetch(c, l, t->size, 8);
+
+		return cg_load_int(c, b, 0, t->size, t->is_signed);
+	}
+	case DT_T_STR: {
+		/* A char array read as a string: its bytes, NUL-terminated within the type. */
+		LLVMValueRef b = fetch(c, l, t->size, t->size);
+
+		cg_store_int(c, b, t->size - 1, 1, cg_i64(c, 0));
+		return b;
+	}
+	case DT_T_CSTRUCT: case DT_T_ARRAY:
+		return fetch(c, l, t->size, t->size);
+	default:
+		cg_fail(c, e->span, "reading a value of kind %d from memory", t->kind);
+		return cg_i64(c, 0);
+	}
+}
+
+LLVMValueRef cg_cast(cg *c, const dt_expr *e)
+{
+	LLVMValueRef v = cg_expr(c, e->cast.e);
+	const dt_type *t = e->type;
+
+	if (!v || t->kind != DT_T_INT || t->size >= 8)
+		return v;
+	/* (uint8)x keeps the low byte; the signedness of the cast extends it back to 64 bits. */
+	v = LLVMBuildTrunc(c->b, v, LLVMIntTypeInContext(c->ctx, t->size * 8), "");
+	return t->is_signed ? LLVMBuildSExt(c->b, v, c->i64, "") : LLVMBuildZExt(c->b, v, c->i64, "");
+}
+
+uint32_t cg_ptr_step(const dt_type *t)
+{
+	return t && t->kind == DT_T_PTR && t->ptr.to && t->ptr.to->size ? t->ptr.to->size : 1;
+}

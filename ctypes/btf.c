@@ -1,0 +1,286 @@
+/* btf.c — kernel types from BTF (libbpf's BTF API) as lang's C types. vmlinux's BTF is parsed
+ * on the first lookup and kept for the run; modules' split BTF is parsed only when vmlinux lacks
+ * a name. Conversion is by type id, cached per arena (a compilation's types live in its arena):
+ * typedefs and qualifiers resolve away, enums become integers of their size, a struct becomes
+ * its members (embedded structs converted with it, so its layout is whole), and a pointer to a
+ * named struct points to an incomplete struct of that name, one per name and arena, that the
+ * checker fills through dt_ctypes_lookup when the script looks into it. */
+#include "ctypes/ctypes_internal.h"
+
+#include <bpf/btf.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ct_btf_reset(dt_ctypes *ct)
+{
+	for (size_t i = 0; i < ct->srcs.n; i++) {
+		btf_src *s = &ct->srcs.v[i];
+		uint32_t n = s->end - s->first;
+		memset(s->full, 0, sizeof(*s->full) * n);
+		memset(s->shell, 0, sizeof(*s->shell) * n);
+	}
+}
+
+void ct_btf_free(dt_ctypes *ct)
+{
+	for (size_t i = 0; i < ct->srcs.n; i++) {
+		btf__free(ct->srcs.v[i].btf);
+		free(ct->srcs.v[i].full);
+		free(ct->srcs.v[i].shell);
+	}
+	free(ct->srcs.v);
+}
+
+static void add_src(dt_ctypes *ct, struct btf *btf, uint32_t first)
+{
+	btf_src s = { .btf = btf, .first = first, .end = btf__type_cnt(btf) };
+	uint32_t n = s.end > first ? s.end - first : 1;
+	s.full = xcalloc(n, sizeof(*s.full));
+	s.shell = xcalloc(n, sizeof(*s.shell));
+	DT_VEC_PUSH(&ct->srcs, s);
+}
+
+static int load_vmlinux(dt_ctypes *ct)
+{
+	if (ct->loaded)
+		return ct->load_err;
+	ct->loaded = true;
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/vmlinux", ct->dir);
+	struct btf *btf = btf__parse(path, NULL);
+	if (!btf) {
+		/* Not -ENOENT: that would read as "no such type". */
+		ct->load_err = errno == ENOENT ? -ENODATA : -errno;
+		return ct->load_err;
+	}
+	add_src(ct, btf, 1);
+	return 0;
+}
+
+static void load_modules(dt_ctypes *ct)
+{
+	if (ct->modules_loaded || ct->srcs.n == 0)
+		return;
+	ct->modules_loaded = true;
+	DIR *d = opendir(ct->dir);
+	if (!d)
+		return;
+	struct dirent *de;
+	struct btf *base = ct->srcs.v[0].btf;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "vmlinux"))
+			continue;
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/%s", ct->dir, de->d_name);
+		struct btf *m = btf__parse_split(path, base);
+		if (m)
+			add_src(ct, m, btf__type_cnt(base));
+	}
+	closedir(d);
+}
+
+/* The source owning `id` as seen from source `s` (ids below a split BTF's own are vmlinux's). */
+static btf_src *owner(dt_ctypes *ct, btf_src *s, uint32_t id)
+{
+	return id < s->first ? &ct->srcs.v[0] : s;
+}
+
+static const dt_type *conv(dt_ctypes *ct, btf_src *s, uint32_t id);
+
+/* Skips typedefs, qualifiers and tags. */
+static uint32_t skip_mods(struct btf *btf, uint32_t id)
+{
+	for (int guard = 0; guard < 64; guard++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		if (!t)
+			return 0;
+		switch (btf_kind(t)) {
+		case BTF_KIND_TYPEDEF: case BTF_KIND_CONST: case BTF_KIND_VOLATILE:
+		case BTF_KIND_RESTRICT: case BTF_KIND_TYPE_TAG: case BTF_KIND_DECL_TAG:
+			id = t->type;
+			break;
+		default:
+			return id;
+		}
+	}
+	return 0;
+}
+
+static const char *struct_name(dt_arena *a, struct btf *btf, const struct btf_type *t)
+{
+	const char *n = btf__name_by_offset(btf, t->name_off);
+	const char *kw = btf_is_union(t) ? "union" : "struct";
+	if (!n || !*n)
+		return dt_arena_printf(a, "%s (anonymous)", kw);
+	return dt_arena_printf(a, "%s %s", kw, n);
+}
+
+/* The incomplete struct a pointer to a named struct points to: one per (struct, arena). */
+static const dt_type *shell_of(dt_ctypes *ct, btf_src *s, uint32_t id, const struct btf_type *t)
+{
+	btf_src *o = owner(ct, s, id);
+	dt_type **slot = &o->shell[id - o->first];
+	if (!*slot)
+		*slot = dt_type_cstruct(ct->arena, struct_name(ct->arena, o->btf, t), btf_is_union(t));
+	return *slot;
+}
+
+static const dt_type *conv_struct(dt_ctypes *ct, btf_src *s, const struct btf_type *t)
+{
+	dt_type *st = dt_type_cstruct(ct->arena, struct_name(ct->arena, s->btf, t), btf_is_union(t));
+	uint16_t n = btf_vlen(t);
+	const struct btf_member *m = btf_members(t);
+	st->cstruct.members = dt_arena_alloc(ct->arena, sizeof(dt_member) * (n ? n : 1));
+	uint32_t align = 1;
+	for (uint16_t i = 0; i < n; i++) {
+		dt_member *dm = &st->cstruct.members[i];
+		const char *name = btf__name_by_offset(s->btf, m[i].name_off);
+		uint32_t bits = btf_member_bit_offset(t, i);
+		dm->name = dt_arena_strndup(ct->arena, name ? name : "", name ? strlen(name) : 0);
+		dm->type = conv(ct, s, m[i].type);
+		dm->offset = bits / 8;
+		dm->bit_size = (uint8_t)btf_member_bitfield_size(t, i);
+		if (dm->bit_size)
+			dm->bit_off = bits % 8;
+		if (dm->type->align > align)
+			align = dm->type->align;
+	}
+	st->cstruct.n = n;
+	st->size = t->size;
+	st->align = align;
+	st->cstruct.complete = true;
+	return st;
+}
+
+static const dt_type *conv_uncached(dt_ctypes *ct, btf_src *s, uint32_t id)
+{
+	struct btf *btf = s->btf;
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	if (!id || !t)
+		return dt_type_void();
+	switch (btf_kind(t)) {
+	case BTF_KIND_INT: {
+		uint8_t enc = btf_int_encoding(t);
+		if (t->size > 8)
+			return dt_type_array(ct->arena, dt_type_int(false, 1), t->size);
+		return dt_type_int(enc & BTF_INT_SIGNED || (enc & BTF_INT_CHAR), t->size);
+	}
+	case BTF_KIND_ENUM: case BTF_KIND_ENUM64:
+		return dt_type_int(btf_kflag(t), t->size);
+	case BTF_KIND_FLOAT:
+		return dt_type_int(false, t->size <= 8 ? t->size : 8);
+	case BTF_KIND_PTR: {
+		uint32_t to = skip_mods(btf, t->type);
+		const struct btf_type *tt = to ? btf__type_by_id(btf, to) : NULL;
+		if (!tt || btf_is_func_proto(tt))
+			return dt_type_ptr(ct->arena, NULL, DT_AS_NONE);
+		if ((btf_is_struct(tt) || btf_is_union(tt) || btf_is_fwd(tt)) && tt->name_off)
+			return dt_type_ptr(ct->arena, shell_of(ct, s, to, tt), DT_AS_NONE);
+		return dt_type_ptr(ct->arena, conv(ct, s, to), DT_AS_NONE);
+	}
+	case BTF_KIND_ARRAY: {
+		const struct btf_array *arr = btf_array(t);
+		return dt_type_array(ct->arena, conv(ct, s, arr->type), arr->nelems);
+	}
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+		return conv_struct(ct, s, t);
+	case BTF_KIND_FWD:
+		return shell_of(ct, s, id, t);
+	case BTF_KIND_TYPEDEF: case BTF_KIND_CONST: case BTF_KIND_VOLATILE:
+	case BTF_KIND_RESTRICT: case BTF_KIND_TYPE_TAG: case BTF_KIND_DECL_TAG:
+		return conv(ct, s, t->type);
+	default: /* functions, variables, data sections: not value types */
+		return dt_type_void();
+	}
+}
+
+static const dt_type *conv(dt_ctypes *ct, btf_src *s, uint32_t id)
+{
+	btf_src *o = owner(ct, s, id);
+	if (id < o->first || id >= o->end)
+		return dt_type_void();
+	const dt_type **slot = &o->full[id - o->first];
+	if (!*slot)
+		*slot = conv_uncached(ct, o, id);
+	return *slot;
+}
+
+/* Finds `name` ("struct X", "union X", "enum X" or a typedef) in one source's own types. */
+static int find(btf_src *s, const char *name, uint32_t *id)
+{
+	static const struct { const char *kw; int kinds[2]; } tagged[] = {
+		{ "struct ", { BTF_KIND_STRUCT, BTF_KIND_STRUCT } },
+		{ "union ", { BTF_KIND_UNION, BTF_KIND_UNION } },
+		{ "enum ", { BTF_KIND_ENUM, BTF_KIND_ENUM64 } },
+	};
+	for (size_t i = 0; i < DT_ARRAY_SIZE(tagged); i++) {
+		size_t n = strlen(tagged[i].kw);
+		if (strncmp(name, tagged[i].kw, n))
+			continue;
+		for (int k = 0; k < 2; k++) {
+			int r = btf__find_by_name_kind(s->btf, name + n, tagged[i].kinds[k]);
+			if (r > 0) {
+				*id = (uint32_t)r;
+				return 0;
+			}
+		}
+		return -ENOENT;
+	}
+	int r = btf__find_by_name_kind(s->btf, name, BTF_KIND_TYPEDEF);
+	if (r <= 0)
+		return -ENOENT;
+	*id = (uint32_t)r;
+	return 0;
+}
+
+/* Finds `name` in vmlinux, then in the modules (read on the first name vmlinux lacks). */
+static int find_any(dt_ctypes *ct, const char *name, btf_src **src, uint32_t *id)
+{
+	int err = load_vmlinux(ct);
+	if (err)
+		return err;
+	for (size_t i = 0;; i++) {
+		if (i == ct->srcs.n && !ct->modules_loaded)
+			load_modules(ct);
+		if (i >= ct->srcs.n)
+			return -ENOENT;
+		if (find(&ct->srcs.v[i], name, id) == 0) {
+			*src = &ct->srcs.v[i];
+			return 0;
+		}
+	}
+}
+
+int ct_btf_lookup(dt_ctypes *ct, const char *name, const dt_type **out)
+{
+	btf_src *s;
+	uint32_t id;
+	int err = find_any(ct, name, &s, &id);
+	if (err)
+		return err;
+	*out = conv(ct, s, id);
+	return 0;
+}
+
+static void dump_printf(void *ctx, const char *fmt, va_list args)
+{
+	vfprintf(ctx, fmt, args);
+}
+
+int ct_btf_dump_c(dt_ctypes *ct, const char *name, FILE *f)
+{
+	btf_src *s;
+	uint32_t id;
+	int err = find_any(ct, name, &s, &id);
+	if (err)
+		return err;
+	struct btf_dump *d = btf_dump__new(s->btf, dump_printf, f, NULL);
+	if (!d)
+		return -errno;
+	err = btf_dump__dump_type(d, id);
+	btf_dump__free(d);
+	return err;
+}

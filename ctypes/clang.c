@@ -1,0 +1,539 @@
+/* clang.c — a script's C definitions through libclang's C API: the definitions (and --include
+ * files) become one in-memory translation unit (CXUnsavedFile) that clang preprocesses and
+ * parses for real; the layouts — offsets, sizes, alignment, bitfields, anonymous members,
+ * arrays, flexible arrays — are clang's (clang_Cursor_getOffsetOfField, clang_Type_getSizeOf),
+ * never computed here. Each definition is preceded by a `#line` and padded to its column, so
+ * clang's locations are the script's own and its first error is reported there. A struct the
+ * definitions use without defining (`struct foo { struct task_struct t; }`) is supplied from
+ * BTF as C (libbpf's btf_dump) and the unit parsed again.
+ *
+ * libclang is loaded with dlopen on the first program that has C definitions: linking it would
+ * cost every start-up its relocations, and most one-liners define nothing. Types are converted
+ * on lookup, by name, so a header's thousands of declarations cost only what a script uses. */
+#include "ctypes/ctypes_internal.h"
+
+#include <clang-c/Index.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The libclang functions used, looked up once. */
+#define CL_FUNCS(X)                                                                              \
+	X(clang_createIndex) X(clang_disposeIndex) X(clang_parseTranslationUnit2)                  \
+	X(clang_disposeTranslationUnit) X(clang_getNumDiagnostics) X(clang_getDiagnostic)           \
+	X(clang_disposeDiagnostic) X(clang_getDiagnosticSeverity) X(clang_getDiagnosticLocation)   \
+	X(clang_getDiagnosticSpelling) X(clang_getPresumedLocation) X(clang_getCString)            \
+	X(clang_disposeString) X(clang_getTranslationUnitCursor) X(clang_visitChildren)            \
+	X(clang_getCursorKind) X(clang_getCursorSpelling) X(clang_getCursorType)                   \
+	X(clang_getCanonicalType) X(clang_Type_getSizeOf) X(clang_Type_getAlignOf)                 \
+	X(clang_Type_visitFields) X(clang_Cursor_getOffsetOfField) X(clang_Cursor_isBitField)      \
+	X(clang_getFieldDeclBitWidth) X(clang_getPointeeType) X(clang_getArrayElementType)         \
+	X(clang_getArraySize) X(clang_getTypeDeclaration) X(clang_isCursorDefinition)              \
+	X(clang_getCursorDefinition) X(clang_Cursor_isAnonymous) X(clang_equalCursors)             \
+	X(clang_Cursor_isNull) X(clang_getEnumDeclIntegerType) X(clang_getTypedefDeclUnderlyingType)
+
+typedef struct cl_api {
+#define X(f) __typeof__(&f) f;
+	CL_FUNCS(X)
+#undef X
+} cl_api;
+
+typedef struct named {
+	char *name;     /* "struct foo", "union u", "enum e", "my_t" */
+	CXCursor c;
+} named;
+
+typedef struct converted {
+	CXCursor c;     /* a record's definition */
+	const dt_type *t;
+} converted;
+
+struct ct_clang {
+	void *lib;
+	cl_api f;
+	int load_err;
+	CXIndex idx;
+	CXTranslationUnit tu;
+	DT_VEC(named) names;
+	DT_VEC(converted) records;
+	DT_VEC(named) shells_by_name; /* .c unused: incomplete structs pointers name */
+	DT_VEC(dt_type *) shells;
+};
+
+static const char *const lib_names[] = {
+	"libclang-14.so.1", "libclang-14.so.13", "libclang.so.1", "libclang-14.so",
+	DT_LIBCLANG_PATH, NULL,
+};
+
+static int load(dt_ctypes *ct)
+{
+	if (!ct->cl)
+		ct->cl = xcalloc(1, sizeof(*ct->cl));
+	ct_clang *cl = ct->cl;
+	if (cl->lib || cl->load_err)
+		return cl->load_err;
+	for (const char *const *n = lib_names; *n && !cl->lib; n++)
+		cl->lib = dlopen(*n, RTLD_NOW | RTLD_LOCAL);
+	if (!cl->lib) {
+		cl->load_err = -ENOENT;
+		return cl->load_err;
+	}
+#define X(fn)                                                                                   \
+	if (!(cl->f.fn = (__typeof__(&fn))dlsym(cl->lib, #fn)))                                  \
+		cl->load_err = -ENOSYS;
+	CL_FUNCS(X)
+#undef X
+	if (!cl->load_err)
+		cl->idx = cl->f.clang_createIndex(0, 0);
+	return cl->load_err;
+}
+
+void ct_clang_reset(dt_ctypes *ct)
+{
+	ct_clang *cl = ct->cl;
+	if (!cl)
+		return;
+	if (cl->tu)
+		cl->f.clang_disposeTranslationUnit(cl->tu);
+	cl->tu = NULL;
+	for (size_t i = 0; i < cl->names.n; i++)
+		free(cl->names.v[i].name);
+	for (size_t i = 0; i < cl->shells_by_name.n; i++)
+		free(cl->shells_by_name.v[i].name);
+	cl->names.n = cl->records.n = cl->shells_by_name.n = cl->shells.n = 0;
+}
+
+void ct_clang_free(dt_ctypes *ct)
+{
+	ct_clang *cl = ct->cl;
+	if (!cl)
+		return;
+	ct_clang_reset(ct);
+	if (cl->idx)
+		cl->f.clang_disposeIndex(cl->idx);
+	free(cl->names.v);
+	free(cl->records.v);
+	free(cl->shells_by_name.v);
+	free(cl->shells.v);
+	if (cl->lib)
+		dlclose(cl->lib);
+	free(cl);
+	ct->cl = NULL;
+}
+
+/* ------------------------------------------------------------ CXType → dt_type */
+
+static char *str_of(ct_clang *cl, CXString s)
+{
+	const char *c = cl->f.clang_getCString(s);
+	char *r = xstrdup(c ? c : "");
+	cl->f.clang_disposeString(s);
+	return r;
+}
+
+/* "struct foo" / "union u" for a record declaration, "struct (anonymous)" without a name. */
+static const char *record_name(dt_ctypes *ct, CXCursor c)
+{
+	ct_clang *cl = ct->cl;
+	bool is_union = cl->f.clang_getCursorKind(c) == CXCursor_UnionDecl;
+	char *n = str_of(cl, cl->f.clang_getCursorSpelling(c));
+	const char *r = !*n || cl->f.clang_Cursor_isAnonymous(c) || strchr(n, ' ')
+				? dt_arena_printf(ct->arena, "%s (anonymous)", is_union ? "union" : "struct")
+				: dt_arena_printf(ct->arena, "%s %s", is_union ? "union" : "struct", n);
+	free(n);
+	return r;
+}
+
+static const dt_type *conv(dt_ctypes *ct, CXType t);
+
+struct fields_ctx {
+	dt_ctypes *ct;
+	DT_VEC(dt_member) m;
+};
+
+static enum CXVisitorResult field(CXCursor c, CXClientData data)
+{
+	struct fields_ctx *fc = data;
+	ct_clang *cl = fc->ct->cl;
+	dt_member m = { 0 };
+	long long bits = cl->f.clang_Cursor_getOffsetOfField(c);
+	char *name = str_of(cl, cl->f.clang_getCursorSpelling(c));
+	m.name = dt_arena_strndup(fc->ct->arena, name, strlen(name));
+	free(name);
+	m.type = conv(fc->ct, cl->f.clang_getCursorType(c));
+	if (bits < 0)
+		bits = 0;
+	m.offset = (uint32_t)(bits / 8);
+	if (cl->f.clang_Cursor_isBitField(c)) {
+		m.bit_off = (uint8_t)(bits % 8);
+		m.bit_size = (uint8_t)cl->f.clang_getFieldDeclBitWidth(c);
+	}
+	DT_VEC_PUSH(&fc->m, m);
+	return CXVisit_Continue;
+}
+
+static const dt_type *shell(dt_ctypes *ct, const char *name, bool is_union)
+{
+	ct_clang *cl = ct->cl;
+	for (size_t i = 0; i < cl->shells_by_name.n; i++)
+		if (!strcmp(cl->shells_by_name.v[i].name, name))
+			return cl->shells.v[i];
+	named n = { .name = xstrdup(name) };
+	dt_type *s = dt_type_cstruct(ct->arena, dt_arena_strndup(ct->arena, name, strlen(name)),
+				     is_union);
+	DT_VEC_PUSH(&cl->shells_by_name, n);
+	DT_VEC_PUSH(&cl->shells, s);
+	return s;
+}
+
+static const dt_type *conv_record(dt_ctypes *ct, CXType t)
+{
+	ct_clang *cl = ct->cl;
+	CXCursor decl = cl->f.clang_getTypeDeclaration(t);
+	CXCursor def = cl->f.clang_getCursorDefinition(decl);
+	const char *name = record_name(ct, decl);
+	bool is_union = cl->f.clang_getCursorKind(decl) == CXCursor_UnionDecl;
+	if (cl->f.clang_Cursor_isNull(def))
+		return shell(ct, name, is_union); /* declared, never defined here: BTF may know it */
+	for (size_t i = 0; i < cl->records.n; i++)
+		if (cl->f.clang_equalCursors(cl->records.v[i].c, def))
+			return cl->records.v[i].t;
+	dt_type *st = dt_type_cstruct(ct->arena, name, is_union);
+	converted cv = { .c = def, .t = st };
+	DT_VEC_PUSH(&cl->records, cv);
+	struct fields_ctx fc = { .ct = ct };
+	CXType dt = cl->f.clang_getCursorType(def);
+	cl->f.clang_Type_visitFields(dt, field, &fc);
+	st->cstruct.members = dt_arena_alloc(ct->arena, sizeof(dt_member) * (fc.m.n ? fc.m.n : 1));
+	if (fc.m.n)
+		memcpy(st->cstruct.members, fc.m.v, sizeof(dt_member) * fc.m.n);
+	st->cstruct.n = (uint32_t)fc.m.n;
+	free(fc.m.v);
+	long long size = cl->f.clang_Type_getSizeOf(dt), align = cl->f.clang_Type_getAlignOf(dt);
+	st->size = size > 0 ? (uint32_t)size : 0;
+	st->align = align > 0 ? (uint32_t)align : 1;
+	st->cstruct.complete = true;
+	return st;
+}
+
+static const dt_type *conv(dt_ctypes *ct, CXType t)
+{
+	ct_clang *cl = ct->cl;
+	t = cl->f.clang_getCanonicalType(t);
+	long long size = cl->f.clang_Type_getSizeOf(t);
+	switch (t.kind) {
+	case CXType_Void:
+		return dt_type_void();
+	case CXType_Bool: case CXType_Char_U: case CXType_UChar: case CXType_UShort:
+	case CXType_UInt: case CXType_ULong: case CXType_ULongLong:
+		return dt_type_int(false, (uint32_t)size);
+	case CXType_Char_S: case CXType_SChar: case CXType_Short: case CXType_Int:
+	case CXType_Long: case CXType_LongLong: case CXType_WChar: case CXType_Char16:
+	case CXType_Char32:
+		return dt_type_int(true, (uint32_t)size);
+	case CXType_Enum: {
+		CXType it = cl->f.clang_getEnumDeclIntegerType(cl->f.clang_getTypeDeclaration(t));
+		it = cl->f.clang_getCanonicalType(it);
+		bool sign = it.kind == CXType_Int || it.kind == CXType_Long ||
+			    it.kind == CXType_LongLong || it.kind == CXType_Short ||
+			    it.kind == CXType_SChar || it.kind == CXType_Char_S;
+		return dt_type_int(sign, (uint32_t)size);
+	}
+	case CXType_Pointer: {
+		CXType to = cl->f.clang_getCanonicalType(cl->f.clang_getPointeeType(t));
+		if (to.kind == CXType_FunctionProto || to.kind == CXType_FunctionNoProto)
+			return dt_type_ptr(ct->arena, NULL, DT_AS_NONE);
+		if (to.kind == CXType_Record) {
+			/* A named struct behind a pointer is looked into only on use (and may be
+			 * the struct itself). */
+			CXCursor decl = cl->f.clang_getTypeDeclaration(to);
+			const char *name = record_name(ct, decl);
+			if (!strstr(name, "(anonymous)"))
+				return dt_type_ptr(ct->arena,
+						   shell(ct, name, cl->f.clang_getCursorKind(decl) ==
+									   CXCursor_UnionDecl),
+						   DT_AS_NONE);
+		}
+		return dt_type_ptr(ct->arena, conv(ct, to), DT_AS_NONE);
+	}
+	case CXType_ConstantArray: {
+		const dt_type *el = conv(ct, cl->f.clang_getArrayElementType(t));
+		return dt_type_array(ct->arena, el, (uint32_t)cl->f.clang_getArraySize(t));
+	}
+	case CXType_IncompleteArray: /* a flexible array member: no elements of its own */
+		return dt_type_array(ct->arena, conv(ct, cl->f.clang_getArrayElementType(t)), 0);
+	case CXType_Record:
+		return conv_record(ct, t);
+	default:
+		/* Floating point and the rest: their bytes, as an unsigned integer when they fit. */
+		if (size > 0 && size <= 8)
+			return dt_type_int(false, (uint32_t)size);
+		return dt_type_array(ct->arena, dt_type_int(false, 1), size > 0 ? (uint32_t)size : 0);
+	}
+}
+
+/* ------------------------------------------------------------ the translation unit */
+
+static enum CXChildVisitResult index_decl(CXCursor c, CXCursor parent, CXClientData data)
+{
+	(void)parent;
+	dt_ctypes *ct = data;
+	ct_clang *cl = ct->cl;
+	enum CXCursorKind k = cl->f.clang_getCursorKind(c);
+	const char *kw = k == CXCursor_StructDecl ? "struct " : k == CXCursor_UnionDecl ? "union "
+			 : k == CXCursor_EnumDecl ? "enum " : k == CXCursor_TypedefDecl ? "" : NULL;
+	if (!kw || (*kw && k != CXCursor_EnumDecl && !cl->f.clang_isCursorDefinition(c)))
+		return CXChildVisit_Continue;
+	char *n = str_of(cl, cl->f.clang_getCursorSpelling(c));
+	if (*n && !strchr(n, ' ')) {
+		named e = { .name = xasprintf("%s%s", kw, n), .c = c };
+		DT_VEC_PUSH(&cl->names, e);
+	}
+	free(n);
+	return CXChildVisit_Continue;
+}
+
+int ct_clang_lookup(dt_ctypes *ct, const char *name, const dt_type **out)
+{
+	ct_clang *cl = ct->cl;
+	if (!cl || !cl->tu)
+		return -ENOENT;
+	/* The last declaration of a name is the one in force. */
+	for (size_t i = cl->names.n; i-- > 0;) {
+		if (strcmp(cl->names.v[i].name, name))
+			continue;
+		CXCursor c = cl->names.v[i].c;
+		CXType t = cl->f.clang_getCursorKind(c) == CXCursor_TypedefDecl
+				   ? cl->f.clang_getTypedefDeclUnderlyingType(c)
+				   : cl->f.clang_getCursorType(c);
+		*out = conv(ct, t);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* Integer names bpftrace scripts use in definitions without an #include: the stdint ones, with
+ * glibc's underlying types so that <stdint.h> included later redefines them compatibly. */
+static const char prelude[] =
+	"typedef signed char int8_t; typedef short int16_t; typedef int int32_t;\n"
+	"typedef long int64_t; typedef unsigned char uint8_t; typedef unsigned short uint16_t;\n"
+	"typedef unsigned int uint32_t; typedef unsigned long uint64_t;\n"
+	"typedef unsigned long size_t;\n";
+
+#define CL_FILE "/dwarftrace/definitions.c"
+
+/* 1-based line of byte `off` of the source. */
+static unsigned line_of(const dt_source *src, uint32_t off)
+{
+	unsigned line = 1;
+	for (uint32_t i = 0; i < off && i < src->len; i++)
+		line += src->text[i] == '\n';
+	return line;
+}
+
+static uint32_t col_of(const dt_source *src, uint32_t off)
+{
+	uint32_t c = 0;
+	while (c < off && src->text[off - c - 1] != '\n')
+		c++;
+	return c;
+}
+
+static uint32_t offset_of(const dt_source *src, unsigned line, unsigned col)
+{
+	uint32_t i = 0;
+	for (unsigned l = 1; l < line && i < src->len; i++)
+		l += src->text[i] == '\n';
+	while (col > 1 && i < src->len && src->text[i] != '\n') {
+		i++;
+		col--;
+	}
+	return i;
+}
+
+/* The unit's text: prelude, kernel types from BTF, --include files, then each definition at
+ * its own line and column. */
+static char *unit_text(dt_ctypes *ct, const dt_program *p, const char *kernel, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	fputs(prelude, f);
+	if (kernel)
+		fputs(kernel, f);
+	for (size_t i = 0; i < ct->includes.n; i++)
+		fprintf(f, "#include \"%s\"\n", ct->includes.v[i]);
+	const dt_source *src = p->src;
+	for (uint32_t i = 0; i < p->ncdecls; i++) {
+		dt_span s = p->cdecls[i];
+		fprintf(f, "#line %u \"%s\"\n%*s%.*s", line_of(src, s.off), src->name ? src->name : "-e",
+			(int)col_of(src, s.off), "", (int)s.len, src->text + s.off);
+		/* bpftrace lets `struct A { … }` end without its ';'. */
+		fputs(src->text[s.off] != '#' && src->text[s.off + s.len - 1] == '}' ? ";\n" : "\n", f);
+	}
+	fclose(f);
+	return buf;
+}
+
+static int parse_unit(dt_ctypes *ct, const char *text, size_t len)
+{
+	ct_clang *cl = ct->cl;
+	DT_VEC(const char *) args = { 0 };
+	DT_VEC_PUSH(&args, "-x");
+	DT_VEC_PUSH(&args, "c");
+	DT_VEC_PUSH(&args, "-std=gnu11");
+	DT_VEC_PUSH(&args, "-Wno-everything");
+	for (size_t i = 0; i < ct->incdirs.n; i++) {
+		DT_VEC_PUSH(&args, "-I");
+		DT_VEC_PUSH(&args, ct->incdirs.v[i]);
+	}
+	DT_VEC_PUSH(&args, "-isystem");
+	DT_VEC_PUSH(&args, DT_CLANG_RESOURCE_INCLUDE);
+	DT_VEC_PUSH(&args, "-isystem");
+	DT_VEC_PUSH(&args, "/usr/local/include");
+	DT_VEC_PUSH(&args, "-isystem");
+	DT_VEC_PUSH(&args, "/usr/include/x86_64-linux-gnu");
+	DT_VEC_PUSH(&args, "-isystem");
+	DT_VEC_PUSH(&args, "/usr/include");
+	DT_VEC_PUSH(&args, "-nostdinc");
+	struct CXUnsavedFile uf = { .Filename = CL_FILE, .Contents = text,
+				    .Length = (unsigned long)len };
+	if (cl->tu)
+		cl->f.clang_disposeTranslationUnit(cl->tu);
+	cl->tu = NULL;
+	enum CXErrorCode ec = cl->f.clang_parseTranslationUnit2(
+		cl->idx, CL_FILE, args.v, (int)args.n, &uf, 1,
+		CXTranslationUnit_SkipFunctionBodies | CXTranslationUnit_DetailedPreprocessingRecord * 0,
+		&cl->tu);
+	free(args.v);
+	return ec == CXError_Success && cl->tu ? 0 : -EIO;
+}
+
+/* Kernel structs and unions the unit uses without a definition, as C from BTF; NULL if none. */
+static char *kernel_types(dt_ctypes *ct)
+{
+	ct_clang *cl = ct->cl;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = NULL;
+	unsigned nd = cl->f.clang_getNumDiagnostics(cl->tu);
+	DT_VEC(char *) seen = { 0 };
+	for (unsigned i = 0; i < nd; i++) {
+		CXDiagnostic dg = cl->f.clang_getDiagnostic(cl->tu, i);
+		char *msg = str_of(cl, cl->f.clang_getDiagnosticSpelling(dg));
+		cl->f.clang_disposeDiagnostic(dg);
+		/* "field has incomplete type 'struct task_struct'", "unknown type name 'u32'" */
+		const char *q = strstr(msg, "incomplete type '");
+		if (q)
+			q += strlen("incomplete type '");
+		else if ((q = strstr(msg, "unknown type name '")))
+			q += strlen("unknown type name '");
+		const char *e = q ? strchr(q, '\'') : NULL;
+		if (!e) {
+			free(msg);
+			continue;
+		}
+		char *name = xstrndup(q, (size_t)(e - q));
+		bool dup = false;
+		for (size_t j = 0; j < seen.n; j++)
+			dup = dup || !strcmp(seen.v[j], name);
+		if (!dup) {
+			if (!f)
+				f = open_memstream(&buf, &len);
+			if (ct_btf_dump_c(ct, name, f) == 0)
+				DT_VEC_PUSH(&seen, name);
+			else
+				free(name);
+		} else {
+			free(name);
+		}
+		free(msg);
+	}
+	for (size_t j = 0; j < seen.n; j++)
+		free(seen.v[j]);
+	bool any = seen.n > 0;
+	free(seen.v);
+	if (f)
+		fclose(f);
+	if (!any) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Clang's first error, at its place in the script (or at the first definition when it is in
+ * a header), and how many more there were. */
+static int report(dt_ctypes *ct, dt_diags *d, const dt_program *p)
+{
+	ct_clang *cl = ct->cl;
+	unsigned nd = cl->f.clang_getNumDiagnostics(cl->tu), nerr = 0;
+	const char *srcname = p->src->name ? p->src->name : "-e";
+	for (unsigned i = 0; i < nd; i++) {
+		CXDiagnostic dg = cl->f.clang_getDiagnostic(cl->tu, i);
+		if (cl->f.clang_getDiagnosticSeverity(dg) < CXDiagnostic_Error) {
+			cl->f.clang_disposeDiagnostic(dg);
+			continue;
+		}
+		if (nerr++) {
+			cl->f.clang_disposeDiagnostic(dg);
+			continue;
+		}
+		CXString file;
+		unsigned line, col;
+		cl->f.clang_getPresumedLocation(cl->f.clang_getDiagnosticLocation(dg), &file, &line,
+						&col);
+		char *fname = str_of(cl, file);
+		char *msg = str_of(cl, cl->f.clang_getDiagnosticSpelling(dg));
+		if (!strcmp(fname, srcname)) {
+			dt_diag(d, DT_DIAG_ERROR, (dt_span){ offset_of(p->src, line, col), 1 }, "%s",
+				msg);
+		} else {
+			dt_span at = p->ncdecls ? p->cdecls[0] : (dt_span){ 0, 1 };
+			dt_diag(d, DT_DIAG_ERROR, at, "%s:%u:%u: %s", !strcmp(fname, CL_FILE) ?
+				"<definitions>" : fname, line, col, msg);
+		}
+		free(fname);
+		free(msg);
+		cl->f.clang_disposeDiagnostic(dg);
+	}
+	if (nerr > 1)
+		dt_diag_hint(d, "clang reported %u more error%s after this one", nerr - 1,
+			     nerr == 2 ? "" : "s");
+	return nerr ? -EINVAL : 0;
+}
+
+int ct_clang_compile(dt_ctypes *ct, dt_diags *d, const dt_program *p)
+{
+	if (!p->ncdecls && !ct->includes.n)
+		return 0;
+	dt_span at = p->ncdecls ? p->cdecls[0] : (dt_span){ 0, 1 };
+	int err = load(ct);
+	if (err) {
+		dt_diag(d, DT_DIAG_ERROR, at, "C definitions need libclang, which %s",
+			err == -ENOENT ? "could not be loaded" : "lacks functions dwarftrace uses");
+		dt_diag_hint(d, "install libclang1-14 (Debian: apt-get install libclang1-14)");
+		return -EINVAL;
+	}
+	size_t len;
+	char *text = unit_text(ct, p, NULL, &len);
+	err = parse_unit(ct, text, len);
+	char *kernel = err ? NULL : kernel_types(ct);
+	if (kernel) {
+		/* The kernel's definitions of what the script used without defining, then again. */
+		free(text);
+		text = unit_text(ct, p, kernel, &len);
+		err = parse_unit(ct, text, len);
+		free(kernel);
+	}
+	free(text);
+	if (err) {
+		dt_diag(d, DT_DIAG_ERROR, at, "clang could not parse the C definitions");
+		return -EINVAL;
+	}
+	if (report(ct, d, p))
+		return -EINVAL;
+	CXCursor root = ct->cl->f.clang_getTranslationUnitCursor(ct->cl->tu);
+	ct->cl->f.clang_visitChildren(root, index_decl, ct);
+	return 0;
+}

@@ -1,0 +1,47 @@
+/* ctypes.h — the C type source: names a script uses ("struct task_struct", "union bpf_attr",
+ * "pid_t"), from its own C definitions or the kernel's BTF, become lang's C types (pointers, structs and unions
+ * with members at offsets and bitfields, arrays, enums as integers). A uprobe's binary gives its
+ * functions' parameters and its own types from DWARF (libdw). Kernel types come from BTF
+ * through libbpf: /sys/kernel/btf/vmlinux, read once per run and only when a script first asks
+ * for a type, then the kernel modules' BTF for names vmlinux does not have. Struct members that
+ * are pointers to structs stay unexpanded (named, incomplete) until the script looks into them,
+ * so `curtask->pid` converts task_struct and the structs embedded in it, not the kernel. */
+#ifndef DT_CTYPES_H
+#define DT_CTYPES_H
+
+#include "lang/lang.h"
+
+typedef struct dt_ctypes dt_ctypes;
+
+/* A type source over the running kernel's BTF. `btf_dir` overrides /sys/kernel/btf (tests);
+ * NULL for the default. Nothing is read until the first lookup. Never NULL. */
+dt_ctypes *dt_ctypes_new(const char *btf_dir);
+void dt_ctypes_free(dt_ctypes *ct);
+
+/* Looks a type up by its C spelling ("struct sock", "union bpf_attr", "enum pid_type",
+ * "pid_t") and builds it in arena `a` (types of one arena are shared between lookups, so a
+ * struct named twice is one dt_type). 0; -ENOENT when no BTF has it; -ENODATA when the kernel
+ * has no BTF file; another -errno when it cannot be read. Fits dt_check_opts.ctype with ct as
+ * its ctx. */
+int dt_ctypes_lookup(void *ct, dt_arena *a, const char *name, const dt_type **out);
+
+/* Compiles a program's C definitions (dt_program.cdecls) with libclang — loaded with dlopen on
+ * the first program that has some, so start-up never pays for it — on an in-memory file: the
+ * real preprocessor (#include, #define, #if) and parser, layouts as clang computes them.
+ * Kernel structs the definitions use without defining are supplied from BTF. Lookups of this
+ * compilation (arena a) then see these types before the kernel's. Clang's first error goes
+ * into d at its place in the script. A program without definitions (and no --include) costs
+ * nothing. 0 or -EINVAL. Fits dt_check_opts.cdefs. */
+int dt_ctypes_cdefs(void *ct, dt_arena *a, dt_diags *d, const dt_program *p);
+
+/* The parameters of function `func` in the binary at `path`, from its DWARF, as a struct whose
+ * member i (at offset 8 * i) is parameter i with its name and type: what `args` is in a uprobe.
+ * 0; -ENOENT when the function is not in the DWARF; -ENODATA when the binary has none. */
+int dt_ctypes_uprobe_args(void *ct, dt_arena *a, const char *path, const char *func,
+			  const dt_type **out);
+
+/* `-I DIR` and `--include FILE` for the C definitions, as bpftrace has them. */
+void dt_ctypes_add_include_dir(dt_ctypes *ct, const char *dir);
+void dt_ctypes_add_include(dt_ctypes *ct, const char *file);
+
+#endif
