@@ -21,6 +21,7 @@ struct dt_diag_item {
 
 struct dt_diags {
 	const dt_source *src;
+	dt_arena *text; /* messages and hints: one free for all, no allocation per message */
 	DT_VEC(struct dt_diag_item) items;
 	int errors;
 	bool dropped; /* the last dt_diag was dropped (over the limit): drop its hint too */
@@ -72,6 +73,7 @@ dt_diags *dt_diags_new(const dt_source *src)
 {
 	dt_diags *d = xcalloc(1, sizeof(*d));
 	d->src = src;
+	d->text = dt_arena_new();
 	return d;
 }
 
@@ -79,10 +81,7 @@ void dt_diags_free(dt_diags *d)
 {
 	if (!d)
 		return;
-	for (size_t i = 0; i < d->items.n; i++) {
-		free(d->items.v[i].msg);
-		free(d->items.v[i].hint);
-	}
+	dt_arena_free(d->text);
 	free(d->items.v);
 	free(d);
 }
@@ -90,14 +89,6 @@ void dt_diags_free(dt_diags *d)
 const dt_source *dt_diags_source(const dt_diags *d)
 {
 	return d ? d->src : NULL;
-}
-
-static char *vfmt(const char *fmt, va_list ap)
-{
-	char *s = NULL;
-	if (vasprintf(&s, fmt, ap) < 0)
-		return xstrdup("(message lost: out of memory)");
-	return s;
 }
 
 void dt_diag(dt_diags *d, dt_diag_level lvl, dt_span at, const char *fmt, ...)
@@ -113,7 +104,7 @@ void dt_diag(dt_diags *d, dt_diag_level lvl, dt_span at, const char *fmt, ...)
 	d->dropped = false;
 	va_list ap;
 	va_start(ap, fmt);
-	struct dt_diag_item it = { .lvl = lvl, .at = at, .msg = vfmt(fmt, ap) };
+	struct dt_diag_item it = { .lvl = lvl, .at = at, .msg = dt_arena_vprintf(d->text, fmt, ap) };
 	va_end(ap);
 	DT_VEC_PUSH(&d->items, it);
 	if (lvl == DT_DIAG_ERROR)
@@ -132,10 +123,8 @@ void dt_diag_hint(dt_diags *d, const char *fmt, ...)
 	struct dt_diag_item *it = &d->items.v[d->items.n - 1];
 	va_list ap;
 	va_start(ap, fmt);
-	char *h = vfmt(fmt, ap);
+	it->hint = dt_arena_vprintf(d->text, fmt, ap);
 	va_end(ap);
-	free(it->hint);
-	it->hint = h;
 }
 
 int dt_diags_error_count(const dt_diags *d)

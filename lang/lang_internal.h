@@ -7,6 +7,11 @@
 #include "lang/lang.h"
 #include "common/common.h"
 
+#include <stdarg.h>
+
+/* dt_arena_printf with a va_list. */
+char *dt_arena_vprintf(dt_arena *a, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
 /* ---------------------------------------------------------------- tokens */
 
 #define DT_TOKENS(X)                                                                         \
