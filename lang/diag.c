@@ -183,16 +183,30 @@ static void print_excerpt(const dt_source *src, dt_span at, FILE *out, bool colo
 	while (eol < src->len && src->text[eol] != '\n')
 		eol++;
 	fprintf(out, "%.*s\n", (int)(eol - bol), src->text + bol);
-	for (uint32_t i = bol; i < off; i++)
-		fputc(src->text[i] == '\t' ? '\t' : ' ', out);
+	/* The underline is built in a buffer and written in pieces: a character at a time was a
+	 * good part of the time of printing a diagnostic. */
+	char buf[256];
+	size_t k = 0;
+	for (uint32_t i = bol; i < off; i++) {
+		buf[k++] = src->text[i] == '\t' ? '\t' : ' ';
+		if (k == sizeof(buf)) {
+			fwrite(buf, 1, k, out);
+			k = 0;
+		}
+	}
+	fwrite(buf, 1, k, out);
 	uint32_t n = at.len;
 	if (n > eol - off)
 		n = eol - off;
 	if (color)
 		fputs("\033[1;32m", out);
 	fputc('^', out);
-	for (uint32_t i = 1; i < n; i++)
-		fputc('~', out);
+	memset(buf, '~', sizeof(buf));
+	for (uint32_t left = n > 1 ? n - 1 : 0; left;) {
+		size_t m = DT_MIN(left, (uint32_t)sizeof(buf));
+		fwrite(buf, 1, m, out);
+		left -= (uint32_t)m;
+	}
 	if (color)
 		fputs("\033[0m", out);
 	fputc('\n', out);
