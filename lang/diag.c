@@ -36,25 +36,25 @@ void dt_linecol_cached(dt_linecol_cache *c, uint32_t off, unsigned *line, unsign
 		c->off = 0;
 		c->line = c->col = 1;
 	}
+	/* Newlines are found with memchr/memrchr: every dump and diagnostic position comes
+	 * through here, and a loop comparing each byte was a large part of their time. */
+	const char *nl;
 	if (off < c->off) {
 		/* Step back (a "body" or "then" line repeats an earlier position): count the
 		 * newlines crossed, then the column from the start of that line. */
-		for (uint32_t i = off; i < c->off; i++)
-			c->line -= text[i] == '\n';
-		uint32_t bol = off;
-		while (bol > 0 && text[bol - 1] != '\n')
-			bol--;
-		c->col = off - bol + 1;
+		for (const char *p = text + off; (nl = memchr(p, '\n', (size_t)(text + c->off - p)));
+		     p = nl + 1)
+			c->line--;
+		nl = memrchr(text, '\n', off);
+		c->col = off - (nl ? (uint32_t)(nl - text) + 1 : 0) + 1;
 		c->off = off;
 	}
-	for (uint32_t i = c->off; i < off; i++) {
-		if (text[i] == '\n') {
-			c->line++;
-			c->col = 1;
-		} else {
-			c->col++;
-		}
+	const char *p = text + c->off;
+	for (; (nl = memchr(p, '\n', (size_t)(text + off - p))); p = nl + 1) {
+		c->line++;
+		c->col = 1;
 	}
+	c->col += (unsigned)(text + off - p);
 	c->off = off;
 	*line = c->line;
 	*col = c->col;
@@ -175,13 +175,12 @@ static const char *level_color(dt_diag_level l)
 static void print_excerpt(const dt_source *src, dt_span at, FILE *out, bool color)
 {
 	uint32_t off = at.off > src->len ? (uint32_t)src->len : at.off;
-	uint32_t bol = off, eol = off;
-	while (bol > 0 && src->text[bol - 1] != '\n')
-		bol--;
+	const char *nl = memrchr(src->text, '\n', off);
+	uint32_t bol = nl ? (uint32_t)(nl - src->text) + 1 : 0;
 	if (bol < src->hidden && off >= src->hidden)
 		bol = src->hidden;
-	while (eol < src->len && src->text[eol] != '\n')
-		eol++;
+	nl = memchr(src->text + off, '\n', src->len - off);
+	uint32_t eol = nl ? (uint32_t)(nl - src->text) : (uint32_t)src->len;
 	fprintf(out, "%.*s\n", (int)(eol - bol), src->text + bol);
 	/* The underline is built in a buffer and written in pieces: a character at a time was a
 	 * good part of the time of printing a diagnostic. */
