@@ -6,9 +6,9 @@
 #   bash bootstrap.sh build   deps, then configure and build into ./build (BUILD_DIR to change)
 #   bash bootstrap.sh demo    build, then profile a bundled program built without frame pointers
 #                             with ustack_dwarf and print its full stacks
-#   bash bootstrap.sh fuzz    build the libFuzzer harnesses (clang, ASan+UBSan) into BUILD_DIR-fuzz
-#                             and run each for FUZZ_SECONDS (default 50) from its seed corpus:
-#                             fuzz_lang, fuzz_codegen, fuzz_unwind
+#   bash bootstrap.sh fuzz    build the libFuzzer harnesses (clang, ASan+UBSan; fuzz_codegen UBSan)
+#                             into BUILD_DIR-fuzz and run each for FUZZ_SECONDS (default 50) from
+#                             its seed corpus: fuzz_lang, fuzz_codegen, fuzz_unwind
 #   bash bootstrap.sh test    build, run the fuzzers for a bounded time, then every test layer with
 #                             ctest (unit, golden, runtime, vm); the last line is ctest's
 #                             "N% tests passed, N tests failed out of N"

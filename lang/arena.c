@@ -73,17 +73,31 @@ char *dt_arena_strndup(dt_arena *a, const char *s, size_t n)
 	return p;
 }
 
+char *dt_arena_vprintf(dt_arena *a, const char *fmt, va_list ap)
+{
+	/* One formatting pass for the common short string; a second only for a long one. */
+	char buf[256];
+	va_list again;
+	va_copy(again, ap);
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (n < 0)
+		n = 0;
+	char *p;
+	if ((size_t)n < sizeof(buf)) {
+		p = dt_arena_strndup(a, buf, (size_t)n);
+	} else {
+		p = dt_arena_alloc(a, (size_t)n + 1);
+		vsnprintf(p, (size_t)n + 1, fmt, again);
+	}
+	va_end(again);
+	return p;
+}
+
 char *dt_arena_printf(dt_arena *a, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		n = 0;
-	char *p = dt_arena_alloc(a, (size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	char *p = dt_arena_vprintf(a, fmt, ap);
 	va_end(ap);
 	return p;
 }

@@ -21,6 +21,7 @@ struct dt_diag_item {
 
 struct dt_diags {
 	const dt_source *src;
+	dt_arena *text; /* messages and hints: one free for all, no allocation per message */
 	DT_VEC(struct dt_diag_item) items;
 	int errors;
 	bool dropped; /* the last dt_diag was dropped (over the limit): drop its hint too */
@@ -35,25 +36,25 @@ void dt_linecol_cached(dt_linecol_cache *c, uint32_t off, unsigned *line, unsign
 		c->off = 0;
 		c->line = c->col = 1;
 	}
+	/* Newlines are found with memchr/memrchr: every dump and diagnostic position comes
+	 * through here, and a loop comparing each byte was a large part of their time. */
+	const char *nl;
 	if (off < c->off) {
 		/* Step back (a "body" or "then" line repeats an earlier position): count the
 		 * newlines crossed, then the column from the start of that line. */
-		for (uint32_t i = off; i < c->off; i++)
-			c->line -= text[i] == '\n';
-		uint32_t bol = off;
-		while (bol > 0 && text[bol - 1] != '\n')
-			bol--;
-		c->col = off - bol + 1;
+		for (const char *p = text + off; (nl = memchr(p, '\n', (size_t)(text + c->off - p)));
+		     p = nl + 1)
+			c->line--;
+		nl = memrchr(text, '\n', off);
+		c->col = off - (nl ? (uint32_t)(nl - text) + 1 : 0) + 1;
 		c->off = off;
 	}
-	for (uint32_t i = c->off; i < off; i++) {
-		if (text[i] == '\n') {
-			c->line++;
-			c->col = 1;
-		} else {
-			c->col++;
-		}
+	const char *p = text + c->off;
+	for (; (nl = memchr(p, '\n', (size_t)(text + off - p))); p = nl + 1) {
+		c->line++;
+		c->col = 1;
 	}
+	c->col += (unsigned)(text + off - p);
 	c->off = off;
 	*line = c->line;
 	*col = c->col;
@@ -72,6 +73,7 @@ dt_diags *dt_diags_new(const dt_source *src)
 {
 	dt_diags *d = xcalloc(1, sizeof(*d));
 	d->src = src;
+	d->text = dt_arena_new();
 	return d;
 }
 
@@ -79,10 +81,7 @@ void dt_diags_free(dt_diags *d)
 {
 	if (!d)
 		return;
-	for (size_t i = 0; i < d->items.n; i++) {
-		free(d->items.v[i].msg);
-		free(d->items.v[i].hint);
-	}
+	dt_arena_free(d->text);
 	free(d->items.v);
 	free(d);
 }
@@ -90,14 +89,6 @@ void dt_diags_free(dt_diags *d)
 const dt_source *dt_diags_source(const dt_diags *d)
 {
 	return d ? d->src : NULL;
-}
-
-static char *vfmt(const char *fmt, va_list ap)
-{
-	char *s = NULL;
-	if (vasprintf(&s, fmt, ap) < 0)
-		return xstrdup("(message lost: out of memory)");
-	return s;
 }
 
 void dt_diag(dt_diags *d, dt_diag_level lvl, dt_span at, const char *fmt, ...)
@@ -113,7 +104,7 @@ void dt_diag(dt_diags *d, dt_diag_level lvl, dt_span at, const char *fmt, ...)
 	d->dropped = false;
 	va_list ap;
 	va_start(ap, fmt);
-	struct dt_diag_item it = { .lvl = lvl, .at = at, .msg = vfmt(fmt, ap) };
+	struct dt_diag_item it = { .lvl = lvl, .at = at, .msg = dt_arena_vprintf(d->text, fmt, ap) };
 	va_end(ap);
 	DT_VEC_PUSH(&d->items, it);
 	if (lvl == DT_DIAG_ERROR)
@@ -132,10 +123,8 @@ void dt_diag_hint(dt_diags *d, const char *fmt, ...)
 	struct dt_diag_item *it = &d->items.v[d->items.n - 1];
 	va_list ap;
 	va_start(ap, fmt);
-	char *h = vfmt(fmt, ap);
+	it->hint = dt_arena_vprintf(d->text, fmt, ap);
 	va_end(ap);
-	free(it->hint);
-	it->hint = h;
 }
 
 int dt_diags_error_count(const dt_diags *d)
@@ -186,24 +175,37 @@ static const char *level_color(dt_diag_level l)
 static void print_excerpt(const dt_source *src, dt_span at, FILE *out, bool color)
 {
 	uint32_t off = at.off > src->len ? (uint32_t)src->len : at.off;
-	uint32_t bol = off, eol = off;
-	while (bol > 0 && src->text[bol - 1] != '\n')
-		bol--;
+	const char *nl = memrchr(src->text, '\n', off);
+	uint32_t bol = nl ? (uint32_t)(nl - src->text) + 1 : 0;
 	if (bol < src->hidden && off >= src->hidden)
 		bol = src->hidden;
-	while (eol < src->len && src->text[eol] != '\n')
-		eol++;
+	nl = memchr(src->text + off, '\n', src->len - off);
+	uint32_t eol = nl ? (uint32_t)(nl - src->text) : (uint32_t)src->len;
 	fprintf(out, "%.*s\n", (int)(eol - bol), src->text + bol);
-	for (uint32_t i = bol; i < off; i++)
-		fputc(src->text[i] == '\t' ? '\t' : ' ', out);
+	/* The underline is built in a buffer and written in pieces: a character at a time was a
+	 * good part of the time of printing a diagnostic. */
+	char buf[256];
+	size_t k = 0;
+	for (uint32_t i = bol; i < off; i++) {
+		buf[k++] = src->text[i] == '\t' ? '\t' : ' ';
+		if (k == sizeof(buf)) {
+			fwrite(buf, 1, k, out);
+			k = 0;
+		}
+	}
+	fwrite(buf, 1, k, out);
 	uint32_t n = at.len;
 	if (n > eol - off)
 		n = eol - off;
 	if (color)
 		fputs("\033[1;32m", out);
 	fputc('^', out);
-	for (uint32_t i = 1; i < n; i++)
-		fputc('~', out);
+	memset(buf, '~', sizeof(buf));
+	for (uint32_t left = n > 1 ? n - 1 : 0; left;) {
+		size_t m = DT_MIN(left, (uint32_t)sizeof(buf));
+		fwrite(buf, 1, m, out);
+		left -= (uint32_t)m;
+	}
 	if (color)
 		fputs("\033[0m", out);
 	fputc('\n', out);

@@ -38,24 +38,29 @@ static void put_escaped(FILE *out, const char *s, size_t n)
 	put_quoted(out, s, n, '"');
 }
 
-void dt_dump_tokens(const dt_source *src, FILE *out)
+void dt_dump_token_vec(const dt_source *src, const dt_token_vec *rec, FILE *out)
 {
 	dt_linecol_cache pos = { .src = src, .after_hidden = true };
+	for (size_t i = 0; i < rec->n; i++) {
+		unsigned l, c;
+		dt_linecol_cached(&pos, rec->v[i].off, &l, &c);
+		fprintf(out, "%u:%u %s", l, c, dt_tok_name(rec->v[i].kind));
+		if (rec->v[i].kind != DT_TOK_EOF) {
+			fputc(' ', out);
+			put_quoted(out, src->text + rec->v[i].off, rec->v[i].len, '\'');
+		}
+		fputc('\n', out);
+	}
+}
+
+void dt_dump_tokens(const dt_source *src, FILE *out)
+{
 	dt_arena *a = dt_arena_new();
 	dt_token_vec rec = { 0 };
 	/* The parser decides where attach points and `>` are, so the dump replays its token
 	 * stream rather than guessing; syntax errors are left to the other dumps. */
 	dt_parse_recording(a, src, NULL, &rec);
-	for (size_t i = 0; i < rec.n; i++) {
-		unsigned l, c;
-		dt_linecol_cached(&pos, rec.v[i].off, &l, &c);
-		fprintf(out, "%u:%u %s", l, c, dt_tok_name(rec.v[i].kind));
-		if (rec.v[i].kind != DT_TOK_EOF) {
-			fputc(' ', out);
-			put_quoted(out, src->text + rec.v[i].off, rec.v[i].len, '\'');
-		}
-		fputc('\n', out);
-	}
+	dt_dump_token_vec(src, &rec, out);
 	free(rec.v);
 	dt_arena_free(a);
 }

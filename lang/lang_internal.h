@@ -7,6 +7,11 @@
 #include "lang/lang.h"
 #include "common/common.h"
 
+#include <stdarg.h>
+
+/* dt_arena_printf with a va_list. */
+char *dt_arena_vprintf(dt_arena *a, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
 /* ---------------------------------------------------------------- tokens */
 
 #define DT_TOKENS(X)                                                                         \
@@ -121,8 +126,12 @@ const char *dt_tracefs_closest(dt_arena *a, const char *root, const char *subsys
 
 /* ---------------------------------------------------------------- parser hooks */
 
-/* Parses like dt_parse and also records every token consumed, for dt_dump_tokens. */
+/* Parses like dt_parse and also records every token consumed, for dt_dump_tokens. The tokens do
+ * not depend on `d` (diagnostics never steer the parser). */
 typedef DT_VEC(dt_token) dt_token_vec;
 dt_program *dt_parse_recording(dt_arena *a, const dt_source *src, dt_diags *d, dt_token_vec *rec);
+/* dt_dump_tokens' rendering of a recorded token stream: a caller that parses anyway (the fuzzer)
+ * dumps what its own parse recorded instead of parsing a second time. */
+void dt_dump_token_vec(const dt_source *src, const dt_token_vec *rec, FILE *out);
 
 #endif

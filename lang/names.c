@@ -257,10 +257,23 @@ static size_t edit_distance(const char *a, size_t la, const char *b, size_t lb, 
 	return m[la][lb] <= max ? m[la][lb] : SIZE_MAX;
 }
 
+/* The set of characters in a name, folded onto 64 bits. One edit changes that set by at most two
+ * bits (a substitution drops one character and brings one; an insertion or a deletion one; a swap
+ * none), so two names whose sets differ in more than 2 * max bits are more than max edits apart:
+ * a test of a few instructions that spares most candidates their matrix. */
+static uint64_t char_set(const char *s, size_t n)
+{
+	uint64_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		m |= 1ull << ((unsigned char)s[i] & 63);
+	return m;
+}
+
 const char *dt_closest(const char *name, size_t name_len, const char *const *cands)
 {
 	/* Close enough to be a typo: at most a third of the name, and never 0-length matches. */
 	size_t limit = name_len < 3 ? 1 : name_len / 3 + 1;
+	uint64_t name_set = char_set(name, name_len);
 	const char *best = NULL;
 	size_t best_d = SIZE_MAX;
 	for (size_t i = 0; cands[i]; i++) {
@@ -269,6 +282,8 @@ const char *dt_closest(const char *name, size_t name_len, const char *const *can
 		 * cannot be within the limit, so skip its matrix (unknown names are frequent in
 		 * broken input, and each costs a matrix per candidate). */
 		if ((len > name_len ? len - name_len : name_len - len) > limit)
+			continue;
+		if ((size_t)__builtin_popcountll(name_set ^ char_set(cands[i], len)) > 2 * limit)
 			continue;
 		size_t d = edit_distance(name, name_len, cands[i], len, limit);
 		if (d < best_d) {

@@ -14,8 +14,8 @@
  * what the walker relies on: pcs strictly increasing, no two rows in a row with the same rule,
  * rule indexes inside the rule set.
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -DDT_LIBFUZZER -D_GNU_SOURCE -I. \
- *         tests/fuzz/fuzz_unwind.c unwind/cfi.c unwind/elfobj.c elfproc/\*.c common/xmalloc.c \
- *         -lelf -lz
+ *         tests/fuzz/fuzz_unwind.c unwind/cfi.c unwind/elfobj.c elfproc/[a-z]*.c \
+ *         common/xmalloc.c -lelf -lz
  * Built without DT_LIBFUZZER it replays the files given as arguments, so a crashing input can be
  * re-run under gdb. */
 #include "elfproc/elfproc.h"

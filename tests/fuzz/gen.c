@@ -1142,12 +1142,17 @@ static void probe(gen *g)
 
 char *gen_script(const uint8_t *data, size_t size, size_t *len)
 {
-	/* Small programs: LLVM's time grows with them (a few ms for the smallest already), and
-	 * what goes wrong in a big program almost always goes wrong in a small one. */
-	gen g = { .in = { .p = data, .n = size }, .budget = 24 };
+	/* Small programs mostly: LLVM's time grows with a program (from a few ms for the
+	 * smallest, on a slow machine), and what goes wrong in a big program mostly goes wrong in
+	 * a small one already. One in four is bigger, for what only shows when much is live at
+	 * once (stack and scratch space, many maps and events). */
+	static const int budgets[16] = { 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 24, 24, 24,
+					 48 };
+	gen g = { .in = { .p = data, .n = size } };
 	unsigned nprobes;
 
 	load_tracepoints();
+	g.budget = budgets[choose(&g, 16)];
 	g.chaos = choose(&g, 6) == 5;
 	g.cstruct = choose(&g, 4) == 3;
 	if (g.cstruct)
