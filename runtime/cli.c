@@ -163,6 +163,7 @@ static int set_once(const char **slot, const char *arg, const char *opt)
 		return usage_error("%s can be given once (put every probe in one program, or run "
 				   "several dwarftrace)", opt);
 	*slot = arg;
+	return 0;
 }
 
 /* -p PID: a decimal number in the kernel's pid range. The messages are bpftrace's, word for
