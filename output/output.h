@@ -20,14 +20,24 @@ typedef int (*dt_stack_frames_fn)(void *ctx, const dt_type *stack_type,
 
 /* ---------------------------------------------------------------- output */
 
-/* FOLDED: maps keyed by stacks print as folded lines, every other map as TEXT. */
+/* The data formats. TEXT is bpftrace's. JSON is NDJSON: one object per line, bpftrace's shapes
+ * (attached_probes, printf, map, hist, ...), no blank lines. FOLDED: the data stream holds only
+ * `frames count` lines of maps keyed by stacks; what that format cannot carry (printf, other maps,
+ * the "Attaching" banner) goes to the notice stream in TEXT. */
 typedef enum dt_out_format { DT_OUT_TEXT, DT_OUT_JSON, DT_OUT_FOLDED } dt_out_format;
 
 typedef struct dt_out dt_out;
 
 typedef struct dt_out_opts {
-	FILE *file;             /* where everything goes (-o FILE or stdout) */
+	FILE *file;             /* the data (-o FILE or stdout) */
+	FILE *notice;           /* banners, and with FOLDED what is not folded (NULL = stderr) */
 	dt_out_format format;
+	/* JSON: stacks as arrays of frame objects {"addr", "func", "offset", "module", ...} and maps
+	 * keyed by a stack as {"@m": [{"key": ..., "value": ...}, ...]} (a JSON object key cannot
+	 * hold an array). Off: bpftrace's strings. */
+	bool json_frames;
+	/* Keep one entry per stack as bpftrace does, even where their printed forms are equal. */
+	bool stacks_apart;
 	dt_symbolizer *sym;
 	dt_stack_frames_fn stack_frames;
 	void *stack_ctx;
@@ -50,7 +60,8 @@ void dt_out_message(dt_out *o, const char *fmt, ...) __attribute__((format(print
 void dt_out_attached(dt_out *o, uint64_t nprobes);
 /* "Lost N events" / {"type": "lost_events", ...}. */
 void dt_out_lost_events(dt_out *o, uint64_t lost);
-/* What bpftrace prints before the maps at exit: two newlines (in JSON mode too). */
+/* What bpftrace prints before the maps at exit: two newlines in TEXT; nothing in JSON (NDJSON
+ * has no blank lines) or FOLDED. */
 void dt_out_maps_start(dt_out *o);
 
 /* Reads a whole script map from the kernel (fd) and prints it the way bpftrace does: entries

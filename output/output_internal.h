@@ -36,7 +36,9 @@ void dt_json_escape(dt_sbuf *b, const char *s, size_t n);
 
 struct dt_out {
 	FILE *f;
+	FILE *notice;
 	dt_out_format format;
+	bool json_frames, stacks_apart;
 	dt_symbolizer *sym;
 	dt_stack_frames_fn stack_frames;
 	void *stack_ctx;

@@ -32,8 +32,14 @@ static const char usage_text[] =
 	"                  said in one line and dwarftrace exits with CMD's status (128+N\n"
 	"                  if signal N killed it, 127/126 if it could not run)\n"
 	"  -o FILE         write the output to FILE\n"
-	"  -f text|json|folded  output format (json: one JSON object per line; folded:\n"
-	"                  stack maps as 'outer;...;leaf count' lines for flame graph tools)\n"
+	"  -f text|json|folded  output format (json: one JSON object per line, bpftrace's\n"
+	"                  shapes; folded: only 'outer;...;leaf count' lines of stack maps,\n"
+	"                  the rest on stderr). With json or folded, banners and notices go\n"
+	"                  to stderr; -o keeps a -c command's own stdout out of the data\n"
+	"  --json-frames   -f json: stacks as arrays of {addr, func, offset, module} objects\n"
+	"                  and stack-keyed maps as lists of {key, value} entries\n"
+	"  --no-merge-stacks  one entry per recorded stack, as bpftrace prints them, even\n"
+	"                  when their printed forms are the same (merged and added by default)\n"
 	"  --pprof FILE    also write every stack-keyed map to FILE (gzipped pprof\n"
 	"                  profile.proto: go tool pprof, Pyroscope, Parca, Grafana)\n"
 	"  --flamegraph FILE  also write every stack-keyed map as an interactive SVG\n"
@@ -84,7 +90,7 @@ struct cli {
 	const char *out_path;
 	const char *unwind_file;
 	dt_session_format format;
-	bool no_demangle, no_inline, srcline;
+	bool no_demangle, no_inline, srcline, json_frames, no_merge_stacks;
 	const char *pprof_path, *flamegraph_path;
 	uint64_t unwind_budget;   /* --unwind-budget MiB, in bytes */
 	uint32_t unwind_stacks;   /* --unwind-stacks N */
@@ -146,6 +152,8 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 		{ "flamegraph", required_argument, NULL, 1006 },
 		{ "unwind-budget", required_argument, NULL, 1007 },
 		{ "unwind-stacks", required_argument, NULL, 1008 },
+		{ "json-frames", no_argument, NULL, 1009 },
+		{ "no-merge-stacks", no_argument, NULL, 1010 },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt, rc;
@@ -214,6 +222,12 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 				c->unwind_stacks = (uint32_t)v;
 			break;
 		}
+		case 1009:
+			c->json_frames = true;
+			break;
+		case 1010:
+			c->no_merge_stacks = true;
+			break;
 		case 'v':
 			c->verbose++;
 			break;
@@ -339,6 +353,8 @@ int dt_cli_main(int argc, char **argv)
 			so.out = out ? out : stdout;
 			so.err = stderr;
 			so.format = c.format;
+			so.json_frames = c.json_frames;
+			so.no_merge_stacks = c.no_merge_stacks;
 			so.verbose = c.verbose;
 			so.dump = c.dump;
 			so.params = c.params;
@@ -384,6 +400,8 @@ int dt_cli_main(int argc, char **argv)
 	so.flamegraph_path = c.flamegraph_path;
 	so.unwind_budget = c.unwind_budget;
 	so.unwind_stacks = c.unwind_stacks;
+	so.json_frames = c.json_frames;
+	so.no_merge_stacks = c.no_merge_stacks;
 	so.verbose = c.verbose;
 	so.dump = c.dump;
 	so.dry_run = c.dry_run;

@@ -111,6 +111,9 @@ dt_session *dt_session_new(const dt_session_opts *o)
 	oo.stack_frames = dt_session_stack_frames;
 	oo.stack_ctx = s;
 	oo.ncpus = s->ncpus;
+	oo.notice = s->err;
+	oo.json_frames = s->o.json_frames;
+	oo.stacks_apart = s->o.no_merge_stacks;
 	s->out = dt_out_new(&oo);
 	s->stats_fd = s->scratch_fd = s->stats_enable_fd = -1;
 	s->child_pidfd = s->child_go_fd = s->child_err_fd = s->pidfd = s->detach_helper_fd = -1;
