@@ -6,6 +6,7 @@
  * golden tests compare our output with bpftrace's byte for byte. */
 #include "output/output_internal.h"
 #include "common/common.h"
+#include "bpf-lib/dt_walker.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -278,6 +279,31 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
 
 /* ---------------------------------------------------------------- stacks */
 
+bool dt_fmt_stack_end(const dt_type *t, const struct dt_stack_ref *ref, char *buf, size_t n)
+{
+	/* The walker's statuses and their words, from the one table beside the enum. */
+	static const char *const text[DT_UNWIND_STATUS_MASK + 1] = {
+#define STATUS_TEXT(id, value, wstat, txt) [DT_UNWIND_##id] = txt,
+		DT_UNWIND_STATUSES(STATUS_TEXT)
+#undef STATUS_TEXT
+	};
+	uint32_t st = ref->flags & DT_UNWIND_STATUS_MASK;
+	uint32_t depth = t->stack.depth ? t->stack.depth : DT_STACK_DEFAULT_DEPTH;
+
+	/* Only ustack_dwarf knows how its walk ended; the kernel's stack maps do not say. */
+	if (t->stack.kind != DT_STACK_USER_DWARF || st == DT_UNWIND_NONE ||
+	    st == DT_UNWIND_COMPLETE || !text[st])
+		return false;
+	if (st == DT_UNWIND_TRUNCATED_DEPTH)
+		snprintf(buf, n, "[truncated at depth %u]", DT_MIN(depth, (uint32_t)DT_STACK_MAX_DEPTH));
+	else if (st == DT_UNWIND_TRUNCATED_TAILCALLS)
+		snprintf(buf, n, "[truncated: tail call limit]");
+	else
+		snprintf(buf, n, "[stopped: %s]",
+			 strncmp(text[st], "error: ", 7) ? text[st] : text[st] + 7);
+	return true;
+}
+
 /* One frame as JSON for programs that want the parts, not a string to split:
  * {"addr": "0x...", "func": NAME or null, "offset": N, "module": PATH or null} and, when they
  * apply, "inlined": true, "file" and "line". `fr` is the user frame (NULL for kernel frames and
@@ -416,6 +442,19 @@ void dt_fmt_stack(dt_out *o, dt_sbuf *b, const dt_type *t, const struct dt_stack
 			}
 			free(line.s);
 		}
+	}
+	char end[128];
+	if (dt_fmt_stack_end(t, ref, end, sizeof(end))) {
+		if (json && o->json_frames)
+			dt_sb_printf(b, "%s{\"marker\": \"%s\"}", n ? ", " : "", end);
+		else if (json)
+			dt_sb_printf(b, "%s\"%s\"", n ? ", " : "", end);
+		else if (t->stack.mode == DT_STACKMODE_PERF)
+			dt_sb_printf(b, "\t%s\n", end);
+		else if (t->stack.mode == DT_STACKMODE_RAW)
+			dt_sb_printf(b, "%s\n", end);
+		else
+			dt_sb_printf(b, "%*s%s\n", ctx == DT_FMT_KEY ? 4 : 8, "", end);
 	}
 	if (json)
 		dt_sb_putc(b, ']');

@@ -63,6 +63,11 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
  * frames cannot be read. With DT_FMT_JSON: a JSON array of frame strings. */
 void dt_fmt_stack(dt_out *o, dt_sbuf *b, const dt_type *t, const struct dt_stack_ref *ref,
 		  dt_fmt_ctx ctx);
+/* How a ustack_dwarf walk that did not reach the end of the stack ended, as the stack's last
+ * line in every format: "[truncated at depth 127]", "[truncated: tail call limit]",
+ * "[stopped: no tables yet]", "[stopped: stack read failed]", ... False (buf untouched) for a
+ * complete walk and for stacks whose end is not known (ustack, kstack). */
+bool dt_fmt_stack_end(const dt_type *t, const struct dt_stack_ref *ref, char *buf, size_t n);
 /* hist()/lhist() bodies from per-bucket counts (bpftrace's trimming, labels and 52-column bars);
  * text ends with a newline per bucket, JSON is an array of {min,max,count} objects. */
 void dt_fmt_hist(dt_sbuf *b, const uint64_t *counts, uint32_t n, uint64_t div, bool json);

@@ -43,22 +43,16 @@ bool dt_prof_key_has_stack(const dt_type *key)
 }
 
 /* One frame as a flame graph names it: the function (no offset: flame graphs merge by function),
- * else module+0xoff, else the address; kernel and inlined frames annotated. */
+ * else [module]+0xoff, else the address, as text names it (dt_sym_frame_text); kernel and
+ * inlined frames annotated. */
 static void frame_label(dt_sbuf *b, const dt_sym_frame *f, uint64_t addr, bool kernel)
 {
 	char buf[1024];
+	dt_sym_frame plain = *f;
 
-	if (f->name)
-		dt_sb_puts(b, f->name);
-	else if (f->module)
-		dt_sb_printf(b, "%s+0x%" PRIx64, f->module, f->module_off);
-	else
-		dt_sb_printf(b, "0x%" PRIx64, addr);
-	if (f->file) {
-		const char *base = strrchr(f->file, '/');
-		snprintf(buf, sizeof(buf), " (%s:%u)", base ? base + 1 : f->file, f->line);
-		dt_sb_puts(b, buf);
-	}
+	plain.inlined = false; /* "_[i]" below, not " [inlined]" */
+	dt_sym_frame_text(&plain, addr, false, buf, sizeof(buf));
+	dt_sb_puts(b, buf);
 	if (kernel)
 		dt_sb_puts(b, "_[k]");
 	else if (f->inlined)
@@ -148,6 +142,14 @@ void dt_prof_folded_key(dt_out *o, dt_sbuf *b, const dt_type *key, const uint8_t
 			uint64_t *addrs;
 			memcpy(&ref, data + off, sizeof(ref));
 			size_t n = stack_frames(o, e, &ref, &f, &addrs);
+			char end[128];
+			/* Where the walk stopped is the outermost thing known: the root side. */
+			if (dt_fmt_stack_end(e, &ref, end, sizeof(end))) {
+				if (!first)
+					dt_sb_putc(b, ';');
+				dt_sb_puts(b, end);
+				first = false;
+			}
 			for (size_t k = n; k-- > 0;) {
 				if (!first)
 					dt_sb_putc(b, ';');

@@ -441,12 +441,27 @@ static int read_sym_cb(void *ctx, const dt_elf_sym *sym)
 	return 0;
 }
 
-/* Appends e's .symtab/.dynsym function symbols to v; sets *has_symtab if e has a full .symtab. */
+/* A PLT stub: "NAME@plt", so that a sample in the stub is not named after whatever symbol
+ * precedes .plt (often _init). */
+static int read_plt_cb(void *ctx, const dt_elf_sym *sym)
+{
+	struct read_ctx *r = ctx;
+	char *name = xasprintf("%s@plt", sym->name);
+	struct usym u = { sym->value, sym->size, obj_add_name(r->o, name), sym_rank(sym) };
+
+	free(name);
+	DT_VEC_PUSH(r->v, u);
+	return 0;
+}
+
+/* Appends e's .symtab/.dynsym function symbols and its PLT stubs to v; sets *has_symtab if e
+ * has a full .symtab. */
 static void read_syms(struct obj *o, dt_elf *e, usym_vec *v, bool *has_symtab)
 {
 	struct read_ctx r = { o, v };
 
 	dt_elf_sym_each(e, read_sym_cb, &r);
+	dt_elf_plt_each(e, read_plt_cb, &r);
 	if (dt_elf_has_symtab(e))
 		*has_symtab = true;
 }
@@ -853,6 +868,24 @@ static struct mapping *proc_mapping(dt_symbolizer *s, uint32_t pid, uint32_t gen
 	return m;
 }
 
+/* A mapping of the snapshot that is neither a file nor the vDSO but a page the kernel names in
+ * brackets ("[uprobes]", "[vsyscall]"), covering addr; NULL if none. The heap, the stack and
+ * anonymous memory are not code: no name for them. */
+static const dt_proc_mapping *special_mapping(dt_symbolizer *s, uint32_t pid, uint32_t gen,
+					     uint64_t addr)
+{
+	struct proc *p = proc_find(s, pid, gen & DT_GEN_MASK);
+
+	for (size_t i = 0; p && i < p->maps.n; i++) {
+		const dt_proc_mapping *pm = &p->maps.v[i];
+		if (addr >= pm->start && addr < pm->end && pm->path[0] == '[' &&
+		    strcmp(pm->path, "[heap]") && strncmp(pm->path, "[stack", 6) &&
+		    strncmp(pm->path, "[anon", 5))
+			return pm;
+	}
+	return NULL;
+}
+
 /* ---------------------------------------------------------------- DWARF: inline frames, lines */
 
 static const char *die_str(Dwarf_Die *d, int at)
@@ -1043,8 +1076,16 @@ int dt_sym_user_frames(dt_symbolizer *s, uint32_t pid, uint32_t gen, uint64_t ad
 	if (max <= 0)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
-	if (!m)
+	if (!m) {
+		/* The kernel's own pages ([uprobes], the trampoline a uprobe runs its copied
+		 * instruction in; [vsyscall]) are named as perf names them. */
+		const dt_proc_mapping *pm = s && max > 0 ? special_mapping(s, pid, gen, addr) : NULL;
+		if (pm) {
+			out->module = pm->path;
+			out->module_off = addr - pm->start;
+		}
 		return -ENOENT;
+	}
 	uint64_t off = addr - m->start + m->pgoff;
 	out->module = m->base;
 	out->module_off = off;
@@ -1071,8 +1112,12 @@ void dt_sym_frame_text(const dt_sym_frame *f, uint64_t addr, bool with_off, char
 		k = snprintf(buf, n, "%s", f->name);
 	else if (f->name)
 		k = snprintf(buf, n, "%s+%" PRIu64, f->name, f->off);
+	else if (f->module && f->module[0] == '[')
+		k = snprintf(buf, n, "%s", f->module); /* a kernel page: [uprobes], as perf says */
 	else if (f->module)
-		k = snprintf(buf, n, "%s+0x%" PRIx64, f->module, f->module_off);
+		/* Bracketed, so that "[sleep]+0x64af" (in /bin/sleep, no symbol) never reads as
+		 * libc's sleep(). */
+		k = snprintf(buf, n, "[%s]+0x%" PRIx64, f->module, f->module_off);
 	else
 		k = snprintf(buf, n, "0x%" PRIx64, addr);
 	if (k < 0 || (size_t)k >= n)
