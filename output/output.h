@@ -77,11 +77,40 @@ int dt_out_print_map(dt_out *o, const dt_map_sym *m, int map_fd, uint64_t top, u
 int dt_out_print_entries(dt_out *o, const dt_map_sym *m, const dt_map_layout *l, const void *keys,
 			 const void *values, size_t n, uint64_t top, uint64_t div);
 
-/* Profile files written at exit from every map whose key holds a stack (one sample type per map,
- * the value summed over other key parts; maps with hist/lhist/avg/stats values are skipped). */
+/* Profile files written at exit from maps whose key holds a stack (the value summed over other
+ * key parts; maps with hist/lhist/avg/stats values are skipped). */
 typedef enum dt_profile_kind { DT_PROFILE_PPROF, DT_PROFILE_FLAMEGRAPH } dt_profile_kind;
+
+/* One map offered to a profile, with what the session knows of it. */
+typedef struct dt_profile_map {
+	const dt_map_sym *sym;
+	int fd;
+	/* Every probe that writes the map is profile: at this one period (ns): each count() is
+	 * that much CPU time (pprof's cpu/nanoseconds, the flame graph's CPU time). 0: unknown. */
+	uint64_t period_ns;
+	const char *rate;       /* that probe as written ("profile:hz:99"), or NULL */
+} dt_profile_map;
+
+/* What a profile says about its run, so that a file read later explains itself. */
+typedef struct dt_profile_info {
+	const char *program;    /* the program text, or the script's name */
+	const char *target;     /* "-c CMD" / "-p PID", or NULL (the whole system) */
+	uint64_t start_unix_ns; /* wall-clock start of tracing */
+	uint64_t duration_ns;
+} dt_profile_info;
+
+/* pprof: every stack map in one profile, its sample types "samples/count" for a count() map
+ * (the map's name for another value, or beside other maps) and "cpu/nanoseconds" for a map of
+ * profile: samples at one period (then also the profile's period and period type), the start
+ * time, duration and the program as a comment. Flame graph: one map per SVG, drawn under a
+ * title (the program), a subtitle (map, target, rate, duration, total) and a details line;
+ * `map` (--flamegraph-map) names the one to draw; without it, the first stack map goes to
+ * `path` and each other one to a file of its own (PATH with "-NAME" before the extension), and
+ * *written (if not NULL) gets a malloc'd, comma-separated list of the files written. 0 or
+ * -errno (-ENOENT: `map` names no stack map). */
 int dt_out_write_profile(dt_out *o, dt_profile_kind kind, const char *path,
-			 const dt_map_sym *const *maps, const int *fds, size_t n);
+			 const dt_profile_map *maps, size_t n, const dt_profile_info *info,
+			 const char *map, char **written);
 
 /* Flushes the underlying FILE. */
 void dt_out_flush(dt_out *o);

@@ -99,9 +99,19 @@ bool dt_prof_key_has_stack(const dt_type *key);
  * ones in "_[i]" (flamegraph.pl's and inferno's annotations). */
 void dt_prof_folded_key(dt_out *o, dt_sbuf *b, const dt_type *key, const uint8_t *data);
 
+/* What a flame graph says about itself. */
+typedef struct dt_fg_head {
+	const char *title;      /* the program */
+	const char *subtitle;   /* map, target, rate, duration, total */
+	const char *unit;       /* what a value counts: "samples" */
+	uint64_t unit_ns;       /* CPU time of one unit (a profile: period), 0 = not time */
+} dt_fg_head;
+
 /* Writes folded stacks ("a;b;c") with their values as a self-contained interactive SVG flame
- * graph (flamegraph.c). 0 or -EIO. */
-int dt_flamegraph_write(FILE *f, const char *title, const char *const *folded,
+ * graph (flamegraph.c) under h's title and subtitle, with a details line that shows the total,
+ * then the hovered frame's count, time and share, and the zoomed frame's when the pointer
+ * leaves. 0 or -EIO. */
+int dt_flamegraph_write(FILE *f, const dt_fg_head *h, const char *const *folded,
 			const int64_t *values, size_t n);
 
 #endif

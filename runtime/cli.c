@@ -41,8 +41,13 @@ static const char usage_text[] =
 	"  --no-merge-stacks  one entry per recorded stack, as bpftrace prints them, even\n"
 	"                  when their printed forms are the same (merged and added by default)\n"
 	"  --pprof FILE    also write every stack-keyed map to FILE (gzipped pprof\n"
-	"                  profile.proto: go tool pprof, Pyroscope, Parca, Grafana)\n"
-	"  --flamegraph FILE  also write every stack-keyed map as an interactive SVG\n"
+	"                  profile.proto: go tool pprof, Pyroscope, Parca, Grafana);\n"
+	"                  count() maps as samples/count, profile: maps also as\n"
+	"                  cpu/nanoseconds, with the program, start time and duration\n"
+	"  --flamegraph FILE  also write each stack-keyed map as an interactive SVG flame\n"
+	"                  graph (the first to FILE, others to FILE-NAME.svg), titled with\n"
+	"                  the program, map, target, rate, duration and total\n"
+	"  --flamegraph-map @NAME  draw only that map, to FILE\n"
 	"  --no-demangle   print C++/Rust symbol names as they are in the binary\n"
 	"  --no-inline     no frames for inlined functions (shown by default with DWARF)\n"
 	"  --srcline       add (file:line) to frames when debug info has it\n"
@@ -91,7 +96,7 @@ struct cli {
 	const char *unwind_file;
 	dt_session_format format;
 	bool no_demangle, no_inline, srcline, json_frames, no_merge_stacks;
-	const char *pprof_path, *flamegraph_path;
+	const char *pprof_path, *flamegraph_path, *flamegraph_map;
 	uint64_t unwind_budget;   /* --unwind-budget MiB, in bytes */
 	uint32_t unwind_stacks;   /* --unwind-stacks N */
 	const char *debug_dirs[16];
@@ -154,6 +159,7 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 		{ "unwind-stacks", required_argument, NULL, 1008 },
 		{ "json-frames", no_argument, NULL, 1009 },
 		{ "no-merge-stacks", no_argument, NULL, 1010 },
+		{ "flamegraph-map", required_argument, NULL, 1011 },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt, rc;
@@ -227,6 +233,12 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 			break;
 		case 1010:
 			c->no_merge_stacks = true;
+			break;
+		case 1011:
+			if (optarg[0] != '@')
+				return usage_error("--flamegraph-map: '%s' is not a map name (@NAME, "
+						   "or @ for the map without a name)", optarg);
+			c->flamegraph_map = optarg;
 			break;
 		case 'v':
 			c->verbose++;
@@ -398,6 +410,7 @@ int dt_cli_main(int argc, char **argv)
 	so.ndebug_dirs = c.ndebug_dirs;
 	so.pprof_path = c.pprof_path;
 	so.flamegraph_path = c.flamegraph_path;
+	so.flamegraph_map = c.flamegraph_map;
 	so.unwind_budget = c.unwind_budget;
 	so.unwind_stacks = c.unwind_stacks;
 	so.json_frames = c.json_frames;

@@ -166,7 +166,9 @@ static char *flamegraph(const char *const *lines, const int64_t *vals, size_t n)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *fp = open_memstream(&buf, &len);
-	CHECK_EQ_INT(dt_flamegraph_write(fp, "t<&>", lines, vals, n), 0);
+	dt_fg_head h = { .title = "t<&>", .subtitle = "@cpu · -c 'x' · profile:hz:99",
+			 .unit = "samples", .unit_ns = 10101010 };
+	CHECK_EQ_INT(dt_flamegraph_write(fp, &h, lines, vals, n), 0);
 	fclose(fp);
 	return buf;
 }
@@ -194,7 +196,12 @@ static void flamegraph_svg(void)
 	CHECK(strstr(svg, "<title>a (50 samples, 50.00%)</title>") != NULL);
 	CHECK(strstr(svg, "<title>std::vector&lt;int&gt;::push_back(int const&amp;) (30 samples, "
 			  "30.00%)</title>") != NULL);
-	CHECK(strstr(svg, ">t&lt;&amp;&gt;</text>") != NULL);
+	CHECK(strstr(svg, "<text id=\"title\" x=\"600\" y=\"24\" text-anchor=\"middle\">t&lt;&amp;&gt;"
+			  "</text>") != NULL);
+	CHECK(strstr(svg, "<text id=\"subtitle\" x=\"600\" y=\"44\" text-anchor=\"middle\">@cpu · "
+			  "-c 'x' · profile:hz:99</text>") != NULL);
+	/* The unit and its CPU time reach the details line's script. */
+	CHECK(strstr(svg, "UNIT = 'samples', UNIT_NS = 10101010;") != NULL);
 	/* Children in name order: a left of b. */
 	const char *a = strstr(svg, "fg-n=\"a\""), *b = strstr(svg, "fg-n=\"b\"");
 	CHECK(a && b);
