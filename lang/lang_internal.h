@@ -57,9 +57,6 @@ char *dt_lex_string(dt_arena *a, const dt_source *src, const dt_token *t, uint32
 
 /* ---------------------------------------------------------------- names */
 
-/* Edit distance "did you mean": the closest of `cands` to `name` if it is close enough, else
- * NULL. `cands` is NULL-terminated. */
-const char *dt_closest(const char *name, size_t name_len, const char *const *cands);
 
 /* Provider lookup from the first field of an attach point ("profile", "p", "BEGIN"). */
 bool dt_provider_lookup(const char *s, size_t n, dt_provider *out);
