@@ -520,6 +520,45 @@ int dt_elf_sym_each(dt_elf *e, int (*fn)(void *ctx, const dt_elf_sym *sym), void
 	return r ? r : each_in(e, e->dynsym, true, fn, ctx);
 }
 
+int dt_elf_plt_each(dt_elf *e, int (*fn)(void *ctx, const dt_elf_sym *sym), void *ctx)
+{
+	Elf_Scn *rela = find_section(e, ".rela.plt"), *sec = find_section(e, ".plt.sec");
+	Elf_Scn *plt = sec ? sec : find_section(e, ".plt");
+	GElf_Shdr rsh, psh, dsh;
+	Elf_Data *rd, *dd;
+	Elf_Scn *dyn;
+
+	if (!rela || !plt || !gelf_getshdr(rela, &rsh) || rsh.sh_type != SHT_RELA ||
+	    !rsh.sh_entsize || !gelf_getshdr(plt, &psh) || !(rd = elf_getdata(rela, NULL)) ||
+	    !(dyn = elf_getscn(e->elf, rsh.sh_link)) || !gelf_getshdr(dyn, &dsh) ||
+	    !(dd = elf_getdata(dyn, NULL)))
+		return 0;
+	/* x86-64's layout: .plt starts with the resolver stub PLT0, then one 16-byte stub per
+	 * .rela.plt entry in order; with IBT (.plt.sec) the stubs called are there, from 0. */
+	uint64_t stride = 16, base = psh.sh_addr + (sec ? 0 : stride);
+	for (size_t i = 0, n = rsh.sh_size / rsh.sh_entsize; i < n; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		dt_elf_sym s = { .size = stride, .type = STT_FUNC, .bind = STB_LOCAL };
+		int rc;
+
+		if (!gelf_getrela(rd, (int)i, &r))
+			break;
+		if (base + (i + 1) * stride > psh.sh_addr + psh.sh_size)
+			break;
+		if (!gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &sym))
+			continue;
+		s.name = elf_strptr(e->elf, dsh.sh_link, sym.st_name);
+		if (!s.name || !*s.name)
+			continue;
+		s.value = base + i * stride;
+		rc = fn(ctx, &s);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 struct find_ctx {
 	const char *want;
 	size_t n;

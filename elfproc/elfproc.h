@@ -91,6 +91,11 @@ typedef struct dt_elf_sym {
 /* Calls fn on every defined, named symbol of .symtab and then of .dynsym, until fn returns
  * non-zero; returns that value, or 0. The one reader of symbol tables. */
 int dt_elf_sym_each(dt_elf *e, int (*fn)(void *ctx, const dt_elf_sym *sym), void *ctx);
+/* Calls fn on each PLT stub of a dynamically linked object (x86-64 .plt/.plt.sec laid out by
+ * .rela.plt): name = the function it jumps to (without "@plt"), value = the stub's address,
+ * size = the stub's. Stubs have no symbol of their own, so the symbolizer names them NAME@plt
+ * from this, as objdump and perf do. Returns fn's first non-zero value, or 0. */
+int dt_elf_plt_each(dt_elf *e, int (*fn)(void *ctx, const dt_elf_sym *sym), void *ctx);
 /* Whether the object has a full .symtab (else only .dynsym, or nothing). */
 bool dt_elf_has_symtab(const dt_elf *e);
 /* The first function (FUNC, IFUNC or NOTYPE) named `name`, .symtab first; versioned names

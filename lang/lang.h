@@ -535,6 +535,10 @@ bool dt_provider_lookup(const char *s, size_t n, dt_provider *out);
 const char *dt_builtin_name(dt_builtin b);
 const char *dt_func_name(dt_func f);
 /* All builtin and function names, NULL-terminated (REPL completion, "did you mean"). */
+/* Edit distance "did you mean": the closest of `cands` to `name` if it is close enough to be a
+ * typo, else NULL. `cands` is NULL-terminated. One rule for every name a user can misspell:
+ * builtins, functions, events, tracepoints, uprobe symbols (runtime/attach.c). */
+const char *dt_closest(const char *name, size_t name_len, const char *const *cands);
 const char *const *dt_builtin_names(void);
 const char *const *dt_func_names(void);
 

@@ -65,9 +65,6 @@ char *dt_lex_string(dt_arena *a, const dt_source *src, const dt_token *t, uint32
 
 /* ---------------------------------------------------------------- names */
 
-/* Edit distance "did you mean": the closest of `cands` to `name` if it is close enough, else
- * NULL. `cands` is NULL-terminated. */
-const char *dt_closest(const char *name, size_t name_len, const char *const *cands);
 
 const char *const *dt_provider_names(void);
 

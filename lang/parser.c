@@ -110,6 +110,17 @@ static void syntax_error(parser *p, const char *what)
 			(int)DT_MIN(p->cur.len, 40u), p->src->text + p->cur.off);
 }
 
+/* A syntax error about a token missing after the previous one (a ';'): reported where it
+ * belongs, right after that token, rather than at the next token, which may be lines away. */
+static void missing_after(parser *p, const char *what)
+{
+	if (p->panic)
+		return;
+	p->panic = true;
+	dt_diag(p->d, DT_DIAG_ERROR, (dt_span){ p->prev_end, 1 }, "%s, found '%.*s'", what,
+		(int)DT_MIN(p->cur.len, 40u), p->src->text + p->cur.off);
+}
+
 static bool expect(parser *p, dt_tok_kind k, const char *what)
 {
 	if (p->cur.kind == k) {
@@ -847,7 +858,7 @@ static dt_stmt_list parse_brace_block(parser *p)
 		if (p->cur.kind == DT_TOK_SEMI)
 			advance(p);
 		else if (p->cur.kind != DT_TOK_RBRACE && !compound) {
-			syntax_error(p, "expected ';' or '}' after statement");
+			missing_after(p, "expected ';' or '}' after statement");
 			if (p->cur.kind == DT_TOK_GT && saved_top)
 				dt_diag_hint(p->d, "a '>' inside '{ }' is a comparison; close the "
 						   "'{' before the '<' block's '>'");
@@ -1030,7 +1041,7 @@ static dt_stmt_list parse_angle_block(parser *p)
 		} else if (p->cur.kind == DT_TOK_SEMI) {
 			advance(p);
 		} else if (p->cur.kind != DT_TOK_GT && p->cur.kind != DT_TOK_RBRACE && !compound) {
-			syntax_error(p, "expected ';' or '>' after statement");
+			missing_after(p, "expected ';' or '>' after statement");
 			if (p->have_gt) {
 				unsigned l, c;
 				dt_source_linecol(p->src, p->last_gt.off, &l, &c);

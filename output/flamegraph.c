@@ -1,8 +1,9 @@
 /* flamegraph.c — folded stacks become a self-contained interactive SVG flame graph, the picture
  * flamegraph.pl made standard: one box per frame, as wide as the share of samples under it, the
  * root at the bottom, children sorted by name so the same stacks always draw the same. Everything
- * the viewer needs is inside the file: a tooltip (<title>) and a status line with the frame's count
- * and percentage, click to zoom into a frame (its ancestors stay, faded), a reset, and a search
+ * the viewer needs is inside the file: a title and subtitle saying what the graph shows (program,
+ * map, target, rate, duration, total), a tooltip (<title>) and a details line with the total, the
+ * hovered frame's count, CPU time and percentage, or the zoomed frame's; click to zoom into a frame (its ancestors stay, faded), a reset, and a search
  * (a regular expression, case-insensitive) that highlights matches and says what share of all
  * samples they cover. Frame names are XML-escaped (C++ templates are full of '<' and '&'). */
 #include "output/output_internal.h"
@@ -17,7 +18,7 @@
 #define FG_WIDTH 1200
 #define FG_FRAME_H 16
 #define FG_PAD_X 10
-#define FG_PAD_TOP 50
+#define FG_PAD_TOP 66
 #define FG_PAD_BOTTOM 34
 #define FG_MIN_PX 0.1  /* narrower frames are not drawn (flamegraph.pl's minwidth) */
 #define FG_CHAR_PX 7.0 /* average glyph width of 12px monospace-ish text, for the first layout */
@@ -119,7 +120,8 @@ static int cmp_name(const void *a, const void *b, void *ctx)
 static const char script[] =
 	"<script type=\"text/ecmascript\"><![CDATA[\n"
 	"'use strict';\n"
-	"var W = %d, PAD = %d, total = %" PRId64 ", frames = [], details, matchedtxt, zoomed = null;\n"
+	"var W = %d, PAD = %d, total = %" PRId64 ", UNIT = '%s', UNIT_NS = %" PRIu64 ";\n"
+	"var frames = [], details, matchedtxt, zoomed = null;\n"
 	"function init() {\n"
 	"  details = document.getElementById('details');\n"
 	"  matchedtxt = document.getElementById('matched');\n"
@@ -132,15 +134,29 @@ static const char script[] =
 	"      fill: g.querySelector('rect').getAttribute('fill')});\n"
 	"    g.addEventListener('click', zoom);\n"
 	"    g.addEventListener('mouseover', over);\n"
-	"    g.addEventListener('mouseout', function () { details.textContent = ' '; });\n"
+	"    g.addEventListener('mouseout', rest);\n"
 	"  }\n"
 	"  document.getElementById('reset').addEventListener('click', unzoom);\n"
 	"  document.getElementById('search').addEventListener('click', search);\n"
 	"  layout(0, total, -1);\n"
+	"  rest();\n"
+	"}\n"
+	"function dur(ns) {\n"
+	"  return ns >= 1e9 ? (ns / 1e9).toFixed(2) + ' s' : ns >= 1e6 ? (ns / 1e6).toFixed(1) +"
+	" ' ms' : (ns / 1e3).toFixed(0) + ' us';\n"
+	"}\n"
+	"function amount(w) {\n"
+	"  return w.toLocaleString() + ' ' + UNIT + (UNIT_NS ? ', ' + dur(w * UNIT_NS) + ' CPU' : '');\n"
 	"}\n"
 	"function label(f) {\n"
 	"  var pct = (100 * f.w / total).toFixed(2);\n"
-	"  return f.name + ' (' + f.w.toLocaleString() + ' samples, ' + pct + '%%)';\n"
+	"  return f.name + ' (' + amount(f.w) + ', ' + pct + '%%)';\n"
+	"}\n"
+	"/* With the pointer on no frame, the details line keeps the zoomed frame's figures, or the\n"
+	"   total: a count is never only in a tooltip. */\n"
+	"function rest() {\n"
+	"  details.textContent = zoomed ? 'Zoomed: ' + label(zoomed) : 'Total: ' + amount(total) +"
+	" ' (click a frame to zoom, hover for its count)';\n"
 	"}\n"
 	"function over(e) { details.textContent = 'Function: ' + label(frameOf(e.currentTarget)); }\n"
 	"function frameOf(g) { for (var i = 0; i < frames.length; i++) if (frames[i].g === g)"
@@ -174,6 +190,7 @@ static const char script[] =
 	"function unzoom() {\n"
 	"  zoomed = null;\n"
 	"  layout(0, total, -1);\n"
+	"  rest();\n"
 	"  document.getElementById('reset').style.opacity = 0;\n"
 	"}\n"
 	"function search() {\n"
@@ -203,7 +220,7 @@ static const char script[] =
 	"window.addEventListener('load', init);\n"
 	"]]></script>\n";
 
-int dt_flamegraph_write(FILE *f, const char *title, const char *const *folded,
+int dt_flamegraph_write(FILE *f, const dt_fg_head *h, const char *const *folded,
 			const int64_t *values, size_t n)
 {
 	struct tree t = {0};
@@ -251,13 +268,19 @@ int dt_flamegraph_write(FILE *f, const char *title, const char *const *folded,
 		   "text { font-family: monospace; font-size: 12px; fill: rgb(0,0,0); }\n"
 		   "g.f:hover rect { stroke: black; stroke-width: 0.5; cursor: pointer; }\n"
 		   "#title { font-size: 17px; }\n"
+		   "#subtitle { fill: rgb(80,80,80); }\n"
 		   "#reset, #search { cursor: pointer; }\n"
 		   "</style>\n");
-	fprintf(f, script, FG_WIDTH, FG_PAD_X, total > 0 ? total : 1);
+	/* The unit goes into a JS string: it is ours ("samples", "value"), never user text. */
+	fprintf(f, script, FG_WIDTH, FG_PAD_X, total > 0 ? total : 1, h->unit, h->unit_ns);
 	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"rgb(248,248,248)\"/>\n",
 		FG_WIDTH, height);
 	fprintf(f, "<text id=\"title\" x=\"%d\" y=\"24\" text-anchor=\"middle\">", FG_WIDTH / 2);
-	put_xml(f, title);
+	put_xml(f, h->title);
+	fprintf(f, "</text>\n");
+	fprintf(f, "<text id=\"subtitle\" x=\"%d\" y=\"44\" text-anchor=\"middle\">",
+		FG_WIDTH / 2);
+	put_xml(f, h->subtitle);
 	fprintf(f, "</text>\n");
 	fprintf(f, "<text id=\"reset\" x=\"%d\" y=\"24\" style=\"opacity:0\">Reset Zoom</text>\n",
 		FG_PAD_X);
@@ -295,7 +318,7 @@ int dt_flamegraph_write(FILE *f, const char *title, const char *const *folded,
 		put_xml(f, nd->name);
 		fprintf(f, "\"><title>");
 		put_xml(f, nd->name);
-		fprintf(f, " (%" PRId64 " samples, %.2f%%)</title>", nd->value, pct);
+		fprintf(f, " (%" PRId64 " %s, %.2f%%)</title>", nd->value, h->unit, pct);
 		fprintf(f, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
 			   "rx=\"2\" ry=\"2\"/>", rx, y, px > 0.5 ? px - 0.5 : px, FG_FRAME_H - 1, fill);
 		fprintf(f, "<text x=\"%.2f\" y=\"%d\">", rx + 3, y + FG_FRAME_H - 4);

@@ -6,6 +6,7 @@
  * golden tests compare our output with bpftrace's byte for byte. */
 #include "output/output_internal.h"
 #include "common/common.h"
+#include "bpf-lib/dt_walker.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -489,6 +490,81 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
 
 /* ---------------------------------------------------------------- stacks */
 
+bool dt_fmt_stack_end(const dt_type *t, const struct dt_stack_ref *ref, char *buf, size_t n)
+{
+	/* The walker's statuses and their words, from the one table beside the enum. */
+	static const char *const text[DT_UNWIND_STATUS_MASK + 1] = {
+#define STATUS_TEXT(id, value, wstat, txt) [DT_UNWIND_##id] = txt,
+		DT_UNWIND_STATUSES(STATUS_TEXT)
+#undef STATUS_TEXT
+	};
+	uint32_t st = ref->flags & DT_UNWIND_STATUS_MASK;
+	uint32_t depth = t->stack.depth ? t->stack.depth : DT_STACK_DEFAULT_DEPTH;
+
+	/* Only ustack_dwarf knows how its walk ended; the kernel's stack maps do not say. */
+	if (t->stack.kind != DT_STACK_USER_DWARF || st == DT_UNWIND_NONE ||
+	    st == DT_UNWIND_COMPLETE || !text[st])
+		return false;
+	if (st == DT_UNWIND_TRUNCATED_DEPTH)
+		snprintf(buf, n, "[truncated at depth %u]", DT_MIN(depth, (uint32_t)DT_STACK_MAX_DEPTH));
+	else if (st == DT_UNWIND_TRUNCATED_TAILCALLS)
+		snprintf(buf, n, "[truncated: tail call limit]");
+	else
+		snprintf(buf, n, "[stopped: %s]",
+			 strncmp(text[st], "error: ", 7) ? text[st] : text[st] + 7);
+	return true;
+}
+
+/* One frame as JSON for programs that want the parts, not a string to split:
+ * {"addr": "0x...", "func": NAME or null, "offset": N, "module": PATH or null} and, when they
+ * apply, "inlined": true, "file" and "line". `fr` is the user frame (NULL for kernel frames and
+ * when nothing symbolizes); `text` the frame's printed form, which gives a kernel frame's parts. */
+static void put_frame_object(dt_out *o, dt_sbuf *b, const dt_type *t,
+			     const struct dt_stack_ref *ref, uint64_t addr, const dt_sym_frame *fr,
+			     const char *text)
+{
+	const char *module = NULL;
+
+	dt_sb_printf(b, "{\"addr\": \"0x%" PRIx64 "\", \"func\": ", addr);
+	if (fr) {
+		if (fr->name)
+			put_quoted(b, fr->name, strlen(fr->name));
+		else
+			dt_sb_puts(b, "null");
+		if (fr->name && !fr->inlined)
+			dt_sb_printf(b, ", \"offset\": %" PRIu64, fr->off);
+		module = dt_sym_user_path(o->sym, ref->pid, DT_GEN_OF(ref->flags), addr);
+	} else if (t->stack.kind == DT_STACK_KERNEL && o->sym && text[0] && !strchr(text, ' ') &&
+		   strncmp(text, "0x", 2)) {
+		/* "name+off" or "[module]+0xoff": the name and the decimal offset after '+'. */
+		const char *plus = strrchr(text, '+');
+		bool dec = plus && plus[1] && strspn(plus + 1, "0123456789") == strlen(plus + 1);
+
+		if (text[0] == '[')
+			dt_sb_puts(b, "null");
+		else
+			put_quoted(b, text, dec ? (size_t)(plus - text) : strlen(text));
+		if (dec && text[0] != '[')
+			dt_sb_printf(b, ", \"offset\": %s", plus + 1);
+		module = dt_sym_kernel_module(o->sym, addr);
+	} else {
+		dt_sb_puts(b, "null");
+	}
+	dt_sb_puts(b, ", \"module\": ");
+	if (module)
+		put_quoted(b, module, strlen(module));
+	else
+		dt_sb_puts(b, "null");
+	if (fr && fr->inlined)
+		dt_sb_puts(b, ", \"inlined\": true");
+	if (fr && fr->file) {
+		dt_sb_puts(b, ", \"file\": ");
+		put_quoted(b, fr->file, strlen(fr->file));
+		dt_sb_printf(b, ", \"line\": %u", fr->line);
+	}
+	dt_sb_putc(b, '}');
+}
+
 void dt_fmt_stack(dt_out *o, dt_sbuf *b, const dt_type *t, const struct dt_stack_ref *ref,
 		  dt_fmt_ctx ctx)
 {
@@ -558,7 +634,12 @@ void dt_fmt_stack(dt_out *o, dt_sbuf *b, const dt_type *t, const struct dt_stack
 				break;
 			}
 
-			if (json) {
+			if (json && o->json_frames) {
+				if (shown)
+					dt_sb_puts(b, ", ");
+				put_frame_object(o, b, t, ref, addr, o->sym && user ? &fr[k] : NULL,
+						 sym);
+			} else if (json) {
 				if (shown)
 					dt_sb_puts(b, ", ");
 				put_quoted(b, dt_sb_str(&line), line.n);
@@ -572,6 +653,19 @@ void dt_fmt_stack(dt_out *o, dt_sbuf *b, const dt_type *t, const struct dt_stack
 			}
 			free(line.s);
 		}
+	}
+	char end[128];
+	if (dt_fmt_stack_end(t, ref, end, sizeof(end))) {
+		if (json && o->json_frames)
+			dt_sb_printf(b, "%s{\"marker\": \"%s\"}", n ? ", " : "", end);
+		else if (json)
+			dt_sb_printf(b, "%s\"%s\"", n ? ", " : "", end);
+		else if (t->stack.mode == DT_STACKMODE_PERF)
+			dt_sb_printf(b, "\t%s\n", end);
+		else if (t->stack.mode == DT_STACKMODE_RAW)
+			dt_sb_printf(b, "%s\n", end);
+		else
+			dt_sb_printf(b, "%*s%s\n", ctx == DT_FMT_KEY ? 4 : 8, "", end);
 	}
 	if (json)
 		dt_sb_putc(b, ']');

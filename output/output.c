@@ -20,7 +20,10 @@ dt_out *dt_out_new(const dt_out_opts *opts)
 {
 	dt_out *o = xcalloc(1, sizeof(*o));
 	o->f = opts->file ? opts->file : stdout;
+	o->notice = opts->notice ? opts->notice : stderr;
 	o->format = opts->format;
+	o->json_frames = opts->json_frames;
+	o->stacks_apart = opts->stacks_apart;
 	o->sym = opts->sym;
 	o->stack_frames = opts->stack_frames;
 	o->stack_ctx = opts->stack_ctx;
@@ -66,12 +69,21 @@ int dt_out_error(const dt_out *o)
 	return ferror(o->f) ? -EIO : 0;
 }
 
-static void emit(dt_out *o)
+/* A failed write of the data stream is kept for dt_out_error; the notice stream is stderr's. */
+static void emit_to(dt_out *o, FILE *f)
 {
 	errno = 0;
-	if (fwrite(dt_sb_str(&o->line), 1, o->line.n, o->f) != o->line.n)
+	if (fwrite(dt_sb_str(&o->line), 1, o->line.n, f) != o->line.n && f == o->f)
 		note_write_error(o);
 	dt_sb_reset(&o->line);
+}
+
+/* Every record but folded lines: in FOLDED the data stream holds folded lines only, so that a
+ * pipe into flamegraph.pl or speedscope reads nothing else; the rest is text on the notice
+ * stream. */
+static void emit(dt_out *o)
+{
+	emit_to(o, o->format == DT_OUT_FOLDED ? o->notice : o->f);
 }
 
 /* {"type": "TYPE", "data": "TEXT"} — the JSON form of every text-only record. */
@@ -185,7 +197,10 @@ void dt_out_lost_events(dt_out *o, uint64_t lost)
 
 void dt_out_maps_start(dt_out *o)
 {
-	/* bpftrace 0.17 writes two newlines before the maps it prints at exit, in JSON mode too. */
+	/* bpftrace 0.17 writes two newlines before the maps it prints at exit, in JSON mode too;
+	 * blank lines are not NDJSON, and not folded lines either. */
+	if (o->format != DT_OUT_TEXT)
+		return;
 	dt_sb_puts(&o->line, "\n\n");
 	emit(o);
 }
@@ -269,11 +284,24 @@ static int cmp_key_elems(const ent *a, const ent *b, void *p)
 	return 0;
 }
 
+/* With json_frames a map keyed by a stack is a list of {"key": ..., "value": ...} entries: its
+ * key is a JSON array of frame objects, which a JSON object key (a string) cannot hold. */
+static bool json_entries(const dt_out *o, const dt_map_sym *m)
+{
+	return o->format == DT_OUT_JSON && o->json_frames && dt_prof_key_has_stack(m->key);
+}
+
 static void put_key(dt_out *o, dt_sbuf *b, const dt_map_sym *m, const uint8_t *key, bool json)
 {
 	const dt_type *k = m->key;
 	if (!k)
 		return;
+	if (json && json_entries(o, m)) {
+		dt_sb_puts(b, "{\"key\": ");
+		dt_fmt_value(o, b, k, key, DT_FMT_JSON);
+		dt_sb_puts(b, ", \"value\": ");
+		return;
+	}
 	uint32_t n = k->kind == DT_T_TUPLE ? k->tuple.n : 1;
 	dt_sbuf tmp = {0};
 	for (uint32_t i = 0; i < n; i++) {
@@ -293,20 +321,28 @@ static void put_key(dt_out *o, dt_sbuf *b, const dt_map_sym *m, const uint8_t *k
 	free(tmp.s);
 }
 
-/* The header of a JSON map record; `keyed` maps wrap their entries in an object. */
-static void json_open(dt_sbuf *b, const char *type, const dt_map_sym *m)
+/* The header of a JSON map record; keyed maps wrap their entries in an object (a list with
+ * json_entries). */
+static void json_open(dt_out *o, dt_sbuf *b, const char *type, const dt_map_sym *m)
 {
 	dt_sb_printf(b, "{\"type\": \"%s\", \"data\": {\"", type);
 	dt_json_escape(b, m->name, strlen(m->name));
 	dt_sb_puts(b, "\": ");
 	if (m->key)
-		dt_sb_putc(b, '{');
+		dt_sb_putc(b, json_entries(o, m) ? '[' : '{');
 }
 
-static void json_close(dt_sbuf *b, const dt_map_sym *m)
+/* After one entry's value: the entry object's end with json_entries. */
+static void json_entry_end(dt_out *o, dt_sbuf *b, const dt_map_sym *m)
+{
+	if (json_entries(o, m))
+		dt_sb_putc(b, '}');
+}
+
+static void json_close(dt_out *o, dt_sbuf *b, const dt_map_sym *m)
 {
 	if (m->key)
-		dt_sb_putc(b, '}');
+		dt_sb_putc(b, json_entries(o, m) ? ']' : '}');
 	dt_sb_puts(b, "}}\n");
 }
 
@@ -339,6 +375,91 @@ static void put_plain_value(dt_out *o, dt_sbuf *b, const dt_type *t, const ent *
 		dt_fmt_value(o, b, t, e->val, json ? DT_FMT_JSON : DT_FMT_VALUE);
 		break;
 	}
+}
+
+/* ---------------------------------------------------------------- merged stacks */
+
+struct keytext {
+	char *text;
+	size_t i;
+};
+
+static int cmp_keytext(const void *a, const void *b)
+{
+	const struct keytext *x = a, *y = b;
+	int r = strcmp(x->text, y->text);
+	return r ? r : (x->i > y->i) - (x->i < y->i);
+}
+
+/* Whether entries of this value type can be combined into one: counts and sums add, min/max
+ * keep the extreme, hist/lhist add bucket by bucket, avg/stats add counts and totals. An int or a
+ * stack value (`@[ustack] = x`) has no sum. */
+static bool mergeable(const dt_type *t)
+{
+	return t->kind == DT_T_COUNT || t->kind == DT_T_SUM || t->kind == DT_T_MIN ||
+	       t->kind == DT_T_MAX || t->kind == DT_T_HIST || t->kind == DT_T_LHIST ||
+	       t->kind == DT_T_AVG || t->kind == DT_T_STATS;
+}
+
+static void combine(ent *into, const ent *from, const dt_type *t, uint32_t nb)
+{
+	switch (t->kind) {
+	case DT_T_MIN:
+		into->v = DT_MIN(into->v, from->v);
+		break;
+	case DT_T_MAX:
+		into->v = DT_MAX(into->v, from->v);
+		break;
+	case DT_T_AVG:
+	case DT_T_STATS:
+		into->count += from->count;
+		into->total += from->total;
+		into->v = into->count ? into->total / into->count : 0;
+		break;
+	default: /* count, sum, hist, lhist (v is the total) */
+		into->v += from->v;
+		for (uint32_t b = 0; into->buckets && b < nb; b++)
+			into->buckets[b] += from->buckets[b];
+		break;
+	}
+}
+
+/* Entries of a stack-keyed map whose keys print the same — the stacks of several processes,
+ * or two stack ids that symbolize alike — are one line to a reader, so they become one entry
+ * (the first, in iteration order) with the values combined; stacks_apart keeps bpftrace's one
+ * entry per stack. Returns the new count; merged-away entries' buckets are freed. */
+static size_t merge_same_keys(dt_out *o, const dt_map_sym *m, ent *v, size_t n, uint32_t nb)
+{
+	if (o->stacks_apart || n < 2 || !dt_prof_key_has_stack(m->key) || !mergeable(m->value))
+		return n;
+	struct keytext *kt = xcalloc(n, sizeof(*kt));
+	bool *gone = xcalloc(n, sizeof(*gone));
+	for (size_t i = 0; i < n; i++) {
+		dt_sbuf b = {0};
+		put_key(o, &b, m, v[i].key, false);
+		kt[i] = (struct keytext){ .text = b.s ? b.s : xstrdup(""), .i = i };
+	}
+	qsort(kt, n, sizeof(*kt), cmp_keytext);
+	for (size_t i = 1, first = 0; i < n; i++) {
+		if (strcmp(kt[i].text, kt[first].text)) {
+			first = i;
+			continue;
+		}
+		combine(&v[kt[first].i], &v[kt[i].i], m->value, nb);
+		gone[kt[i].i] = true;
+	}
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (gone[i])
+			free(v[i].buckets);
+		else
+			v[w++] = v[i];
+	}
+	for (size_t i = 0; i < n; i++)
+		free(kt[i].text);
+	free(kt);
+	free(gone);
+	return w;
 }
 
 struct folded {
@@ -383,7 +504,7 @@ static void print_folded(dt_out *o, const dt_map_sym *m, ent *v, size_t n, uint6
 	qsort(f, k, sizeof(*f), cmp_folded);
 	size_t w = 0;
 	for (size_t i = 0; i < k; i++) {
-		if (w && !strcmp(f[w - 1].text, f[i].text)) {
+		if (w && !o->stacks_apart && !strcmp(f[w - 1].text, f[i].text)) {
 			f[w - 1].v += f[i].v;
 			free(f[i].text);
 		} else {
@@ -401,7 +522,7 @@ static void print_folded(dt_out *o, const dt_map_sym *m, ent *v, size_t n, uint6
 	for (size_t i = 0; i < w; i++)
 		free(f[i].text);
 	free(f);
-	emit(o);
+	emit_to(o, o->f);
 }
 
 static void print_plain(dt_out *o, const dt_map_sym *m, ent *v, size_t n, uint64_t top,
@@ -413,6 +534,8 @@ static void print_plain(dt_out *o, const dt_map_sym *m, ent *v, size_t n, uint64
 						    t->kind == DT_T_MAX };
 	dt_sbuf *b = &o->line;
 
+	if (o->format != DT_OUT_FOLDED || !dt_prof_key_has_stack(m->key))
+		n = merge_same_keys(o, m, v, n, 0);
 	if (sorted_by_value(t))
 		stable_sort(v, n, cmp_value, &sc);
 	else if (m->key)
@@ -425,7 +548,7 @@ static void print_plain(dt_out *o, const dt_map_sym *m, ent *v, size_t n, uint64
 	if (json) {
 		if (!n)
 			return;
-		json_open(b, "map", m);
+		json_open(o, b, "map", m);
 	}
 	size_t skip = top && n > top ? n - top : 0;
 	for (size_t i = skip; i < n; i++) {
@@ -434,6 +557,7 @@ static void print_plain(dt_out *o, const dt_map_sym *m, ent *v, size_t n, uint64
 				dt_sb_puts(b, ", ");
 			put_key(o, b, m, v[i].key, true);
 			put_plain_value(o, b, t, &v[i], div, true);
+			json_entry_end(o, b, m);
 			continue;
 		}
 		/* Stack values end with their own newline, so bpftrace puts nothing between them. */
@@ -445,7 +569,7 @@ static void print_plain(dt_out *o, const dt_map_sym *m, ent *v, size_t n, uint64
 		put_plain_value(o, b, t, &v[i], div, false);
 	}
 	if (json)
-		json_close(b, m);
+		json_close(o, b, m);
 	else
 		dt_sb_putc(b, '\n');
 	emit(o);
@@ -485,12 +609,13 @@ static int print_hist(dt_out *o, const dt_map_sym *m, const dt_map_layout *l, en
 			v[ng - 1].v += (int64_t)count;
 		}
 	}
+	ng = merge_same_keys(o, m, v, ng, nb);
 	stable_sort(v, ng, cmp_value, &sc);
 
 	if (json) {
 		if (!ng)
 			goto out;
-		json_open(b, "hist", m);
+		json_open(o, b, "hist", m);
 	}
 	size_t skip = top && ng > top ? ng - top : 0;
 	for (size_t i = skip; i < ng; i++) {
@@ -510,9 +635,11 @@ static int print_hist(dt_out *o, const dt_map_sym *m, const dt_map_layout *l, en
 		else
 			dt_fmt_lhist(b, v[i].buckets, nb, t->lhist.min, t->lhist.max, t->lhist.step,
 				     json);
+		if (json)
+			json_entry_end(o, b, m);
 	}
 	if (json)
-		json_close(b, m);
+		json_close(o, b, m);
 	else
 		dt_sb_putc(b, '\n');
 	emit(o);
@@ -548,13 +675,14 @@ static void print_stats(dt_out *o, const dt_map_sym *m, const dt_map_layout *l, 
 		}
 		v[i].v = v[i].count ? v[i].total / v[i].count : 0;
 	}
+	n = merge_same_keys(o, m, v, n, 0);
 	stable_sort(v, n, cmp_key_bytes, &sc);
 	stable_sort(v, n, cmp_value, &sc);
 
 	if (json) {
 		if (!n)
 			return;
-		json_open(b, "stats", m);
+		json_open(o, b, "stats", m);
 	}
 	/* bpftrace applies `top` to avg() maps only. */
 	size_t skip = t->kind == DT_T_AVG && top && n > top ? n - top : 0;
@@ -576,9 +704,11 @@ static void print_stats(dt_out *o, const dt_map_sym *m, const dt_map_layout *l, 
 		else
 			dt_sb_printf(b, "count %" PRId64 ", average %" PRId64 ", total %" PRId64,
 				     v[i].count, v[i].v, v[i].total);
+		if (json)
+			json_entry_end(o, b, m);
 	}
 	if (json)
-		json_close(b, m);
+		json_close(o, b, m);
 	else
 		dt_sb_puts(b, "\n\n");
 	emit(o);

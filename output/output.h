@@ -20,14 +20,24 @@ typedef int (*dt_stack_frames_fn)(void *ctx, const dt_type *stack_type,
 
 /* ---------------------------------------------------------------- output */
 
-/* FOLDED: maps keyed by stacks print as folded lines, every other map as TEXT. */
+/* The data formats. TEXT is bpftrace's. JSON is NDJSON: one object per line, bpftrace's shapes
+ * (attached_probes, printf, map, hist, ...), no blank lines. FOLDED: the data stream holds only
+ * `frames count` lines of maps keyed by stacks; what that format cannot carry (printf, other maps,
+ * the "Attaching" banner) goes to the notice stream in TEXT. */
 typedef enum dt_out_format { DT_OUT_TEXT, DT_OUT_JSON, DT_OUT_FOLDED } dt_out_format;
 
 typedef struct dt_out dt_out;
 
 typedef struct dt_out_opts {
-	FILE *file;             /* where everything goes (-o FILE or stdout) */
+	FILE *file;             /* the data (-o FILE or stdout) */
+	FILE *notice;           /* banners, and with FOLDED what is not folded (NULL = stderr) */
 	dt_out_format format;
+	/* JSON: stacks as arrays of frame objects {"addr", "func", "offset", "module", ...} and maps
+	 * keyed by a stack as {"@m": [{"key": ..., "value": ...}, ...]} (a JSON object key cannot
+	 * hold an array). Off: bpftrace's strings. */
+	bool json_frames;
+	/* Keep one entry per stack as bpftrace does, even where their printed forms are equal. */
+	bool stacks_apart;
 	dt_symbolizer *sym;
 	dt_stack_frames_fn stack_frames;
 	void *stack_ctx;
@@ -55,7 +65,8 @@ void dt_out_message(dt_out *o, const char *fmt, ...) __attribute__((format(print
 void dt_out_attached(dt_out *o, uint64_t nprobes);
 /* "Lost N events" / {"type": "lost_events", ...}. */
 void dt_out_lost_events(dt_out *o, uint64_t lost);
-/* What bpftrace prints before the maps at exit: two newlines (in JSON mode too). */
+/* What bpftrace prints before the maps at exit: two newlines in TEXT; nothing in JSON (NDJSON
+ * has no blank lines) or FOLDED. */
 void dt_out_maps_start(dt_out *o);
 
 /* Reads a whole script map from the kernel (fd) and prints it the way bpftrace does: entries
@@ -71,14 +82,40 @@ int dt_out_print_map(dt_out *o, const dt_map_sym *m, int map_fd, uint64_t top, u
 int dt_out_print_entries(dt_out *o, const dt_map_sym *m, const dt_map_layout *l, const void *keys,
 			 const void *values, size_t n, uint64_t top, uint64_t div);
 
-/* Profile files written at exit from every map whose key holds a stack (one sample type per map,
- * the value summed over other key parts; maps with hist/lhist/avg/stats values are skipped). */
+/* Profile files written at exit from maps whose key holds a stack (the value summed over other
+ * key parts; maps with hist/lhist/avg/stats values are skipped). */
 typedef enum dt_profile_kind { DT_PROFILE_PPROF, DT_PROFILE_FLAMEGRAPH } dt_profile_kind;
-/* Writes into `f`, opened for writing by the caller (before tracing, so that a path that cannot
- * be written fails at once) and flushed here, not closed: the caller's fclose is the last check.
- * 0, or -errno of the first failed write. */
-int dt_out_write_profile(dt_out *o, dt_profile_kind kind, FILE *f,
-			 const dt_map_sym *const *maps, const int *fds, size_t n);
+
+/* One map offered to a profile, with what the session knows of it. */
+typedef struct dt_profile_map {
+	const dt_map_sym *sym;
+	int fd;
+	/* Every probe that writes the map is profile: at this one period (ns): each count() is
+	 * that much CPU time (pprof's cpu/nanoseconds, the flame graph's CPU time). 0: unknown. */
+	uint64_t period_ns;
+	const char *rate;       /* that probe as written ("profile:hz:99"), or NULL */
+} dt_profile_map;
+
+/* What a profile says about its run, so that a file read later explains itself. */
+typedef struct dt_profile_info {
+	const char *program;    /* the program text, or the script's name */
+	const char *target;     /* "-c CMD" / "-p PID", or NULL (the whole system) */
+	uint64_t start_unix_ns; /* wall-clock start of tracing */
+	uint64_t duration_ns;
+} dt_profile_info;
+
+/* pprof: every stack map in one profile, its sample types "samples/count" for a count() map
+ * (the map's name for another value, or beside other maps) and "cpu/nanoseconds" for a map of
+ * profile: samples at one period (then also the profile's period and period type), the start
+ * time, duration and the program as a comment. Flame graph: one map per SVG, drawn under a
+ * title (the program), a subtitle (map, target, rate, duration, total) and a details line;
+ * `map` (--flamegraph-map) names the one to draw; without it, the first stack map goes to
+ * `path` and each other one to a file of its own (PATH with "-NAME" before the extension), and
+ * *written (if not NULL) gets a malloc'd, comma-separated list of the files written. 0 or
+ * -errno (-ENOENT: `map` names no stack map). */
+int dt_out_write_profile(dt_out *o, dt_profile_kind kind, const char *path,
+			 const dt_profile_map *maps, size_t n, const dt_profile_info *info,
+			 const char *map, char **written);
 
 /* Flushes the underlying FILE; a failure is kept for dt_out_error. Call it right after writing
  * to the FILE directly, so that errno still tells why such a write failed. */

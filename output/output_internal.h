@@ -36,7 +36,9 @@ void dt_json_escape(dt_sbuf *b, const char *s, size_t n);
 
 struct dt_out {
 	FILE *f;
+	FILE *notice;
 	dt_out_format format;
+	bool json_frames, stacks_apart;
 	dt_symbolizer *sym;
 	dt_stack_frames_fn stack_frames;
 	void *stack_ctx;
@@ -62,6 +64,11 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
  * frames cannot be read. With DT_FMT_JSON: a JSON array of frame strings. */
 void dt_fmt_stack(dt_out *o, dt_sbuf *b, const dt_type *t, const struct dt_stack_ref *ref,
 		  dt_fmt_ctx ctx);
+/* How a ustack_dwarf walk that did not reach the end of the stack ended, as the stack's last
+ * line in every format: "[truncated at depth 127]", "[truncated: tail call limit]",
+ * "[stopped: no tables yet]", "[stopped: stack read failed]", ... False (buf untouched) for a
+ * complete walk and for stacks whose end is not known (ustack, kstack). */
+bool dt_fmt_stack_end(const dt_type *t, const struct dt_stack_ref *ref, char *buf, size_t n);
 /* hist()/lhist() bodies from per-bucket counts (bpftrace's trimming, labels and 52-column bars);
  * text ends with a newline per bucket, JSON is an array of {min,max,count} objects. */
 void dt_fmt_hist(dt_sbuf *b, const uint64_t *counts, uint32_t n, uint64_t div, bool json);
@@ -93,9 +100,19 @@ bool dt_prof_key_has_stack(const dt_type *key);
  * ones in "_[i]" (flamegraph.pl's and inferno's annotations). */
 void dt_prof_folded_key(dt_out *o, dt_sbuf *b, const dt_type *key, const uint8_t *data);
 
+/* What a flame graph says about itself. */
+typedef struct dt_fg_head {
+	const char *title;      /* the program */
+	const char *subtitle;   /* map, target, rate, duration, total */
+	const char *unit;       /* what a value counts: "samples" */
+	uint64_t unit_ns;       /* CPU time of one unit (a profile: period), 0 = not time */
+} dt_fg_head;
+
 /* Writes folded stacks ("a;b;c") with their values as a self-contained interactive SVG flame
- * graph (flamegraph.c). 0 or -EIO. */
-int dt_flamegraph_write(FILE *f, const char *title, const char *const *folded,
+ * graph (flamegraph.c) under h's title and subtitle, with a details line that shows the total,
+ * then the hovered frame's count, time and share, and the zoomed frame's when the pointer
+ * leaves. 0 or -EIO. */
+int dt_flamegraph_write(FILE *f, const dt_fg_head *h, const char *const *folded,
 			const int64_t *values, size_t n);
 
 #endif

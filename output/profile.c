@@ -44,22 +44,16 @@ bool dt_prof_key_has_stack(const dt_type *key)
 }
 
 /* One frame as a flame graph names it: the function (no offset: flame graphs merge by function),
- * else module+0xoff, else the address; kernel and inlined frames annotated. */
+ * else [module]+0xoff, else the address, as text names it (dt_sym_frame_text); kernel and
+ * inlined frames annotated. */
 static void frame_label(dt_sbuf *b, const dt_sym_frame *f, uint64_t addr, bool kernel)
 {
 	char buf[1024];
+	dt_sym_frame plain = *f;
 
-	if (f->name)
-		dt_sb_puts(b, f->name);
-	else if (f->module)
-		dt_sb_printf(b, "%s+0x%" PRIx64, f->module, f->module_off);
-	else
-		dt_sb_printf(b, "0x%" PRIx64, addr);
-	if (f->file) {
-		const char *base = strrchr(f->file, '/');
-		snprintf(buf, sizeof(buf), " (%s:%u)", base ? base + 1 : f->file, f->line);
-		dt_sb_puts(b, buf);
-	}
+	plain.inlined = false; /* "_[i]" below, not " [inlined]" */
+	dt_sym_frame_text(&plain, addr, false, buf, sizeof(buf));
+	dt_sb_puts(b, buf);
 	if (kernel)
 		dt_sb_puts(b, "_[k]");
 	else if (f->inlined)
@@ -149,6 +143,14 @@ void dt_prof_folded_key(dt_out *o, dt_sbuf *b, const dt_type *key, const uint8_t
 			uint64_t *addrs;
 			memcpy(&ref, data + off, sizeof(ref));
 			size_t n = stack_frames(o, e, &ref, &f, &addrs);
+			char end[128];
+			/* Where the walk stopped is the outermost thing known: the root side. */
+			if (dt_fmt_stack_end(e, &ref, end, sizeof(end))) {
+				if (!first)
+					dt_sb_putc(b, ';');
+				dt_sb_puts(b, end);
+				first = false;
+			}
 			for (size_t k = n; k-- > 0;) {
 				if (!first)
 					dt_sb_putc(b, ';');
@@ -190,7 +192,7 @@ struct label {
 
 struct prof {
 	dt_out *o;
-	DT_VEC(const char *) map_names;
+	DT_VEC(dt_profile_map) maps;   /* the stack maps taken, in order; sample.map indexes it */
 	DT_VEC(struct sample) samples;
 	DT_VEC(struct loc) locs;
 	uint32_t *loc_hash;
@@ -343,8 +345,10 @@ static bool plain_value(const dt_type *t)
 		     t->kind == DT_T_MIN || t->kind == DT_T_MAX);
 }
 
-static int prof_add_map(struct prof *p, const dt_map_sym *m, int fd)
+static int prof_add_map(struct prof *p, const dt_profile_map *pm)
 {
+	const dt_map_sym *m = pm->sym;
+	int fd = pm->fd;
 	dt_map_layout l;
 	void *keys, *vals;
 	size_t n;
@@ -357,8 +361,8 @@ static int prof_add_map(struct prof *p, const dt_map_sym *m, int fd)
 		return err;
 	size_t ncpu = l.percpu ? (size_t)ncpus : 1;
 	size_t stride = l.percpu ? DT_ALIGN(l.value_size, 8) : l.value_size;
-	uint32_t idx = (uint32_t)p->map_names.n;
-	DT_VEC_PUSH(&p->map_names, m->name);
+	uint32_t idx = (uint32_t)p->maps.n;
+	DT_VEC_PUSH(&p->maps, *pm);
 	for (size_t i = 0; i < n; i++) {
 		const uint8_t *v = (const uint8_t *)vals + i * stride * ncpu;
 		add_entry(p, idx, m->key, (const uint8_t *)keys + i * l.key_size,
@@ -382,7 +386,7 @@ static void prof_free(struct prof *p)
 	free(p->sample_locs.v);
 	free(p->frames.v);
 	free(p->labels.v);
-	free(p->map_names.v);
+	free(p->maps.v);
 }
 
 /* ---------------------------------------------------------------- pprof */
@@ -470,26 +474,68 @@ static int gzip_write(FILE *f, const uint8_t *buf, size_t len)
 	return err;
 }
 
-static int write_pprof(struct prof *p, FILE *f)
+/* One column of pprof's sample values: a map's value, or its CPU time (value * period). */
+struct column {
+	uint32_t map;
+	uint64_t scale; /* 1, or the period in ns */
+};
+
+static int write_pprof(struct prof *p, const char *path, const dt_profile_info *info)
 {
 	Perftools__Profiles__Profile pr = PERFTOOLS__PROFILES__PROFILE__INIT;
+	Perftools__Profiles__ValueType period_type = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
 	struct strtab st = {0};
-	size_t nm = p->map_names.n;
+	size_t nm = p->maps.n, nc = 0, ncount = 0;
+	int64_t comments[2];
 	int err;
 
 	str_id(&st, "");
-	/* Sample types: one per map, named by the map, counted in samples (count() maps) or
-	 * plain numbers. */
-	Perftools__Profiles__ValueType *vts = xcalloc(nm ? nm : 1, sizeof(*vts));
-	Perftools__Profiles__ValueType **vtp = xcalloc(nm ? nm : 1, sizeof(*vtp));
+	/* Sample types, as pprof's consumers expect them: samples/count for a count() map, and
+	 * for a map of profile: samples at one period also cpu/nanoseconds, which go tool pprof
+	 * shows as CPU time and Pyroscope/Parca label as CPU. With several count() maps their
+	 * columns are named after them ("@a_samples", "@a_cpu"); another value is "NAME/count". */
+	for (size_t i = 0; i < nm; i++)
+		ncount += p->maps.v[i].sym->value->kind == DT_T_COUNT;
+	struct column *cols = xcalloc(2 * nm + 1, sizeof(*cols));
+	Perftools__Profiles__ValueType *vts = xcalloc(2 * nm + 1, sizeof(*vts));
+	Perftools__Profiles__ValueType **vtp = xcalloc(2 * nm + 1, sizeof(*vtp));
 	for (size_t i = 0; i < nm; i++) {
-		perftools__profiles__value_type__init(&vts[i]);
-		vts[i].type = str_id(&st, p->map_names.v[i]);
-		vts[i].unit = str_id(&st, "count");
-		vtp[i] = &vts[i];
+		const dt_profile_map *m = &p->maps.v[i];
+		bool counts = m->sym->value->kind == DT_T_COUNT;
+		for (int cpu = 0; cpu < 2; cpu++) {
+			if (cpu && !(counts && m->period_ns))
+				continue;
+			char *name = counts && ncount == 1 ? xstrdup(cpu ? "cpu" : "samples") :
+				     counts ? xasprintf("%s_%s", m->sym->name, cpu ? "cpu" : "samples") :
+				     xstrdup(m->sym->name);
+			perftools__profiles__value_type__init(&vts[nc]);
+			vts[nc].type = str_id(&st, name);
+			vts[nc].unit = str_id(&st, cpu ? "nanoseconds" : "count");
+			free(name);
+			vtp[nc] = &vts[nc];
+			cols[nc++] = (struct column){ (uint32_t)i, cpu ? m->period_ns : 1 };
+			if (cpu && !pr.period) {
+				period_type.type = vts[nc - 1].type;
+				period_type.unit = vts[nc - 1].unit;
+				pr.period_type = &period_type;
+				pr.period = (int64_t)m->period_ns;
+				pr.default_sample_type = vts[nc - 1].type;
+			}
+		}
 	}
-	pr.n_sample_type = nm;
+	pr.n_sample_type = nc;
 	pr.sample_type = vtp;
+	if (info) {
+		pr.time_nanos = (int64_t)info->start_unix_ns;
+		pr.duration_nanos = (int64_t)info->duration_ns;
+		size_t ncom = 0;
+		if (info->program)
+			comments[ncom++] = str_id(&st, info->program);
+		if (info->target)
+			comments[ncom++] = str_id(&st, info->target);
+		pr.n_comment = ncom;
+		pr.comment = comments;
+	}
 
 	/* Mappings: one per module name (a file, or the kernel); the names are already resolved,
 	 * so pprof must not try to symbolize again (has_functions). */
@@ -578,11 +624,11 @@ static int write_pprof(struct prof *p, FILE *f)
 	pr.n_function = nfn;
 	pr.function = fnp;
 
-	/* Samples: the map's value in its own column, zero in the others. */
+	/* Samples: the map's value in its own columns, zero in the others. */
 	size_t ns = p->samples.n;
 	Perftools__Profiles__Sample *ss = xcalloc(ns + 1, sizeof(*ss));
 	Perftools__Profiles__Sample **ssp = xcalloc(ns + 1, sizeof(*ssp));
-	int64_t *values = xcalloc((ns + 1) * (nm ? nm : 1), sizeof(*values));
+	int64_t *values = xcalloc((ns + 1) * (nc ? nc : 1), sizeof(*values));
 	uint64_t *locids = xcalloc(p->sample_locs.n + 1, sizeof(*locids));
 	Perftools__Profiles__Label *labs = xcalloc(p->labels.n + 1, sizeof(*labs));
 	Perftools__Profiles__Label **labp = xcalloc(p->labels.n + 1, sizeof(*labp));
@@ -603,23 +649,35 @@ static int write_pprof(struct prof *p, FILE *f)
 		perftools__profiles__sample__init(&ss[i]);
 		ss[i].n_location_id = s->nlocs;
 		ss[i].location_id = &locids[s->loc_first];
-		ss[i].n_value = nm;
-		ss[i].value = &values[i * nm];
-		values[i * nm + s->map] = s->value;
+		ss[i].n_value = nc;
+		ss[i].value = &values[i * nc];
+		for (size_t c = 0; c < nc; c++)
+			if (cols[c].map == s->map)
+				values[i * nc + c] = s->value * (int64_t)cols[c].scale;
 		ss[i].n_label = s->nlabs;
 		ss[i].label = &labp[s->lab_first];
 		ssp[i] = &ss[i];
 	}
 	pr.n_sample = ns;
 	pr.sample = ssp;
-	pr.time_nanos = (int64_t)time(NULL) * 1000000000ll;
+	if (!pr.time_nanos)
+		pr.time_nanos = (int64_t)time(NULL) * 1000000000ll;
 	pr.n_string_table = st.v.n;
 	pr.string_table = st.v.v;
 
 	size_t len = perftools__profiles__profile__get_packed_size(&pr);
 	uint8_t *buf = xmalloc(len ? len : 1);
 	perftools__profiles__profile__pack(&pr, buf);
-	err = gzip_write(f, buf, len);
+	FILE *f = fopen(path, "we");
+
+	if (!f) {
+		err = -errno;
+	} else {
+		err = gzip_write(f, buf, len);
+		errno = 0;
+		if (fclose(f) && !err)
+			err = errno ? -errno : -EIO;
+	}
 
 	free(buf);
 	free(values);
@@ -641,6 +699,7 @@ static int write_pprof(struct prof *p, FILE *f)
 	free(loc_map);
 	free(vts);
 	free(vtp);
+	free(cols);
 	for (size_t i = 0; i < st.v.n; i++)
 		free(st.v.v[i]);
 	free(st.v.v);
@@ -650,38 +709,122 @@ static int write_pprof(struct prof *p, FILE *f)
 
 /* ---------------------------------------------------------------- entry */
 
-int dt_out_write_profile(dt_out *o, dt_profile_kind kind, FILE *f,
-			 const dt_map_sym *const *maps, const int *fds, size_t n)
+/* PATH with "-NAME" before its extension: prof.svg, @bytes -> prof-bytes.svg. */
+static char *path_for_map(const char *path, const char *name)
+{
+	const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+	const char *n = name[0] == '@' ? name + 1 : name;
+
+	if (!dot || (slash && dot < slash) || dot == (slash ? slash + 1 : path))
+		dot = path + strlen(path);
+	return xasprintf("%.*s-%s%s", (int)(dot - path), path, *n ? n : "map", dot);
+}
+
+/* "1.97 s", "420 ms", "15 us": a duration as a reader takes it in. */
+static void put_duration(dt_sbuf *b, double ns)
+{
+	if (ns >= 1e9)
+		dt_sb_printf(b, "%.2f s", ns / 1e9);
+	else if (ns >= 1e6)
+		dt_sb_printf(b, "%.1f ms", ns / 1e6);
+	else
+		dt_sb_printf(b, "%.0f us", ns / 1e3);
+}
+
+/* One map's flame graph: its own samples only (maps of different meaning are never summed). */
+static int write_flamegraph(struct prof *p, uint32_t map, const char *path,
+			    const dt_profile_info *info)
+{
+	const dt_profile_map *m = &p->maps.v[map];
+	bool counts = m->sym->value->kind == DT_T_COUNT;
+	const char **lines = xcalloc(p->samples.n + 1, sizeof(*lines));
+	int64_t *vals = xcalloc(p->samples.n + 1, sizeof(*vals));
+	dt_sbuf title = {0}, sub = {0};
+	size_t n = 0;
+	int64_t total = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < p->samples.n; i++) {
+		const struct sample *s = &p->samples.v[i];
+		if (s->map != map || !strcmp(s->folded, "[empty]") || s->value <= 0)
+			continue;
+		lines[n] = s->folded;
+		vals[n++] = s->value;
+		total += s->value;
+	}
+	/* The title is the program on one line (a script's name when it came from a file). */
+	const char *prog = info && info->program ? info->program : "dwarftrace";
+	for (const char *c = prog; *c && title.n < 160; c++)
+		if (*c != '\n' && *c != '\t')
+			dt_sb_putc(&title, *c);
+		else if (title.n && dt_sb_str(&title)[title.n - 1] != ' ')
+			dt_sb_putc(&title, ' ');
+	if (strlen(prog) > title.n && title.n >= 160)
+		dt_sb_puts(&title, "...");
+	dt_sb_puts(&sub, m->sym->name);
+	if (info && info->target)
+		dt_sb_printf(&sub, " · %s", info->target);
+	if (m->rate)
+		dt_sb_printf(&sub, " · %s", m->rate);
+	if (info && info->duration_ns) {
+		dt_sb_puts(&sub, " · ");
+		put_duration(&sub, (double)info->duration_ns);
+	}
+	dt_sb_printf(&sub, " · total %" PRId64 "%s", total, counts ? " samples" : "");
+	if (counts && m->period_ns) {
+		dt_sb_puts(&sub, " = ");
+		put_duration(&sub, (double)total * (double)m->period_ns);
+		dt_sb_puts(&sub, " CPU");
+	}
+	dt_fg_head h = { .title = dt_sb_str(&title), .subtitle = dt_sb_str(&sub),
+			 .unit = counts ? "samples" : "value",
+			 .unit_ns = counts ? m->period_ns : 0 };
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		err = -errno;
+	} else {
+		err = dt_flamegraph_write(f, &h, lines, vals, n);
+		if (fclose(f) && !err)
+			err = -EIO;
+	}
+	free(title.s);
+	free(sub.s);
+	free(lines);
+	free(vals);
+	return err;
+}
+
+int dt_out_write_profile(dt_out *o, dt_profile_kind kind, const char *path,
+			 const dt_profile_map *maps, size_t n, const dt_profile_info *info,
+			 const char *map, char **written)
 {
 	struct prof p = { .o = o };
+	dt_sbuf files = {0};
 	int err = 0;
 
 	for (size_t i = 0; i < n && !err; i++)
-		err = prof_add_map(&p, maps[i], fds[i]);
+		if (kind == DT_PROFILE_PPROF || !map || !strcmp(maps[i].sym->name, map))
+			err = prof_add_map(&p, &maps[i]);
 	if (err)
 		goto out;
 	if (kind == DT_PROFILE_PPROF) {
-		err = write_pprof(&p, f);
+		err = write_pprof(&p, path, info);
+		dt_sb_puts(&files, path);
+	} else if (map && !p.maps.n) {
+		err = -ENOENT;
 	} else {
-		/* Several maps: each is a tower of its own under its name. */
-		const char **lines = xcalloc(p.samples.n + 1, sizeof(*lines));
-		int64_t *vals = xcalloc(p.samples.n + 1, sizeof(*vals));
-		for (size_t i = 0; i < p.samples.n; i++) {
-			const struct sample *s = &p.samples.v[i];
-			lines[i] = p.map_names.n > 1 ?
-				own(&p, xasprintf("%s;%s", p.map_names.v[s->map], s->folded)) :
-				s->folded;
-			vals[i] = strcmp(s->folded, "[empty]") ? s->value : 0;
+		for (uint32_t i = 0; i < (uint32_t)p.maps.n && !err; i++) {
+			char *pth = i ? path_for_map(path, p.maps.v[i].sym->name) : xstrdup(path);
+			err = write_flamegraph(&p, i, pth, info);
+			dt_sb_printf(&files, "%s%s", i ? ", " : "", pth);
+			free(pth);
 		}
-		err = dt_flamegraph_write(f, "dwarftrace", lines, vals, p.samples.n);
-		/* The flush says why (the writer only knows that something failed). */
-		errno = 0;
-		if (fflush(f))
-			err = errno ? -errno : -EIO;
-		free(lines);
-		free(vals);
 	}
 out:
+	if (written)
+		*written = files.s;
+	else
+		free(files.s);
 	prof_free(&p);
 	return err;
 }

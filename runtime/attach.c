@@ -549,6 +549,42 @@ static int containing_cb(void *ctx, const dt_elf_sym *sym)
 	return 0;
 }
 
+struct fn_names {
+	DT_VEC(const char *) v;
+};
+
+static int fn_name_cb(void *ctx, const dt_elf_sym *sym)
+{
+	struct fn_names *n = ctx;
+
+	if (sym->type == STT_FUNC || sym->type == STT_GNU_IFUNC)
+		DT_VEC_PUSH(&n->v, sym->name);
+	return 0;
+}
+
+/* "no function 'FUNC' in BIN", with the function of BIN closest to the name when one is near
+ * enough to be a typo (lang's "did you mean", as for builtins and tracepoints), else (with
+ * `how`) how to list them. The names live while e is referenced. */
+static char *no_function(dt_elf *e, const char *sym, const char *path, bool how)
+{
+	struct fn_names n = { 0 };
+	const char *best;
+	char *msg;
+
+	dt_elf_sym_each(e, fn_name_cb, &n);
+	DT_VEC_PUSH(&n.v, NULL);
+	best = dt_closest(sym, strlen(sym), n.v.v);
+	if (best)
+		msg = xasprintf("no function '%s' in %s; did you mean '%s'?", sym, path, best);
+	else if (how)
+		msg = xasprintf("no function '%s' in %s (check the name with `nm -D %s` or `nm %s`)",
+				sym, path, path, path);
+	else
+		msg = xasprintf("no function '%s' in %s", sym, path);
+	free(n.v.v);
+	return msg;
+}
+
 int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, uint64_t *file_off,
 			 char **err)
 {
@@ -574,8 +610,10 @@ int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, uint64
 			goto out;
 	} else {
 		if (dt_elf_sym_find(e, sym, &f) < 0) {
-			rc = dt_rt_fail(err, -ENOENT, "no function '%s' in %s (check the name with "
-				  "`nm -D %s` or `nm %s`)", sym, path, path, path);
+			char *msg = no_function(e, sym, path, true);
+
+			rc = dt_rt_fail(err, -ENOENT, "%s", msg);
+			free(msg);
 			goto out;
 		}
 		if (f.size && off >= f.size) {
@@ -662,7 +700,7 @@ int dt_rt_resolve_symbols(const char *path, const char *const *syms, uint32_t n,
 			continue;
 		}
 		if (!f.found[k]) {
-			why[i] = xasprintf("no function '%s' in %s", syms[i], path);
+			why[i] = no_function(e, syms[i], path, false);
 			continue;
 		}
 		if (dt_elf_vaddr_to_offset(e, f.sym[k].value, &file_off[i]) < 0)

@@ -36,11 +36,22 @@ static const char usage_text[] =
 	"                  said in one line and dwarftrace exits with CMD's status (128+N\n"
 	"                  if signal N killed it, 127/126 if it could not run)\n"
 	"  -o FILE         write the output to FILE\n"
-	"  -f text|json|folded  output format (json: one JSON object per line; folded:\n"
-	"                  stack maps as 'outer;...;leaf count' lines for flame graph tools)\n"
+	"  -f text|json|folded  output format (json: one JSON object per line, bpftrace's\n"
+	"                  shapes; folded: only 'outer;...;leaf count' lines of stack maps,\n"
+	"                  the rest on stderr). With json or folded, banners and notices go\n"
+	"                  to stderr; -o keeps a -c command's own stdout out of the data\n"
+	"  --json-frames   -f json: stacks as arrays of {addr, func, offset, module} objects\n"
+	"                  and stack-keyed maps as lists of {key, value} entries\n"
+	"  --no-merge-stacks  one entry per recorded stack, as bpftrace prints them, even\n"
+	"                  when their printed forms are the same (merged and added by default)\n"
 	"  --pprof FILE    also write every stack-keyed map to FILE (gzipped pprof\n"
-	"                  profile.proto: go tool pprof, Pyroscope, Parca, Grafana)\n"
-	"  --flamegraph FILE  also write every stack-keyed map as an interactive SVG\n"
+	"                  profile.proto: go tool pprof, Pyroscope, Parca, Grafana);\n"
+	"                  count() maps as samples/count, profile: maps also as\n"
+	"                  cpu/nanoseconds, with the program, start time and duration\n"
+	"  --flamegraph FILE  also write each stack-keyed map as an interactive SVG flame\n"
+	"                  graph (the first to FILE, others to FILE-NAME.svg), titled with\n"
+	"                  the program, map, target, rate, duration and total\n"
+	"  --flamegraph-map @NAME  draw only that map, to FILE\n"
 	"  --no-demangle   print C++/Rust symbol names as they are in the binary\n"
 	"  --no-inline     no frames for inlined functions (shown by default with DWARF)\n"
 	"  --srcline       add (file:line) to frames when debug info has it\n"
@@ -105,8 +116,8 @@ struct cli {
 	const char *out_path;
 	const char *unwind_file;
 	dt_session_format format;
-	bool no_demangle, no_inline, srcline;
-	const char *pprof_path, *flamegraph_path;
+	bool no_demangle, no_inline, srcline, json_frames, no_merge_stacks;
+	const char *pprof_path, *flamegraph_path, *flamegraph_map;
 	uint64_t unwind_budget;   /* --unwind-budget MiB, in bytes */
 	uint32_t unwind_stacks;   /* --unwind-stacks N */
 	const char *debug_dirs[16];
@@ -207,6 +218,9 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 		{ "info", no_argument, NULL, 1010 },
 		{ "unsafe", no_argument, NULL, 1011 },
 		{ "include", required_argument, NULL, 1012 },
+		{ "json-frames", no_argument, NULL, 1013 },
+		{ "no-merge-stacks", no_argument, NULL, 1014 },
+		{ "flamegraph-map", required_argument, NULL, 1015 },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt, rc;
@@ -303,6 +317,18 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 				c->unwind_stacks = (uint32_t)v;
 			break;
 		}
+		case 1013:
+			c->json_frames = true;
+			break;
+		case 1014:
+			c->no_merge_stacks = true;
+			break;
+		case 1015:
+			if (optarg[0] != '@')
+				return usage_error("--flamegraph-map: '%s' is not a map name (@NAME, "
+						   "or @ for the map without a name)", optarg);
+			c->flamegraph_map = optarg;
+			break;
 		case 'v':
 			c->verbose++;
 			break;
@@ -564,6 +590,8 @@ static int cli_run(int argc, char **argv)
 			so.out = out ? out : stdout;
 			so.err = stderr;
 			so.format = c.format;
+			so.json_frames = c.json_frames;
+			so.no_merge_stacks = c.no_merge_stacks;
 			so.verbose = c.verbose;
 			so.no_warnings = c.no_warnings;
 			so.dump = c.dump;
@@ -612,8 +640,11 @@ static int cli_run(int argc, char **argv)
 	so.ninclude_files = c.ninclude_files;
 	so.pprof_path = c.pprof_path;
 	so.flamegraph_path = c.flamegraph_path;
+	so.flamegraph_map = c.flamegraph_map;
 	so.unwind_budget = c.unwind_budget;
 	so.unwind_stacks = c.unwind_stacks;
+	so.json_frames = c.json_frames;
+	so.no_merge_stacks = c.no_merge_stacks;
 	so.verbose = c.verbose;
 	so.dump = c.dump;
 	so.dry_run = c.dry_run;

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <readline/history.h>
@@ -32,6 +33,9 @@
 #define STMT_WRAP_OPEN "BEGIN { "
 #define PROMPT_MORE "..> "
 #define HISTORY_MAX 1000
+/* A history file holds one entry per line: a multi-line entry's newlines are stored as this
+ * byte (ASCII record separator, never typed) and restored when the file is read. */
+#define HISTORY_NL '\x1e'
 
 typedef DT_VEC(char *) strvec;
 
@@ -44,6 +48,10 @@ static struct repl {
 	char *entry;          /* the entry being typed, over one or more lines */
 	size_t entry_len;
 	char *history_path;
+	/* The probe ids the user sees: 1, 2, 3 for the probes attached, whatever statements ran in
+	 * between (each is a unit of the session too, with an id of its own). */
+	DT_VEC(struct probe_id { dt_unit *u; uint32_t id; }) ids;
+	uint32_t next_id;
 	bool in_entry;        /* running an entry: its output follows the accepted line */
 	/* plain (non-tty) input */
 	char *inbuf;
@@ -155,14 +163,27 @@ static void run_statements(const char *text)
 		R.quit = true;
 }
 
+/* The id the user sees for a live probe unit (0 if it is none of the REPL's probes). */
+static uint32_t probe_id(const dt_unit *u)
+{
+	for (size_t i = 0; i < R.ids.n; i++)
+		if (R.ids.v[i].u == u)
+			return R.ids.v[i].id;
+	return 0;
+}
+
 static void add_probes(const char *name, const char *text)
 {
 	dt_source src = { .name = name, .text = text, .len = strlen(text) };
 	dt_unit *u = NULL;
 
-	if (dt_session_add(R.s, &src, &u) == 0 && u)
-		fprintf(stderr, "probe %u attached (%u attach point%s)\n", dt_unit_id(u),
+	if (dt_session_add(R.s, &src, &u) == 0 && u) {
+		struct probe_id pi = { u, ++R.next_id };
+
+		DT_VEC_PUSH(&R.ids, pi);
+		fprintf(stderr, "probe %u attached (%u attach point%s)\n", pi.id,
 			dt_unit_nprobes(u), dt_unit_nprobes(u) == 1 ? "" : "s");
+	}
 	if (dt_session_stopped(R.s))
 		R.quit = true;
 }
@@ -178,7 +199,7 @@ static dt_unit *live_unit(uint32_t id)
 	dt_unit *u;
 
 	for (uint32_t i = 0; (u = dt_session_unit(R.s, i)); i++)
-		if (dt_unit_id(u) == id)
+		if (probe_id(u) == id)
 			return u;
 	return NULL;
 }
@@ -191,12 +212,22 @@ static void meta_probes(void)
 	for (uint32_t i = 0; (u = dt_session_unit(R.s, i)); i++) {
 		const char *t = dt_unit_text(u);
 		uint64_t hits = 0;
-		int len = (int)strcspn(t, "\n");
 
+		if (!probe_id(u))
+			continue;
 		if (dt_unit_hits(u, &hits) < 0)
 			hits = 0;
-		printf("%4u  %10llu hits  %.*s%s\n", dt_unit_id(u), (unsigned long long)hits, len, t,
-		       t[len] ? " …" : "");
+		/* The whole body: its first line beside the id, the others under it. */
+		for (int first = 1; *t || first; first = 0) {
+			int len = (int)strcspn(t, "\n");
+
+			if (first)
+				printf("%4u  %10llu hits  %.*s\n", probe_id(u),
+				       (unsigned long long)hits, len, t);
+			else
+				printf("%*s%.*s\n", 22, "", len, t);
+			t += len + (t[len] == '\n');
+		}
 		shown++;
 	}
 	if (!shown)
@@ -239,6 +270,11 @@ static void meta_save(const char *path)
 		fprintf(stderr, ".save: cannot write %s: %s\n", path, dt_strerror(errno));
 		return;
 	}
+	/* A #! script runs as it is: executable as a new file would be, within the umask. */
+	mode_t mask = umask(0);
+	umask(mask);
+	if (fchmod(fileno(f), 0777 & ~mask) < 0)
+		fprintf(stderr, ".save: cannot make %s executable: %s\n", path, strerror(errno));
 	fprintf(f, "#!/usr/bin/env dwarftrace\n");
 	for (uint32_t i = 0; (u = dt_session_unit(R.s, i)); i++) {
 		const char *t = dt_unit_text(u);
@@ -290,7 +326,9 @@ static void meta_help(void)
 	       "    .quit          end the session (also Ctrl-D): END probes run, maps print\n"
 	       "    .help          this text\n"
 	       "Tab completes probe types, tracepoints, binaries and their symbols, builtins,\n"
-	       "functions, maps and meta-commands. Ctrl-C cancels the entry being typed.\n");
+	       "functions, maps and meta-commands. Ctrl-C cancels the entry being typed.\n"
+	       "Up/Down recall whole entries, Ctrl-R searches them, Ctrl-O runs the recalled\n"
+	       "entry and brings up the next; Ctrl-D ends the session.\n");
 }
 
 static void run_meta(const char *line)
@@ -325,10 +363,16 @@ static void run_meta(const char *line)
 		unsigned long id = strtoul(a, &end, 10);
 		dt_unit *u = (*a && !*end) ? live_unit((uint32_t)id) : NULL;
 
-		if (!u)
+		if (!*a) {
+			fprintf(stderr, ".detach: give a probe id, e.g. .detach 1 (.probes lists them)\n");
+		} else if (!u) {
 			fprintf(stderr, ".detach: no live probe with id '%s' (see .probes)\n", a);
-		else if (dt_session_detach(R.s, u) == 0)
+		} else if (dt_session_detach(R.s, u) == 0) {
+			for (size_t i = 0; i < R.ids.n; i++)
+				if (R.ids.v[i].u == u)
+					R.ids.v[i] = R.ids.v[--R.ids.n];
 			printf("probe %lu detached\n", id);
+		}
 	} else {
 		fprintf(stderr, "unknown command '%s' (see .help)\n", cmd);
 	}
@@ -582,15 +626,28 @@ static char **repl_complete(const char *text, int start, int end)
 		add_list("", dt_func_names(), text);
 		add_list("", keywords, text);
 	}
-	/* No space after "profile:" or a directory, so the next Tab goes on. */
-	rl_completion_suppress_append = cands.n == 1 && cands.v[0][0] &&
-		strchr(":/", cands.v[0][strlen(cands.v[0]) - 1]);
+	/* A space only after a meta-command (its argument follows): inside a probe or an
+	 * expression a word is followed by '(', '[', ':', ';' or ')' as often as by a space, and a
+	 * stray one reads `@execs[comm ]`. */
+	rl_completion_suppress_append = !(text[0] == '.' && start == 0 && !R.entry);
 	if (!cands.n)
 		return NULL;
 	return rl_completion_matches(text, cand_gen);
 }
 
 /* ---------------------------------------------------------------- the loop */
+
+/* Replaces byte `from` with `to` in every history entry: one entry per line in the file, a
+ * multi-line entry recalled whole by one Up or Ctrl-R. */
+static void history_newlines(char from, char to)
+{
+	HIST_ENTRY **h = history_list();
+
+	for (size_t i = 0; h && h[i]; i++)
+		for (char *p = h[i]->line; *p; p++)
+			if (*p == from)
+				*p = to;
+}
 
 static void on_sigint(void)
 {
@@ -710,6 +767,7 @@ int dt_repl_main(const dt_session_opts *so_in, bool watch_pid)
 		if (home) {
 			R.history_path = xasprintf("%s/.dwarftrace_history", home);
 			read_history(R.history_path);
+			history_newlines(HISTORY_NL, '\n');
 		}
 		printf("dwarftrace %s — type a probe block, statements, or .help; Ctrl-D ends\n",
 		       DT_VERSION);
@@ -757,8 +815,10 @@ int dt_repl_main(const dt_session_opts *so_in, bool watch_pid)
 	}
 	if (R.tty) {
 		rl_callback_handler_remove();
-		if (R.history_path)
+		if (R.history_path) {
+			history_newlines('\n', HISTORY_NL);
 			write_history(R.history_path);
+		}
 	}
 	/* Ending the REPL ends the session as a script run would: END probes, every map, then the
 	 * detach — during which Ctrl-C no longer cancels an entry but, as in a script run, stops a
@@ -777,6 +837,7 @@ out:
 	cands_reset();
 	free(cands.v);
 	free(R.history_path);
+	free(R.ids.v);
 	free(R.inbuf);
 	free(saved_text);
 	reset_entry();

@@ -72,8 +72,11 @@ typedef struct dt_session_opts {
 	uint32_t ninclude_files;
 	const char *pprof_path; /* --pprof FILE: every stack-keyed map as a gzipped profile.proto */
 	const char *flamegraph_path; /* --flamegraph FILE: an interactive SVG flame graph */
+	const char *flamegraph_map;  /* --flamegraph-map @NAME: the one map drawn (NULL: each) */
 	uint64_t unwind_budget; /* --unwind-budget: bytes for unwind tables (0 = unwind/'s default) */
 	uint32_t unwind_stacks; /* --unwind-stacks: ustack_dwarf frames map entries (0 = default) */
+	bool json_frames;       /* --json-frames: -f json stacks as frame objects (output.h) */
+	bool no_merge_stacks;   /* --no-merge-stacks: one entry per stack, as bpftrace prints */
 	/* Called with output_ctx before dt_session_dispatch writes program output, so that an
 	 * interactive caller can clear the line being typed (and redraw it once dispatch returns).
 	 * NULL: nothing to do. */

@@ -122,6 +122,9 @@ dt_session *dt_session_new(const dt_session_opts *o)
 	oo.stack_frames = dt_session_stack_frames;
 	oo.stack_ctx = s;
 	oo.ncpus = s->ncpus;
+	oo.notice = s->err;
+	oo.json_frames = s->o.json_frames;
+	oo.stacks_apart = s->o.no_merge_stacks;
 	s->out = dt_out_new(&oo);
 	s->stats_fd = s->scratch_fd = s->stats_enable_fd = s->frame_fd = -1;
 	s->child_pidfd = s->child_go_fd = s->child_err_fd = s->pidfd = s->detach_helper_fd = -1;
@@ -500,38 +503,135 @@ bool dt_session_output_failed(dt_session *s)
 	return true;
 }
 
-/* --pprof / --flamegraph: every stack-keyed map, written once at the end (output/profile.c)
- * into the files opened by open_profiles; each is closed here, and any failed write of it
- * said, with a non-zero exit. */
+/* Which probes write map `name`, for a profile's units: every writer a profile: probe of one
+ * period gives w->period_ns and w->rate; any other writer, or a second period, clears them. */
+struct map_writers {
+	bool seen, mixed;
+	uint64_t period_ns;
+	const char *rate;
+};
+
+static void note_writers(const dt_stmt_list *l, const dt_probe *p, const char *name,
+			 struct map_writers *w)
+{
+	for (uint32_t i = 0; i < l->n; i++) {
+		const dt_stmt *st = l->v[i];
+
+		switch (st->kind) {
+		case DT_S_ASSIGN:
+			if (st->assign.target->kind != DT_E_MAP ||
+			    strcmp(st->assign.target->map.name, name))
+				break;
+			for (uint32_t k = 0; k < p->nattach; k++) {
+				const dt_attach *a = p->attach[k];
+				uint64_t ns = a->provider != DT_P_PROFILE ? 0 :
+					      a->unit == DT_UNIT_HZ ? (a->rate ? 1000000000ull / a->rate : 0) :
+					      a->period_ns;
+				if (!ns || (w->seen && ns != w->period_ns))
+					w->mixed = true;
+				w->seen = true;
+				w->period_ns = ns;
+				w->rate = a->text;
+			}
+			break;
+		case DT_S_IF:
+			note_writers(&st->if_.then, p, name, w);
+			note_writers(&st->if_.els, p, name, w);
+			break;
+		case DT_S_UNROLL:
+			note_writers(&st->unroll.body, p, name, w);
+			break;
+		case DT_S_WHILE:
+			note_writers(&st->while_.body, p, name, w);
+			break;
+		case DT_S_BLOCK:
+			note_writers(&st->block, p, name, w);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* --pprof / --flamegraph: every stack-keyed map, written once at the end (output/profile.c),
+ * with what the session knows of the run: the program, the target, when and how long, and
+ * which maps hold profile: samples at one rate (their counts are CPU time). */
 static void write_profiles(dt_session *s)
 {
+	const char *paths[2] = { s->o.pprof_path, s->o.flamegraph_path };
 	dt_profile_kind kinds[2] = { DT_PROFILE_PPROF, DT_PROFILE_FLAMEGRAPH };
+	dt_profile_map *maps;
+	char *prog = NULL;
+	struct timespec now;
+	char target[64];
 
+	if (!paths[0] && !paths[1])
+		return;
+	maps = xcalloc(s->maps.n + 1, sizeof(*maps));
+	for (size_t i = 0; i < s->maps.n; i++) {
+		struct map_writers w = { 0 };
+
+		for (size_t u = 0; u < s->units.n; u++)
+			for (uint32_t k = 0; k < s->units.v[u]->prog->nprobes; k++) {
+				const dt_probe *p = s->units.v[u]->prog->probes[k];
+				note_writers(&p->body, p, s->maps.v[i]->sym.name, &w);
+			}
+		maps[i] = (dt_profile_map){ .sym = &s->maps.v[i]->sym, .fd = s->maps.v[i]->fd,
+					    .period_ns = w.mixed ? 0 : w.period_ns,
+					    .rate = w.mixed ? NULL : w.rate };
+	}
+	/* The program: a script's name, else its text (the REPL's entries one after another). */
+	for (size_t u = 0; u < s->units.n; u++) {
+		const dt_source *src = &s->units.v[u]->src;
+		bool file = strcmp(src->name, "-e") && strcmp(src->name, "repl") &&
+			    strcmp(src->name, "stdin");
+		char *more = xasprintf("%s%s%s", prog ? prog : "", prog ? "  " : "",
+				       file ? src->name : src->text);
+		free(prog);
+		prog = more;
+	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	uint64_t dur = boot_ns() - s->start_ns;
+	dt_profile_info info = {
+		.program = prog ? prog : "",
+		.target = s->child_cmd ? NULL : s->o.filter_pid ? target : NULL,
+		.start_unix_ns = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec - dur,
+		.duration_ns = dur,
+	};
+	char *cmd = s->child_cmd ? xasprintf("-c '%s'", s->child_cmd) : NULL;
+	snprintf(target, sizeof(target), "-p %u", s->o.filter_pid);
+	if (cmd)
+		info.target = cmd;
 	for (int k = 0; k < 2; k++) {
-		const dt_map_sym **syms;
-		int *fds, rc;
+		char *written = NULL;
+		int rc;
 
 		if (!s->profile_f[k])
 			continue;
-		syms = xcalloc(s->maps.n + 1, sizeof(*syms));
-		fds = xcalloc(s->maps.n + 1, sizeof(*fds));
-		for (size_t i = 0; i < s->maps.n; i++) {
-			syms[i] = &s->maps.v[i]->sym;
-			fds[i] = s->maps.v[i]->fd;
-		}
-		rc = dt_out_write_profile(s->out, kinds[k], s->profile_f[k], syms, fds, s->maps.n);
-		errno = 0;
-		if (fclose(s->profile_f[k]) && !rc)
-			rc = errno ? -errno : -EIO;
+		/* The file opened at the start proved the path writable; the writer opens it
+		 * again by path (a flame graph per stack map may add files beside it). */
+		fclose(s->profile_f[k]);
 		s->profile_f[k] = NULL;
-		if (rc < 0) {
-			fprintf(s->err, "dwarftrace: %s: cannot write %s: %s\n", profile_opts[k],
-				profile_path(s, k), dt_strerror(-rc));
+		rc = dt_out_write_profile(s->out, kinds[k], paths[k], maps, s->maps.n, &info,
+					  kinds[k] == DT_PROFILE_FLAMEGRAPH ? s->o.flamegraph_map : NULL,
+					  &written);
+		if (rc == -ENOENT && kinds[k] == DT_PROFILE_FLAMEGRAPH) {
+			fprintf(s->err, "dwarftrace: --flamegraph-map %s: no map of that name is keyed "
+				"by a stack with count/sum/min/max values\n", s->o.flamegraph_map);
 			write_failed(s);
+		} else if (rc < 0) {
+			fprintf(s->err, "dwarftrace: %s: cannot write %s: %s\n", profile_opts[k],
+				paths[k], dt_strerror(-rc));
+			write_failed(s);
+		} else if (written && strchr(written, ',')) {
+			fprintf(s->err, "dwarftrace: --flamegraph: one graph per stack map: %s\n",
+				written);
 		}
-		free(syms);
-		free(fds);
+		free(written);
 	}
+	free(cmd);
+	free(prog);
+	free(maps);
 }
 
 /* ---------------------------------------------------------------- codegen callbacks */

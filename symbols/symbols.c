@@ -130,10 +130,18 @@ struct mapping {
 };
 
 /* One image of a process: exec starts a new generation, with its own snapshot. */
+/* A page the kernel names in brackets, not a file: frames in it are named after it. */
+struct special {
+	uint64_t start, end;
+	const char *path; /* interned */
+};
+
 struct proc {
 	uint32_t pid, gen;
 	struct mapping *m; /* the snapshot's files and the vDSO, sorted by start */
 	size_t n;
+	struct special *sp; /* the kernel's named pages ("[uprobes]", "[vsyscall]"), by start */
+	size_t nsp;
 	uint64_t hash; /* of the maps text, to make a repeated note cheap */
 	uint64_t read_ns; /* when the maps were last read */
 	/* The census (dt_sym_census_begin) that last found an address of this image held, and the
@@ -472,12 +480,27 @@ static int read_sym_cb(void *ctx, const dt_elf_sym *sym)
 	return 0;
 }
 
-/* Appends e's .symtab/.dynsym function symbols to v; sets *has_symtab if e has a full .symtab. */
+/* A PLT stub: "NAME@plt", so that a sample in the stub is not named after whatever symbol
+ * precedes .plt (often _init). */
+static int read_plt_cb(void *ctx, const dt_elf_sym *sym)
+{
+	struct read_ctx *r = ctx;
+	char *name = xasprintf("%s@plt", sym->name);
+	struct usym u = { sym->value, sym->size, obj_add_name(r->o, name), sym_rank(sym) };
+
+	free(name);
+	DT_VEC_PUSH(r->v, u);
+	return 0;
+}
+
+/* Appends e's .symtab/.dynsym function symbols and its PLT stubs to v; sets *has_symtab if e
+ * has a full .symtab. */
 static void read_syms(struct obj *o, dt_elf *e, usym_vec *v, bool *has_symtab)
 {
 	struct read_ctx r = { o, v };
 
 	dt_elf_sym_each(e, read_sym_cb, &r);
+	dt_elf_plt_each(e, read_plt_cb, &r);
 	if (dt_elf_has_symtab(e))
 		*has_symtab = true;
 }
@@ -850,6 +873,9 @@ static void proc_clear(dt_symbolizer *s, struct proc *p)
 	mappings_release(s, p->m, p->n);
 	p->m = NULL;
 	p->n = 0;
+	free(p->sp);
+	p->sp = NULL;
+	p->nsp = 0;
 }
 
 static size_t proc_bucket(uint32_t pid, uint32_t gen)
@@ -892,12 +918,20 @@ static uint32_t cur_gen(const dt_symbolizer *s, uint32_t pid)
 static void proc_parse(dt_symbolizer *s, struct proc *p, char *text)
 {
 	DT_VEC(struct mapping) v = {0};
+	DT_VEC(struct special) sp = {0};
 	dt_proc_mappings pm_all;
 
 	dt_proc_mappings_parse(text, &pm_all);
 	for (size_t i = 0; i < pm_all.n; i++) {
 		const dt_proc_mapping *pm = &pm_all.v[i];
 
+		/* The heap, the stack and anonymous memory are not code: no name for them. */
+		if (pm->path[0] == '[' && strcmp(pm->path, "[vdso]") && strcmp(pm->path, "[heap]") &&
+		    strncmp(pm->path, "[stack", 6) && strncmp(pm->path, "[anon", 5)) {
+			DT_VEC_PUSH(&sp, ((struct special){ .start = pm->start, .end = pm->end,
+							    .path = intern(s, pm->path) }));
+			continue;
+		}
 		if (pm->path[0] != '/' && strcmp(pm->path, "[vdso]"))
 			continue;
 		const char *path = intern(s, pm->path), *slash = strrchr(path, '/');
@@ -910,6 +944,8 @@ static void proc_parse(dt_symbolizer *s, struct proc *p, char *text)
 	dt_proc_mappings_free(&pm_all);
 	p->m = v.v;
 	p->n = v.n;
+	p->sp = sp.v;
+	p->nsp = sp.n;
 }
 
 /* Snapshots the maps of image `gen` of pid. Only the image running now can be read: for an older
@@ -1108,6 +1144,19 @@ static struct mapping *proc_mapping(dt_symbolizer *s, uint32_t pid, uint32_t gen
 	return m;
 }
 
+/* The page the kernel names in brackets ("[uprobes]", "[vsyscall]") that covers addr in the
+ * snapshot; NULL if none. */
+static const struct special *special_mapping(dt_symbolizer *s, uint32_t pid, uint32_t gen,
+					     uint64_t addr)
+{
+	struct proc *p = proc_find(s, pid, gen & DT_GEN_MASK);
+
+	for (size_t i = 0; p && i < p->nsp; i++)
+		if (addr >= p->sp[i].start && addr < p->sp[i].end)
+			return &p->sp[i];
+	return NULL;
+}
+
 /* ---------------------------------------------------------------- DWARF: inline frames, lines */
 
 static const char *die_str(Dwarf_Die *d, int at)
@@ -1298,8 +1347,16 @@ int dt_sym_user_frames(dt_symbolizer *s, uint32_t pid, uint32_t gen, uint64_t ad
 	if (max <= 0)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
-	if (!m)
+	if (!m) {
+		/* The kernel's own pages ([uprobes], the trampoline a uprobe runs its copied
+		 * instruction in; [vsyscall]) are named as perf names them. */
+		const struct special *pm = s && max > 0 ? special_mapping(s, pid, gen, addr) : NULL;
+		if (pm) {
+			out->module = pm->path;
+			out->module_off = addr - pm->start;
+		}
 		return -ENOENT;
+	}
 	uint64_t off = addr - m->start + m->pgoff;
 	out->module = m->base;
 	out->module_off = off;
@@ -1326,8 +1383,12 @@ void dt_sym_frame_text(const dt_sym_frame *f, uint64_t addr, bool with_off, char
 		k = snprintf(buf, n, "%s", f->name);
 	else if (f->name)
 		k = snprintf(buf, n, "%s+%" PRIu64, f->name, f->off);
+	else if (f->module && f->module[0] == '[')
+		k = snprintf(buf, n, "%s", f->module); /* a kernel page: [uprobes], as perf says */
 	else if (f->module)
-		k = snprintf(buf, n, "%s+0x%" PRIx64, f->module, f->module_off);
+		/* Bracketed, so that "[sleep]+0x64af" (in /bin/sleep, no symbol) never reads as
+		 * libc's sleep(). */
+		k = snprintf(buf, n, "[%s]+0x%" PRIx64, f->module, f->module_off);
 	else
 		k = snprintf(buf, n, "0x%" PRIx64, addr);
 	if (k < 0 || (size_t)k >= n)
@@ -1418,6 +1479,7 @@ void dt_sym_free(dt_symbolizer *s)
 		for (struct proc *p = s->procs[i], *next; p; p = next) {
 			next = p->next;
 			free(p->m);
+			free(p->sp);
 			free(p);
 		}
 		for (struct obj *o = s->objs[i], *next; o; o = next) {

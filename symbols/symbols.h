@@ -59,7 +59,8 @@ typedef struct dt_sym_frame {
  * hex rather than a later image's names. */
 int dt_sym_user_frames(dt_symbolizer *s, uint32_t pid, uint32_t gen, uint64_t addr,
 		       bool is_return, dt_sym_frame *out, int max);
-/* "name+off", "name [inlined]", "module+0xoff" or "0xaddr", then " (file:line)" if known. */
+/* "name+off", "name [inlined]", "[module]+0xoff" (no symbol covers it), "[uprobes]" (a page of
+ * the kernel's own, as perf names it) or "0xaddr", then " (file:line)" if known. */
 void dt_sym_frame_text(const dt_sym_frame *f, uint64_t addr, bool with_off, char *buf, size_t n);
 /* Snapshot /proc/PID/maps (and open the objects lazily later), so the process's addresses still
  * resolve after it exits or execs. Cheap if already known: re-read at most every 50 ms, replaced
@@ -105,7 +106,7 @@ void dt_sym_get_stats(const dt_symbolizer *s, dt_sym_stats *st);
 void dt_sym_print_stats(const dt_symbolizer *s, FILE *f);
 
 /* "func+26" (bpftrace's decimal offset; no offset when `with_off` is false); falls back to
- * "module+0xoff" (file offset) for a mapped file without a covering symbol, then "0xaddr". Writes at most n bytes including NUL. Returns 0 if a symbol was found, -ENOENT if not
+ * "[module]+0xoff" (file offset) for a mapped file without a covering symbol, then "0xaddr". Writes at most n bytes including NUL. Returns 0 if a symbol was found, -ENOENT if not
  * (the buffer still holds the fallback text). */
 int dt_sym_kernel(dt_symbolizer *s, uint64_t addr, bool with_off, char *buf, size_t n);
 int dt_sym_user(dt_symbolizer *s, uint32_t pid, uint32_t gen, uint64_t addr, bool with_off,

@@ -4,7 +4,10 @@ shows: a probe typed over several lines attaches and runs, statements act on liv
 leave the session as it was, Tab completes, output from running probes does not garble the line
 being typed, Ctrl-C cancels an entry, .probes/.maps/.detach/.save/.load work, a map used with
 another type is refused, Ctrl-D ends the session printing the maps, SIGUSR1 prints them while it
-goes on and SIGHUP ends it as Ctrl-D does. A saved session runs as a script. Needs root (BPF) and tmux.
+goes on and SIGHUP ends it as Ctrl-D does. A saved session runs as a script. The rough edges:
+a multi-line entry is one history item (Up, and Ctrl-R in the next session), .probes shows whole
+bodies, probe ids are consecutive, .detach without an id says how to use it, completion adds no
+space inside an expression, .save writes an executable file. Needs root (BPF) and tmux.
 
 usage: repl_test.py PATH/TO/dwarftrace
 Prints PASS/FAIL per case and "N passed, N failed"; exits non-zero on failure."""
@@ -98,6 +101,16 @@ def main():
         s = wait_for(lambda s: "probe 1 attached" in s and "tick 7" in s)
         case("multi-line probe attaches and runs", "probe 1 attached" in s and "tick 7" in s, s)
 
+        # One Up recalls the whole three-line entry, not its last physical line.
+        key("Up")
+        s = wait_for(lambda s: last_line(s).endswith('printf("tick %d\\n", 7); }') and
+                     "dt> interval:ms:200 {" in s.split("probe 1 attached")[-1])
+        case("Up recalls a multi-line entry whole",
+             last_line(s).endswith('printf("tick %d\\n", 7); }') and
+             "dt> interval:ms:200 {" in s.split("probe 1 attached")[-1], s)
+        key("C-u")
+        time.sleep(0.3)
+
         # Output from the running probe must not garble a half-typed line.
         typed("print(@")
         time.sleep(1.0)
@@ -118,6 +131,9 @@ def main():
         after = s.split(".probes")[-1]
         case(".probes lists the live probe with its hits",
              "interval:ms:200 {" in after and " hits" in after, s)
+        case(".probes shows the whole body",
+             re.search(r"^ {22}  @n = count\(\); @t\[comm\] = count\(\);$", after, re.M) is not None and
+             re.search(r'^ {22}  printf\("tick %d\\n", 7\); }$', after, re.M) is not None, s)
 
         line(".maps")
         s = wait_for(lambda s: "@t" in s.split(".maps")[-1])
@@ -159,6 +175,16 @@ def main():
         s = wait_for(lambda s: "readline" in last_line(s))
         case("Tab completes symbols of a binary", "uprobe:/bin/bash:readline" in last_line(s), s)
         key("C-u")
+        typed("BEGIN { @x[com")
+        key("Tab")
+        s = wait_for(lambda s: "comm" in last_line(s))
+        case("completion adds no space inside an expression",
+             screen().rstrip("\n").split("\n")[-1] == "dt> BEGIN { @x[comm", repr(last_line(s)))
+        key("C-u")
+
+        line(".detach")
+        s = wait_for(lambda s: ".detach: give" in s)
+        case(".detach without an id says how", ".detach: give a probe id, e.g. .detach 1" in s, s)
 
         # Ctrl-C cancels an open entry, not the session.
         line("interval:s:1 {")
@@ -172,6 +198,7 @@ def main():
         s = wait_for(lambda s: "saved 1 probe block" in s)
         text = open(saved).read() if os.path.exists(saved) else ""
         case(".save writes the live probes", "interval:ms:200 {" in text and "saved 1" in s, s + text)
+        case(".save writes an executable script", os.access(saved, os.X_OK), oct(os.stat(saved).st_mode))
         line(".detach 1")
         s = wait_for(lambda s: "probe 1 detached" in s)
         case(".detach", "probe 1 detached" in s, s)
@@ -179,6 +206,8 @@ def main():
         s = wait_for(lambda s: re.search(r"probe \d+ attached", s.split("dt> .load")[-1]))
         case(".load attaches a saved session",
              re.search(r"probe \d+ attached", s.split("dt> .load")[-1]) is not None, s)
+        # Statements and errors ran in between: the next probe is still number 2.
+        case("probe ids are consecutive", "probe 2 attached" in s.split("dt> .load")[-1], s)
         line("clear(@t)")
         time.sleep(0.5)
 
@@ -189,6 +218,8 @@ def main():
         hist = os.path.join(home, ".dwarftrace_history")
         htext = open(hist).read() if os.path.exists(hist) else ""
         case("history is kept", "interval:ms:200 {" in htext, htext)
+        case("a multi-line entry is one line of the history file",
+             any(l.startswith("interval:ms:200 {\x1e") for l in htext.split("\n")), repr(htext))
     finally:
         tmux("kill-session", "-t", SESSION, check=False)
 
@@ -200,6 +231,15 @@ def main():
     tmux("respawn-pane", "-k", "-t", SESSION, env_cmd)
     try:
         wait_for(lambda s: "dt>" in s)
+        # The last session's multi-line entry comes back whole through Ctrl-R.
+        key("C-r")
+        typed("tick")
+        s = wait_for(lambda s: "@n = count(); @t[comm] = count();" in s)
+        case("Ctrl-R in a new session recalls a multi-line entry whole",
+             "interval:ms:200 {" in s and "@n = count(); @t[comm] = count();" in s, s)
+        key("C-g")
+        key("C-u")
+        time.sleep(0.3)
         line('interval:ms:100 { @u = count(); } END { printf("end ran\\n"); }')
         s = wait_for(lambda s: "probe 1 attached" in s)
         pid = int(tmux("display-message", "-p", "-t", SESSION, "#{pane_pid}").stdout.strip())

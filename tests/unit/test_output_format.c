@@ -68,13 +68,17 @@ struct cap {
 	dt_symbolizer *sym;
 };
 
+/* --json-frames and --no-merge-stacks for the captures opened while they are set. */
+static bool cap_json_frames, cap_stacks_apart;
+
 static void cap_open(struct cap *c, dt_out_format fmt)
 {
 	memset(c, 0, sizeof(*c));
 	c->f = open_memstream(&c->buf, &c->len);
 	c->sym = dt_sym_new();
 	dt_out_opts o = { .file = c->f, .format = fmt, .sym = c->sym, .stack_frames = fake_frames,
-			  .ncpus = NCPUS };
+			  .ncpus = NCPUS, .json_frames = cap_json_frames,
+			  .stacks_apart = cap_stacks_apart };
 	c->o = dt_out_new(&o);
 }
 
@@ -688,6 +692,52 @@ static void stacks(void)
 	s = fmap_print(&fm, DT_OUT_JSON, 0, 0);
 	CHECK_EQ_STR(s, "{\"type\": \"map\", \"data\": {\"@k\": {\"\\n    vfs_read+5\\n    "
 			"ksys_read+10\\n,7\": 1, \",7\": 2}}}\n");
+	free(s);
+	/* --json-frames: the key is an array (the stack one of frame objects), so the map is a
+	 * list of entries. */
+	char jwant[512];
+	cap_json_frames = true;
+	s = fmap_print(&fm, DT_OUT_JSON, 0, 0);
+	cap_json_frames = false;
+	snprintf(jwant, sizeof(jwant), "{\"type\": \"map\", \"data\": {\"@k\": [{\"key\": [[{\"addr\": "
+		 "\"0x%llx\", \"func\": \"vfs_read\", \"offset\": 5, \"module\": \"kernel\"}, "
+		 "{\"addr\": \"0x%llx\", \"func\": \"ksys_read\", \"offset\": 10, \"module\": "
+		 "\"kernel\"}],7], \"value\": 1}, {\"key\": [[],7], \"value\": 2}]}}\n",
+		 (unsigned long long)k_vfs_read + 5, (unsigned long long)k_ksys_read + 10);
+	CHECK_EQ_STR(s, jwant);
+	free(s);
+
+	/* Stacks that print the same (one kernel path recorded with two pids, so two keys) are one
+	 * entry with the counts added; --no-merge-stacks keeps bpftrace's two. hist buckets add. */
+	struct dt_stack_ref r5 = { 1, 5, 0 }, r6 = { 1, 6, 0 };
+	uint64_t three = 3;
+	fmap_init(&fm, "@m", &T_KSTACK, &T_COUNT);
+	fmap_add(&fm, &r5, &one, NULL);
+	fmap_add(&fm, &r6, &three, &one);
+	s = fmap_print(&fm, DT_OUT_TEXT, 0, 0);
+	CHECK_EQ_STR(s, "@m[\n    vfs_read+5\n    ksys_read+10\n]: 5\n");
+	free(s);
+	s = fmap_print(&fm, DT_OUT_JSON, 0, 0);
+	CHECK_EQ_STR(s, "{\"type\": \"map\", \"data\": {\"@m\": {\"\\n    vfs_read+5\\n    "
+			"ksys_read+10\\n\": 5}}}\n");
+	free(s);
+	cap_stacks_apart = true;
+	s = fmap_print(&fm, DT_OUT_TEXT, 0, 0);
+	cap_stacks_apart = false;
+	CHECK_EQ_STR(s, "@m[\n    vfs_read+5\n    ksys_read+10\n]: 1\n"
+			"@m[\n    vfs_read+5\n    ksys_read+10\n]: 4\n");
+	free(s);
+	uint8_t hk[24] = {0};
+	fmap_init(&fm, "@h", &T_KSTACK, &T_HIST);
+	memcpy(hk, &r5, 16);
+	add_bucket(&fm, hk, 3, 2);
+	memcpy(hk, &r6, 16);
+	add_bucket(&fm, hk, 3, 1);
+	add_bucket(&fm, hk, 4, 1);
+	s = fmap_print(&fm, DT_OUT_TEXT, 0, 0);
+	CHECK_EQ_STR(s, "@h[\n    vfs_read+5\n    ksys_read+10\n]: \n"
+			"[2, 4)                 3 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
+			"[4, 8)                 1 |@@@@@@@@@@@@@@@@@                                   |\n\n");
 	free(s);
 
 	struct dt_stack_ref ref = { 1, 0, 0 };

@@ -1,7 +1,7 @@
 /* test_output_profile.c — the profile outputs without the kernel: `-f folded` lines from a
  * stack-keyed map (other key parts first, user frames outer to inner, kernel frames after with
  * "_[k]", entries that fold to the same line merged, unreadable stacks contributing no frames,
- * other maps as text), and the SVG flame graph (a well-formed document with one box per frame, counts and
+ * other maps as text on the notice stream, never in the folded data), and the SVG flame graph (a well-formed document with one box per frame, counts and
  * percentages in the tooltips, XML-escaped C++ names, children in name order, the zoom and search
  * script). Stacks come from a fake stack source pointing into this test's own functions, which the
  * symbolizer names through our own /proc/self/maps. */
@@ -89,20 +89,34 @@ static void add(struct fmap *f, const char *comm, uint64_t uid, uint64_t kid, ui
 	f->n++;
 }
 
-static char *print_folded(struct fmap *f)
+/* The folded data; what went to the notice stream in *notice (freed by the caller). */
+static char *print_folded_notice(struct fmap *f, char **notice)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&buf, &len);
+	char *buf = NULL, *nbuf = NULL;
+	size_t len = 0, nlen = 0;
+	FILE *fp = open_memstream(&buf, &len), *np = open_memstream(&nbuf, &nlen);
 	dt_symbolizer *sym = dt_sym_new();
-	dt_out_opts oo = { .file = fp, .format = DT_OUT_FOLDED, .sym = sym,
+	dt_out_opts oo = { .file = fp, .notice = np, .format = DT_OUT_FOLDED, .sym = sym,
 			   .stack_frames = fake_frames, .ncpus = NCPUS };
 	dt_out *o = dt_out_new(&oo);
 	CHECK_EQ_INT(dt_out_print_entries(o, &f->m, &f->l, f->keys, f->vals, f->n, 0, 0), 0);
+	dt_out_attached(o, 2);
+	dt_out_maps_start(o);
 	dt_out_free(o);
 	dt_sym_free(sym);
 	fclose(fp);
+	fclose(np);
+	*notice = nbuf;
 	return buf;
+}
+
+static char *print_folded(struct fmap *f)
+{
+	char *notice;
+	char *out = print_folded_notice(f, &notice);
+	CHECK_EQ_STR(notice, "Attaching 2 probes...\n");
+	free(notice);
+	return out;
 }
 
 static void folded_lines(void)
@@ -124,7 +138,8 @@ static void folded_lines(void)
 	free(out);
 }
 
-/* A map without a stack prints as text even with -f folded. */
+/* A map without a stack prints as text on the notice stream with -f folded: the data stream
+ * holds folded lines only. */
 static void folded_other_maps_as_text(void)
 {
 	static struct fmap f;
@@ -138,9 +153,12 @@ static void folded_other_maps_as_text(void)
 	memcpy(f.keys, &k, 8);
 	memcpy(f.vals, &v, 8);
 	f.n = 1;
-	char *out = print_folded(&f);
-	CHECK_EQ_STR(out, "@n[3]: 9\n");
+	char *notice;
+	char *out = print_folded_notice(&f, &notice);
+	CHECK_EQ_STR(out, "");
+	CHECK_EQ_STR(notice, "@n[3]: 9\nAttaching 2 probes...\n");
 	free(out);
+	free(notice);
 }
 
 static char *flamegraph(const char *const *lines, const int64_t *vals, size_t n)
@@ -148,7 +166,9 @@ static char *flamegraph(const char *const *lines, const int64_t *vals, size_t n)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *fp = open_memstream(&buf, &len);
-	CHECK_EQ_INT(dt_flamegraph_write(fp, "t<&>", lines, vals, n), 0);
+	dt_fg_head h = { .title = "t<&>", .subtitle = "@cpu · -c 'x' · profile:hz:99",
+			 .unit = "samples", .unit_ns = 10101010 };
+	CHECK_EQ_INT(dt_flamegraph_write(fp, &h, lines, vals, n), 0);
 	fclose(fp);
 	return buf;
 }
@@ -176,7 +196,12 @@ static void flamegraph_svg(void)
 	CHECK(strstr(svg, "<title>a (50 samples, 50.00%)</title>") != NULL);
 	CHECK(strstr(svg, "<title>std::vector&lt;int&gt;::push_back(int const&amp;) (30 samples, "
 			  "30.00%)</title>") != NULL);
-	CHECK(strstr(svg, ">t&lt;&amp;&gt;</text>") != NULL);
+	CHECK(strstr(svg, "<text id=\"title\" x=\"600\" y=\"24\" text-anchor=\"middle\">t&lt;&amp;&gt;"
+			  "</text>") != NULL);
+	CHECK(strstr(svg, "<text id=\"subtitle\" x=\"600\" y=\"44\" text-anchor=\"middle\">@cpu · "
+			  "-c 'x' · profile:hz:99</text>") != NULL);
+	/* The unit and its CPU time reach the details line's script. */
+	CHECK(strstr(svg, "UNIT = 'samples', UNIT_NS = 10101010;") != NULL);
 	/* Children in name order: a left of b. */
 	const char *a = strstr(svg, "fg-n=\"a\""), *b = strstr(svg, "fg-n=\"b\"");
 	CHECK(a && b);

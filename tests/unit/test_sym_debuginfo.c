@@ -224,8 +224,8 @@ static void check_c(const char *variant, const dt_sym_opts *o, const char *want_
 		CHECK_EQ_INT(rc, 0);
 		CHECK_EQ_STR(buf, want_local);
 	} else {
-		/* Never a bare address when the module is known: "c_stripped+0x...". */
-		char *prefix = xasprintf("%s+0x", variant);
+		/* Never a bare address when the module is known, never a name: "[c_stripped]+0x...". */
+		char *prefix = xasprintf("[%s]+0x", variant);
 		CHECK_EQ_INT(rc, -ENOENT);
 		CHECK(!strncmp(buf, prefix, strlen(prefix)));
 		free(prefix);

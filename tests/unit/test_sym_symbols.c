@@ -2,7 +2,7 @@
  * program is compiled at test time twice (-no-pie and -pie), run, and asked to print where its
  * functions are; the symbolizer must name them (with bpftrace's decimal offsets), and the -no-pie
  * addresses must agree with `nm`. A process that exits before its addresses are resolved still
- * resolves from the snapshot taken while it lived; a deleted binary gives "module+0xoff";
+ * resolves from the snapshot taken while it lived; a deleted binary gives "[module]+0xoff";
  * anonymous memory gives "0xaddr"; the vDSO and libc resolve; kernel addresses resolve from
  * /proc/kallsyms (root). */
 #include "symbols/symbols_internal.h"
@@ -327,7 +327,7 @@ static void idle_objects_budget(void)
 	dt_sym_free(s);
 }
 
-/* The binary is deleted before the process was noted, so it can never be opened: "module+0xoff"
+/* The binary is deleted before the process was noted, so it can never be opened: "[module]+0xoff"
  * (the file offset). Deleted after the note, it still resolves: objects open when noted. */
 static void deleted_binary(void)
 {
@@ -347,7 +347,7 @@ static void deleted_binary(void)
 	CHECK_EQ_INT(dt_sym_user(s, (uint32_t)t.pid, 0, t.alpha, true, buf, sizeof(buf)), -ENOENT);
 	/* -no-pie text: file offset = vaddr - 0x400000 for the usual x86-64 link. */
 	char want[64];
-	snprintf(want, sizeof(want), "prog-gone+0x%" PRIx64, t.alpha - 0x400000);
+	snprintf(want, sizeof(want), "[prog-gone]+0x%" PRIx64, t.alpha - 0x400000);
 	CHECK_EQ_STR(buf, want);
 	dt_sym_free(s);
 }
