@@ -59,7 +59,8 @@ static uint32_t node_weight(const dt_expr *e)
 
 	switch (e->kind) {
 	case DT_E_STR: case DT_E_TUPLE:
-		w += bytes_weight(e->type->size);
+		/* has_key(@m, (a, b))'s key tuple is typed as the map's key, not on its own. */
+		w += e->type ? bytes_weight(e->type->size) : 0;
 		break;
 	case DT_E_MAP: {
 		dt_map_layout lay;
