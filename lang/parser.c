@@ -116,6 +116,11 @@ static void missing_after(parser *p, const char *what)
 {
 	if (p->panic)
 		return;
+	/* At the end of input the text stopped early: said there, so the REPL reads on. */
+	if (p->cur.kind == DT_TOK_EOF) {
+		syntax_error(p, what);
+		return;
+	}
 	p->panic = true;
 	dt_diag(p->d, DT_DIAG_ERROR, (dt_span){ p->prev_end, 1 }, "%s, found '%.*s'", what,
 		(int)DT_MIN(p->cur.len, 40u), p->src->text + p->cur.off);
