@@ -784,8 +784,13 @@ static int write_flamegraph(struct prof *p, uint32_t map, const char *path,
 		err = -errno;
 	} else {
 		err = dt_flamegraph_write(f, &h, lines, vals, n);
-		if (fclose(f) && !err)
-			err = -EIO;
+		/* The writer knows only that a write failed; a flush says why (ENOSPC, ...). */
+		errno = 0;
+		int ferr = fflush(f) ? errno : 0;
+		if (fclose(f) && !ferr)
+			ferr = errno ? errno : EIO;
+		if (ferr && (!err || err == -EIO))
+			err = -ferr;
 	}
 	free(title.s);
 	free(sub.s);
