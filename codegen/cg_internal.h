@@ -69,6 +69,10 @@ typedef struct cg {
 	DT_VEC(struct cg_slot { LLVMValueRef a; uint32_t size; bool busy; }) slots;
 	size_t pool_from;
 	uint32_t scratch_base;
+	/* Subprograms of the program being emitted (cg_stmt.c's agg_sub): one BPF-to-BPF function
+	 * per aggregation kind and value size, in the program's section after it. */
+	struct cg_sub { uint32_t kind, value_size; LLVMValueRef fn; } subs[16];
+	uint32_t nsubs;
 } cg;
 
 /* Reports an internal error once (a diagnostic at `at`) and makes cg->err non-zero. */

@@ -111,13 +111,142 @@ static bool is_agg_func(dt_func f)
 	return f >= DT_F_COUNT && f <= DT_F_LHIST;
 }
 
+static void finish_function(cg *c);
+
+/* Subprograms. A statement that calls one is a few instructions instead of the tens the
+ * operation takes inline, and LLVM's BPF backend spends its time per instruction, so this is
+ * most of a large script's compile time. Each is a BPF-to-BPF function in the calling program's
+ * own section (internal, never inlined), made once per program and key; the verifier checks it
+ * at each call site with the caller's registers, so map pointers and keys on the caller's stack
+ * keep their types, and its few stack bytes count against the 512 of the call chain. */
+
+/* The caller's state while a subprogram is built, and where its builder was. */
+typedef struct sub_saved {
+	cg c;
+	LLVMBasicBlockRef from;
+} sub_saved;
+
+/* The subprogram of this program with this key, or NULL (then sub_open makes it). */
+static LLVMValueRef sub_find(cg *c, uint32_t kind, uint32_t value_size)
+{
+	for (uint32_t i = 0; i < c->nsubs; i++)
+		if (c->subs[i].kind == kind && c->subs[i].value_size == value_size)
+			return c->subs[i].fn;
+	return NULL;
+}
+
+/* Starts subprogram `fty` and points c at it, with the same vocabulary (buffers, the
+ * prologue's counter lookup) as a program; `saved` keeps the caller's state for sub_close.
+ * NULL when the program has too many. */
+static LLVMValueRef sub_open(cg *c, uint32_t kind, uint32_t value_size, LLVMTypeRef fty,
+			     sub_saved *saved)
+{
+	char name[96];
+	LLVMValueRef fn;
+
+	if (c->nsubs == DT_ARRAY_SIZE(c->subs)) {
+		cg_fail(c, c->at, "more than %zu subprograms", DT_ARRAY_SIZE(c->subs));
+		return NULL;
+	}
+	snprintf(name, sizeof(name), "%s.sub%u_%u", LLVMGetValueName(c->fn), kind, value_size);
+	fn = LLVMAddFunction(c->mod, name, fty);
+	LLVMSetLinkage(fn, LLVMInternalLinkage);
+	LLVMSetSection(fn, LLVMGetSection(c->fn));
+	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+				LLVMCreateStringAttribute(c->ctx, "no-builtins", 11, "", 0));
+	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+				LLVMCreateEnumAttribute(c->ctx,
+							LLVMGetEnumAttributeKindForName("noinline", 8), 0));
+	c->subs[c->nsubs++] = (struct cg_sub){ kind, value_size, fn };
+	saved->c = *c;
+	saved->from = LLVMGetInsertBlock(c->b);
+	c->fn = fn;
+	c->ctxp = NULL;
+	c->stack_used = c->scratch_used = c->scratch_base = 0;
+	c->npro = 0;
+	c->key32 = NULL;
+	c->slots = (typeof(c->slots)){ 0 };
+	c->pool_from = 0;
+	c->allocas = cg_block(c, "entry");
+	c->prologue = cg_block(c, "prologue");
+	c->body = cg_block(c, "body");
+	LLVMPositionBuilderAtEnd(c->b, c->body);
+	return fn;
+}
+
+/* Finishes the subprogram and gives c back to the caller where it was. */
+static void sub_close(cg *c, sub_saved *saved)
+{
+	finish_function(c);
+	free(c->slots.v);
+	saved->c.err = c->err;
+	*c = saved->c;
+	LLVMPositionBuilderAtEnd(c->b, saved->from);
+}
+
+/* Calls subprogram fn (NULL after an internal error: nothing). */
+static LLVMValueRef sub_call(cg *c, LLVMValueRef fn, LLVMValueRef *args, unsigned n)
+{
+	if (!fn)
+		return cg_i64(c, 0);
+	return LLVMBuildCall2(c->b, LLVMGlobalGetValueType(fn), fn, args, n, "");
+}
+
+/* Keys of the subprograms that are not aggregations (those use their dt_type_kind). */
+enum { SUB_HIST_BUCKET = 1000 };
+
+/* `i64 (i64 v)`: hist_bucket(v), some 40 instructions inline. */
+static LLVMValueRef hist_bucket_sub(cg *c)
+{
+	LLVMValueRef fn = sub_find(c, SUB_HIST_BUCKET, 0);
+	sub_saved saved;
+
+	if (fn)
+		return fn;
+	fn = sub_open(c, SUB_HIST_BUCKET, 0, LLVMFunctionType(c->i64, &c->i64, 1, false), &saved);
+	if (!fn)
+		return NULL;
+	LLVMBuildRet(c->b, hist_bucket(c, LLVMGetParam(fn, 0)));
+	sub_close(c, &saved);
+	return fn;
+}
+
+/* `i64 (i8 *map, i8 *key, i64 v)`: applies aggregation k to the value at key in map, inserting
+ * a zeroed value of value_size bytes so updated when the key is absent. */
+static LLVMValueRef agg_sub(cg *c, dt_type_kind k, uint32_t value_size)
+{
+	LLVMTypeRef at[3] = { c->i8p, c->i8p, c->i64 };
+	LLVMValueRef fn = sub_find(c, (uint32_t)k, value_size), found, buf;
+	LLVMBasicBlockRef hit, miss;
+	sub_saved saved;
+
+	if (fn)
+		return fn;
+	fn = sub_open(c, (uint32_t)k, value_size, LLVMFunctionType(c->i64, at, 3, false), &saved);
+	if (!fn)
+		return NULL;
+	hit = cg_block(c, "agg.hit");
+	miss = cg_block(c, "agg.miss");
+	found = cg_map_lookup(c, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1));
+	cg_br_nonnull(c, found, hit, miss);
+	LLVMPositionBuilderAtEnd(c->b, hit);
+	agg_apply(c, k, found, LLVMGetParam(fn, 2));
+	LLVMBuildRet(c->b, cg_i64(c, 0));
+	LLVMPositionBuilderAtEnd(c->b, miss);
+	buf = cg_buf(c, value_size);
+	agg_apply(c, k, buf, LLVMGetParam(fn, 2));
+	cg_map_update(c, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), buf);
+	LLVMBuildRet(c->b, cg_i64(c, 0));
+	sub_close(c, &saved);
+	return fn;
+}
+
 static void aggregate(cg *c, const dt_expr *target, const dt_expr *call)
 {
 	const dt_map_sym *m = target->map.sym;
 	dt_type_kind k = m->value->kind;
 	dt_map_layout lay;
-	LLVMValueRef v = NULL, key, map, found, buf;
-	LLVMBasicBlockRef hit = NULL, miss = NULL, done = NULL;
+	LLVMValueRef v = NULL, key, map;
 
 	dt_map_layout_of(m, &lay);
 	if (call->call.nargs && call->call.id != DT_F_COUNT) {
@@ -129,25 +258,15 @@ static void aggregate(cg *c, const dt_expr *target, const dt_expr *call)
 	}
 	key = cg_map_key(c, m, target->map.keys, target->map.nkeys, &lay);
 	if (lay.bucketed) {
-		LLVMValueRef bk = k == DT_T_HIST ? hist_bucket(c, v) : lhist_bucket(c, v, m->value);
+		LLVMValueRef bk = k == DT_T_HIST ? sub_call(c, hist_bucket_sub(c), &v, 1) :
+						   lhist_bucket(c, v, m->value);
 
 		cg_store_int(c, key, lay.user_key_size, 8, bk);
 	}
 	map = cg_map_ref(c, cg_script_map_fd(c, m));
-	found = cg_map_lookup(c, map, key);
-	hit = cg_block(c, "agg.hit");
-	miss = cg_block(c, "agg.miss");
-	done = cg_block(c, "agg.done");
-	cg_br_nonnull(c, found, hit, miss);
-	LLVMPositionBuilderAtEnd(c->b, hit);
-	agg_apply(c, k, found, v);
-	LLVMBuildBr(c->b, done);
-	LLVMPositionBuilderAtEnd(c->b, miss);
-	buf = cg_buf(c, lay.value_size);
-	agg_apply(c, k, buf, v);
-	cg_map_update(c, map, key, buf);
-	LLVMBuildBr(c->b, done);
-	LLVMPositionBuilderAtEnd(c->b, done);
+	LLVMValueRef args[3] = { map, key, v ? v : cg_i64(c, 0) };
+
+	sub_call(c, agg_sub(c, k, lay.value_size), args, 3);
 }
 
 /* ------------------------------------------------------------ assignments */
@@ -806,6 +925,7 @@ void cg_emit_program(cg *c, const dt_cg_prog *pg, const char *section, const cg_
 	c->stack_used = 0;
 	c->scratch_used = 0;
 	c->npro = 0;
+	c->nsubs = 0;
 	c->dwarf_ref = NULL;
 	c->frame = NULL;
 	c->key32 = NULL;
