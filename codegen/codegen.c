@@ -436,10 +436,13 @@ int dt_codegen(const dt_program *p, const dt_cg_env *env, dt_cg_result **out, dt
 		ret = cg_split_probe(p, p->probes[i], d, &splits[i]);
 	if (!ret)
 		ret = plan_programs(&c0, splits, &plans, &nplans);
+	/* A smaller budget after an attempt that ran out of stack (-E2BIG, said by nobody): the
+	 * last attempt, with no budget, reports it if even that is too much. */
 	for (unsigned i = 0; !ret && i < DT_ARRAY_SIZE(budgets); i++) {
 		ret = compile(p, env, plans, nplans, budgets[i], out, d, &stack_full);
 		if (!stack_full)
 			break;
+		ret = 0;
 	}
 	free(plans);
 	for (uint32_t i = 0; i < p->nprobes; i++)
