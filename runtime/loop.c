@@ -119,6 +119,20 @@ static void run_system(dt_session *s, const dt_event_desc *e, const void *payloa
 	free(cmd);
 }
 
+
+/* Whether a call site lies in an END probe (records that quote their call site say so). */
+static bool in_end_probe(const dt_program *p, const dt_expr *call)
+{
+	for (uint32_t i = 0; call && i < p->nprobes; i++) {
+		const dt_probe *pr = p->probes[i];
+
+		if (pr->nattach && pr->attach[0]->provider == DT_P_END &&
+		    call->span.off >= pr->span.off && call->span.off < pr->span.off + pr->span.len)
+			return true;
+	}
+	return false;
+}
+
 static int on_event(void *ctx, void *data, size_t len)
 {
 	struct dt_rb_ctx *c = ctx;
@@ -147,6 +161,8 @@ static int on_event(void *ctx, void *data, size_t len)
 		if (h.id >= u->prog->nevents)
 			goto bad;
 		e = &u->prog->events[h.id];
+		if (s->end_only && !in_end_probe(u->prog, e->call))
+			return 0;
 		break;
 	case DT_EV_PRINT_MAP:
 	case DT_EV_CLEAR_MAP:

@@ -1813,6 +1813,7 @@ int dt_session_finish(dt_session *s)
 	if (s->muted) {
 		dt_loop_drain_final(s);
 		s->muted = false;
+		s->end_only = true;
 	}
 	/* END and every map come first, with the probes still attached: detaching is the slow
 	 * part (each perf event waits for the kernel), and nothing must wait for it. */

@@ -208,6 +208,9 @@ struct dt_session {
 	/* exit() ran: the records queued behind it are dropped, as bpftrace drops them, until
 	 * dt_session_finish runs END (whose output prints). */
 	bool muted;
+	/* END runs after an exit(): of the records that quote a call site (printf, time, print of a
+	 * value, cat, system), only END's print; the probes, still attached, may queue more. */
+	bool end_only;
 	/* -c child / -p pid */
 	pid_t child;
 	int child_pidfd;      /* readable when the child exits */
