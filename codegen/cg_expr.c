@@ -389,7 +389,16 @@ static LLVMValueRef builtin(cg *c, const dt_expr *e)
 		return b;
 	}
 	case DT_B_NSECS:
-		return helper0(c, BPF_FUNC_ktime_get_ns);
+		/* nsecs(sw_tai) is bpftrace's estimate of TAI for kernels without the TAI
+		 * helper; every kernel dwarftrace runs on (6.1+) has it, so it reads TAI. */
+		switch (e->builtin.variant) {
+		case DT_CLOCK_BOOT:
+			return helper0(c, BPF_FUNC_ktime_get_boot_ns);
+		case DT_CLOCK_TAI: case DT_CLOCK_SW_TAI:
+			return helper0(c, BPF_FUNC_ktime_get_tai_ns);
+		default:
+			return helper0(c, BPF_FUNC_ktime_get_ns);
+		}
 	case DT_B_ELAPSED:
 		return LLVMBuildSub(c->b, helper0(c, BPF_FUNC_ktime_get_boot_ns),
 				    cg_i64(c, c->env->start_ns), "");

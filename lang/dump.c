@@ -143,6 +143,12 @@ static void dump_expr(dumper *d, const dt_expr *e, int depth)
 			fprintf(o, "builtin %s%u", dt_builtin_name(e->builtin.id), e->builtin.arg);
 		else
 			fprintf(o, "builtin %s", dt_builtin_name(e->builtin.id));
+		if (e->builtin.id == DT_B_NSECS && e->builtin.variant)
+			fprintf(o, " clock=%s", e->builtin.variant == DT_CLOCK_BOOT  ? "boot"
+						: e->builtin.variant == DT_CLOCK_TAI ? "tai"
+										     : "sw_tai");
+		if ((e->builtin.id == DT_B_PID || e->builtin.id == DT_B_TID) && e->builtin.variant)
+			fprintf(o, " ns=init");
 		if (e->builtin.id == DT_B_KSTACK || e->builtin.id == DT_B_USTACK ||
 		    e->builtin.id == DT_B_USTACK_DWARF)
 			fprintf(o, " mode=%s depth=%u", stack_mode_name(e->builtin.mode),

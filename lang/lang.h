@@ -265,6 +265,12 @@ typedef enum dt_builtin {
 	DT_B__COUNT
 } dt_builtin;
 
+/* The clock of nsecs(CLOCK) (bpftrace's TimestampMode); bare `nsecs` and `nsecs()` read
+ * MONOTONIC, as 0.17's nsecs did. */
+typedef enum dt_clock { DT_CLOCK_MONOTONIC, DT_CLOCK_BOOT, DT_CLOCK_TAI, DT_CLOCK_SW_TAI } dt_clock;
+/* pid(NS) / tid(NS): as seen from dwarftrace's pid namespace (the default) or the initial one. */
+typedef enum dt_pid_ns { DT_PIDNS_CURR, DT_PIDNS_INIT } dt_pid_ns;
+
 typedef enum dt_func {
 	DT_F_PRINTF, DT_F_PRINT, DT_F_CLEAR, DT_F_DELETE, DT_F_ZERO, DT_F_EXIT, DT_F_TIME, DT_F_STR,
 	DT_F_KSYM, DT_F_USYM,
@@ -327,6 +333,7 @@ struct dt_expr {
 			uint32_t arg;         /* argN: N */
 			uint32_t depth;       /* kstack/ustack/ustack_dwarf(N): N, or 0 = default */
 			dt_stack_mode mode;   /* kstack(perf) etc. */
+			uint32_t variant;     /* nsecs(CLOCK): dt_clock; pid/tid(NS): dt_pid_ns */
 		} builtin;
 		struct { const char *name; dt_var_sym *sym; } var;   /* name includes the '$' */
 		struct {

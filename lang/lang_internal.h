@@ -58,6 +58,8 @@ void dt_lex(const dt_source *src, uint32_t off, dt_token *t);
 /* Attach-point mode: one raw attach point (`uprobe:/usr/lib/libc.so.6:malloc+4`) as a single
  * DT_TOK_ATTACH, or whatever ordinary token stands there if none starts at `off`. */
 void dt_lex_attach(const dt_source *src, uint32_t off, dt_token *t);
+/* A duration suffix (ns us ms s m h d): *mul gets nanoseconds per unit; false for anything else. */
+bool dt_duration_suffix(const char *s, size_t n, uint64_t *mul);
 /* Decodes a string literal token's escapes into the arena; *bad gets the offset of a bad escape
  * (or UINT32_MAX). */
 char *dt_lex_string(dt_arena *a, const dt_source *src, const dt_token *t, uint32_t *len,

@@ -69,8 +69,39 @@ static uint32_t skip_space(const dt_source *src, uint32_t i)
 	}
 }
 
+bool dt_duration_suffix(const char *s, size_t n, uint64_t *mul)
+{
+	static const struct { const char *name; uint64_t ns; } units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000ull },
+		{ "m", 60000000000ull }, { "h", 3600000000000ull }, { "d", 86400000000000ull },
+	};
+	for (size_t i = 0; i < DT_ARRAY_SIZE(units); i++)
+		if (strlen(units[i].name) == n && !memcmp(units[i].name, s, n)) {
+			*mul = units[i].ns;
+			return true;
+		}
+	return false;
+}
+
+/* C's integer suffixes (u, l, ul, ll, ull, in any case and order of u): accepted so C
+ * definitions read the same, and ignored, as bpftrace does. */
+static bool int_suffix(const char *s, size_t n)
+{
+	static const char *const suffixes[] = { "u", "l", "ul", "lu", "ll", "ull", "llu" };
+	char low[4];
+	if (!n || n > 3)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		low[i] = (char)tolower((unsigned char)s[i]);
+	for (size_t i = 0; i < DT_ARRAY_SIZE(suffixes); i++)
+		if (strlen(suffixes[i]) == n && !memcmp(suffixes[i], low, n))
+			return true;
+	return false;
+}
+
 /* Integers: decimal, 0x hex, leading-0 octal, with `_` separators between digits, and bpftrace's
- * `1e6` (decimal mantissa times a power of ten). */
+ * `1e6` (decimal mantissa times a power of ten); a duration suffix (`100ms`, `1s`, `2h`) gives
+ * nanoseconds, and C's `U`/`L`/`UL`/`LL`/`ULL` are read and ignored (bpftrace's rules). */
 static void lex_int(const dt_source *src, uint32_t i, dt_token *t)
 {
 	const char *s = src->text;
@@ -109,6 +140,18 @@ static void lex_int(const dt_source *src, uint32_t i, dt_token *t)
 				i++;
 			break;
 		} else if (is_ident(c)) {
+			uint32_t j = i;
+			uint64_t mul = 1;
+			while (j < n && is_ident((unsigned char)s[j]))
+				j++;
+			if (digits && !bad && (int_suffix(s + i, j - i) ||
+					       (base != 16 && dt_duration_suffix(s + i, j - i, &mul)))) {
+				if (v > UINT64_MAX / mul)
+					overflow = true;
+				v *= mul;
+				i = j;
+				break;
+			}
 			bad = true; /* 12abc, 09, 1K: a literal glued to letters */
 			continue;
 		} else

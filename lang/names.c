@@ -14,14 +14,16 @@ static const char *const provider_names[DT_P__COUNT] = {
 	[DT_P_SOFTWARE] = "software", [DT_P_HARDWARE] = "hardware", [DT_P_XPROBE] = "xprobe",
 };
 
-/* Everything a user may write before the first ':' (NULL-terminated for dt_closest). */
+/* Everything a user may write before the first ':' (NULL-terminated for dt_closest). `begin`
+ * and `end` are bpftrace's current spellings of BEGIN and END; both are kept. */
 static const char *const provider_spellings[] = {
-	"BEGIN", "END", "interval", "i", "profile", "p", "uprobe", "u", "uretprobe", "ur",
-	"kprobe", "k", "kretprobe", "kr", "tracepoint", "t", "software", "s", "hardware", "h",
-	"xprobe", "x", NULL,
+	"BEGIN", "END", "begin", "end", "interval", "i", "profile", "p", "uprobe", "u",
+	"uretprobe", "ur", "kprobe", "k", "kretprobe", "kr", "tracepoint", "t", "software", "s",
+	"hardware", "h", "xprobe", "x", NULL,
 };
 static const dt_provider provider_of_spelling[] = {
-	DT_P_BEGIN, DT_P_END, DT_P_INTERVAL, DT_P_INTERVAL, DT_P_PROFILE, DT_P_PROFILE,
+	DT_P_BEGIN, DT_P_END, DT_P_BEGIN, DT_P_END, DT_P_INTERVAL, DT_P_INTERVAL, DT_P_PROFILE,
+	DT_P_PROFILE,
 	DT_P_UPROBE, DT_P_UPROBE, DT_P_URETPROBE, DT_P_URETPROBE, DT_P_KPROBE, DT_P_KPROBE,
 	DT_P_KRETPROBE, DT_P_KRETPROBE, DT_P_TRACEPOINT, DT_P_TRACEPOINT, DT_P_SOFTWARE,
 	DT_P_SOFTWARE, DT_P_HARDWARE, DT_P_HARDWARE, DT_P_XPROBE, DT_P_XPROBE,

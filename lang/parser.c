@@ -393,6 +393,59 @@ static dt_expr *parse_stack_builtin(parser *p, dt_expr *e, const char *name, uin
 	return e;
 }
 
+/* A builtin written as a call, as bpftrace's standard library now allows: `pid()` is `pid`, and
+ * the builtins with a mode take it as their argument: nsecs(monotonic|boot|tai|sw_tai),
+ * pid(curr_ns|init), tid(curr_ns|init). The '(' is current. */
+static void parse_builtin_call(parser *p, dt_expr *e, const dt_token *t, uint32_t start)
+{
+	static const char *const clocks[] = { "monotonic", "boot", "tai", "sw_tai", NULL };
+	static const char *const pidns[] = { "curr_ns", "init", NULL };
+	const char *const *modes = e->builtin.id == DT_B_NSECS ? clocks
+				   : e->builtin.id == DT_B_PID || e->builtin.id == DT_B_TID ? pidns
+											  : NULL;
+	const char *name = dt_builtin_name(e->builtin.id);
+	advance(p);
+	if (p->cur.kind == DT_TOK_RPAREN) {
+		advance(p);
+		e->span = span_from(p, start);
+		return;
+	}
+	if (modes && p->cur.kind == DT_TOK_IDENT) {
+		dt_token m = p->cur;
+		for (uint32_t i = 0; modes[i]; i++) {
+			if (strlen(modes[i]) == m.len && !memcmp(modes[i], p->src->text + m.off, m.len)) {
+				e->builtin.variant = i;
+				advance(p);
+				expect(p, DT_TOK_RPAREN, "expected ')' after the mode");
+				e->span = span_from(p, start);
+				return;
+			}
+		}
+	}
+	uint32_t n;
+	dt_token at = p->cur, next;
+	dt_lex(p->src, at.off + at.len, &next);
+	if (modes && at.kind == DT_TOK_IDENT && next.kind == DT_TOK_RPAREN) {
+		advance(p); /* an unknown mode: not an expression to report as well */
+		advance(p);
+	} else {
+		(void)parse_list(p, DT_TOK_RPAREN, "expected ')'", &n);
+	}
+	if (modes) {
+		dt_diag(p->d, DT_DIAG_ERROR, tok_span(&at), "bad argument to %s()", name);
+		char list[64] = "";
+		for (uint32_t i = 0; modes[i]; i++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				 i ? ", " : "", modes[i]);
+		dt_diag_hint(p->d, "%s takes no argument or one of: %s", name, list);
+	} else {
+		dt_diag(p->d, DT_DIAG_ERROR, tok_span(&at), "%.*s() takes no arguments",
+			(int)t->len, p->src->text + t->off);
+		dt_diag_hint(p->d, "write '%.*s' or '%.*s()'", (int)t->len, p->src->text + t->off,
+			     (int)t->len, p->src->text + t->off);
+	}
+}
+
 static dt_expr *parse_ident(parser *p)
 {
 	dt_token t = p->cur;
@@ -411,14 +464,8 @@ static dt_expr *parse_ident(parser *p)
 		e->builtin.arg = argn;
 		if (call && (b == DT_B_KSTACK || b == DT_B_USTACK || b == DT_B_USTACK_DWARF))
 			return parse_stack_builtin(p, e, dt_builtin_name(b), start);
-		if (call) {
-			dt_diag(p->d, DT_DIAG_ERROR, tok_span(&t),
-				"'%.*s' is a builtin value, not a function", (int)t.len, s);
-			dt_diag_hint(p->d, "write '%.*s' without parentheses", (int)t.len, s);
-			uint32_t n;
-			advance(p);
-			(void)parse_list(p, DT_TOK_RPAREN, "expected ')'", &n);
-		}
+		if (call)
+			parse_builtin_call(p, e, &t, start);
 		return e;
 	}
 	if (dt_func_lookup(s, t.len, &f)) {
@@ -1118,10 +1165,10 @@ static bool split_offset(parser *p, dt_attach *at, const char *s, size_t n)
 static const char *attach_form(dt_provider pr)
 {
 	switch (pr) {
-	case DT_P_BEGIN: return "BEGIN";
-	case DT_P_END: return "END";
-	case DT_P_INTERVAL: return "interval:s|ms|us|hz:N";
-	case DT_P_PROFILE: return "profile:hz:N or profile:s|ms|us:N";
+	case DT_P_BEGIN: return "BEGIN or begin";
+	case DT_P_END: return "END or end";
+	case DT_P_INTERVAL: return "interval:s|ms|us|hz:N or interval:PERIOD";
+	case DT_P_PROFILE: return "profile:s|ms|us|hz:N or profile:PERIOD";
 	case DT_P_UPROBE: return "uprobe:PATH_OR_LIB:SYMBOL[+OFFSET]";
 	case DT_P_URETPROBE: return "uretprobe:PATH_OR_LIB:SYMBOL";
 	case DT_P_KPROBE: return "kprobe:SYMBOL[+OFFSET]";
@@ -1132,6 +1179,47 @@ static const char *attach_form(dt_provider pr)
 	case DT_P_XPROBE: return "xprobe:PATH_OR_LIB:SYMBOL[:SAMPLE_ONE_IN_N]";
 	default: return "?";
 	}
+}
+
+/* bpftrace's `interval:1s`, `profile:100ms`, `interval:1000000` (no unit: nanoseconds): a count
+ * with a duration suffix, kept as a period in microseconds as bpftrace keeps it (so 1us is the
+ * least, and nanoseconds below a microsecond are dropped). */
+static dt_attach *parse_period(parser *p, dt_attach *at, const char *s, size_t n)
+{
+	size_t digits = 0;
+	uint64_t mul = 1, v;
+	while (digits < n && (isdigit((unsigned char)s[digits]) || s[digits] == '_'))
+		digits++;
+	bool ok = digits && parse_u64(s, digits, &v) &&
+		  (digits == n || dt_duration_suffix(s + digits, n - digits, &mul));
+	if (!ok) {
+		dt_diag(p->d, DT_DIAG_ERROR, at->span, "malformed %s attach point '%s'",
+			dt_provider_name(at->provider), at->text);
+		dt_diag_hint(p->d, "expected %s, or a period such as %s:1s, %s:100ms or %s:N "
+				   "(nanoseconds)", attach_form(at->provider),
+			     dt_provider_name(at->provider), dt_provider_name(at->provider),
+			     dt_provider_name(at->provider));
+		return at;
+	}
+	if (v > UINT64_MAX / mul) {
+		dt_diag(p->d, DT_DIAG_ERROR, at->span, "%s period is too long",
+			dt_provider_name(at->provider));
+		return at;
+	}
+	v *= mul;
+	if (v < 1000) {
+		dt_diag(p->d, DT_DIAG_ERROR, at->span,
+			"%s period must be at least 1us (1000 ns), found %llu ns",
+			dt_provider_name(at->provider), (unsigned long long)v);
+		if (digits == n)
+			dt_diag_hint(p->d, "a number without a unit is nanoseconds; %s:hz:%.*s fires "
+					   "%.*s times a second", dt_provider_name(at->provider),
+				     (int)n, s, (int)n, s);
+		return at;
+	}
+	at->unit = DT_UNIT_US;
+	at->rate = v / 1000;
+	return at;
 }
 
 static dt_attach *parse_attach(parser *p, const dt_token *t)
@@ -1174,6 +1262,8 @@ static dt_attach *parse_attach(parser *p, const dt_token *t)
 		ok = nf == 1;
 		break;
 	case DT_P_INTERVAL: case DT_P_PROFILE:
+		if (nf == 2)
+			return parse_period(p, at, f[1], fl[1]);
 		ok = nf == 3 && parse_u64(f[2], fl[2], &at->rate);
 		if (ok) {
 			if (fl[1] == 1 && f[1][0] == 's')

@@ -108,7 +108,7 @@ static void before_output(void *ctx)
 
 /* ---------------------------------------------------------------- entries */
 
-/* A probe program starts with an attach point (`BEGIN`, `END`, `word:`); anything else is a
+/* A probe program starts with an attach point (`BEGIN`, `end`, `word:`); anything else is a
  * statement list run once. */
 static bool is_probe_text(const char *t)
 {
@@ -116,8 +116,12 @@ static bool is_probe_text(const char *t)
 
 	while (isspace((unsigned char)*t))
 		t++;
-	if (!strncmp(t, "BEGIN", 5) || !strncmp(t, "END", 3))
-		return !isalnum((unsigned char)t[*t == 'B' ? 5 : 3]) && t[*t == 'B' ? 5 : 3] != '_';
+	static const char *const words[] = { "BEGIN", "END", "begin", "end" };
+	for (size_t i = 0; i < DT_ARRAY_SIZE(words); i++) {
+		n = strlen(words[i]);
+		if (!strncmp(t, words[i], n) && !isalnum((unsigned char)t[n]) && t[n] != '_')
+			return true;
+	}
 	n = strspn(t, "abcdefghijklmnopqrstuvwxyz_");
 	return n > 0 && t[n] == ':';
 }
@@ -494,7 +498,7 @@ static char *cand_gen(const char *text, int state)
 }
 
 static const char *const probe_types[] = {
-	"BEGIN", "END", "interval:", "profile:", "uprobe:", "uretprobe:", "kprobe:", "kretprobe:",
+	"BEGIN", "END", "begin", "end", "interval:", "profile:", "uprobe:", "uretprobe:", "kprobe:", "kretprobe:",
 	"tracepoint:", "software:", "hardware:", NULL,
 };
 
