@@ -23,19 +23,33 @@ static bool space_is_user(cg *c, dt_addrspace as)
 	return c->attach->provider == DT_P_UPROBE || c->attach->provider == DT_P_URETPROBE;
 }
 
-void cg_read_mem(cg *c, LLVMValueRef dst, uint32_t size, LLVMValueRef addr, bool user)
+void cg_read(cg *c, LLVMValueRef dst, uint32_t size, LLVMValueRef len, LLVMValueRef addr,
+	     cg_space sp, bool str)
 {
-	LLVMValueRef args[3] = { dst, cg_i64(c, size), addr };
-	LLVMValueRef r = cg_helper(c, user ? BPF_FUNC_probe_read_user : BPF_FUNC_probe_read_kernel,
-				   c->i64, args, 3);
-	LLVMBasicBlockRef fail = cg_block(c, "rd.fail"), done = cg_block(c, "rd.done");
+	bool user = sp == CG_READ_USER || sp == CG_READ_USER_FIRST;
+	int uh = str ? BPF_FUNC_probe_read_user_str : BPF_FUNC_probe_read_user;
+	int kh = str ? BPF_FUNC_probe_read_kernel_str : BPF_FUNC_probe_read_kernel;
+	LLVMValueRef args[3] = { dst, len ? len : cg_i64(c, size), addr };
+	LLVMValueRef r = cg_helper(c, user ? uh : kh, c->i64, args, 3);
 
+	if (sp == CG_READ_USER_FIRST || sp == CG_READ_KERNEL_FIRST) {
+		/* The other space after a fault. A string left empty when both fault (the store is
+		 * overwritten by a read that succeeds). */
+		LLVMBasicBlockRef retry = cg_block(c, "rd.retry"), done = cg_block(c, "rd.done");
+
+		LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, r, cg_i64(c, 0), ""), retry,
+				done);
+		LLVMPositionBuilderAtEnd(c->b, retry);
+		if (str)
+			cg_store_int(c, dst, 0, 1, cg_i64(c, 0));
+		cg_count_if_negative(c, cg_helper(c, user ? kh : uh, c->i64, args, 3),
+				     DT_STAT_READ_FAIL);
+		LLVMBuildBr(c->b, done);
+		LLVMPositionBuilderAtEnd(c->b, done);
+		return;
+	}
 	/* The helper zeroes dst when the read faults: the value reads as 0, and it is counted. */
-	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, r, cg_i64(c, 0), ""), fail, done);
-	LLVMPositionBuilderAtEnd(c->b, fail);
-	cg_stat_inc(c, DT_STAT_READ_FAIL);
-	LLVMBuildBr(c->b, done);
-	LLVMPositionBuilderAtEnd(c->b, done);
+	cg_count_if_negative(c, r, DT_STAT_READ_FAIL);
 }
 
 bool cg_is_uprobe_arg(const dt_expr *e)
@@ -122,7 +136,7 @@ static LLVMValueRef fetch(cg *c, cloc l, uint32_t size, uint32_t bufsize)
 	if (l.buf)
 		cg_memcpy(c, b, 0, l.p, l.off, size);
 	else
-		cg_read_mem(c, b, size, l.p, l.user);
+		cg_read(c, b, size, NULL, l.p, l.user ? CG_READ_USER : CG_READ_KERNEL, false);
 	return b;
 }
 

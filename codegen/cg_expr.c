@@ -251,37 +251,13 @@ static LLVMValueRef set_name(cg *c, uint32_t off, uint32_t size)
 	return buf;
 }
 
-static bool prefer_user(cg *c)
+/* A pointer whose address space the type does not say: the probe's own space first, the other
+ * after a fault. */
+static cg_space likely_space(cg *c)
 {
 	dt_provider p = c->attach->provider;
 
-	return p == DT_P_UPROBE || p == DT_P_URETPROBE;
-}
-
-/* Reads `ptr` into dst (size bytes; a string read stops at the NUL and `len`, a constant or a
- * value the verifier sees bounded by size, caps it). The address space is not known from the
- * type, so the likely one is tried first and the other after a fault; a failed read is counted
- * and leaves an empty string (or dst as it was). */
-static void read_any(cg *c, LLVMValueRef dst, uint32_t size, LLVMValueRef len, LLVMValueRef ptr,
-		     bool user_first, bool str)
-{
-	int user = str ? BPF_FUNC_probe_read_user_str : BPF_FUNC_probe_read_user;
-	int kernel = str ? BPF_FUNC_probe_read_kernel_str : BPF_FUNC_probe_read_kernel;
-	LLVMValueRef args[3] = { dst, len ? len : cg_i64(c, size), ptr };
-	LLVMValueRef r = cg_helper(c, user_first ? user : kernel, c->i64, args, 3);
-	LLVMBasicBlockRef retry = cg_block(c, "rd.retry"), fail = cg_block(c, "rd.fail");
-	LLVMBasicBlockRef done = cg_block(c, "rd.done");
-
-	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, r, cg_i64(c, 0), ""), retry, done);
-	LLVMPositionBuilderAtEnd(c->b, retry);
-	r = cg_helper(c, user_first ? kernel : user, c->i64, args, 3);
-	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, r, cg_i64(c, 0), ""), fail, done);
-	LLVMPositionBuilderAtEnd(c->b, fail);
-	if (str)
-		cg_store_int(c, dst, 0, 1, cg_i64(c, 0));
-	cg_stat_inc(c, DT_STAT_READ_FAIL);
-	LLVMBuildBr(c->b, done);
-	LLVMPositionBuilderAtEnd(c->b, done);
+	return p == DT_P_UPROBE || p == DT_P_URETPROBE ? CG_READ_USER_FIRST : CG_READ_KERNEL_FIRST;
 }
 
 void cg_stack_shape(const dt_expr *e, dt_stack_kind *kind, uint32_t *depth)
@@ -443,7 +419,7 @@ static LLVMValueRef builtin(cg *c, const dt_expr *e)
 		LLVMValueRef addr = LLVMBuildAdd(c->b, ctx_load(c, PT_SP, 8, false),
 						 cg_i64(c, 8 * (e->builtin.arg + 1)), "");
 		b = cg_buf(c, 8);
-		read_any(c, b, 8, NULL, addr, prefer_user(c), false);
+		cg_read(c, b, 8, NULL, addr, likely_space(c), false);
 		return cg_load_int(c, b, 0, 8, false);
 	}
 	case DT_B_ARG:
@@ -508,15 +484,18 @@ static LLVMValueRef tp_field(cg *c, const dt_expr *e)
 			LLVMValueRef loc = ctx_load(c, f->offset, 4, false);
 			LLVMValueRef off = LLVMBuildAnd(c->b, loc, cg_i64(c, 0xffff), "");
 
-			read_any(c, b, t->size, NULL, LLVMBuildAdd(c->b, base, off, ""), false, true);
+			cg_read(c, b, t->size, NULL, LLVMBuildAdd(c->b, base, off, ""),
+				CG_READ_KERNEL_FIRST, true);
 		} else if (f->is_array) {
 			uint32_t n = DT_MIN(f->size, t->size);
 
-			cg_read_mem(c, b, n, LLVMBuildAdd(c->b, base, cg_i64(c, f->offset), ""), false);
+			cg_read(c, b, n, NULL, LLVMBuildAdd(c->b, base, cg_i64(c, f->offset), ""),
+				CG_READ_KERNEL, false);
 			if (n == t->size)
 				cg_store_int(c, b, n - 1, 1, cg_i64(c, 0));
 		} else {
-			read_any(c, b, t->size, NULL, ctx_load(c, f->offset, 8, false), user, true);
+			cg_read(c, b, t->size, NULL, ctx_load(c, f->offset, 8, false),
+				user ? CG_READ_USER_FIRST : CG_READ_KERNEL_FIRST, true);
 		}
 		return b;
 	}
@@ -527,9 +506,9 @@ static LLVMValueRef tp_field(cg *c, const dt_expr *e)
 			return ctx_load(c, f->offset, size, f->is_signed);
 		LLVMValueRef tmp = cg_buf(c, 8);
 
-		cg_read_mem(c, tmp, size, LLVMBuildAdd(c->b, LLVMBuildPtrToInt(c->b, c->ctxp, c->i64,
-									 ""),
-						       cg_i64(c, f->offset), ""), false);
+		cg_read(c, tmp, size, NULL,
+			LLVMBuildAdd(c->b, LLVMBuildPtrToInt(c->b, c->ctxp, c->i64, ""),
+				     cg_i64(c, f->offset), ""), CG_READ_KERNEL, false);
 		return cg_load_int(c, tmp, 0, size, f->is_signed);
 	}
 	cg_fail(c, e->span, "tracepoint field '%s' of %u bytes as an integer", f->name, size);
@@ -977,8 +956,8 @@ static LLVMValueRef buf(cg *c, const dt_expr *e)
 	if (src->type->kind == DT_T_STR)
 		cg_memcpy(c, res, 1, v, 0, DT_MIN(cap, src->type->size));
 	else if (cap)
-		read_any(c, cg_gep(c, res, 1), cap, l->kind == DT_E_INT ? NULL : len, v,
-			 prefer_user(c), false);
+		cg_read(c, cg_gep(c, res, 1), cap, l->kind == DT_E_INT ? NULL : len, v,
+			likely_space(c), false);
 	return res;
 }
 
@@ -1030,7 +1009,7 @@ static LLVMValueRef call(cg *c, const dt_expr *e)
 
 			len = LLVMBuildSelect(c->b, big, cg_i64(c, size), n, "");
 		}
-		read_any(c, b, size, len, v, prefer_user(c), true);
+		cg_read(c, b, size, len, v, likely_space(c), true);
 		return b;
 	}
 	case DT_F_STRNCMP: {

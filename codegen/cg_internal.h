@@ -111,6 +111,8 @@ LLVMValueRef cg_load_int(cg *c, LLVMValueRef p, uint32_t off, uint32_t size, boo
 void cg_store_int(cg *c, LLVMValueRef p, uint32_t off, uint32_t size, LLVMValueRef v);
 /* Adds one to loss counter `stat` in DT_AUX_STATS. */
 void cg_stat_inc(cg *c, enum dt_stat stat);
+/* Counts `stat` when the helper result r (i64) is negative; the builder goes on after it. */
+void cg_count_if_negative(cg *c, LLVMValueRef r, enum dt_stat stat);
 /* This CPU's value at `key` of array map `which` (DT_AUX_SCRATCH, DT_AUX_STATS), looked up
  * once per function in its prologue, which returns 0 should the lookup fail. */
 LLVMValueRef cg_prologue_ptr(cg *c, dt_aux_map which, uint32_t key);
@@ -171,9 +173,19 @@ void cg_stack_shape(const dt_expr *e, dt_stack_kind *kind, uint32_t *depth);
 
 /* ------------------------------------------------------------ cg_cmem.c: C values in memory */
 
-/* Reads size bytes at the address addr (i64) into dst with bpf_probe_read_user or _kernel; a
- * fault leaves zeros and counts DT_STAT_READ_FAIL. */
-void cg_read_mem(cg *c, LLVMValueRef dst, uint32_t size, LLVMValueRef addr, bool user);
+/* Where cg_read looks: one address space, or one and then the other after a fault. */
+typedef enum cg_space {
+	CG_READ_USER,
+	CG_READ_KERNEL,
+	CG_READ_USER_FIRST,
+	CG_READ_KERNEL_FIRST,
+} cg_space;
+/* The one reader of memory the program does not own: size bytes (or `len`, a value the verifier
+ * sees bounded by size, when not NULL) at the address addr (i64) into dst, with
+ * bpf_probe_read_user/_kernel (their _str forms when `str`: stops at the NUL). A fault leaves
+ * zeros (an empty string) and counts DT_STAT_READ_FAIL. */
+void cg_read(cg *c, LLVMValueRef dst, uint32_t size, LLVMValueRef len, LLVMValueRef addr,
+	     cg_space sp, bool str);
 /* The value of a struct member, `*p` or an index expression (its bytes read from where it
  * lives): an i64 for ints and pointers, a buffer for strings, structs and arrays. */
 LLVMValueRef cg_cmem_value(cg *c, const dt_expr *e);

@@ -358,17 +358,23 @@ void cg_stat_inc(cg *c, enum dt_stat stat)
 					       cg_i64(c, 1), ""));
 }
 
-void cg_map_update(cg *c, LLVMValueRef map, LLVMValueRef key, LLVMValueRef val)
+void cg_count_if_negative(cg *c, LLVMValueRef r, enum dt_stat stat)
 {
-	LLVMValueRef args[4] = { map, key, val, cg_i64(c, BPF_ANY) };
-	LLVMValueRef r = cg_helper(c, BPF_FUNC_map_update_elem, c->i64, args, 4);
-	LLVMBasicBlockRef bad = cg_block(c, "upd.fail"), ok = cg_block(c, "upd.ok");
+	LLVMBasicBlockRef bad = cg_block(c, "st.count"), ok = cg_block(c, "st.ok");
 
 	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, r, cg_i64(c, 0), ""), bad, ok);
 	LLVMPositionBuilderAtEnd(c->b, bad);
-	cg_stat_inc(c, DT_STAT_MAP_FULL);
+	cg_stat_inc(c, stat);
 	LLVMBuildBr(c->b, ok);
 	LLVMPositionBuilderAtEnd(c->b, ok);
+}
+
+void cg_map_update(cg *c, LLVMValueRef map, LLVMValueRef key, LLVMValueRef val)
+{
+	LLVMValueRef args[4] = { map, key, val, cg_i64(c, BPF_ANY) };
+
+	cg_count_if_negative(c, cg_helper(c, BPF_FUNC_map_update_elem, c->i64, args, 4),
+			     DT_STAT_MAP_FULL);
 }
 
 void cg_map_delete(cg *c, LLVMValueRef map, LLVMValueRef key)
@@ -412,12 +418,7 @@ void cg_event_output(cg *c, LLVMValueRef buf, uint32_t payload)
 	int fd = cg_aux_fd(c, DT_AUX_EVENTS, 0, 0);
 	LLVMValueRef args[4] = { cg_map_ref(c, fd), buf, cg_i64(c, CG_EV_PAYLOAD + payload),
 				 cg_i64(c, 0) };
-	LLVMValueRef r = cg_helper(c, BPF_FUNC_ringbuf_output, c->i64, args, 4);
-	LLVMBasicBlockRef bad = cg_block(c, "ev.lost"), ok = cg_block(c, "ev.ok");
 
-	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, r, cg_i64(c, 0), ""), bad, ok);
-	LLVMPositionBuilderAtEnd(c->b, bad);
-	cg_stat_inc(c, DT_STAT_EVENT_LOST);
-	LLVMBuildBr(c->b, ok);
-	LLVMPositionBuilderAtEnd(c->b, ok);
+	cg_count_if_negative(c, cg_helper(c, BPF_FUNC_ringbuf_output, c->i64, args, 4),
+			     DT_STAT_EVENT_LOST);
 }
