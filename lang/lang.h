@@ -226,6 +226,10 @@ typedef enum dt_provider {
 	DT_P_SOFTWARE,   /* software:EVENT[:PERIOD] */
 	DT_P_HARDWARE,   /* hardware:EVENT[:PERIOD] */
 	DT_P_XPROBE,     /* xprobe:BIN:FUNC[:N] — a uprobe+uretprobe pair joined with the scheduler */
+	/* watchpoint:ADDR:LEN:MODE, watchpoint:FUNC+argN:LEN:MODE — a hardware breakpoint; the
+	 * function form is set when FUNC of the -c/-p program is entered (the process is held
+	 * meanwhile), asyncwatchpoint: the same without holding it */
+	DT_P_WATCHPOINT, DT_P_ASYNCWATCHPOINT,
 	DT_P__COUNT
 } dt_provider;
 
@@ -246,6 +250,13 @@ typedef struct dt_attach {
 	uint64_t rate;        /* interval/profile: N; software/hardware: period (0 = default);
 	                       * xprobe: measure one call in N, at random (`xprobe:BIN:FUNC:N`) */
 	/* Set by dt_check. */
+	/* watchpoint/asyncwatchpoint: the absolute address (0 in the function form, where `func`
+	 * is the function, `target` the -c/-p program and wp_arg the N of argN), the length and
+	 * the mode as written ("w", "rw", "x"). */
+	uint64_t addr;
+	uint32_t wp_arg;
+	uint64_t wp_len;
+	const char *wp_mode;
 	uint64_t period_ns;   /* interval/profile with s/ms/us: the period in ns; 0 when hz */
 	uint32_t index;       /* position among all attach points of the program (for naming) */
 } dt_attach;
@@ -280,6 +291,7 @@ typedef enum dt_func {
 	DT_F_SIGNAL, DT_F_NTOP, DT_F_PTON, DT_F_KADDR,
 	DT_F_HAS_KEY, /* has_key(@m, key): dt_check moves the key into args[0]'s map.keys */
 	DT_F_REG, DT_F_CGROUPID, DT_F_OVERRIDE, DT_F_CGROUP_PATH,
+	DT_F_UNWATCH, /* unwatch(addr): userspace removes every watchpoint on addr */
 	DT_F__COUNT
 } dt_func;
 
@@ -499,6 +511,9 @@ typedef struct dt_check_opts {
 	bool has_child;
 	/* --unsafe: system() and signal(), which act outside tracing, are allowed. */
 	bool unsafe;
+	/* The program watchpoint:FUNC+argN attach points name: the -c command's file, else the
+	 * -p process's executable; NULL when there is neither. */
+	const char *watch_binary;
 	/* C types the script names without defining them ("struct task_struct", "union bpf_attr",
 	 * "enum bpf_map_type", a typedef such as "pid_t"): sets *out to a type made in `a`, a
 	 * complete one for a struct. 0, -ENOENT when there is no such type, or another -errno
