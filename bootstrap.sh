@@ -25,7 +25,7 @@ BUILD_TYPE=${BUILD_TYPE:-RelWithDebInfo}
 PKGS_BUILD="build-essential cmake pkg-config clang llvm-dev libbpf-dev libelf-dev libdw-dev
 	libreadline-dev zlib1g-dev binutils libiberty-dev liblzma-dev libdebuginfod-dev
 	libprotobuf-c-dev protobuf-c-compiler libclang-14-dev"
-PKGS_TEST="python3 python3.11 bpftrace bpftool linux-perf time procps debuginfod golang-go chromium xz-utils rustc tmux"
+PKGS_TEST="python3 bpftrace bpftool linux-perf time procps debuginfod golang-go chromium xz-utils rustc tmux"
 PKGS_VM="qemu-system-x86 cpio busybox-static"
 
 say() { printf '==> %s\n' "$*" >&2; }
@@ -70,6 +70,12 @@ mount_tracefs() {
 	if [ ! -e /sys/kernel/tracing/events ] && [ ! -e /sys/kernel/debug/tracing/events ]; then
 		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
 			say "could not mount tracefs at /sys/kernel/tracing (tracepoint tests will fail)"
+	fi
+	# debugf() writes to the kernel's trace buffer, which tools (and bpftrace's tests) read at
+	# /sys/kernel/debug/tracing: debugfs mounted there gives that path (tracefs automounts).
+	if [ -d /sys/kernel/debug ] && ! mountpoint -q /sys/kernel/debug; then
+		mount -t debugfs nodev /sys/kernel/debug 2>/dev/null ||
+			say "could not mount debugfs at /sys/kernel/debug (debugf's trace at /sys/kernel/tracing only)"
 	fi
 }
 

@@ -175,8 +175,8 @@ LLVMValueRef cg_cmem_value(cg *c, const dt_expr *e)
 		return cg_load_int(c, b, 0, t->size, t->is_signed);
 	}
 	case DT_T_STR: {
-		/* A char array read as a string: its bytes, NUL-terminated within the type. */
-		LLVMValueRef b = fetch(c, l, t->size, t->size);
+		/* A char array read as a string: its bytes, and the NUL the type has room for. */
+		LLVMValueRef b = fetch(c, l, t->size - 1, t->size);
 
 		cg_store_int(c, b, t->size - 1, 1, cg_i64(c, 0));
 		return b;

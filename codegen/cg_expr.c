@@ -20,7 +20,7 @@ bool cg_is_scalar(const dt_type *t)
 {
 	switch (t->kind) {
 	case DT_T_INT: case DT_T_KSYM: case DT_T_TIMESTAMP: case DT_T_USERNAME: case DT_T_PTR:
-	case DT_T_CGROUP_PATH: case DT_T_COUNT: case DT_T_SUM: case DT_T_MIN: case DT_T_MAX: case DT_T_AVG:
+	case DT_T_CGROUP_PATH: case DT_T_STRERROR: case DT_T_COUNT: case DT_T_SUM: case DT_T_MIN: case DT_T_MAX: case DT_T_AVG:
 		return true;
 	default:
 		return false;
@@ -93,6 +93,7 @@ LLVMValueRef cg_load(cg *c, LLVMValueRef p, const dt_type *t)
 	case DT_T_INT:
 		return cg_load_int(c, p, 0, t->size, t->is_signed);
 	case DT_T_KSYM: case DT_T_TIMESTAMP: case DT_T_USERNAME: case DT_T_CGROUP_PATH: case DT_T_PTR:
+	case DT_T_STRERROR:
 		return cg_load_int(c, p, 0, 8, t->kind == DT_T_TIMESTAMP);
 	case DT_T_COUNT: case DT_T_SUM:
 		return cg_load_int(c, p, offsetof(struct dt_agg_count, count), 8, true);
@@ -260,6 +261,17 @@ static cg_space likely_space(cg *c)
 	return p == DT_P_UPROBE || p == DT_P_URETPROBE ? CG_READ_USER_FIRST : CG_READ_KERNEL_FIRST;
 }
 
+/* Reads through a pointer of type t: from the space the type names (uptr(), kptr(), a syscall
+ * argument, a member of a kernel struct), or, when it names none, the likely one first. */
+void cg_read_ptr(cg *c, LLVMValueRef dst, uint32_t size, LLVMValueRef len, LLVMValueRef ptr,
+		 const dt_type *t, bool str)
+{
+	bool known = t && t->kind == DT_T_PTR && t->ptr.as != DT_AS_NONE;
+
+	cg_read(c, dst, size, len, ptr, !known ? likely_space(c) : t->ptr.as == DT_AS_USER ?
+		CG_READ_USER : CG_READ_KERNEL, str);
+}
+
 void cg_stack_shape(const dt_expr *e, dt_stack_kind *kind, uint32_t *depth)
 {
 	const dt_type *t = e->type;
@@ -397,6 +409,8 @@ static LLVMValueRef builtin(cg *c, const dt_expr *e)
 		return cg_i64(c, c->env->ncpus);
 	case DT_B_CPID:
 		return cg_i64(c, c->env->cpid);
+	case DT_B_CTX:
+		return LLVMBuildPtrToInt(c->b, c->ctxp, c->i64, "");
 	case DT_B_USERNAME: /* the uid; userspace prints the name */
 		return LLVMBuildAnd(c->b, helper0(c, BPF_FUNC_get_current_uid_gid),
 				    cg_i64(c, 0xffffffffu), "");
@@ -935,17 +949,19 @@ static LLVMValueRef tuple(cg *c, const dt_expr *e)
 	return b;
 }
 
-/* buf(src, len): the length byte, then the bytes of a string value or of memory at a pointer. A
- * constant length is the type's; another is capped by it at run time. */
+/* buf(src[, len]): the length byte, then the bytes of a string or array value or of memory at a
+ * pointer. A constant length (or an array's own) is the type's; another is capped by it at run
+ * time. */
 static LLVMValueRef buf(cg *c, const dt_expr *e)
 {
-	const dt_expr *src = e->call.args[0], *l = e->call.args[1];
+	const dt_expr *src = e->call.args[0], *l = e->call.nargs > 1 ? e->call.args[1] : NULL;
 	uint32_t cap = e->type->size - 1;
 	LLVMValueRef res = cg_buf(c, e->type->size), v = cg_expr(c, src), len;
+	bool konst = !l || l->kind == DT_E_INT;
 
 	if (!v)
 		return NULL;
-	if (l->kind == DT_E_INT) {
+	if (konst) {
 		len = cg_i64(c, cap);
 	} else {
 		len = cg_expr(c, l);
@@ -953,11 +969,10 @@ static LLVMValueRef buf(cg *c, const dt_expr *e)
 				      cg_i64(c, cap), len, "");
 	}
 	cg_store_int(c, res, 0, 1, len);
-	if (src->type->kind == DT_T_STR)
+	if (src->type->kind == DT_T_STR || src->type->kind == DT_T_ARRAY)
 		cg_memcpy(c, res, 1, v, 0, DT_MIN(cap, src->type->size));
 	else if (cap)
-		cg_read(c, cg_gep(c, res, 1), cap, l->kind == DT_E_INT ? NULL : len, v,
-			likely_space(c), false);
+		cg_read_ptr(c, cg_gep(c, res, 1), cap, konst ? NULL : len, v, src->type, false);
 	return res;
 }
 
@@ -1009,7 +1024,7 @@ static LLVMValueRef call(cg *c, const dt_expr *e)
 
 			len = LLVMBuildSelect(c->b, big, cg_i64(c, size), n, "");
 		}
-		cg_read(c, b, size, len, v, likely_space(c), true);
+		cg_read_ptr(c, b, size, len, v, a0->type, true);
 		return b;
 	}
 	case DT_F_STRNCMP: {
@@ -1058,7 +1073,21 @@ static LLVMValueRef call(cg *c, const dt_expr *e)
 		return b;
 	}
 	case DT_F_CGROUP_PATH: /* the id; userspace finds its paths */
+	case DT_F_STRERROR:    /* the number; userspace finds its text */
+	case DT_F_UPTR: case DT_F_KPTR: /* the same address; its type says where it points */
 		return cg_expr(c, a0);
+	case DT_F_MACADDR: {
+		LLVMValueRef b = cg_buf(c, 6);
+
+		v = cg_expr(c, a0);
+		if (!v)
+			return NULL;
+		if (a0->type->kind == DT_T_STR || a0->type->kind == DT_T_ARRAY)
+			cg_memcpy(c, b, 0, v, 0, 6);
+		else
+			cg_read_ptr(c, b, 6, NULL, v, a0->type, false);
+		return b;
+	}
 	case DT_F_STRFTIME: /* the time; userspace formats it */
 		return cg_expr(c, e->call.args[1]);
 	case DT_F_BSWAP: {

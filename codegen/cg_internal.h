@@ -126,6 +126,10 @@ LLVMValueRef cg_const_str(cg *c, const char *s, uint32_t len, uint32_t size);
 #define CG_EV_PAYLOAD ((uint32_t)sizeof(struct dt_event_hdr))
 /* A zeroed event buffer of CG_EV_PAYLOAD + payload bytes with its header written. */
 LLVMValueRef cg_event_new(cg *c, uint32_t kind, uint32_t id, uint32_t payload);
+/* Reads size bytes (a string: up to len or size, NUL-ended) through pointer ptr of type t, from
+ * the address space t names, else the one the probe type makes likely, then the other. */
+void cg_read_ptr(cg *c, LLVMValueRef dst, uint32_t size, LLVMValueRef len, LLVMValueRef ptr,
+		 const dt_type *t, bool str);
 /* Copies the event at `buf` (its header and `payload` bytes after it) to the ring buffer;
  * counts a loss. */
 void cg_event_output(cg *c, LLVMValueRef buf, uint32_t payload);

@@ -451,6 +451,63 @@ static void emit_printf(cg *c, const dt_expr *e)
 	cg_event_output(c, ev, payload);
 }
 
+/* join(argv[, delim]): the strings argv points at, up to the first NULL pointer or
+ * DT_JOIN_MAX_ARGS, each in its slot of the event; userspace joins them with the delimiter. */
+static void emit_join(cg *c, const dt_expr *e)
+{
+	const dt_expr *a0 = e->call.args[0];
+	uint32_t slot = e->call.args_type->size;
+	uint32_t payload = sizeof(struct dt_ev_join_hdr) + DT_JOIN_MAX_ARGS * slot;
+	LLVMValueRef argv = cg_expr(c, a0), ev, p;
+	LLVMBasicBlockRef done = cg_block(c, "join.done");
+
+	if (!argv)
+		return;
+	ev = cg_event_new(c, DT_EV_JOIN, e->call.event_id, payload);
+	p = cg_buf(c, 8);
+	cg_store_int(c, ev, CG_EV_PAYLOAD + offsetof(struct dt_ev_join_hdr, size), 4,
+		     cg_i64(c, slot));
+	for (uint32_t i = 0; i < DT_JOIN_MAX_ARGS; i++) {
+		LLVMBasicBlockRef more = cg_block(c, "join.arg");
+		LLVMValueRef str;
+
+		cg_read_ptr(c, p, 8, NULL, LLVMBuildAdd(c->b, argv, cg_i64(c, 8 * i), ""),
+			    a0->type, false);
+		str = cg_load_int(c, p, 0, 8, false);
+		LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, str, cg_i64(c, 0), ""), done,
+				more);
+		LLVMPositionBuilderAtEnd(c->b, more);
+		cg_read_ptr(c, cg_gep(c, ev, CG_EV_PAYLOAD + sizeof(struct dt_ev_join_hdr) +
+				       i * slot), slot, NULL, str, a0->type, true);
+		cg_store_int(c, ev, CG_EV_PAYLOAD + offsetof(struct dt_ev_join_hdr, n), 4,
+			     cg_i64(c, i + 1));
+	}
+	LLVMBuildBr(c->b, done);
+	LLVMPositionBuilderAtEnd(c->b, done);
+	cg_event_output(c, ev, payload);
+}
+
+/* debugf(fmt, args…): bpf_trace_printk with the format and up to three arguments, a string as
+ * the address of its bytes. */
+static void emit_debugf(cg *c, const dt_expr *e)
+{
+	const dt_expr *f = e->call.args[0];
+	LLVMValueRef args[5];
+	unsigned n = 2;
+
+	for (uint32_t i = 1; i < e->call.nargs && n < 5; i++) {
+		LLVMValueRef v = cg_expr(c, e->call.args[i]);
+
+		if (!v)
+			return;
+		args[n++] = cg_is_scalar(e->call.args[i]->type) ? v
+				: LLVMBuildPtrToInt(c->b, v, c->i64, "");
+	}
+	args[0] = cg_const_str(c, f->str.s, f->str.len, f->str.len + 1);
+	args[1] = cg_i64(c, f->str.len + 1);
+	cg_helper(c, BPF_FUNC_trace_printk, c->i64, args, n);
+}
+
 static void emit_print(cg *c, const dt_expr *e)
 {
 	const dt_expr *a = e->call.nargs ? e->call.args[0] : NULL;
@@ -545,6 +602,12 @@ LLVMValueRef cg_call_action(cg *c, const dt_expr *e)
 	case DT_F_PRINT:
 		emit_print(c, e);
 		break;
+	case DT_F_JOIN:
+		emit_join(c, e);
+		break;
+	case DT_F_DEBUGF:
+		emit_debugf(c, e);
+		break;
 	case DT_F_CLEAR:
 		emit_map_event(c, e, DT_EV_CLEAR_MAP);
 		break;
@@ -554,14 +617,6 @@ LLVMValueRef cg_call_action(cg *c, const dt_expr *e)
 	case DT_F_DELETE:
 		emit_delete(c, e);
 		break;
-	case DT_F_UNWATCH: {
-		LLVMValueRef addr = cg_expr(c, e->call.args[0]);
-		LLVMValueRef ev = cg_event_new(c, DT_EV_UNWATCH, 0, sizeof(struct dt_ev_unwatch));
-
-		cg_store_int(c, ev, CG_EV_PAYLOAD + offsetof(struct dt_ev_unwatch, addr), 8, addr);
-		cg_event_output(c, ev, sizeof(struct dt_ev_unwatch));
-		break;
-	}
 	case DT_F_EXIT: {
 		LLVMValueRef code = e->call.nargs ? cg_expr(c, e->call.args[0]) : cg_i64(c, 0);
 		LLVMValueRef ev = cg_event_new(c, DT_EV_EXIT, 0, sizeof(struct dt_ev_exit));

@@ -9,6 +9,7 @@
  * those types (strings and ints widen; anything else is an error at the later use with a note at
  * the first). */
 #include "lang/lang_internal.h"
+#include "bpf-lib/dt_abi.h"
 
 #include <ctype.h>
 #include <arpa/inet.h>
@@ -175,7 +176,8 @@ static bool key_elem_ok(checker *c, const dt_expr *k, const dt_type *t)
 	if (t->kind == DT_T_INT || t->kind == DT_T_STR || t->kind == DT_T_STACK ||
 	    t->kind == DT_T_KSYM || t->kind == DT_T_USYM || t->kind == DT_T_TUPLE ||
 	    t->kind == DT_T_USERNAME || t->kind == DT_T_BUF || t->kind == DT_T_TIMESTAMP ||
-	    t->kind == DT_T_INET || t->kind == DT_T_CGROUP_PATH ||
+	    t->kind == DT_T_INET || t->kind == DT_T_CGROUP_PATH || t->kind == DT_T_MACADDR ||
+	    t->kind == DT_T_STRERROR ||
 	    t->kind == DT_T_PTR || t->kind == DT_T_CSTRUCT || t->kind == DT_T_ARRAY)
 		return true;
 	ERR(c, k->span, "%s cannot be a map key", tname(c, t));
@@ -273,10 +275,6 @@ static bool is_ret(dt_provider p)
 static bool is_xprobe(dt_provider p) { return p == DT_P_XPROBE; }
 static bool is_entry(dt_provider p) { return p == DT_P_UPROBE || p == DT_P_KPROBE; }
 static bool is_tp(dt_provider p) { return p == DT_P_TRACEPOINT; }
-static bool is_watchpoint(dt_provider p)
-{
-	return p == DT_P_WATCHPOINT || p == DT_P_ASYNCWATCHPOINT;
-}
 
 /* The size of strings read from memory (BPFTRACE_STRLEN), DT_STRLEN by default. */
 static uint32_t str_size(const checker *c)
@@ -288,7 +286,7 @@ static bool has_regs(dt_provider p)
 {
 	return p == DT_P_UPROBE || p == DT_P_URETPROBE || p == DT_P_KPROBE ||
 	       p == DT_P_KRETPROBE || p == DT_P_INTERVAL || p == DT_P_PROFILE ||
-	       p == DT_P_SOFTWARE || p == DT_P_HARDWARE || is_watchpoint(p);
+	       p == DT_P_SOFTWARE || p == DT_P_HARDWARE;
 }
 static bool has_func(dt_provider p)
 {
@@ -391,6 +389,10 @@ static const dt_type *check_builtin(checker *c, dt_expr *e)
 		return dt_type_int(false, 8);
 	case DT_B_USERNAME:
 		return dt_type_new(c->a, DT_T_USERNAME);
+	case DT_B_CTX:
+		/* What the kernel hands the program (pt_regs, a tracepoint record,
+		 * bpf_perf_event_data), in kernel memory: cast it to a struct pointer to read it. */
+		return dt_type_ptr(c->a, NULL, DT_AS_KERNEL);
 	case DT_B_SARG:
 		if (!all_attach(c, is_entry)) {
 			ERR(c, e->span, "sarg%u is only available in uprobe and kprobe probes",
@@ -590,15 +592,43 @@ dt_addrspace dt_expr_addrspace(const dt_expr *e)
 }
 
 /* The type of a value read from C memory in space `as`: char arrays read as strings (bpftrace's
- * rule), pointers remember the space they were found in, enums are their integers already. */
+ * rule) one byte longer than the array, so that all N chars of one that is full (`char s[5]`
+ * holding "hello") print and the string still ends in a NUL; pointers remember the space they
+ * were found in, enums are their integers already. */
 static const dt_type *read_type(checker *c, const dt_type *t, dt_addrspace as)
 {
 	if (t->kind == DT_T_ARRAY && t->array.elem->kind == DT_T_INT && t->array.elem->size == 1 &&
 	    t->array.n)
-		return dt_type_str(t->array.n);
+		return dt_type_str(t->array.n + 1);
 	if (t->kind == DT_T_PTR && t->ptr.as != as && as != DT_AS_NONE)
 		return dt_type_ptr(c->a, t->ptr.to, as);
 	return t;
+}
+
+/* The C array a designator (member, *p, p[i]) names when it was read as a string (a char
+ * array), else NULL: indexing it, sizeof and buf() see the array itself. */
+static const dt_type *c_array_of(const dt_expr *e)
+{
+	const dt_type *t = NULL, *bt;
+	if (!e->type || e->type->kind != DT_T_STR)
+		return NULL;
+	switch (e->kind) {
+	case DT_E_FIELD:
+		t = e->field.m ? e->field.m->type : NULL;
+		break;
+	case DT_E_DEREF:
+		bt = e->un.e->type;
+		t = bt && bt->kind == DT_T_PTR ? bt->ptr.to : NULL;
+		break;
+	case DT_E_INDEX:
+		bt = e->index.base->type;
+		t = bt && bt->kind == DT_T_PTR ? bt->ptr.to : bt && bt->kind == DT_T_ARRAY ?
+		    bt->array.elem : NULL;
+		break;
+	default:
+		break;
+	}
+	return t && t->kind == DT_T_ARRAY ? t : NULL;
 }
 
 typedef DT_VEC(const char *) name_vec;
@@ -701,7 +731,9 @@ static const dt_type *check_index(checker *c, dt_expr *e)
 		ERR(c, e->index.index->span, "an index must be an integer, not %s", tname(c, it));
 		return &t_none;
 	}
-	const dt_type *el;
+	const dt_type *el, *arr = c_array_of(e->index.base);
+	if (arr) /* a char array: indexed as the array it is */
+		bt = e->index.base->type = arr;
 	if (is_ptr(bt) && bt->ptr.to) {
 		el = bt->ptr.to;
 	} else if (bt->kind == DT_T_ARRAY) {
@@ -760,6 +792,8 @@ static const dt_type *check_sizeof(checker *c, dt_expr *e)
 		t = check_expr(c, e->size.e);
 		if (is_none(t))
 			return &t_none;
+		if (c_array_of(e->size.e))
+			t = c_array_of(e->size.e);
 	}
 	if (!complete(c, t, e->span))
 		return &t_none;
@@ -998,7 +1032,8 @@ static bool printf_arg_ok(char conv, const dt_type *t)
 		return t->kind == DT_T_STR || t->kind == DT_T_INT || t->kind == DT_T_STACK ||
 		       t->kind == DT_T_KSYM || t->kind == DT_T_USYM || t->kind == DT_T_USERNAME ||
 		       t->kind == DT_T_TIMESTAMP || t->kind == DT_T_INET ||
-		       t->kind == DT_T_CGROUP_PATH;
+		       t->kind == DT_T_CGROUP_PATH || t->kind == DT_T_MACADDR ||
+		       t->kind == DT_T_STRERROR;
 	case 'p':
 		return t->kind == DT_T_INT || t->kind == DT_T_KSYM || t->kind == DT_T_USYM ||
 		       t->kind == DT_T_PTR;
@@ -1131,6 +1166,70 @@ static const dt_type *check_printf(checker *c, dt_expr *e)
 		return dt_type_void();
 	}
 	e->call.event_id = add_event(c, e->call.id, e, fe->str.s, e->call.args_type);
+	return dt_type_void();
+}
+
+/* debugf("format", args…): bpf_trace_printk, whose kernel side (bpf_bprintf_prepare) takes at
+ * most three arguments and the conversions `[0 +-][width]` then %s %c %p, or %d %i %u %x %X
+ * with l/ll. The line goes to the kernel's trace buffer (tracefs `trace`, `trace_pipe`). */
+static const dt_type *check_debugf(checker *c, dt_expr *e)
+{
+	if (!nargs_ok(c, e, 1, 4, "debugf(\"format\", up to 3 args)"))
+		return dt_type_void();
+	dt_expr *fe = e->call.args[0];
+	if (fe->kind != DT_E_STR) {
+		check_expr(c, fe);
+		ERR(c, fe->span, "debugf's format must be a string literal");
+		return dt_type_void();
+	}
+	fe->type = dt_type_str(fe->str.len + 1);
+	const char *s = fe->str.s;
+	uint32_t argi = 1;
+	for (uint32_t i = 0; i < fe->str.len; i++) {
+		if (s[i] != '%')
+			continue;
+		uint32_t start = i++;
+		if (i < fe->str.len && s[i] == '%')
+			continue;
+		while (i < fe->str.len && strchr("0+- ", s[i]))
+			i++;
+		while (i < fe->str.len && isdigit((unsigned char)s[i]))
+			i++;
+		uint32_t longs = 0;
+		while (i < fe->str.len && s[i] == 'l' && longs < 2) {
+			i++;
+			longs++;
+		}
+		char conv = i < fe->str.len ? s[i] : 0;
+		if (!conv || !strchr(longs ? "diuxX" : "diuxXscp", conv)) {
+			ERR(c, literal_span(c, fe, start, i + (conv ? 1 : 0)),
+			    "invalid debugf conversion '%.*s'", (int)(i - start + (conv ? 1 : 0)),
+			    s + start);
+			HINT(c, "bpf_trace_printk takes %%d %%i %%u %%x %%X (with l or ll), %%s, %%c "
+				"and %%p, with flags 0+- and a width");
+			return dt_type_void();
+		}
+		if (argi >= e->call.nargs) {
+			ERR(c, literal_span(c, fe, start, i + 1),
+			    "debugf format has more conversions than arguments (%u given)",
+			    e->call.nargs - 1);
+			return dt_type_void();
+		}
+		dt_expr *a = e->call.args[argi++];
+		const dt_type *t = check_expr(c, a);
+		if (!is_none(t) && (conv == 's' ? t->kind != DT_T_STR : !is_intlike(t))) {
+			ERR(c, a->span, "debugf conversion '%%%c' needs %s, not %s", conv,
+			    conv == 's' ? "a string" : "an integer", tname(c, t));
+			NOTE(c, literal_span(c, fe, start, i + 1), "the conversion is here");
+		}
+	}
+	if (argi < e->call.nargs) {
+		for (uint32_t i = argi; i < e->call.nargs; i++)
+			check_expr(c, e->call.args[i]);
+		ERR(c, e->call.args[argi]->span, "debugf has %u argument%s but its format has %u "
+		    "conversion%s", e->call.nargs - 1, e->call.nargs == 2 ? "" : "s", argi - 1,
+		    argi == 2 ? "" : "s");
+	}
 	return dt_type_void();
 }
 
@@ -1375,20 +1474,26 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 		return ok ? dt_type_int(false, 8) : &t_none;
 	}
 	case DT_F_BUF: {
-		if (!nargs_ok(c, e, 1, 2, "buf(pointer or string, length)"))
+		if (!nargs_ok(c, e, 1, 2, "buf(pointer or array[, length])"))
 			return &t_none;
 		dt_expr *src = e->call.args[0];
 		posparam_str_arg(c, src);
 		const dt_type *t = check_expr(c, src);
 		if (is_none(t))
 			return &t_none;
-		if (!is_int(t) && t->kind != DT_T_STR) {
-			ERR(c, src->span, "buf needs a pointer or a string, not %s", tname(c, t));
+		if (c_array_of(src)) /* a char array: its bytes, all of them */
+			t = src->type = c_array_of(src);
+		if (!is_intlike(t) && t->kind != DT_T_STR && t->kind != DT_T_ARRAY) {
+			ERR(c, src->span, "buf needs a pointer, an array or a string, not %s",
+			    tname(c, t));
 			return &t_none;
 		}
 		if (e->call.nargs < 2) {
+			/* An array's length is its size, as in bpftrace. */
+			if (t->kind == DT_T_ARRAY)
+				return dt_type_buf(c->a, DT_MIN(t->size, (uint32_t)DT_STRLEN));
 			ERR(c, e->span, "buf() needs a length for %s", tname(c, t));
-			HINT(c, "usage: buf(pointer, length)");
+			HINT(c, "usage: buf(pointer, length); only an array has a length of its own");
 			return &t_none;
 		}
 		dt_expr *l = e->call.args[1];
@@ -1565,15 +1670,6 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 			}
 		return dt_type_void();
 	}
-	case DT_F_UNWATCH: {
-		if (!nargs_ok(c, e, 1, 1, "unwatch(address)"))
-			return dt_type_void();
-		const dt_type *t = check_expr(c, e->call.args[0]);
-		if (!is_none(t) && !is_int(t))
-			ERR(c, e->call.args[0]->span, "unwatch needs an address (an integer), not %s",
-			    tname(c, t));
-		return dt_type_void();
-	}
 	case DT_F_CGROUP_PATH: {
 		if (!nargs_ok(c, e, 1, 1, "cgroup_path(cgroup id)"))
 			return &t_none;
@@ -1587,6 +1683,93 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 		}
 		return dt_type_new(c->a, DT_T_CGROUP_PATH);
 	}
+	case DT_F_JOIN: {
+		if (!nargs_ok(c, e, 1, 2, "join(char *argv[][, \"delimiter\"])"))
+			return dt_type_void();
+		dt_expr *a0 = e->call.args[0];
+		const dt_type *t = check_expr(c, a0);
+		const char *delim = " ";
+		if (e->call.nargs == 2) {
+			dt_expr *d = e->call.args[1];
+			if (d->kind != DT_E_STR) {
+				check_expr(c, d);
+				ERR(c, d->span, "join's delimiter must be a string literal");
+				return dt_type_void();
+			}
+			d->type = dt_type_str(d->str.len + 1);
+			delim = d->str.s;
+		}
+		if (is_none(t))
+			return dt_type_void();
+		if (!is_intlike(t)) {
+			ERR(c, a0->span, "join needs an array of string pointers (char **), not %s",
+			    tname(c, t));
+			return dt_type_void();
+		}
+		/* One event holds every argument: each string gets its share of it. */
+		uint32_t slot = DT_MIN(str_size(c), (uint32_t)((DT_MAX_EVENT_SIZE -
+				sizeof(struct dt_ev_join_hdr)) / DT_JOIN_MAX_ARGS));
+		e->call.args_type = dt_type_str(slot);
+		e->call.event_id = add_event(c, DT_F_JOIN, e, delim, e->call.args_type);
+		return dt_type_void();
+	}
+	case DT_F_MACADDR: {
+		if (!nargs_ok(c, e, 1, 1, "macaddr(array or pointer)"))
+			return &t_none;
+		dt_expr *a0 = e->call.args[0];
+		const dt_type *t = check_expr(c, a0);
+		if (is_none(t))
+			return &t_none;
+		uint32_t have = t->kind == DT_T_ARRAY || t->kind == DT_T_STR ? t->size : 6;
+		if (!is_ptr(t) && t->kind != DT_T_ARRAY && t->kind != DT_T_STR) {
+			ERR(c, a0->span, "macaddr() only supports array or pointer arguments, not %s",
+			    tname(c, t));
+			return &t_none;
+		}
+		if (have < 6) {
+			ERR(c, a0->span, "macaddr() needs at least 6 bytes, %s has %u", tname(c, t),
+			    have);
+			return &t_none;
+		}
+		return dt_type_new(c->a, DT_T_MACADDR);
+	}
+	case DT_F_STRERROR: {
+		if (!nargs_ok(c, e, 1, 1, "strerror(errno)"))
+			return &t_none;
+		const dt_type *t = check_expr(c, e->call.args[0]);
+		if (is_none(t))
+			return &t_none;
+		if (!is_int(t)) {
+			ERR(c, e->call.args[0]->span, "strerror needs an error number (an integer), "
+			    "not %s", tname(c, t));
+			return &t_none;
+		}
+		return dt_type_new(c->a, DT_T_STRERROR);
+	}
+	case DT_F_UPTR: case DT_F_KPTR: {
+		bool user = e->call.id == DT_F_UPTR;
+		if (!nargs_ok(c, e, 1, 1, user ? "uptr(pointer)" : "kptr(pointer)"))
+			return &t_none;
+		dt_expr *a0 = e->call.args[0];
+		const dt_type *t = check_expr(c, a0);
+		if (is_none(t))
+			return &t_none;
+		/* A tracepoint's `char *` field reads as the string it points at; here it is the
+		 * pointer itself. */
+		if (a0->kind == DT_E_FIELD && a0->field.tp && a0->field.tp->is_string &&
+		    !a0->field.tp->is_array && !a0->field.tp->is_data_loc)
+			t = a0->type = dt_type_int(false, 8);
+		if (!is_intlike(t)) {
+			ERR(c, e->call.args[0]->span, "%s needs a pointer or an address, not %s",
+			    e->call.name, tname(c, t));
+			return &t_none;
+		}
+		/* The same pointer, read from the other space; an address becomes a void *. */
+		return dt_type_ptr(c->a, is_ptr(t) ? t->ptr.to : NULL,
+				   user ? DT_AS_USER : DT_AS_KERNEL);
+	}
+	case DT_F_DEBUGF:
+		return check_debugf(c, e);
 	case DT_F_BSWAP: {
 		if (!nargs_ok(c, e, 1, 1, "bswap(integer)"))
 			return &t_none;
@@ -2071,11 +2254,6 @@ static void expand_probe(checker *c, dt_probe *pr)
 	for (uint32_t i = 0; i < pr->nattach; i++) {
 		dt_attach *a = pr->attach[i];
 		dt_provider p = a->provider;
-		/* watchpoint:FUNC+argN names a function of the -c/-p program. */
-		if (is_watchpoint(p) && a->func && !a->target && c->o && c->o->watch_binary)
-			a->target = c->o->watch_binary;
-		if (is_watchpoint(p) && a->target && has_wildcard(a->func))
-			any = true;
 		/* Only functions expand: a pattern for the binary would be looked for as a file. */
 		if ((p == DT_P_UPROBE || p == DT_P_URETPROBE || p == DT_P_XPROBE) &&
 		    has_wildcard(a->target)) {
@@ -2125,7 +2303,7 @@ static void expand_probe(checker *c, dt_probe *pr)
 			}
 			if (a->provider == DT_P_TRACEPOINT)
 				x->text = dt_arena_printf(c->a, "tracepoint:%s:%s", x->target, x->func);
-			else if (a->target) /* a watchpoint's is bpftrace's name: check_watchpoint */
+			else if (a->target)
 				x->text = dt_arena_printf(c->a, "%s:%s:%s", dt_provider_name(a->provider),
 							  a->target, x->func);
 			else
@@ -2149,61 +2327,9 @@ static void expand_probe(checker *c, dt_probe *pr)
 	free(out.v);
 }
 
-/* bpftrace's limits of a hardware watchpoint, with its words. */
-static void check_watchpoint(checker *c, dt_attach *a)
-{
-	const char *m = a->wp_mode ? a->wp_mode : "";
-	bool r = false, w = false, x = false, dup = false, bad = !*m;
-
-	if (a->func) {
-		if (!a->target)
-			ERR(c, a->span, "-p PID or -c CMD required for watchpoint");
-		if (a->wp_arg >= DT_ARG_REGS)
-			ERR(c, a->span, "x86_64 doesn't support arg%u", a->wp_arg);
-	} else if (a->provider == DT_P_ASYNCWATCHPOINT) {
-		ERR(c, a->span, "asyncwatchpoint requires a function name");
-		HINT(c, "asyncwatchpoint:FUNCTION+argN:LENGTH:MODE watches what argN points at");
-	} else if (!a->addr) {
-		ERR(c, a->span, "watchpoint must be attached to a non-zero address");
-	}
-	if (a->wp_len != 1 && a->wp_len != 2 && a->wp_len != 4 && a->wp_len != 8)
-		ERR(c, a->span, "watchpoint length must be one of (1,2,4,8)");
-	for (const char *q = m; *q; q++) {
-		bool *seen = *q == 'r' ? &r : *q == 'w' ? &w : *q == 'x' ? &x : NULL;
-		if (!seen) {
-			bad = true;
-			continue;
-		}
-		dup |= *seen;
-		*seen = true;
-	}
-	if (bad)
-		ERR(c, a->span, "watchpoint mode must be combination of (r,w,x)");
-	else if (dup)
-		ERR(c, a->span, "watchpoint modes may not be duplicated");
-	else if ((r && !w) || (x && (r || w))) {
-		/* x86 debug registers watch writes, reads-or-writes, or execution (Intel SDM
-		 * vol. 3, 17.2.4): not reads alone, nor execution with data. */
-		ERR(c, a->span, "invalid watchpoint mode: %s%s%s", r ? "r" : "", w ? "w" : "",
-		    x ? "x" : "");
-		HINT(c, "x86-64 watches w, rw or x");
-	}
-	if (a->func && a->target && !has_wildcard(a->func)) {
-		/* bpftrace's name for the probe builtin: the argument number only when not 0. */
-		char num[16] = "";
-		if (a->wp_arg)
-			snprintf(num, sizeof(num), ":%u", a->wp_arg);
-		a->text = dt_arena_printf(c->a, "%s:%s:%s%s:%llu:%s", dt_provider_name(a->provider),
-					  a->target, a->func, num, (unsigned long long)a->wp_len, m);
-	}
-}
-
 static void check_attach(checker *c, dt_attach *a)
 {
 	switch (a->provider) {
-	case DT_P_WATCHPOINT: case DT_P_ASYNCWATCHPOINT:
-		check_watchpoint(c, a);
-		return;
 	case DT_P_INTERVAL: case DT_P_PROFILE: {
 		if (a->unit == DT_UNIT_NONE)
 			return; /* malformed: the parser said so */

@@ -84,6 +84,8 @@ typedef enum dt_type_kind {
 	DT_T_PTR,    /* a C pointer: a u64 address; ptr.to (NULL: void) and its address space */
 	DT_T_CSTRUCT, /* a C struct or union: members at offsets, from BTF (or, later, clang) */
 	DT_T_ARRAY,  /* a C array of array.n elements (char arrays are read as strings) */
+	DT_T_MACADDR, /* macaddr(): 6 bytes, printed as XX:XX:XX:XX:XX:XX */
+	DT_T_STRERROR, /* strerror(): u64 errno value, printed as the C library's text for it */
 	/* Map values produced by aggregation functions. */
 	DT_T_COUNT, DT_T_SUM, DT_T_AVG, DT_T_MIN, DT_T_MAX, DT_T_STATS, DT_T_HIST, DT_T_LHIST,
 } dt_type_kind;
@@ -226,10 +228,6 @@ typedef enum dt_provider {
 	DT_P_SOFTWARE,   /* software:EVENT[:PERIOD] */
 	DT_P_HARDWARE,   /* hardware:EVENT[:PERIOD] */
 	DT_P_XPROBE,     /* xprobe:BIN:FUNC[:N] — a uprobe+uretprobe pair joined with the scheduler */
-	/* watchpoint:ADDR:LEN:MODE, watchpoint:FUNC+argN:LEN:MODE — a hardware breakpoint; the
-	 * function form is set when FUNC of the -c/-p program is entered (the process is held
-	 * meanwhile), asyncwatchpoint: the same without holding it */
-	DT_P_WATCHPOINT, DT_P_ASYNCWATCHPOINT,
 	DT_P__COUNT
 } dt_provider;
 
@@ -250,13 +248,6 @@ typedef struct dt_attach {
 	uint64_t rate;        /* interval/profile: N; software/hardware: period (0 = default);
 	                       * xprobe: measure one call in N, at random (`xprobe:BIN:FUNC:N`) */
 	/* Set by dt_check. */
-	/* watchpoint/asyncwatchpoint: the absolute address (0 in the function form, where `func`
-	 * is the function, `target` the -c/-p program and wp_arg the N of argN), the length and
-	 * the mode as written ("w", "rw", "x"). */
-	uint64_t addr;
-	uint32_t wp_arg;
-	uint64_t wp_len;
-	const char *wp_mode;
 	uint64_t period_ns;   /* interval/profile with s/ms/us: the period in ns; 0 when hz */
 	uint32_t index;       /* position among all attach points of the program (for naming) */
 } dt_attach;
@@ -273,6 +264,7 @@ typedef enum dt_builtin {
 	DT_B_USERMODE, /* 1 when the probe interrupted user mode */
 	DT_B_USERNAME, /* the user's name, from uid at print time */
 	DT_B_SARG,     /* sargN: the Nth 64-bit word above the stack pointer, see builtin.arg */
+	DT_B_CTX,      /* the program's context pointer, as an integer (cast it to a struct pointer) */
 	DT_B__COUNT
 } dt_builtin;
 
@@ -291,7 +283,10 @@ typedef enum dt_func {
 	DT_F_SIGNAL, DT_F_NTOP, DT_F_PTON, DT_F_KADDR,
 	DT_F_HAS_KEY, /* has_key(@m, key): dt_check moves the key into args[0]'s map.keys */
 	DT_F_REG, DT_F_CGROUPID, DT_F_OVERRIDE, DT_F_CGROUP_PATH,
-	DT_F_UNWATCH, /* unwatch(addr): userspace removes every watchpoint on addr */
+	DT_F_JOIN,    /* join(argv[, delim]): userspace joins the strings, delim in the event's fmt */
+	DT_F_MACADDR, DT_F_STRERROR,
+	DT_F_UPTR, DT_F_KPTR, /* the pointer (or address) argument, read from user / kernel memory */
+	DT_F_DEBUGF,  /* bpf_trace_printk: the kernel's trace buffer, not dwarftrace's output */
 	DT_F__COUNT
 } dt_func;
 
@@ -361,7 +356,8 @@ struct dt_expr {
 			uint32_t nargs;
 			/* Set by dt_check: */
 			uint32_t event_id;        /* printf/time/print(value): index into dt_program.events */
-			const dt_type *args_type; /* printf: tuple of the value args as sent in the event */
+			const dt_type *args_type; /* printf: tuple of the value args as sent in the event;
+			                           * join: the type of each string slot */
 		} call;
 		struct { dt_binop op; dt_expr *l, *r; } bin;
 		struct { dt_unop op; dt_expr *e; } un;
@@ -458,7 +454,8 @@ typedef struct dt_probe {
  * userspace can look up by id: a printf format, a time() format, a print() of a value. */
 typedef struct dt_event_desc {
 	dt_func func;           /* DT_F_PRINTF, DT_F_TIME, DT_F_PRINT (of a non-map value), DT_F_CAT,
-	                         * DT_F_SYSTEM */
+	                         * DT_F_SYSTEM, DT_F_JOIN (fmt: the delimiter; args: the type of
+	                         * one string slot) */
 	const dt_expr *call;
 	const char *fmt;        /* printf/time format string (escapes decoded) */
 	const dt_type *args;    /* tuple type of the payload after struct dt_event_hdr */
@@ -511,9 +508,6 @@ typedef struct dt_check_opts {
 	bool has_child;
 	/* --unsafe: system() and signal(), which act outside tracing, are allowed. */
 	bool unsafe;
-	/* The program watchpoint:FUNC+argN attach points name: the -c command's file, else the
-	 * -p process's executable; NULL when there is neither. */
-	const char *watch_binary;
 	/* C types the script names without defining them ("struct task_struct", "union bpf_attr",
 	 * "enum bpf_map_type", a typedef such as "pid_t"): sets *out to a type made in `a`, a
 	 * complete one for a struct. 0, -ENOENT when there is no such type, or another -errno

@@ -12,7 +12,6 @@ static const char *const provider_names[DT_P__COUNT] = {
 	[DT_P_PROFILE] = "profile", [DT_P_UPROBE] = "uprobe", [DT_P_URETPROBE] = "uretprobe",
 	[DT_P_KPROBE] = "kprobe", [DT_P_KRETPROBE] = "kretprobe", [DT_P_TRACEPOINT] = "tracepoint",
 	[DT_P_SOFTWARE] = "software", [DT_P_HARDWARE] = "hardware", [DT_P_XPROBE] = "xprobe",
-	[DT_P_WATCHPOINT] = "watchpoint", [DT_P_ASYNCWATCHPOINT] = "asyncwatchpoint",
 };
 
 /* Everything a user may write before the first ':' (NULL-terminated for dt_closest). `begin`
@@ -20,7 +19,7 @@ static const char *const provider_names[DT_P__COUNT] = {
 static const char *const provider_spellings[] = {
 	"BEGIN", "END", "begin", "end", "interval", "i", "profile", "p", "uprobe", "u",
 	"uretprobe", "ur", "kprobe", "k", "kretprobe", "kr", "tracepoint", "t", "software", "s",
-	"hardware", "h", "xprobe", "x", "watchpoint", "w", "asyncwatchpoint", NULL,
+	"hardware", "h", "xprobe", "x", NULL,
 };
 static const dt_provider provider_of_spelling[] = {
 	DT_P_BEGIN, DT_P_END, DT_P_BEGIN, DT_P_END, DT_P_INTERVAL, DT_P_INTERVAL, DT_P_PROFILE,
@@ -28,7 +27,6 @@ static const dt_provider provider_of_spelling[] = {
 	DT_P_UPROBE, DT_P_UPROBE, DT_P_URETPROBE, DT_P_URETPROBE, DT_P_KPROBE, DT_P_KPROBE,
 	DT_P_KRETPROBE, DT_P_KRETPROBE, DT_P_TRACEPOINT, DT_P_TRACEPOINT, DT_P_SOFTWARE,
 	DT_P_SOFTWARE, DT_P_HARDWARE, DT_P_HARDWARE, DT_P_XPROBE, DT_P_XPROBE,
-	DT_P_WATCHPOINT, DT_P_WATCHPOINT, DT_P_ASYNCWATCHPOINT,
 };
 
 const char *dt_provider_name(dt_provider p)
@@ -59,7 +57,7 @@ static const char *const builtin_spellings[] = {
 	"arg2", "arg3", "arg4", "arg5", "retval", "func", "probe",
 	"kstack", "ustack", "ustack_dwarf", "args", "rand", "curtask", "wall", "oncpu", "offcpu", "runq", "blocked", "iowait",
 	"nswitch", "cpid", "numaid", "jiffies", "ncpus", "usermode", "username", "sarg0", "sarg1",
-	"sarg2", "sarg3", "sarg4", "sarg5", NULL,
+	"sarg2", "sarg3", "sarg4", "sarg5", "ctx", NULL,
 };
 
 static const char *const builtin_names[DT_B__COUNT] = {
@@ -73,6 +71,7 @@ static const char *const builtin_names[DT_B__COUNT] = {
 	[DT_B_IOWAIT] = "iowait", [DT_B_NSWITCH] = "nswitch", [DT_B_CPID] = "cpid",
 	[DT_B_NUMAID] = "numaid", [DT_B_JIFFIES] = "jiffies", [DT_B_NCPUS] = "ncpus",
 	[DT_B_USERMODE] = "usermode", [DT_B_USERNAME] = "username", [DT_B_SARG] = "sarg",
+	[DT_B_CTX] = "ctx",
 };
 
 const char *dt_builtin_name(dt_builtin b)
@@ -133,7 +132,9 @@ static const char *const func_names[DT_F__COUNT + 1] = {
 	[DT_F_SYSTEM] = "system", [DT_F_SIGNAL] = "signal", [DT_F_NTOP] = "ntop",
 	[DT_F_PTON] = "pton", [DT_F_KADDR] = "kaddr", [DT_F_HAS_KEY] = "has_key",
 	[DT_F_REG] = "reg", [DT_F_CGROUPID] = "cgroupid", [DT_F_OVERRIDE] = "override",
-	[DT_F_CGROUP_PATH] = "cgroup_path", [DT_F_UNWATCH] = "unwatch",
+	[DT_F_CGROUP_PATH] = "cgroup_path", [DT_F_JOIN] = "join", [DT_F_MACADDR] = "macaddr",
+	[DT_F_STRERROR] = "strerror", [DT_F_UPTR] = "uptr", [DT_F_KPTR] = "kptr",
+	[DT_F_DEBUGF] = "debugf",
 	[DT_F__COUNT] = NULL,
 };
 

@@ -58,8 +58,12 @@ dt_type *dt_type_new(dt_arena *a, dt_type_kind k)
 	t->align = 8;
 	switch (k) {
 	case DT_T_COUNT: case DT_T_SUM: case DT_T_HIST: case DT_T_LHIST: case DT_T_KSYM:
-	case DT_T_USERNAME: case DT_T_TIMESTAMP: case DT_T_CGROUP_PATH:
+	case DT_T_USERNAME: case DT_T_TIMESTAMP: case DT_T_CGROUP_PATH: case DT_T_STRERROR:
 		t->size = 8;
+		break;
+	case DT_T_MACADDR:
+		t->size = 6;
+		t->align = 1;
 		break;
 	case DT_T_AVG: case DT_T_MIN: case DT_T_MAX: case DT_T_STACK: case DT_T_USYM:
 		t->size = 16;
@@ -337,6 +341,8 @@ const char *dt_type_name(dt_arena *a, const dt_type *t)
 	case DT_T_BUF: return dt_arena_printf(a, "buffer[%u]", t->size - 1);
 	case DT_T_INET: return "inet";
 	case DT_T_CGROUP_PATH: return "cgroup_path";
+	case DT_T_MACADDR: return "macaddr";
+	case DT_T_STRERROR: return "strerror";
 	case DT_T_TIMESTAMP: return "timestamp";
 	case DT_T_PTR:
 		if (!t->ptr.to)

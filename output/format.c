@@ -399,6 +399,27 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
 			put_quoted(b, dt_sb_str(&tmp), tmp.n);
 		break;
 	}
+	case DT_T_MACADDR: {
+		const unsigned char *m = data;
+		char text[18];
+		snprintf(text, sizeof(text), "%02X:%02X:%02X:%02X:%02X:%02X", m[0], m[1], m[2],
+			 m[3], m[4], m[5]);
+		if (json)
+			put_quoted(b, text, strlen(text));
+		else
+			dt_sb_puts(b, text);
+		break;
+	}
+	case DT_T_STRERROR: {
+		int64_t err;
+		memcpy(&err, data, 8);
+		const char *text = strerror((int)err);
+		if (json)
+			put_quoted(b, text, strlen(text));
+		else
+			dt_sb_puts(b, text);
+		break;
+	}
 	case DT_T_USERNAME: {
 		uint64_t uid;
 		memcpy(&uid, data, 8);
@@ -412,7 +433,7 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
 		/* bpftrace's shapes: `{ .m = 2, .n = 3 }` as a value, `{.m=2,.n=3}` in a key. */
 		bool key = ctx == DT_FMT_KEY;
 		bool first = true;
-		dt_sb_puts(b, json ? "{" : key ? "{" : "{ ");
+		dt_sb_puts(b, key ? "{" : "{ ");
 		for (uint32_t i = 0; i < t->cstruct.n; i++) {
 			const dt_member *m = &t->cstruct.members[i];
 			const char *p = (const char *)data + m->offset;
@@ -433,7 +454,7 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
 				dt_fmt_value(o, b, m->type, p, ctx);
 			}
 		}
-		dt_sb_puts(b, json ? "}" : key ? "}" : " }");
+		dt_sb_puts(b, key ? "}" : " }");
 		break;
 	}
 	case DT_T_ARRAY: {

@@ -126,6 +126,30 @@ void dt_out_text(dt_out *o, const char *type, const char *s, size_t n)
 	}
 }
 
+void dt_out_join(dt_out *o, const char *delim, const void *data, size_t len)
+{
+	struct dt_ev_join_hdr h = { 0 };
+	dt_sbuf b = {0};
+
+	memcpy(&h, data, DT_MIN(len, sizeof(h)));
+	for (uint32_t i = 0; i < h.n && i < DT_JOIN_MAX_ARGS; i++) {
+		size_t off = sizeof(h) + (size_t)i * h.size;
+		if (off + h.size > len)
+			break;
+		if (i)
+			dt_sb_puts(&b, delim);
+		dt_sb_putn(&b, (const char *)data + off, strnlen((const char *)data + off, h.size));
+	}
+	if (o->format == DT_OUT_JSON) {
+		emit_json_text(o, "join", dt_sb_str(&b), b.n);
+	} else {
+		dt_sb_putn(&o->line, dt_sb_str(&b), b.n);
+		dt_sb_putc(&o->line, '\n');
+		emit(o);
+	}
+	free(b.s);
+}
+
 void dt_out_value(dt_out *o, const dt_type *t, const void *data)
 {
 	if (o->format == DT_OUT_JSON) {

@@ -54,6 +54,9 @@ char *dt_out_sprintf(dt_out *o, const char *fmt, const dt_type *args, const void
 /* `n` bytes of text as they are (a file cat() read, what system() ran printed); in JSON an
  * object of `type` ("cat", "system") with the text as data. */
 void dt_out_text(dt_out *o, const char *type, const char *s, size_t n);
+/* A join() event's payload (struct dt_ev_join_hdr and its strings): the strings with `delim`
+ * between them, a line in TEXT, {"type": "join", …} in JSON. */
+void dt_out_join(dt_out *o, const char *delim, const void *data, size_t len);
 /* print(value) and the text of one value (used for keys too). */
 void dt_out_value(dt_out *o, const dt_type *t, const void *data);
 /* time(fmt): the current wall-clock time through strftime. */

@@ -654,7 +654,6 @@ static int cli_run(int argc, char **argv)
 	so.params = c.params;
 	so.nparams = c.nparams;
 	so.has_child = c.cmd != NULL;
-	so.child_cmd = c.dry_run ? c.cmd : NULL;
 	so.unsafe = c.unsafe;
 	if (c.pid_arg) {
 		so.filter_pid = (uint32_t)atoi(c.pid_arg);

@@ -150,23 +150,15 @@ static int on_event(void *ctx, void *data, size_t len)
 		return 0;
 	memcpy(&h, data, sizeof(h));
 	plen = len - sizeof(h);
-	if (h.kind == DT_EV_WATCH && plen >= sizeof(struct dt_ev_watch)) {
-		/* Even once muted: a process held for its watchpoint must go on. */
-		dt_wp_on_watch(s, u, h.id, (const struct dt_ev_watch *)payload);
-		return 0;
-	}
 	if (s->muted && h.kind != DT_EV_PID_SEEN)
 		return 0;
-	if (h.kind == DT_EV_UNWATCH && plen >= sizeof(struct dt_ev_unwatch)) {
-		dt_wp_unwatch(u, ((const struct dt_ev_unwatch *)payload)->addr);
-		return 0;
-	}
 	switch (h.kind) {
 	case DT_EV_PRINTF:
 	case DT_EV_TIME:
 	case DT_EV_PRINT_VALUE:
 	case DT_EV_CAT:
 	case DT_EV_SYSTEM:
+	case DT_EV_JOIN:
 		if (h.id >= u->prog->nevents)
 			goto bad;
 		e = &u->prog->events[h.id];
@@ -192,7 +184,8 @@ static int on_event(void *ctx, void *data, size_t len)
 		goto bad;
 	}
 	if (h.kind == DT_EV_PRINTF || h.kind == DT_EV_TIME || h.kind == DT_EV_PRINT_VALUE ||
-	    h.kind == DT_EV_PRINT_MAP || h.kind == DT_EV_CAT || h.kind == DT_EV_SYSTEM)
+	    h.kind == DT_EV_PRINT_MAP || h.kind == DT_EV_CAT || h.kind == DT_EV_SYSTEM ||
+	    h.kind == DT_EV_JOIN)
 		before_output(s);
 	switch (h.kind) {
 	case DT_EV_PRINTF:
@@ -206,6 +199,9 @@ static int on_event(void *ctx, void *data, size_t len)
 		break;
 	case DT_EV_SYSTEM:
 		run_system(s, e, payload, plen);
+		break;
+	case DT_EV_JOIN:
+		dt_out_join(s->out, e->fmt, payload, plen);
 		break;
 	case DT_EV_PRINT_VALUE:
 		if (print_value_type(e) && plen >= print_value_type(e)->size)

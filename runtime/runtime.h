@@ -58,7 +58,6 @@ typedef struct dt_session_opts {
 	const char **params;    /* positional parameters $1..$n */
 	uint32_t nparams;
 	bool has_child;         /* a -c command runs (or would, with dry_run): `cpid` is valid */
-	const char *child_cmd;  /* that command, when it is not started (dry_run) */
 	bool unsafe;            /* --unsafe: system() and signal() are allowed */
 	/* Symbols and profile files (symbols/, output/profile.c). */
 	bool no_demangle;       /* --no-demangle */

@@ -13,7 +13,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
-#include <limits.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -174,7 +173,6 @@ static void unit_free(dt_unit *u)
 				    &u->chain_slots.v[i].slot);
 	free(u->chain_slots.v);
 	close_attached(&u->attached);
-	dt_wp_free(u);
 	close_fdvec(&u->prog_fds);
 	/* begin/end fds are also in prog_fds: only free the arrays. */
 	free(u->begin_fds.v);
@@ -210,7 +208,6 @@ void dt_session_free(dt_session *s)
 	for (size_t i = 0; i < s->units.n; i++)
 		unit_free(s->units.v[i]);
 	free(s->units.v);
-	free(s->watch_exe);
 	dt_loop_free(s);
 	for (size_t i = 0; i < s->maps.n; i++) {
 		close(s->maps.v[i]->fd);
@@ -663,24 +660,6 @@ static void uw_log(void *ctx, const char *msg)
 			*msg && msg[strlen(msg) - 1] == '\n' ? "" : "\n");
 }
 
-/* What the unwinder must say without -v (a CPython it cannot read): once, prefixed like our other
- * warnings. */
-static void uw_notice(void *ctx, const char *msg)
-{
-	dt_session *s = ctx;
-
-	fprintf(s->err, "dwarftrace: %s\n", msg);
-}
-
-/* The symbolizer's question, the name of a Python frame: the unwinder's records answer. */
-static int py_frame_name(void *ctx, uint32_t pid, uint64_t word, char *name, size_t nn,
-			 char *file, size_t fnn, uint32_t *line)
-{
-	dt_session *s = ctx;
-
-	return s->uw ? dt_unwinder_py_frame(s->uw, pid, word, name, nn, file, fnn, line) : -ENOENT;
-}
-
 /* The symbolizer's question, which image of pid runs now: the exec follower answers. */
 static uint32_t exec_gen_now(void *ctx, uint32_t pid)
 {
@@ -724,7 +703,6 @@ static dt_unwinder *session_unwinder(dt_session *s)
 {
 	dt_unwinder_opts uo = { .sz = sizeof(uo), .log = uw_log, .log_ctx = s,
 				.held = uw_held, .held_ctx = s,
-				.notice = uw_notice, .notice_ctx = s,
 				.elf_cache = s->elfc, .table_budget = s->o.unwind_budget,
 				.max_stacks = s->o.unwind_stacks };
 	if (s->uw)
@@ -736,8 +714,6 @@ static dt_unwinder *session_unwinder(dt_session *s)
 	}
 	uo.exec = s->ef;
 	s->uw = dt_unwinder_new(&uo);
-	if (s->uw)
-		dt_sym_set_py_fn(s->sym, py_frame_name, s);
 	/* Before anything attaches, so that no first sample finds "no tables yet": the -p process,
 	 * or with neither -p nor -c (system-wide) every running process. A -c child has not exec'd
 	 * yet: it is watched (its exec and library mmaps are followed) and read again at its entry
@@ -1167,6 +1143,17 @@ static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 			DT_VEC_PUSH(&u->end_types, p->prog_type);
 		}
 	}
+	/* BEGIN runs before any other probe is attached, as in bpftrace: its output comes first,
+	 * and an interval or a timer measured from a time BEGIN took (`@start = nsecs`) starts
+	 * after it. Its records wait in the ring buffer until the loop reads them. */
+	for (size_t i = 0; i < u->begin_fds.n; i++) {
+		char *err = NULL;
+
+		if (dt_rt_run_once(u->begin_fds.v[i], u->begin_types.v[i], &err) < 0) {
+			fprintf(s->err, "BEGIN: %s\n", err);
+			free(err);
+		}
+	}
 	/* Probes on the same event run in the order the script gives them, as bpftrace arranges:
 	 * the kernel runs the programs of a tracepoint oldest first, but those of a uprobe, a
 	 * kprobe or a perf counter newest first, so those attach last first, after the others. */
@@ -1207,9 +1194,6 @@ static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 			rc = dt_rt_attach_set(&st, &u->attached, &n, &err);
 		} else if (p->attach->provider == DT_P_XPROBE) {
 			rc = dt_xprobe_attach(s, p->attach, u->prog_fds.v[i], &u->attached, &err);
-		} else if (p->attach->provider == DT_P_WATCHPOINT ||
-			   p->attach->provider == DT_P_ASYNCWATCHPOINT) {
-			rc = dt_wp_attach(s, u, p->attach, u->prog_fds.v[i], &err);
 		} else {
 			rc = dt_rt_attach(p->attach, u->prog_fds.v[i], s->o.uprobe_pid,
 					  &u->attached, &err);
@@ -1416,28 +1400,6 @@ static void print_timings(dt_session *s)
 		s->t_codegen / 1e6, s->t_load / 1e6, s->t_attach / 1e6, s->t_detach / 1e6);
 }
 
-/* The program watchpoint:FUNC+argN names: the -c command's file (as written), else what the
- * -p process runs. */
-static const char *watch_binary(dt_session *s)
-{
-	char link[64], path[PATH_MAX];
-	ssize_t n;
-
-	if (s->child_path || s->watch_exe)
-		return s->child_path ? s->child_path : s->watch_exe;
-	if (s->o.child_cmd) /* a dry run: the command is not started */
-		return s->watch_exe = dt_child_find_program(s->o.child_cmd);
-	if (s->o.uprobe_pid <= 0)
-		return NULL;
-	snprintf(link, sizeof(link), "/proc/%d/exe", s->o.uprobe_pid);
-	n = readlink(link, path, sizeof(path) - 1);
-	if (n <= 0)
-		return NULL;
-	path[n] = 0;
-	s->watch_exe = xstrdup(path);
-	return s->watch_exe;
-}
-
 int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 {
 	dt_unit *u = xcalloc(1, sizeof(*u));
@@ -1445,7 +1407,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	dt_check_opts co = {
 		.sz = sizeof(co), .existing_map = chk_existing, .ctx = &cc, .expand = dt_rt_expand,
 		.params = s->o.params, .nparams = s->o.nparams, .strlen = s->o.strlen,
-		.has_child = s->o.has_child, .unsafe = s->o.unsafe, .watch_binary = watch_binary(s),
+		.has_child = s->o.has_child, .unsafe = s->o.unsafe,
 		.ctype = dt_ctypes_lookup, .cdefs = dt_ctypes_cdefs,
 		.uprobe_args = dt_ctypes_uprobe_args, .ctype_ctx = s->ctypes,
 	};
@@ -1609,16 +1571,6 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 		if (out)
 			*out = u;
 		return attach_rc;
-	}
-	if (!s->o.dry_run) {
-		for (size_t i = 0; i < u->begin_fds.n; i++) {
-			char *err = NULL;
-
-			if (dt_rt_run_once(u->begin_fds.v[i], u->begin_types.v[i], &err) < 0) {
-				fprintf(s->err, "BEGIN: %s\n", err);
-				free(err);
-			}
-		}
 	}
 	if (out)
 		*out = u;
