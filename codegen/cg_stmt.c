@@ -528,12 +528,13 @@ static void emit_print(cg *c, const dt_expr *e)
 		return;
 	}
 	LLVMValueRef v = cg_expr(c, a);
-	const dt_type *t = a->type;
+	/* The value as userspace reads it: its storage type (a narrow int widened). */
+	const dt_type *t = e->call.args_type->tuple.elems[0];
 
 	if (!v)
 		return;
 	ev = cg_event_new(c, DT_EV_PRINT_VALUE, e->call.event_id, t->size);
-	cg_store(c, ev, CG_EV_PAYLOAD, t, v, t);
+	cg_store(c, ev, CG_EV_PAYLOAD, t, v, a->type);
 	cg_event_output(c, ev, t->size);
 }
 
