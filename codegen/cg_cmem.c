@@ -20,7 +20,8 @@ static bool space_is_user(cg *c, dt_addrspace as)
 {
 	if (as != DT_AS_NONE)
 		return as == DT_AS_USER;
-	return c->attach->provider == DT_P_UPROBE || c->attach->provider == DT_P_URETPROBE;
+	return c->attach->provider == DT_P_UPROBE || c->attach->provider == DT_P_URETPROBE ||
+	       c->attach->provider == DT_P_USDT;
 }
 
 void cg_read(cg *c, LLVMValueRef dst, uint32_t size, LLVMValueRef len, LLVMValueRef addr,

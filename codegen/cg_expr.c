@@ -258,7 +258,8 @@ static cg_space likely_space(cg *c)
 {
 	dt_provider p = c->attach->provider;
 
-	return p == DT_P_UPROBE || p == DT_P_URETPROBE ? CG_READ_USER_FIRST : CG_READ_KERNEL_FIRST;
+	return p == DT_P_UPROBE || p == DT_P_URETPROBE || p == DT_P_USDT ? CG_READ_USER_FIRST
+									   : CG_READ_KERNEL_FIRST;
 }
 
 /* Reads through a pointer of type t: from the space the type names (uptr(), kptr(), a syscall
@@ -351,6 +352,57 @@ LLVMValueRef cg_arg_reg(cg *c, uint32_t n, const dt_type *t, dt_span at)
 	return narrow(c, ctx_load(c, argoff[n], 8, false), t);
 }
 
+/* Argument n of a usdt location, as its note describes it (lang.h, dt_usdt_arg): a constant,
+ * a register (or the part of one the size names), or memory at base + index * scale + disp read
+ * from the process; sign- or zero-extended to 64 bits by the note's size. A read that faults is
+ * counted and gives 0. */
+static LLVMValueRef usdt_arg(cg *c, uint32_t n, dt_span at)
+{
+	const dt_usdt_loc *l = c->attach->usdt;
+	const dt_usdt_arg *a;
+	LLVMValueRef v;
+	LLVMTypeRef ty;
+
+	if (!l || n >= l->nargs || c->ptype != BPF_PROG_TYPE_KPROBE) {
+		cg_fail(c, at, "usdt argument %u without its location", n);
+		return cg_i64(c, 0);
+	}
+	a = &l->args[n];
+	switch (a->kind) {
+	case DT_USDT_CONST:
+		v = cg_i64(c, (uint64_t)a->value);
+		break;
+	case DT_USDT_REG:
+		v = ctx_load(c, (uint32_t)a->reg, 8, false);
+		if (a->reg_shift)
+			v = LLVMBuildLShr(c->b, v, cg_i64(c, a->reg_shift), "");
+		break;
+	case DT_USDT_MEM: {
+		LLVMValueRef addr = cg_i64(c, (uint64_t)a->value), b = cg_buf(c, 8);
+
+		if (a->reg >= 0)
+			addr = LLVMBuildAdd(c->b, addr, ctx_load(c, (uint32_t)a->reg, 8, false), "");
+		if (a->index >= 0)
+			addr = LLVMBuildAdd(c->b, addr,
+					    LLVMBuildMul(c->b, ctx_load(c, (uint32_t)a->index, 8,
+									false),
+							 cg_i64(c, a->scale), ""), "");
+		cg_store_int(c, b, 0, 8, cg_i64(c, 0));
+		cg_read(c, b, a->size, NULL, addr, CG_READ_USER, false);
+		v = cg_load_int(c, b, 0, 8, false);
+		break;
+	}
+	default:
+		cg_fail(c, at, "usdt argument %u of an unknown kind", n);
+		return cg_i64(c, 0);
+	}
+	if (a->size >= 8)
+		return v;
+	ty = LLVMIntTypeInContext(c->ctx, a->size * 8);
+	v = LLVMBuildTrunc(c->b, v, ty, "");
+	return a->is_signed ? LLVMBuildSExt(c->b, v, c->i64, "") : LLVMBuildZExt(c->b, v, c->i64, "");
+}
+
 static LLVMValueRef builtin(cg *c, const dt_expr *e)
 {
 	LLVMValueRef v, b;
@@ -437,6 +489,8 @@ static LLVMValueRef builtin(cg *c, const dt_expr *e)
 		return cg_load_int(c, b, 0, 8, false);
 	}
 	case DT_B_ARG:
+		if (c->attach->provider == DT_P_USDT)
+			return usdt_arg(c, e->builtin.arg, e->span);
 		return cg_arg_reg(c, e->builtin.arg, e->type, e->span);
 	case DT_B_RETVAL:
 		if (c->ptype != BPF_PROG_TYPE_KPROBE) {

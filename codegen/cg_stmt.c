@@ -528,13 +528,12 @@ static void emit_print(cg *c, const dt_expr *e)
 		return;
 	}
 	LLVMValueRef v = cg_expr(c, a);
-	/* The value as userspace reads it: its storage type (a narrow int widened). */
-	const dt_type *t = e->call.args_type->tuple.elems[0];
+	const dt_type *t = a->type;
 
 	if (!v)
 		return;
 	ev = cg_event_new(c, DT_EV_PRINT_VALUE, e->call.event_id, t->size);
-	cg_store(c, ev, CG_EV_PAYLOAD, t, v, a->type);
+	cg_store(c, ev, CG_EV_PAYLOAD, t, v, t);
 	cg_event_output(c, ev, t->size);
 }
 

@@ -69,6 +69,7 @@ enum bpf_prog_type cg_prog_type_of(dt_provider p)
 		return BPF_PROG_TYPE_PERF_EVENT;
 	case DT_P_UPROBE: case DT_P_URETPROBE: case DT_P_KPROBE: case DT_P_KRETPROBE:
 	case DT_P_XPROBE: /* tail-called by the precompiled uretprobe: bpf-lib/dt_xprobe.h */
+	case DT_P_USDT:
 		return BPF_PROG_TYPE_KPROBE;
 	case DT_P_TRACEPOINT:
 		return BPF_PROG_TYPE_TRACEPOINT;
@@ -92,6 +93,7 @@ static const char *short_name(dt_provider p)
 	case DT_P_SOFTWARE: return "sw";
 	case DT_P_HARDWARE: return "hw";
 	case DT_P_XPROBE: return "xprobe";
+	case DT_P_USDT: return "usdt";
 	default: return "x";
 	}
 }

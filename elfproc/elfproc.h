@@ -102,6 +102,20 @@ bool dt_elf_has_symtab(const dt_elf *e);
  * ("memcpy@@GLIBC_2.14") match their base name. 0 or -ENOENT. */
 int dt_elf_sym_find(dt_elf *e, const char *name, dt_elf_sym *out);
 
+/* ---------------------------------------------------------------- USDT notes */
+
+typedef struct dt_elf_usdt {
+	const char *provider, *name, *args; /* in e's image: valid while e is referenced */
+	uint64_t pc;          /* the probe's address, moved by .stapsdt.base's (prelink) */
+	uint64_t offset;      /* its file offset: where a uprobe goes */
+	uint64_t sema;        /* the semaphore's address, 0 when the probe has none */
+	uint64_t sema_offset; /* its file offset (a uprobe's ref_ctr_offset), 0 when none */
+} dt_elf_usdt;
+/* Calls fn on each SystemTap SDT note (.note.stapsdt) of e, in file order, until fn returns
+ * non-zero; returns that value, or 0. Notes that do not parse, or whose pc is in no executable
+ * segment, are left out. */
+int dt_elf_usdt_each(dt_elf *e, int (*fn)(void *ctx, const dt_elf_usdt *u), void *ctx);
+
 /* ---------------------------------------------------------------- separate debug files */
 
 /* The separate debug file of e on this machine, the way distributions install them: for each of

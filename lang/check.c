@@ -275,6 +275,7 @@ static bool is_ret(dt_provider p)
 static bool is_xprobe(dt_provider p) { return p == DT_P_XPROBE; }
 static bool is_entry(dt_provider p) { return p == DT_P_UPROBE || p == DT_P_KPROBE; }
 static bool is_tp(dt_provider p) { return p == DT_P_TRACEPOINT; }
+static bool is_usdt(dt_provider p) { return p == DT_P_USDT; }
 
 /* The size of strings read from memory (BPFTRACE_STRLEN), DT_STRLEN by default. */
 static uint32_t str_size(const checker *c)
@@ -286,7 +287,7 @@ static bool has_regs(dt_provider p)
 {
 	return p == DT_P_UPROBE || p == DT_P_URETPROBE || p == DT_P_KPROBE ||
 	       p == DT_P_KRETPROBE || p == DT_P_INTERVAL || p == DT_P_PROFILE ||
-	       p == DT_P_SOFTWARE || p == DT_P_HARDWARE;
+	       p == DT_P_SOFTWARE || p == DT_P_HARDWARE || p == DT_P_USDT;
 }
 static bool has_func(dt_provider p)
 {
@@ -320,6 +321,35 @@ static const dt_type *probe_record(checker *c, dt_span at)
 	c->record = rec;
 	c->record_failed = false;
 	return rec;
+}
+
+/* argN of a usdt probe: the argument the notes of its locations describe, which every location
+ * must have. Values are read as the note says (size, sign) and widened to 64 bits. */
+static const dt_type *usdt_arg(checker *c, dt_expr *e)
+{
+	uint32_t n = e->builtin.arg;
+
+	for (uint32_t i = 0; i < c->probe->nattach; i++) {
+		const dt_attach *a = c->probe->attach[i];
+
+		if (a->usdt && a->usdt->arg_error) {
+			ERR(c, e->span, "the arguments of %s cannot be read: '%s' is not an operand "
+			    "dwarftrace understands (x86-64: $constant, %%register, "
+			    "disp(%%base,%%index,scale), symbol(%%rip))", a->text, a->usdt->arg_error);
+			return &t_none;
+		}
+		if (!a->usdt || n < a->usdt->nargs)
+			continue;
+		if (a->usdt->nargs == 0)
+			ERR(c, e->span, "arg%u is not available: %s has no arguments", n, a->text);
+		else
+			ERR(c, e->span, "arg%u is not available: %s has %u argument%s (arg0%s%s)", n,
+			    a->text, a->usdt->nargs, a->usdt->nargs == 1 ? "" : "s",
+			    a->usdt->nargs > 1 ? " … arg" : "",
+			    a->usdt->nargs > 1 ? dt_arena_printf(c->a, "%u", a->usdt->nargs - 1) : "");
+		return &t_none;
+	}
+	return dt_type_int(true, 8);
 }
 
 static bool is_uprobe_entry(dt_provider p)
@@ -409,6 +439,8 @@ static const dt_type *check_builtin(checker *c, dt_expr *e)
 	case DT_B_COMM:
 		return dt_type_str(16);
 	case DT_B_ARG:
+		if (all_attach(c, is_usdt))
+			return usdt_arg(c, e);
 		if (e->builtin.arg >= DT_ARG_REGS) {
 			ERR(c, e->span, "arg%u is not available: arguments are read from the %d "
 			    "registers x86-64 passes them in, arg0 … arg%d", e->builtin.arg,
@@ -416,7 +448,7 @@ static const dt_type *check_builtin(checker *c, dt_expr *e)
 			return &t_none;
 		}
 		if (!all_attach(c, is_entry)) {
-			ERR(c, e->span, "arg%u is only available in uprobe and kprobe probes",
+			ERR(c, e->span, "arg%u is only available in uprobe, kprobe and usdt probes",
 			    e->builtin.arg);
 			if (all_attach(c, is_tp))
 				HINT(c, "tracepoints have named arguments: args.NAME");
@@ -441,8 +473,17 @@ static const dt_type *check_builtin(checker *c, dt_expr *e)
 			return &t_none;
 		}
 		return dt_type_str(DT_STRLEN);
-	case DT_B_PROBE:
-		return dt_type_str(DT_STRLEN);
+	case DT_B_PROBE: {
+		/* Long enough for the probe's longest name (a usdt probe names its object's path
+		 * and provider), DT_STRLEN at least. */
+		uint32_t len = DT_STRLEN;
+		for (uint32_t i = 0; i < c->probe->nattach; i++) {
+			const char *t = c->probe->attach[i]->text;
+			if (t && strlen(t) + 1 > len)
+				len = (uint32_t)DT_MIN(strlen(t) + 1, (size_t)256);
+		}
+		return dt_type_str(len);
+	}
 	case DT_B_WALL: case DT_B_ONCPU: case DT_B_OFFCPU: case DT_B_RUNQ: case DT_B_BLOCKED:
 	case DT_B_IOWAIT: case DT_B_NSWITCH:
 		if (!all_attach(c, is_xprobe)) {
@@ -2070,9 +2111,8 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 	case DT_E_TUPLE: {
 		const dt_type **el = dt_arena_alloc(c->a, sizeof(*el) * e->tuple.n);
 		bool ok = true;
-		/* Elements keep their sizes ((int8)1 is one byte), as bpftrace lays tuples out. */
 		for (uint32_t i = 0; i < e->tuple.n; i++) {
-			el[i] = check_expr(c, e->tuple.elems[i]);
+			el[i] = storage_type(check_expr(c, e->tuple.elems[i]));
 			if (is_none(el[i]))
 				ok = false;
 			else if (!value_type_ok(el[i])) {
@@ -2248,13 +2288,61 @@ static bool has_wildcard(const char *s)
 	return s && (strchr(s, '*') || strchr(s, '?'));
 }
 
-/* Replaces wildcard attach points by their expansions (each a dt_attach of its own). */
+/* A usdt attach point becomes one attach point per location it names (a marker repeated or
+ * inlined has several; wildcards name several markers), each with its location. */
+typedef DT_VEC(dt_attach *) attach_vec;
+
+static void expand_usdt(checker *c, dt_attach *a, attach_vec *out)
+{
+	dt_usdt_loc *locs = NULL;
+	uint32_t n = 0;
+	char *why = NULL;
+
+	if (!c->o || !c->o->usdt) {
+		ERR(c, a->span, "usdt probes are not available here: '%s'", a->text);
+		return;
+	}
+	int err = c->o->usdt(c->o->ctx, c->a, a, &locs, &n, &why);
+	if (err) {
+		ERR(c, a->span, "%s", why ? why : dt_strerror(-err));
+		free(why);
+		return;
+	}
+	if (!n) {
+		ERR(c, a->span, "%s matches no USDT probe", a->text);
+		if (a->target && *a->target && !has_wildcard(a->target))
+			HINT(c, "dwarftrace -l 'usdt:%s:*' lists the probes of %s", a->target,
+			     a->target);
+		else
+			HINT(c, "dwarftrace -l 'usdt:BINARY:*' lists a binary's probes (with -p PID, "
+			     "those of every object the process maps)");
+		return;
+	}
+	for (uint32_t j = 0; j < n; j++) {
+		dt_attach *x = dt_arena_alloc(c->a, sizeof(*x));
+		*x = *a;
+		x->usdt = &locs[j];
+		x->target = locs[j].path;
+		x->usdt_provider = locs[j].provider;
+		x->func = locs[j].name;
+		x->text = dt_arena_printf(c->a, "usdt:%s:%s:%s", locs[j].shown, locs[j].provider,
+					  locs[j].name);
+		DT_VEC_PUSH(out, x);
+	}
+}
+
+/* Replaces wildcard attach points by their expansions (each a dt_attach of its own), and usdt
+ * attach points by their locations. */
 static void expand_probe(checker *c, dt_probe *pr)
 {
 	bool any = false;
 	for (uint32_t i = 0; i < pr->nattach; i++) {
 		dt_attach *a = pr->attach[i];
 		dt_provider p = a->provider;
+		if (p == DT_P_USDT && !a->usdt) {
+			any = true;
+			continue;
+		}
 		/* Only functions expand: a pattern for the binary would be looked for as a file. */
 		if ((p == DT_P_UPROBE || p == DT_P_URETPROBE || p == DT_P_XPROBE) &&
 		    has_wildcard(a->target)) {
@@ -2270,9 +2358,16 @@ static void expand_probe(checker *c, dt_probe *pr)
 	}
 	if (!any)
 		return;
-	DT_VEC(dt_attach *) out = { 0 };
+	attach_vec out = { 0 };
 	for (uint32_t i = 0; i < pr->nattach; i++) {
 		dt_attach *a = pr->attach[i];
+		if (a->provider == DT_P_USDT) {
+			if (a->usdt)
+				DT_VEC_PUSH(&out, a);
+			else
+				expand_usdt(c, a, &out);
+			continue;
+		}
 		bool wild = has_wildcard(a->func) ||
 			    (a->provider == DT_P_TRACEPOINT && has_wildcard(a->target));
 		if (!wild || a->provider == DT_P_BEGIN || a->provider == DT_P_END) {

@@ -337,8 +337,13 @@ static void dump_attach(dumper *d, const dt_attach *a, int depth)
 	fprintf(o, "attach %s provider=%s", a->text, dt_provider_name(a->provider));
 	if (a->target)
 		fprintf(o, " target=%s", a->target);
+	if (a->usdt_provider)
+		fprintf(o, " provider_name=%s", a->usdt_provider);
 	if (a->func)
 		fprintf(o, " func=%s", a->func);
+	if (a->usdt)
+		fprintf(o, " offset=%#llx%s args='%s'", (unsigned long long)a->usdt->offset,
+			a->usdt->sema_offset ? " semaphore" : "", a->usdt->argspec);
 	if (a->has_offset)
 		fprintf(o, " offset=%llu", (unsigned long long)a->offset);
 	if (a->unit != DT_UNIT_NONE)

@@ -108,6 +108,8 @@ typedef enum dt_stack_mode {
 /* argN reads the registers x86-64 passes integer arguments in: arg0 … arg5 (arg6 on are on the
  * stack; bpftrace refuses them too). */
 #define DT_ARG_REGS 6
+/* A USDT probe has at most 12 arguments (<sys/sdt.h>): arg0 … arg11. */
+#define DT_USDT_MAX_ARGS 12
 
 /* What a script may build, checked by dt_check with a diagnostic at the place that exceeds it.
  * The BPF side builds keys, values and events in a per-CPU scratch area of fixed size
@@ -228,20 +230,65 @@ typedef enum dt_provider {
 	DT_P_SOFTWARE,   /* software:EVENT[:PERIOD] */
 	DT_P_HARDWARE,   /* hardware:EVENT[:PERIOD] */
 	DT_P_XPROBE,     /* xprobe:BIN:FUNC[:N] — a uprobe+uretprobe pair joined with the scheduler */
+	DT_P_USDT,       /* usdt:BIN:[PROVIDER:]NAME — a SystemTap SDT marker (a uprobe at each location) */
 	DT_P__COUNT
 } dt_provider;
 
 typedef enum dt_time_unit { DT_UNIT_NONE, DT_UNIT_S, DT_UNIT_MS, DT_UNIT_US, DT_UNIT_HZ } dt_time_unit;
+
+/* One argument of a USDT location, as its note's argument spec says (x86-64 GNU as operands,
+ * `SIZE@OPERAND`, SIZE negative when signed): `-4@$5` (constant), `8@%rax` / `4@%eax` /
+ * `1@%al` (register), `8@-8(%rbp)` (memory at base + displacement), `4@8(%rax,%rdx,4)` (base +
+ * index * scale + displacement), `8@sym+4(%rip)` (a global: its address is found from the
+ * location's own address). Registers are byte offsets into struct pt_regs (dt_reg_offset). */
+typedef enum dt_usdt_arg_kind { DT_USDT_CONST, DT_USDT_REG, DT_USDT_MEM } dt_usdt_arg_kind;
+typedef struct dt_usdt_arg {
+	dt_usdt_arg_kind kind;
+	uint8_t size;        /* 1, 2, 4 or 8 bytes */
+	bool is_signed;
+	uint8_t reg_shift;   /* REG: bits to shift the register right first (8 for %ah … %bh) */
+	int16_t reg;         /* REG: the register; MEM: the base register (-1: none) */
+	int16_t index;       /* MEM: the index register, -1 when none */
+	uint8_t scale;       /* MEM: 1, 2, 4 or 8 */
+	int64_t value;       /* CONST: the value; MEM: the displacement */
+	const char *sym;     /* MEM through %rip: the symbol the displacement is relative to (the
+	                      * resolver turns it into a displacement from the location's pc) */
+} dt_usdt_arg;
+
+/* One location of a USDT probe (a marker inlined or repeated has several), made by the
+ * dt_check_opts.usdt callback in the compilation's arena. */
+typedef struct dt_usdt_loc {
+	const char *path;      /* the object to attach to, as attach opens it */
+	const char *shown;     /* the object as `probe` and listings name it */
+	const char *provider, *name;
+	uint64_t pc;           /* the location's address in the object (after .stapsdt.base) */
+	uint64_t offset;       /* its file offset: where the uprobe goes */
+	uint64_t sema_offset;  /* the semaphore's file offset (the uprobe's ref_ctr_offset), 0: none */
+	const char *argspec;   /* the note's argument text, as written */
+	uint32_t nargs;
+	dt_usdt_arg *args;
+	/* The operand of argspec that cannot be read here (a TLS operand, a symbol that is not
+	 * in the object), or NULL: the checker refuses argN of such a location with it. */
+	const char *arg_error;
+} dt_usdt_loc;
+
+/* Parses a note's argument text into args (arena `a`). 0, or -EINVAL with *bad pointing at the
+ * operand that is not understood (x86-64 only: a segment register, an unknown register, …). */
+int dt_usdt_args_parse(dt_arena *a, const char *spec, dt_usdt_arg **args, uint32_t *n,
+		       const char **bad);
 
 /* One attach point, as written (after `-d ast` normalisation). */
 typedef struct dt_attach {
 	dt_provider provider;
 	dt_span span;
 	const char *text;     /* the whole attach point as written */
-	const char *target;   /* uprobe/uretprobe/xprobe: binary path or library name as written
+	const char *target;   /* uprobe/uretprobe/xprobe/usdt: binary path or library name as written
 	                       * ("libc", "/usr/bin/bash"); tracepoint: subsystem;
 	                       * software/hardware: event name ("cpu-clock", "cycles"); else NULL */
-	const char *func;     /* uprobe/kprobe: symbol (may contain '*' wildcards); tracepoint: event */
+	const char *func;     /* uprobe/kprobe: symbol (may contain '*' wildcards); tracepoint: event;
+	                       * usdt: the probe's name */
+	const char *usdt_provider; /* usdt: PROVIDER as written, NULL when left out (any) */
+	const dt_usdt_loc *usdt;   /* usdt, set by dt_check: the one location this attach point is */
 	uint64_t offset;      /* `symbol+offset` */
 	bool has_offset;
 	dt_time_unit unit;    /* interval/profile */
@@ -417,9 +464,8 @@ struct dt_stmt {
 /* A script map. Its key and value types are fixed by the first use that determines them; every
  * later use must agree (a clear diagnostic otherwise). Strings widen: a map (or $var) written
  * with string[16] and string[64] holds string[64], so a use's expr->type may be narrower than the
- * slot — copy what the expression has and zero-pad. Ints in maps, vars and events are always 8
- * bytes; inside a tuple an int keeps its own size ((int8)1 is one byte: tuples are laid out as
- * C structs, as bpftrace lays them out), as does a field or cast read. */
+ * slot — copy what the expression has and zero-pad. Ints in maps, vars, tuples and events are
+ * always 8 bytes; only a tracepoint field read (DT_E_FIELD) has an int type narrower than 8. */
 struct dt_map_sym {
 	const char *name;       /* "@" or "@name" */
 	dt_span decl;           /* first use */
@@ -525,6 +571,12 @@ typedef struct dt_check_opts {
 	int (*uprobe_args)(void *ctx, dt_arena *a, const char *path, const char *func,
 			   const dt_type **out);
 	void *ctype_ctx;
+	/* The locations a usdt attach point names (its binary, provider and name may hold
+	 * wildcards): *locs, an array of *n made in `a`, each becomes its own dt_attach. 0 with
+	 * *n = 0 when nothing matches; -errno with *why (malloc'd) the reason when the binary
+	 * cannot be read. Takes `ctx`. NULL: usdt probes are refused. */
+	int (*usdt)(void *ctx, dt_arena *a, const dt_attach *at, dt_usdt_loc **locs, uint32_t *n,
+		    char **why);
 } dt_check_opts;
 
 /* The address space a C value designated by e lives in (the pointer it was reached through),

@@ -375,9 +375,25 @@ void dt_lex_attach(const dt_source *src, uint32_t off, dt_token *t)
 				dt_provider p;
 				path_provider = dt_provider_lookup(s + i, prov_end - i, &p) &&
 						(p == DT_P_UPROBE || p == DT_P_URETPROBE ||
-						 p == DT_P_XPROBE);
+						 p == DT_P_XPROBE || p == DT_P_USDT);
 			}
 			field++;
+		} else if (c == '"' && field > 0) {
+			/* A quoted field ("usdt:BIN:prov:\"name\""), as bpftrace accepts: to the
+			 * closing quote, over backslash escapes; the parser unquotes it. */
+			for (j++; j < n && s[j] != '"' && s[j] != '\n'; j++)
+				if (s[j] == '\\' && j + 1 < n)
+					j++;
+			if (j >= n || s[j] != '"') {
+				/* Unterminated: one error for the rest of the line (the parser
+				 * drops the probe and goes on at the next line). */
+				memset(t, 0, sizeof(*t));
+				t->kind = DT_TOK_ATTACH;
+				t->off = i;
+				t->len = j - i;
+				t->err = "unterminated quote in the attach point";
+				return;
+			}
 		} else if (c == '/') {
 			if (!(path_provider && field == 1))
 				break;

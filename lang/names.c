@@ -12,6 +12,7 @@ static const char *const provider_names[DT_P__COUNT] = {
 	[DT_P_PROFILE] = "profile", [DT_P_UPROBE] = "uprobe", [DT_P_URETPROBE] = "uretprobe",
 	[DT_P_KPROBE] = "kprobe", [DT_P_KRETPROBE] = "kretprobe", [DT_P_TRACEPOINT] = "tracepoint",
 	[DT_P_SOFTWARE] = "software", [DT_P_HARDWARE] = "hardware", [DT_P_XPROBE] = "xprobe",
+	[DT_P_USDT] = "usdt",
 };
 
 /* Everything a user may write before the first ':' (NULL-terminated for dt_closest). `begin`
@@ -19,14 +20,14 @@ static const char *const provider_names[DT_P__COUNT] = {
 static const char *const provider_spellings[] = {
 	"BEGIN", "END", "begin", "end", "interval", "i", "profile", "p", "uprobe", "u",
 	"uretprobe", "ur", "kprobe", "k", "kretprobe", "kr", "tracepoint", "t", "software", "s",
-	"hardware", "h", "xprobe", "x", NULL,
+	"hardware", "h", "xprobe", "x", "usdt", "U", NULL,
 };
 static const dt_provider provider_of_spelling[] = {
 	DT_P_BEGIN, DT_P_END, DT_P_BEGIN, DT_P_END, DT_P_INTERVAL, DT_P_INTERVAL, DT_P_PROFILE,
 	DT_P_PROFILE,
 	DT_P_UPROBE, DT_P_UPROBE, DT_P_URETPROBE, DT_P_URETPROBE, DT_P_KPROBE, DT_P_KPROBE,
 	DT_P_KRETPROBE, DT_P_KRETPROBE, DT_P_TRACEPOINT, DT_P_TRACEPOINT, DT_P_SOFTWARE,
-	DT_P_SOFTWARE, DT_P_HARDWARE, DT_P_HARDWARE, DT_P_XPROBE, DT_P_XPROBE,
+	DT_P_SOFTWARE, DT_P_HARDWARE, DT_P_HARDWARE, DT_P_XPROBE, DT_P_XPROBE, DT_P_USDT, DT_P_USDT,
 };
 
 const char *dt_provider_name(dt_provider p)
@@ -51,7 +52,7 @@ bool dt_provider_lookup(const char *s, size_t n, dt_provider *out)
 }
 
 /* Builtin spellings (completion, "did you mean"); argN is arg0..arg5 (DT_ARG_REGS) and maps to
- * DT_B_ARG. dt_builtin_lookup also takes arg6..arg9, for the checker to say why not. */
+ * DT_B_ARG. dt_builtin_lookup also takes arg6..arg11, for the checker to say why not. */
 static const char *const builtin_spellings[] = {
 	"pid", "tid", "uid", "gid", "comm", "nsecs", "elapsed", "cpu", "cgroup", "arg0", "arg1",
 	"arg2", "arg3", "arg4", "arg5", "retval", "func", "probe",
@@ -103,6 +104,12 @@ bool dt_builtin_lookup(const char *s, size_t n, dt_builtin *out, uint32_t *argn)
 	if (n == 4 && memcmp(s, "arg", 3) == 0 && s[3] >= '0' && s[3] <= '9') {
 		*out = DT_B_ARG;
 		*argn = (uint32_t)(s[3] - '0');
+		return true;
+	}
+	/* arg10 and arg11: a USDT probe has up to 12 arguments. */
+	if (n == 5 && memcmp(s, "arg1", 4) == 0 && s[4] >= '0' && s[4] <= '1') {
+		*out = DT_B_ARG;
+		*argn = (uint32_t)(10 + s[4] - '0');
 		return true;
 	}
 	if (n == 5 && memcmp(s, "sarg", 4) == 0 && s[4] >= '0' && s[4] <= '9') {

@@ -1162,6 +1162,25 @@ static bool split_offset(parser *p, dt_attach *at, const char *s, size_t n)
 	return parse_u64(plus + 1, n - (size_t)(plus - s) - 1, &at->offset) && plus > s;
 }
 
+/* A field of an attach point, without its quotes when it is quoted ("\"probe1\"" is the name
+ * `"probe1"`, backslash escapes taken literally); NULL when the quotes do not close it. */
+static const char *unquote_field(parser *p, const char *s, size_t n)
+{
+	if (!n || s[0] != '"')
+		return dt_arena_strndup(p->a, s, n);
+	if (n < 2 || s[n - 1] != '"')
+		return NULL;
+	char *out = dt_arena_alloc(p->a, n);
+	size_t o = 0;
+	for (size_t i = 1; i + 1 < n; i++) {
+		if (s[i] == '\\' && i + 2 < n)
+			i++;
+		out[o++] = s[i];
+	}
+	out[o] = 0;
+	return out;
+}
+
 static const char *attach_form(dt_provider pr)
 {
 	switch (pr) {
@@ -1177,6 +1196,7 @@ static const char *attach_form(dt_provider pr)
 	case DT_P_SOFTWARE: return "software:EVENT[:PERIOD]";
 	case DT_P_HARDWARE: return "hardware:EVENT[:PERIOD]";
 	case DT_P_XPROBE: return "xprobe:PATH_OR_LIB:SYMBOL[:SAMPLE_ONE_IN_N]";
+	case DT_P_USDT: return "usdt:PATH_OR_LIB:[PROVIDER:]NAME";
 	default: return "?";
 	}
 }
@@ -1233,8 +1253,13 @@ static dt_attach *parse_attach(parser *p, const dt_token *t)
 	const char *f[8];
 	size_t fl[8];
 	size_t nf = 0;
+	bool quoted = false;
 	for (size_t i = 0, b = 0; i <= n; i++) {
-		if (i == n || s[i] == ':') {
+		if (i < n && s[i] == '"')
+			quoted = !quoted;
+		else if (i < n && quoted && s[i] == '\\')
+			i++; /* an escaped character inside quotes */
+		else if (i == n || (s[i] == ':' && !quoted)) {
 			if (nf < 8) {
 				f[nf] = s + b;
 				fl[nf] = i - b;
@@ -1253,7 +1278,7 @@ static dt_attach *parse_attach(parser *p, const dt_token *t)
 			dt_diag_hint(p->d, "did you mean '%s'?", sugg);
 		else
 			dt_diag_hint(p->d, "probe types: BEGIN END interval profile uprobe uretprobe "
-					   "kprobe kretprobe tracepoint software hardware xprobe");
+					   "kprobe kretprobe tracepoint software hardware xprobe usdt");
 		return at;
 	}
 	bool ok = true;
@@ -1319,6 +1344,19 @@ static dt_attach *parse_attach(parser *p, const dt_token *t)
 		ok = ok && sl > 0;
 		break;
 	}
+	case DT_P_USDT:
+		/* usdt:BIN:NAME, usdt:BIN:PROVIDER:NAME; BIN may be empty with -p (every object of
+		 * the process), and an empty PROVIDER means any. Fields may be quoted. */
+		ok = nf >= 2 && nf <= 4 && fl[nf - 1];
+		if (ok) {
+			/* usdt:NAME alone (bpftrace's `usdt:*`): every object, as an empty BIN. */
+			at->target = nf == 2 ? "" : unquote_field(p, f[1], fl[1]);
+			at->usdt_provider = nf == 4 && fl[2] ? unquote_field(p, f[2], fl[2]) : NULL;
+			at->func = unquote_field(p, f[nf - 1], fl[nf - 1]);
+			ok = at->target && at->func && (nf == 3 || !fl[2] || at->usdt_provider) &&
+			     *at->func;
+		}
+		break;
 	case DT_P_KPROBE: case DT_P_KRETPROBE:
 		ok = nf == 2 && fl[1] && split_offset(p, at, f[1], fl[1]) &&
 		     !(at->has_offset && at->provider == DT_P_KRETPROBE);
@@ -1385,6 +1423,15 @@ static dt_probe *parse_probe(parser *p)
 			syntax_error(p, "expected an attach point (BEGIN, profile:hz:99, "
 					"uprobe:/bin/bash:readline, …)");
 			break;
+		}
+		if (p->cur.err) {
+			/* The lexer said what is wrong with it (an unterminated quote), and the
+			 * token takes the rest of the line: the probe is dropped, the next line
+			 * parsed as usual. */
+			advance(p);
+			free(atts.v);
+			pr->span = span_from(p, start);
+			return pr;
 		}
 		DT_VEC_PUSH(&atts, parse_attach(p, &p->cur));
 		advance(p);

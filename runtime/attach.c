@@ -16,6 +16,8 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <gelf.h>
+#include <glob.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <linux/perf_event.h>
@@ -737,13 +739,24 @@ static int uprobe_resolve(const dt_attach *a, int pid, char **path, uint64_t *of
 
 int dt_rt_uprobe_open_at(const char *path, uint64_t off, int pid, bool ret)
 {
+	return dt_rt_uprobe_open_ref(path, off, 0, pid, ret);
+}
+
+/* The uprobe PMU takes the reference counter's file offset in config's upper 32 bits
+ * (PERF_UPROBE_REF_CTR_OFFSET_SHIFT in the kernel's kernel/trace/trace_event_perf.c). */
+#define UPROBE_REF_CTR_SHIFT 32
+
+int dt_rt_uprobe_open_ref(const char *path, uint64_t off, uint64_t ref_ctr_off, int pid, bool ret)
+{
 	struct perf_event_attr attr = { .size = sizeof(attr), .disabled = 1 };
 	int type, bit = 0;
 
 	if (read_pmu_type("uprobe", &type) < 0 || (ret && read_retprobe_bit("uprobe", &bit) < 0))
 		return -EOPNOTSUPP;
+	if (ref_ctr_off >> (64 - UPROBE_REF_CTR_SHIFT))
+		return -E2BIG;
 	attr.type = (uint32_t)type;
-	attr.config = ret ? 1ull << bit : 0;
+	attr.config = (ret ? 1ull << bit : 0) | ref_ctr_off << UPROBE_REF_CTR_SHIFT;
 	attr.config1 = (uint64_t)(uintptr_t)path;
 	attr.config2 = off;
 	/* Trace events run their BPF program on every CPU, so one event (cpu 0) covers all. */
@@ -800,6 +813,275 @@ static int attach_uprobe(const dt_attach *a, int prog_fd, int pid, dt_fdvec *fds
 	rc = perf_bind(pfd, prog_fd);
 	if (rc < 0)
 		return dt_rt_fail(err, rc, "%s: cannot attach the program: %s", a->text, dt_strerror(-rc));
+	DT_VEC_PUSH(fds, pfd);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- usdt */
+
+/* USDT probes attach through the same uprobe perf events as uprobes, at each location's file
+ * offset, with the semaphore's file offset as the uprobe's ref_ctr_offset: the kernel counts it
+ * up in every process the uprobe is installed in (all of them, or -p's) for as long as the probe
+ * is attached, and down after. libbpf's bpf_program__attach_usdt does the same underneath, but
+ * it fetches arguments at run time in BPF C (usdt.bpf.h: a spec map indexed by cookie, read by
+ * an interpreter linked into the program); codegen here reads each location's arguments with
+ * code made from its note (cg_usdt_arg), so only the attach part would be libbpf's, and that is
+ * this one call. */
+
+/* The objects a usdt target names, each with the path to open and the name to show: a path or
+ * library name (resolved as uprobes resolve it), a glob of paths, or — empty or "*" — every
+ * executable file that -p's process maps (through its root: it may live in another mount
+ * namespace), the -c command's program, or, with neither, that every process maps. */
+typedef struct usdt_obj {
+	char *path, *shown;
+} usdt_obj;
+typedef DT_VEC(usdt_obj) usdt_objvec;
+
+static void objs_add(usdt_objvec *v, char *path, char *shown)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		if (!strcmp(v->v[i].path, path)) {
+			free(path);
+			free(shown);
+			return;
+		}
+	}
+	DT_VEC_PUSH(v, ((usdt_obj){ path, shown }));
+}
+
+static void objs_of_pid(usdt_objvec *v, int pid)
+{
+	dt_proc_mappings m;
+
+	if (dt_proc_mappings_read(pid, &m) < 0)
+		return;
+	for (size_t i = 0; i < m.n; i++) {
+		const dt_proc_mapping *mp = &m.v[i];
+
+		if (mp->perms[2] != 'x' || mp->path[0] != '/' || mp->deleted)
+			continue;
+		objs_add(v, xasprintf("/proc/%d/root%s", pid, mp->path), xstrdup(mp->path));
+	}
+	dt_proc_mappings_free(&m);
+}
+
+static int usdt_objects(const char *target, int pid, const char *child_path, usdt_objvec *v,
+			char **why)
+{
+	if (!target || !*target || !strcmp(target, "*")) {
+		if (pid > 0) {
+			if (kill(pid, 0) < 0 && errno == ESRCH)
+				return dt_rt_fail(why, -ESRCH, "process %d does not exist", pid);
+			objs_of_pid(v, pid);
+		} else if (child_path) {
+			objs_add(v, xstrdup(child_path), xstrdup(child_path));
+		} else {
+			DIR *d = opendir("/proc");
+			struct dirent *de;
+
+			while (d && (de = readdir(d)))
+				if (isdigit((unsigned char)de->d_name[0]) && atoi(de->d_name) != getpid())
+					objs_of_pid(v, atoi(de->d_name));
+			if (d)
+				closedir(d);
+		}
+		return 0;
+	}
+	if (strpbrk(target, "*?[")) {
+		glob_t g;
+
+		if (glob(target, 0, NULL, &g) == 0) {
+			for (size_t i = 0; i < g.gl_pathc; i++) {
+				struct stat st;
+
+				if (stat(g.gl_pathv[i], &st) == 0 && S_ISREG(st.st_mode))
+					objs_add(v, xstrdup(g.gl_pathv[i]), xstrdup(g.gl_pathv[i]));
+			}
+			globfree(&g);
+		}
+		return 0;
+	}
+	char *path = NULL;
+	int rc = dt_rt_resolve_binary(target, pid, &path);
+
+	if (rc < 0 && has_slash(target))
+		return dt_rt_fail(why, rc, "cannot read %s: %s", target, dt_strerror(-rc));
+	if (rc < 0)
+		return dt_rt_fail(why, rc, "cannot find '%s' (give a path, or a library name that "
+				  "`ldconfig -p` lists)", target);
+	objs_add(v, path, xstrdup(has_slash(target) ? target : path));
+	return 0;
+}
+
+struct usdt_adapter {
+	dt_rt_usdt_fn fn;
+	void *ctx;
+	const dt_rt_usdt_obj *o;
+};
+
+static int usdt_note_cb(void *ctx, const dt_elf_usdt *u)
+{
+	struct usdt_adapter *ad = ctx;
+
+	return ad->fn(ad->ctx, ad->o, u);
+}
+
+int dt_rt_usdt_each(const char *target, int pid, const char *child_path, dt_rt_usdt_fn fn,
+		    void *ctx, char **why)
+{
+	usdt_objvec v = { 0 };
+	bool literal = target && *target && strcmp(target, "*") && !strpbrk(target, "*?[");
+	int rc = usdt_objects(target, pid, child_path, &v, why);
+
+	for (size_t i = 0; i < v.n && rc >= 0; i++) {
+		dt_elf *e = dt_elf_open(NULL, v.v[i].path);
+		dt_rt_usdt_obj o = { .path = v.v[i].path, .shown = v.v[i].shown, .elf = e };
+
+		if (!e) {
+			/* Only a binary named alone is an error: a glob or a process's mappings
+			 * may take in files that are not ELF objects. */
+			if (literal)
+				rc = dt_rt_fail(why, -errno, "cannot read %s: %s", v.v[i].shown,
+						dt_elf_strerror(errno));
+			continue;
+		}
+		struct usdt_adapter ad = { fn, ctx, &o };
+
+		rc = dt_elf_usdt_each(e, usdt_note_cb, &ad);
+		dt_elf_put(e);
+	}
+	for (size_t i = 0; i < v.n; i++) {
+		free(v.v[i].path);
+		free(v.v[i].shown);
+	}
+	free(v.v);
+	return rc;
+}
+
+struct usdt_match {
+	const dt_attach *at;
+	dt_arena *a;
+	DT_VEC(dt_usdt_loc) locs;
+};
+
+struct sym_value {
+	const char *name;
+	uint64_t value;
+	bool found;
+};
+
+static int sym_value_cb(void *ctx, const dt_elf_sym *sym)
+{
+	struct sym_value *sv = ctx;
+
+	if (strcmp(sym->name, sv->name))
+		return 0;
+	sv->value = sym->value;
+	sv->found = true;
+	return 1;
+}
+
+/* A %rip-relative argument names a symbol: its address at run time is the location's (the
+ * uprobe's ip) plus the distance between them in the object. */
+static bool usdt_rebase(dt_elf *e, const dt_usdt_loc *l, dt_usdt_arg *arg)
+{
+	struct sym_value sv = { .name = arg->sym };
+
+	dt_elf_sym_each(e, sym_value_cb, &sv);
+	if (!sv.found)
+		return false;
+	arg->value += (int64_t)(sv.value - l->pc);
+	return true;
+}
+
+static int usdt_match_cb(void *ctx, const dt_rt_usdt_obj *o, const dt_elf_usdt *u)
+{
+	struct usdt_match *m = ctx;
+	const char *prov = m->at->usdt_provider;
+	const char *bad = NULL;
+	dt_usdt_loc l = { 0 };
+
+	if ((prov && fnmatch(prov, u->provider, 0)) || fnmatch(m->at->func, u->name, 0))
+		return 0;
+	for (size_t i = 0; i < m->locs.n; i++)
+		if (m->locs.v[i].offset == u->offset && !strcmp(m->locs.v[i].path, o->path))
+			return 0; /* the same file twice (a glob and a link) */
+	l.path = dt_arena_strndup(m->a, o->path, strlen(o->path));
+	l.shown = dt_arena_strndup(m->a, o->shown, strlen(o->shown));
+	l.provider = dt_arena_strndup(m->a, u->provider, strlen(u->provider));
+	l.name = dt_arena_strndup(m->a, u->name, strlen(u->name));
+	l.argspec = dt_arena_strndup(m->a, u->args, strlen(u->args));
+	l.pc = u->pc;
+	l.offset = u->offset;
+	l.sema_offset = u->sema_offset;
+	if (dt_usdt_args_parse(m->a, l.argspec, &l.args, &l.nargs, &bad) < 0) {
+		/* Counted still, so that argN out of range says so; reading one is refused. */
+		l.arg_error = dt_arena_strndup(m->a, bad, strcspn(bad, " \t"));
+		l.nargs = 0;
+		for (const char *p = l.argspec; *p;) {
+			p += strspn(p, " \t");
+			if (*p)
+				l.nargs++;
+			p += strcspn(p, " \t");
+		}
+	}
+	for (uint32_t i = 0; i < l.nargs && !l.arg_error; i++)
+		if (l.args[i].sym && !usdt_rebase(o->elf, &l, &l.args[i]))
+			l.arg_error = l.args[i].sym;
+	DT_VEC_PUSH(&m->locs, l);
+	return 0;
+}
+
+int dt_rt_usdt_locations(void *ctx, dt_arena *a, const dt_attach *at, dt_usdt_loc **locs,
+			 uint32_t *n, char **why)
+{
+	const struct dt_rt_expand_ctx *c = ctx;
+	struct usdt_match m = { .at = at, .a = a };
+	int rc;
+
+	*why = NULL;
+	rc = dt_rt_usdt_each(at->target, c ? c->pid : -1, c ? c->child_path : NULL, usdt_match_cb,
+			     &m, why);
+	if (rc < 0) {
+		if (*why) {
+			char *w = xasprintf("%s: %s", at->text, *why);
+
+			free(*why);
+			*why = w;
+		}
+		free(m.locs.v);
+		return rc;
+	}
+	*n = (uint32_t)m.locs.n;
+	*locs = dt_arena_alloc(a, sizeof(dt_usdt_loc) * (m.locs.n ? m.locs.n : 1));
+	if (m.locs.n)
+		memcpy(*locs, m.locs.v, sizeof(dt_usdt_loc) * m.locs.n);
+	free(m.locs.v);
+	return 0;
+}
+
+static int attach_usdt(const dt_attach *a, int prog_fd, int pid, dt_fdvec *fds, char **err)
+{
+	const dt_usdt_loc *l = a->usdt;
+	int pfd, rc;
+
+	if (!l)
+		return dt_rt_fail(err, -EINVAL, "%s: no location (internal error)", a->text);
+	pfd = dt_rt_uprobe_open_ref(l->path, l->offset, l->sema_offset, pid, false);
+	if (pfd == -EOPNOTSUPP)
+		return dt_rt_fail(err, pfd, "%s: this kernel has no uprobe support "
+				  "(CONFIG_UPROBE_EVENTS is not set)", a->text);
+	if (pfd == -ESRCH)
+		return dt_rt_fail(err, pfd, "%s: process %d does not exist", a->text, pid);
+	if (pfd < 0)
+		return dt_rt_fail(err, pfd, "%s: cannot create the uprobe at %s offset %#" PRIx64
+				  "%s: %s", a->text, l->path, l->offset,
+				  l->sema_offset ? " with its semaphore" : "",
+				  dt_rt_attach_why(pfd));
+	rc = perf_bind(pfd, prog_fd);
+	if (rc < 0)
+		return dt_rt_fail(err, rc, "%s: cannot attach the program: %s", a->text,
+				  dt_strerror(-rc));
 	DT_VEC_PUSH(fds, pfd);
 	return 0;
 }
@@ -945,6 +1227,11 @@ int dt_rt_validate(const dt_attach *a, int pid, char **err)
 		return 0;
 	case DT_P_TRACEPOINT:
 		return dt_rt_tracepoint_id(a, &v, err);
+	case DT_P_USDT:
+		if (a->usdt && access(a->usdt->path, R_OK) < 0)
+			return dt_rt_fail(err, -errno, "%s: cannot read %s: %s", a->text,
+					  a->usdt->path, dt_strerror(errno));
+		return 0;
 	case DT_P_HARDWARE:
 		if (!dt_perf_event_find(a->provider, a->target))
 			return dt_rt_fail(err, -EINVAL, "%s: unknown hardware event '%s'; see -h",
@@ -981,6 +1268,8 @@ int dt_rt_attach(const dt_attach *a, int prog_fd, int pid, dt_fdvec *fds, char *
 		return attach_kprobe(a, prog_fd, fds, err);
 	case DT_P_TRACEPOINT:
 		return attach_tracepoint(a, prog_fd, fds, err);
+	case DT_P_USDT:
+		return attach_usdt(a, prog_fd, pid, fds, err);
 	case DT_P_BEGIN:
 	case DT_P_END:
 		return 0;

@@ -61,8 +61,9 @@ static const char usage_text[] =
 	"                  DIR/.build-id); DEBUGINFOD_URLS servers are asked in the background\n"
 	"  -l [SEARCH]     list probes (tracepoints, software/hardware events, kprobes where\n"
 	"                  the kernel has them, functions of a binary: 'uprobe:BIN:*', or of\n"
-	"                  every object of -p PID); SEARCH may hold '*' wildcards and be\n"
-	"                  TYPE:... or a bare pattern ('*sched_switch*'); -lv adds\n"
+	"                  every object of -p PID), USDT probes ('usdt:BIN:*', 'usdt:*' -p\n"
+	"                  PID); SEARCH may hold '*' wildcards and be TYPE:... or a bare\n"
+	"                  pattern ('*sched_switch*'); -lv adds\n"
 	"                  tracepoint fields and function parameters (from DWARF)\n"
 	"  -q              quiet: no \"Attaching N probes...\" line\n"
 	"  -B line|full|none  output buffering (default: line)\n"
@@ -71,6 +72,8 @@ static const char usage_text[] =
 	"  -v              verbose: what was attached, loss counters, map memory, stage timings\n"
 	"  --dry-run       compile and load the programs, attach nothing\n"
 	"  --unsafe        allow system() and signal(), which act outside tracing\n"
+	"  --usdt-file-activation  accepted for bpftrace's scripts: USDT semaphores are\n"
+	"                  always counted by the kernel while a probe is attached\n"
 	"  --unwind-budget MiB  kernel memory for ustack_dwarf's unwind tables (default 64)\n"
 	"  --unwind-stacks N    distinct ustack_dwarf stacks kept (default 16384)\n"
 	"  -d WHAT         dump a stage: tokens, ast, types, ir, asm, verifier, unwind\n"
@@ -97,6 +100,8 @@ static const char usage_text[] =
 	"                                  runs at FUNC's return; wall oncpu offcpu runq blocked\n"
 	"                                  iowait (ns) and nswitch are this call's; :N measures one\n"
 	"                                  call in N, at random\n"
+	"  usdt:BIN:[PROVIDER:]NAME        usdt:./app:myapp:request { @[arg0] = count(); }\n"
+	"                                  BIN empty or '*' with -p: every object it maps\n"
 	"  Blocks are written { ... } or < ... >; FUNC and EVENT may hold '*' wildcards.\n"
 	"\n"
 	"exit status: 0; 1 for errors in the program, when attaching, or when the output\n"
@@ -221,6 +226,7 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 		{ "json-frames", no_argument, NULL, 1013 },
 		{ "no-merge-stacks", no_argument, NULL, 1014 },
 		{ "flamegraph-map", required_argument, NULL, 1015 },
+		{ "usdt-file-activation", no_argument, NULL, 1030 },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt, rc;
@@ -369,6 +375,13 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 			break;
 		case 1011:
 			c->unsafe = true;
+			break;
+		case 1030:
+			/* bpftrace's way to count USDT semaphores up in the processes that map
+			 * the binary, for kernels without uprobe reference counters. Here the
+			 * kernel always counts them (attach.c, attach_usdt), in every process
+			 * that maps it, including those started later: as bpftrace documents,
+			 * the option is then a no-op. */
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

@@ -125,7 +125,7 @@ static void flush(struct lister *l, dt_provider p)
 		fprintf(l->out, "%s\n", line);
 		if (l->verbose && p == DT_P_TRACEPOINT)
 			print_tp_fields(l, strchr(line, ':') + 1);
-		else if (l->verbose && p != DT_P_SOFTWARE && p != DT_P_HARDWARE)
+		else if (l->verbose && p != DT_P_SOFTWARE && p != DT_P_HARDWARE && p != DT_P_USDT)
 			print_params(l, line);
 	}
 	for (size_t i = 0; i < l->lines.n; i++)
@@ -281,6 +281,34 @@ static void list_user(struct lister *l, const char *type)
 	}
 }
 
+static int offer_usdt(void *ctx, const dt_rt_usdt_obj *o, const dt_elf_usdt *u)
+{
+	char *rest = xasprintf("%s:%s:%s", o->shown, u->provider, u->name);
+
+	offer(ctx, "usdt", rest);
+	free(rest);
+	return 0;
+}
+
+/* USDT probes, `usdt:BIN:PROVIDER:NAME`, of the objects the search names as attaching finds
+ * them (dt_rt_usdt_each): a binary, a glob, or — no binary, or "*" — every object of -p's
+ * process; every process's only when the search asks for usdt by name. */
+static void list_usdt(struct lister *l, bool explicit)
+{
+	const char *colon = l->whole ? NULL : strchr(l->rest, ':');
+	char *bin = colon ? xstrndup(l->rest, (size_t)(colon - l->rest)) : xstrdup("");
+	char *why = NULL;
+
+	/* Every process's objects: only when the search asks for usdt by name. */
+	if ((!*bin || !strcmp(bin, "*")) && l->pid <= 0 && !explicit)
+		goto out;
+	if (dt_rt_usdt_each(bin, l->pid, NULL, offer_usdt, l, &why) < 0 && explicit)
+		fprintf(l->err, "dwarftrace: -l: %s\n", why);
+out:
+	free(why);
+	free(bin);
+}
+
 /* Whether provider p is listed for a search whose type part is `type` (NULL: a bare pattern).
  * A wildcard type (or none) takes the entry probes only, as bpftrace's listing does. */
 static bool wanted(dt_provider p, const char *type, bool explicit)
@@ -296,7 +324,7 @@ int dt_list_probes(const char *search, int pid, bool verbose, FILE *out, FILE *e
 {
 	static const dt_provider order[] = {
 		DT_P_HARDWARE, DT_P_KPROBE, DT_P_KRETPROBE, DT_P_SOFTWARE, DT_P_TRACEPOINT,
-		DT_P_UPROBE, DT_P_URETPROBE, DT_P_XPROBE,
+		DT_P_UPROBE, DT_P_URETPROBE, DT_P_USDT, DT_P_XPROBE,
 	};
 	struct lister l = { .pid = pid, .verbose = verbose, .out = out, .err = err };
 	const char *colon;
@@ -352,6 +380,9 @@ int dt_list_probes(const char *search, int pid, bool verbose, FILE *out, FILE *e
 		case DT_P_URETPROBE:
 		case DT_P_XPROBE:
 			list_user(&l, name);
+			break;
+		case DT_P_USDT:
+			list_usdt(&l, explicit_p == p);
 			break;
 		default:
 			break;

@@ -1115,7 +1115,7 @@ static bool attach_cancelled(void *ctx)
 /* Whether the kernel runs the programs attached to one such event newest first. */
 static bool runs_newest_first(dt_provider pv)
 {
-	return pv == DT_P_UPROBE || pv == DT_P_URETPROBE || pv == DT_P_KPROBE ||
+	return pv == DT_P_UPROBE || pv == DT_P_URETPROBE || pv == DT_P_USDT || pv == DT_P_KPROBE ||
 	       pv == DT_P_KRETPROBE || pv == DT_P_SOFTWARE || pv == DT_P_HARDWARE;
 }
 
@@ -1403,9 +1403,11 @@ static void print_timings(dt_session *s)
 int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 {
 	dt_unit *u = xcalloc(1, sizeof(*u));
-	struct chk_ctx cc = { .x = { .pid = s->o.uprobe_pid }, .s = s };
+	struct chk_ctx cc = { .x = { .pid = s->o.uprobe_pid, .child_path = s->child_path },
+			      .s = s };
 	dt_check_opts co = {
 		.sz = sizeof(co), .existing_map = chk_existing, .ctx = &cc, .expand = dt_rt_expand,
+		.usdt = dt_rt_usdt_locations,
 		.params = s->o.params, .nparams = s->o.nparams, .strlen = s->o.strlen,
 		.has_child = s->o.has_child, .unsafe = s->o.unsafe,
 		.ctype = dt_ctypes_lookup, .cdefs = dt_ctypes_cdefs,

@@ -14,6 +14,7 @@
 #include "ctypes/ctypes.h"
 #include "common/common.h"
 #include "unwind/unwind.h"
+#include "elfproc/elfproc.h"
 
 #include <sys/types.h>
 
@@ -65,11 +66,31 @@ int dt_rt_resolve_symbols(const char *path, const char *const *syms, uint32_t n,
 /* Opens (disabled, unbound) a uprobe perf event at `off` of `path` (`ret`: a uretprobe), for
  * `pid` if > 0. The fd or -errno (-EOPNOTSUPP: no uprobes in this kernel). */
 int dt_rt_uprobe_open_at(const char *path, uint64_t off, int pid, bool ret);
+/* The same with a reference counter (a USDT semaphore) at file offset `ref_ctr_off` (0: none),
+ * which the kernel increments in each process the uprobe is installed in while it exists. */
+int dt_rt_uprobe_open_ref(const char *path, uint64_t off, uint64_t ref_ctr_off, int pid, bool ret);
 
 /* The tracefs id of tracepoint `a`; 0, or -errno with *err set as dt_rt_attach would. */
 int dt_rt_tracepoint_id(const dt_attach *a, uint64_t *id, char **err);
 /* Opens (disabled, unbound) the perf event of tracepoint `id`. The fd or -errno. */
 int dt_rt_tracepoint_open(uint64_t id);
+
+/* USDT: one object a usdt target names, while its notes are read. */
+typedef struct dt_rt_usdt_obj {
+	const char *path;  /* as opened (a -p process's files through /proc/PID/root) */
+	const char *shown; /* as written, or as the process names it */
+	dt_elf *elf;
+} dt_rt_usdt_obj;
+typedef int (*dt_rt_usdt_fn)(void *ctx, const dt_rt_usdt_obj *o, const dt_elf_usdt *u);
+/* Calls fn on every USDT note of every object `target` names (a path or library name, a glob,
+ * or empty / "*": every executable file of process `pid` if > 0, else the -c program
+ * `child_path` if not NULL, else of every process), until fn returns non-zero; returns that. A
+ * target named alone that cannot be found or read is -errno with *why a malloc'd sentence. */
+int dt_rt_usdt_each(const char *target, int pid, const char *child_path, dt_rt_usdt_fn fn,
+		    void *ctx, char **why);
+/* The dt_check_opts.usdt callback: `ctx` points at a struct dt_rt_expand_ctx. */
+int dt_rt_usdt_locations(void *ctx, dt_arena *a, const dt_attach *at, dt_usdt_loc **locs,
+			 uint32_t *n, char **why);
 
 /* ---------------------------------------------------------------- attach_bulk.c */
 
@@ -120,6 +141,7 @@ const char *dt_rt_attach_why(int rc);
 /* The dt_check_opts.expand callback: `ctx` points at a struct dt_rt_expand_ctx. */
 struct dt_rt_expand_ctx {
 	int pid;
+	const char *child_path; /* the -c program, when it runs without a shell */
 };
 int dt_rt_expand(void *ctx, const dt_attach *a, char ***names, uint32_t *n);
 
