@@ -10,6 +10,7 @@
 #include <linux/bpf.h>
 #include <linux/bpf_perf_event.h>
 #include <linux/ptrace.h>
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 
 #include "dt_walker.h"
@@ -171,6 +172,85 @@ static __always_inline int take_regs(struct pt_regs *ctxregs, struct dt_walker_s
 	    insn == 0x050f)
 		st->pc_exact = 0;
 	return 0;
+}
+
+/* ---------------------------------------------------------------- the uretprobe trampoline
+ *
+ * A uretprobe replaces its function's return address on the user stack with the kernel's
+ * trampoline (the first slot of the "[uprobes]" page, mm->uprobes_state.xol_area->vaddr) and
+ * keeps the real one in the task's uprobe state: utask->return_instances, innermost first, each
+ * with `stack` (the stack pointer at the function's entry, i.e. where the return address lies)
+ * and `orig_ret_vaddr`. A frame whose pc is the trampoline takes the original from the instance
+ * whose slot is just below the frame's rsp (a return pops its address: rsp = slot + 8, whether
+ * the address was reached by CFI or frame pointers, or the sample landed on the trampoline
+ * itself). The kernel's types through CO-RE (libbpf relocates the offsets against the running
+ * kernel's BTF at load), so the layouts of 6.1 and of 6.12+ (an hprobe before `func`) both work;
+ * a kernel without uprobes keeps the old stop. */
+struct xol_area___dt {
+	unsigned long vaddr;
+} __attribute__((preserve_access_index));
+
+struct uprobes_state___dt {
+	struct xol_area___dt *xol_area;
+} __attribute__((preserve_access_index));
+
+struct mm_struct___dt {
+	struct uprobes_state___dt uprobes_state;
+} __attribute__((preserve_access_index));
+
+struct return_instance___dt {
+	unsigned long stack;
+	unsigned long orig_ret_vaddr;
+	struct return_instance___dt *next;
+} __attribute__((preserve_access_index));
+
+struct uprobe_task___dt {
+	struct return_instance___dt *return_instances;
+} __attribute__((preserve_access_index));
+
+struct task_struct___dt {
+	struct mm_struct___dt *mm;
+	struct uprobe_task___dt *utask;
+} __attribute__((preserve_access_index));
+
+struct ri_ctx {
+	struct return_instance___dt *ri;
+	__u64 slot, ret;
+};
+
+/* One return instance per call: the list is innermost first, so the slots rise along it. */
+static long ri_cb(__u32 i, struct ri_ctx *rc)
+{
+	struct return_instance___dt *ri = rc->ri; /* a plain load: only the kernel's are CO-RE */
+	__u64 stack;
+
+	if (!ri)
+		return 1;
+	stack = BPF_CORE_READ(ri, stack);
+	if (stack == rc->slot) {
+		rc->ret = BPF_CORE_READ(ri, orig_ret_vaddr);
+		return 1;
+	}
+	if (stack > rc->slot)
+		return 1; /* an instance further out: none for this slot */
+	rc->ri = BPF_CORE_READ(ri, next);
+	return 0;
+}
+
+/* The return address the trampoline at `pc` stands for in a frame whose stack pointer is rsp, or
+ * 0 when pc is not the trampoline or no instance matches. */
+static __always_inline __u64 uretprobe_orig(__u64 pc, __u64 rsp)
+{
+	struct task_struct___dt *t = (void *)bpf_get_current_task();
+	struct ri_ctx rc = {.slot = rsp - 8};
+
+	if (!bpf_core_field_exists(t->utask) || !bpf_core_type_exists(struct xol_area___dt))
+		return 0;
+	if (BPF_CORE_READ(t, mm, uprobes_state.xol_area, vaddr) != pc)
+		return 0;
+	rc.ri = BPF_CORE_READ(t, utask, return_instances);
+	bpf_loop(64, ri_cb, &rc, 0); /* the kernel nests at most 64 (MAX_URETPROBE_DEPTH) */
+	return rc.ret;
 }
 
 /* ---------------------------------------------------------------- one frame */
@@ -358,6 +438,19 @@ static long step_cb(__u32 idx, struct step_ctx *sc)
 		goto no_tables;
 	}
 	m = find_mapping(pm, pc);
+	if (!m || m->obj_id == DT_OBJ_NONE) {
+		/* The uretprobe trampoline ("[uprobes]", no object): the frame is the caller's
+		 * return address the kernel keeps. */
+		__u64 orig = uretprobe_orig(pc, st->rsp);
+
+		if (orig) {
+			pc = orig;
+			st->rip = pc;
+			st->pc_exact = 0;
+			st->fr.pc[n & (DT_WALKER_MAX_FRAMES - 1)] = pc;
+			m = find_mapping(pm, pc);
+		}
+	}
 	if (!m) {
 		send_req(DT_REQ_PC, sc->pid, pc);
 		goto no_tables;
