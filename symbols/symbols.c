@@ -944,6 +944,9 @@ static void proc_parse(dt_symbolizer *s, struct proc *p, char *text)
 	dt_proc_mappings_free(&pm_all);
 	p->m = v.v;
 	p->n = v.n;
+	/* The kernel's pages hold no object (their names are interned): the old snapshot's go now.
+	 * The mappings are the caller's to release, after the new ones hold their objects. */
+	free(p->sp);
 	p->sp = sp.v;
 	p->nsp = sp.n;
 }
