@@ -142,6 +142,9 @@ check() { # check OK|FAIL TEXT
 	check FAIL "dwarftrace exit status $status (tail of stderr: $(tail -n 3 "$TMP/err" | tr '\n' ' '))"
 if grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$TMP/err"; then
 	check FAIL "sanitizer report: $(grep -m1 -E 'SUMMARY|runtime error:' "$TMP/err")"
+	# The report outlives the scratch directory, to be read.
+	kept=${TMPDIR:-/tmp}/unwind_stress.$$.stderr
+	cp "$TMP/err" "$kept" && echo "stress: dwarftrace's stderr (the report) kept in $kept"
 fi
 execs=$(sed -n 's/^@execs: \([0-9]*\)$/\1/p' "$TMP/out")
 execs=${execs:-0}
@@ -160,7 +163,9 @@ read -r rss1 fd1 rssmid rssend fd2 rssexit <<<"$(awk -v h=$h -v e="$SECS" '
 # Execs in the second half, taken as half of all (the load runs at a steady rate).
 execs2=$((execs / 2))
 growth=$((rssend - rssmid))
-if nm -D "$DT" 2>/dev/null | grep -q ' __asan_init'; then
+# (grep reads all of nm's output: with -q it would quit early, nm would die of SIGPIPE and
+# pipefail would call an ASan build a normal one.)
+if nm -D "$DT" 2>/dev/null | grep ' __asan_init' >/dev/null; then
 	# ASan keeps freed memory in quarantine (256 MiB by default): its RSS says nothing here.
 	echo "stress: RSS not judged (an ASan build): ${rssmid} KiB at ${h}s, ${rssend} KiB at ${SECS}s"
 elif [ "$execs" -lt $((SECS * 10)) ]; then
