@@ -59,6 +59,14 @@ enum dt_event_kind {
 	/* id = events index of a join(); payload = struct dt_ev_join_hdr, then `n` strings of
 	 * `size` bytes each (NUL-padded): the arguments up to the first NULL pointer. */
 	DT_EV_JOIN = 12,
+	/* id = the BPF helper (BPF_FUNC_*) that failed, under -k/-kk; payload = struct
+	 * dt_ev_helper_error: what it returned and where in the script it was called. */
+	DT_EV_HELPER_ERROR = 13,
+};
+
+struct dt_ev_helper_error {
+	__s64 retcode;     /* the helper's return; 0 for a lookup that found nothing */
+	__u32 off, len;    /* the span of the script that called it */
 };
 
 #define DT_JOIN_MAX_ARGS 16 /* join() reads at most this many pointers, as bpftrace */

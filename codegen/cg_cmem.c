@@ -43,14 +43,17 @@ void cg_read(cg *c, LLVMValueRef dst, uint32_t size, LLVMValueRef len, LLVMValue
 		LLVMPositionBuilderAtEnd(c->b, retry);
 		if (str)
 			cg_store_int(c, dst, 0, 1, cg_i64(c, 0));
-		cg_count_if_negative(c, cg_helper(c, user ? kh : uh, c->i64, args, 3),
-				     DT_STAT_READ_FAIL);
+		r = cg_helper(c, user ? kh : uh, c->i64, args, 3);
+		cg_count_if_negative(c, r, DT_STAT_READ_FAIL);
+		/* Neither space: bpftrace's name for a read from either is probe_read(_str). */
+		cg_helper_check(c, r, str ? BPF_FUNC_probe_read_str : BPF_FUNC_probe_read, false, 2);
 		LLVMBuildBr(c->b, done);
 		LLVMPositionBuilderAtEnd(c->b, done);
 		return;
 	}
 	/* The helper zeroes dst when the read faults: the value reads as 0, and it is counted. */
 	cg_count_if_negative(c, r, DT_STAT_READ_FAIL);
+	cg_helper_check(c, r, user ? uh : kh, false, 2);
 }
 
 bool cg_is_uprobe_arg(const dt_expr *e)

@@ -619,6 +619,7 @@ static LLVMValueRef map_read(cg *c, const dt_expr *e)
 	}
 	key = cg_map_key(c, m, e->map.keys, e->map.nkeys, &lay);
 	v = cg_map_lookup(c, cg_map_ref(c, cg_script_map_fd(c, m)), key);
+	cg_helper_check(c, v, BPF_FUNC_map_lookup_elem, true, 2);
 	hit = cg_block(c, "rd.hit");
 	miss = cg_block(c, "rd.miss");
 	done = cg_block(c, "rd.done");
@@ -1175,7 +1176,20 @@ static LLVMValueRef call(cg *c, const dt_expr *e)
 	return cg_i64(c, 0);
 }
 
+static LLVMValueRef expr_of(cg *c, const dt_expr *e);
+
 LLVMValueRef cg_expr(cg *c, const dt_expr *e)
+{
+	dt_span outer = c->expr_at;
+	LLVMValueRef v;
+
+	c->expr_at = e->span; /* what a -k report names */
+	v = expr_of(c, e);
+	c->expr_at = outer;
+	return v;
+}
+
+static LLVMValueRef expr_of(cg *c, const dt_expr *e)
 {
 	if (c->err)
 		return cg_is_scalar(e->type) ? cg_i64(c, 0) : cg_buf(c, e->type->size ? e->type->size : 8);

@@ -32,6 +32,7 @@ typedef struct cg {
 	dt_diags *diags;
 	int err; /* first internal error: code generation stops emitting once set */
 	dt_span at; /* the statement (or predicate) being emitted, for diagnostics about it */
+	dt_span expr_at; /* the innermost expression being emitted (len 0 between statements) */
 	uint32_t stack_budget; /* bytes of stack for buffers before scratch is used */
 
 	LLVMContextRef ctx;
@@ -126,6 +127,10 @@ LLVMValueRef cg_const_str(cg *c, const char *s, uint32_t len, uint32_t size);
 #define CG_EV_PAYLOAD ((uint32_t)sizeof(struct dt_event_hdr))
 /* A zeroed event buffer of CG_EV_PAYLOAD + payload bytes with its header written. */
 LLVMValueRef cg_event_new(cg *c, uint32_t kind, uint32_t id, uint32_t payload);
+/* -k/-kk: when helper `id` returned an error in r (a NULL pointer when `is_ptr`), send a
+ * DT_EV_HELPER_ERROR naming the expression (or statement) being emitted, if env->helper_check
+ * is at least `level`. */
+void cg_helper_check(cg *c, LLVMValueRef r, int id, bool is_ptr, uint32_t level);
 /* Reads size bytes (a string: up to len or size, NUL-ended) through pointer ptr of type t, from
  * the address space t names, else the one the probe type makes likely, then the other. */
 void cg_read_ptr(cg *c, LLVMValueRef dst, uint32_t size, LLVMValueRef len, LLVMValueRef ptr,
@@ -136,8 +141,8 @@ void cg_event_output(cg *c, LLVMValueRef buf, uint32_t payload);
 /* Map helpers; key/value are i8* buffers. Lookup returns i8* (NULL when absent). */
 LLVMValueRef cg_map_lookup(cg *c, LLVMValueRef map, LLVMValueRef key);
 /* Update with BPF_ANY; a failure counts DT_STAT_MAP_FULL. */
-void cg_map_update(cg *c, LLVMValueRef map, LLVMValueRef key, LLVMValueRef val);
-void cg_map_delete(cg *c, LLVMValueRef map, LLVMValueRef key);
+LLVMValueRef cg_map_update(cg *c, LLVMValueRef map, LLVMValueRef key, LLVMValueRef val);
+LLVMValueRef cg_map_delete(cg *c, LLVMValueRef map, LLVMValueRef key);
 /* Branches to `t` when p is non-NULL, else to `f`. */
 void cg_br_nonnull(cg *c, LLVMValueRef p, LLVMBasicBlockRef t, LLVMBasicBlockRef f);
 

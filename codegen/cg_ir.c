@@ -369,19 +369,44 @@ void cg_count_if_negative(cg *c, LLVMValueRef r, enum dt_stat stat)
 	LLVMPositionBuilderAtEnd(c->b, ok);
 }
 
-void cg_map_update(cg *c, LLVMValueRef map, LLVMValueRef key, LLVMValueRef val)
+void cg_helper_check(cg *c, LLVMValueRef r, int id, bool is_ptr, uint32_t level)
 {
-	LLVMValueRef args[4] = { map, key, val, cg_i64(c, BPF_ANY) };
+	if (c->env->helper_check < level)
+		return;
+	dt_span at = c->expr_at.len ? c->expr_at : c->at;
+	LLVMBasicBlockRef bad = cg_block(c, "hc.bad"), ok = cg_block(c, "hc.ok");
+	LLVMValueRef failed = is_ptr ? LLVMBuildIsNull(c->b, r, "")
+				     : LLVMBuildICmp(c->b, LLVMIntSLT, r, cg_i64(c, 0), "");
 
-	cg_count_if_negative(c, cg_helper(c, BPF_FUNC_map_update_elem, c->i64, args, 4),
-			     DT_STAT_MAP_FULL);
+	LLVMBuildCondBr(c->b, failed, bad, ok);
+	LLVMPositionBuilderAtEnd(c->b, bad);
+	LLVMValueRef ev = cg_event_new(c, DT_EV_HELPER_ERROR, (uint32_t)id,
+				       sizeof(struct dt_ev_helper_error));
+	uint32_t p = CG_EV_PAYLOAD;
+
+	cg_store_int(c, ev, p + offsetof(struct dt_ev_helper_error, retcode), 8,
+		     is_ptr ? cg_i64(c, 0) : r);
+	cg_store_int(c, ev, p + offsetof(struct dt_ev_helper_error, off), 4, cg_i64(c, at.off));
+	cg_store_int(c, ev, p + offsetof(struct dt_ev_helper_error, len), 4, cg_i64(c, at.len));
+	cg_event_output(c, ev, sizeof(struct dt_ev_helper_error));
+	LLVMBuildBr(c->b, ok);
+	LLVMPositionBuilderAtEnd(c->b, ok);
 }
 
-void cg_map_delete(cg *c, LLVMValueRef map, LLVMValueRef key)
+LLVMValueRef cg_map_update(cg *c, LLVMValueRef map, LLVMValueRef key, LLVMValueRef val)
+{
+	LLVMValueRef args[4] = { map, key, val, cg_i64(c, BPF_ANY) };
+	LLVMValueRef r = cg_helper(c, BPF_FUNC_map_update_elem, c->i64, args, 4);
+
+	cg_count_if_negative(c, r, DT_STAT_MAP_FULL);
+	return r;
+}
+
+LLVMValueRef cg_map_delete(cg *c, LLVMValueRef map, LLVMValueRef key)
 {
 	LLVMValueRef args[2] = { map, key };
 
-	cg_helper(c, BPF_FUNC_map_delete_elem, c->i64, args, 2);
+	return cg_helper(c, BPF_FUNC_map_delete_elem, c->i64, args, 2);
 }
 
 LLVMValueRef cg_const_str(cg *c, const char *s, uint32_t len, uint32_t size)

@@ -326,7 +326,7 @@ static void map_rmw(cg *c, const dt_expr *target, dt_binop op, LLVMValueRef rhs,
 	}
 	val = cg_buf(c, lay.value_size);
 	cg_store(c, val, 0, m->value, nv, m->value);
-	cg_map_update(c, map, key, val);
+	cg_helper_check(c, cg_map_update(c, map, key, val), BPF_FUNC_map_update_elem, false, 1);
 	*old_out = old;
 	*new_out = nv;
 }
@@ -414,7 +414,8 @@ static void assign(cg *c, const dt_stmt *s)
 	key = cg_map_key(c, m, t->map.keys, t->map.nkeys, &lay);
 	vb = cg_buf(c, lay.value_size);
 	cg_store(c, vb, 0, m->value, v, val->type);
-	cg_map_update(c, cg_map_ref(c, cg_script_map_fd(c, m)), key, vb);
+	cg_helper_check(c, cg_map_update(c, cg_map_ref(c, cg_script_map_fd(c, m)), key, vb),
+			BPF_FUNC_map_update_elem, false, 1);
 }
 
 /* ------------------------------------------------------------ action calls */
@@ -571,7 +572,8 @@ static void emit_delete(cg *c, const dt_expr *e)
 	}
 	key = cg_map_key(c, a->map.sym, keys, nkeys, &lay);
 	if (!lay.bucketed) {
-		cg_map_delete(c, cg_map_ref(c, cg_script_map_fd(c, a->map.sym)), key);
+		cg_helper_check(c, cg_map_delete(c, cg_map_ref(c, cg_script_map_fd(c, a->map.sym)),
+						 key), BPF_FUNC_map_delete_elem, false, 1);
 		return;
 	}
 	/* Every bucket of a histogram key is its own BPF key: userspace deletes them all. */

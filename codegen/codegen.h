@@ -118,6 +118,9 @@ typedef struct dt_cg_env {
 	bool want_ir, want_asm;
 	/* Reserve a slot in DT_AUX_CHAIN_PROGS for a part; the session fills it after load. */
 	int (*chain_slot)(void *ctx);
+	/* -k (1): a failed map update or delete sends a DT_EV_HELPER_ERROR; -kk (2): also a map
+	 * read that finds nothing and a failed read of memory (bpftrace's levels). */
+	uint32_t helper_check;
 } dt_cg_env;
 
 /* One loadable program: one per (probe, set of attach points), plus a continuation when the probe

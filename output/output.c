@@ -209,6 +209,17 @@ void dt_out_attached(dt_out *o, uint64_t nprobes)
 	emit(o);
 }
 
+bool dt_out_helper_error(dt_out *o, const char *helper, int64_t retcode, unsigned line,
+			 unsigned col)
+{
+	if (o->format != DT_OUT_JSON)
+		return false;
+	dt_sb_printf(&o->line, "{\"type\": \"helper_error\", \"helper\": \"%s\", \"retcode\": %"
+		     PRId64 ", \"line\": %u, \"col\": %u}\n", helper, retcode, line, col);
+	emit(o);
+	return true;
+}
+
 void dt_out_lost_events(dt_out *o, uint64_t lost)
 {
 	if (o->format == DT_OUT_JSON)

@@ -66,6 +66,10 @@ void dt_out_message(dt_out *o, const char *fmt, ...) __attribute__((format(print
 
 /* "Attaching N probes..." / {"type": "attached_probes", ...}, bpftrace's shapes. */
 void dt_out_attached(dt_out *o, uint64_t nprobes);
+/* -k's report of a helper that failed, in JSON: {"type": "helper_error", …} on the output,
+ * true; false in the other formats, where the caller warns on its error stream. */
+bool dt_out_helper_error(dt_out *o, const char *helper, int64_t retcode, unsigned line,
+			 unsigned col);
 /* "Lost N events" / {"type": "lost_events", ...}. */
 void dt_out_lost_events(dt_out *o, uint64_t lost);
 /* What bpftrace prints before the maps at exit: two newlines in TEXT; nothing in JSON (NDJSON

@@ -66,6 +66,8 @@ static const char usage_text[] =
 	"                  pattern ('*sched_switch*'); -lv adds\n"
 	"                  tracepoint fields and function parameters (from DWARF)\n"
 	"  -q              quiet: no \"Attaching N probes...\" line\n"
+	"  -k, -kk         warn when a map update or delete fails at run time; -kk also when\n"
+	"                  a map read finds nothing or a read of memory faults\n"
 	"  -B line|full|none  output buffering (default: line)\n"
 	"  --no-warnings   print no warnings\n"
 	"  --info          the kernel's BPF support (program and map types, helpers)\n"
@@ -132,6 +134,7 @@ struct cli {
 	int verbose;
 	uint32_t dump;
 	bool dry_run, repl, quiet, list, no_warnings, unsafe;
+	uint32_t helper_check; /* -k, -kk */
 	const char *search;       /* -l SEARCH */
 	const char **params;
 	uint32_t nparams;
@@ -236,7 +239,7 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 	optind = 0; /* glibc: a full re-scan, so dt_cli_main can run more than once (tests) */
 	/* GNU order, as bpftrace's: options may follow the program file (`dwarftrace x.dt -c CMD`);
 	 * `--` ends them, so parameters may look like options. */
-	while ((opt = getopt_long(argc, argv, ":e:p:c:o:f:vd:ihVqlB:I:", longs, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":e:p:c:o:f:vd:ihVqlkB:I:", longs, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			if (set_once(&c->prog_text, optarg, "-e"))
@@ -340,6 +343,10 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 			break;
 		case 'q':
 			c->quiet = true;
+			break;
+		case 'k':
+			if (c->helper_check < 2)
+				c->helper_check++;
 			break;
 		case 'l':
 			c->list = true;
@@ -668,6 +675,7 @@ static int cli_run(int argc, char **argv)
 	so.nparams = c.nparams;
 	so.has_child = c.cmd != NULL;
 	so.unsafe = c.unsafe;
+	so.helper_check = c.helper_check;
 	if (c.pid_arg) {
 		so.filter_pid = (uint32_t)atoi(c.pid_arg);
 		so.uprobe_pid = (int)so.filter_pid;

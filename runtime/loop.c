@@ -133,6 +133,59 @@ static bool in_end_probe(const dt_program *p, const dt_expr *call)
 	return false;
 }
 
+/* The helpers -k/-kk watch, by the names bpftrace reports them with. */
+static const char *helper_name(uint32_t id)
+{
+	switch (id) {
+	case BPF_FUNC_map_lookup_elem: return "map_lookup_elem";
+	case BPF_FUNC_map_update_elem: return "map_update_elem";
+	case BPF_FUNC_map_delete_elem: return "map_delete_elem";
+	case BPF_FUNC_probe_read: return "probe_read";
+	case BPF_FUNC_probe_read_str: return "probe_read_str";
+	case BPF_FUNC_probe_read_user: return "probe_read_user";
+	case BPF_FUNC_probe_read_kernel: return "probe_read_kernel";
+	case BPF_FUNC_probe_read_user_str: return "probe_read_user_str";
+	case BPF_FUNC_probe_read_kernel_str: return "probe_read_kernel_str";
+	default: return "helper";
+	}
+}
+
+/* -k/-kk: a helper failed. bpftrace's words and shape: `FILE:L:C-E: WARNING: Failed to
+ * map_delete_elem: No such file or directory (-2)`, the line and the span underlined (a lookup
+ * that found nothing: `Failed to map_lookup_elem: 0`); in JSON a helper_error object. */
+static void helper_error(dt_session *s, dt_unit *u, uint32_t id, const void *payload,
+			 size_t plen)
+{
+	struct dt_ev_helper_error he = { 0 };
+	const dt_source *src = &u->src;
+	unsigned line = 0, col = 0, eline = 0, ecol = 0;
+
+	memcpy(&he, payload, DT_MIN(plen, sizeof(he)));
+	if ((size_t)he.off + he.len > src->len)
+		he.off = he.len = 0;
+	dt_source_linecol(src, he.off, &line, &col);
+	dt_source_linecol(src, he.off + (he.len ? he.len - 1 : 0), &eline, &ecol);
+	if (dt_out_helper_error(s->out, helper_name(id), he.retcode, line, col))
+		return;
+	dt_out_flush(s->out);
+	fprintf(s->err, "%s:%u:%u-%u: WARNING: Failed to %s: ", src->name, line, col,
+		eline == line ? ecol + 1 : col + 1, helper_name(id));
+	if (he.retcode)
+		fprintf(s->err, "%s (%lld)\n", strerror((int)-he.retcode), (long long)he.retcode);
+	else
+		fprintf(s->err, "0\n");
+	/* The line, and the span under it. */
+	const char *bol = src->text + he.off, *eol;
+	while (bol > src->text + src->hidden && bol[-1] != '\n')
+		bol--;
+	eol = strchr(bol, '\n');
+	int n = eol ? (int)(eol - bol) : (int)strlen(bol);
+	fprintf(s->err, "%.*s\n%*s", n, bol, (int)col - 1, "");
+	for (unsigned i = 0; i < (eline == line ? ecol + 1 - col : 1); i++)
+		fputc('~', s->err);
+	fputc('\n', s->err);
+}
+
 static int on_event(void *ctx, void *data, size_t len)
 {
 	struct dt_rb_ctx *c = ctx;
@@ -175,6 +228,10 @@ static int on_event(void *ctx, void *data, size_t len)
 		break;
 	case DT_EV_EXIT:
 		break;
+	case DT_EV_HELPER_ERROR:
+		before_output(s);
+		helper_error(s, u, h.id, payload, plen);
+		return 0;
 	case DT_EV_PID_SEEN:
 		/* Snapshot now, while the process lives: its stacks print after it exits. */
 		dt_sym_seen_pid(s->sym, h.id, plen >= sizeof(struct dt_ev_pid_seen) ?

@@ -1421,6 +1421,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 		.cpid = s->child > 0 ? (uint32_t)s->child : 0,
 		.ncpus = (uint32_t)DT_MAX(libbpf_num_possible_cpus(), 1),
 		.want_ir = s->o.dump & DT_DUMP_IR, .want_asm = s->o.dump & DT_DUMP_ASM,
+		.helper_check = s->o.helper_check,
 	};
 	dt_cg_result *cg = NULL;
 	dt_cg_resources res = { 0 };
@@ -1491,6 +1492,8 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	rc = dt_cg_resources_of(u->prog, &res, d);
 	if (rc < 0)
 		goto diags;
+	if (s->o.helper_check)
+		res.events = true; /* -k reports come through the events ring */
 	/* Warnings (and notes) of a program that checks out. */
 	print_diags(s, d, color);
 	if (s->o.max_probes) {
