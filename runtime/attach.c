@@ -834,22 +834,31 @@ static int attach_uprobe(const dt_attach *a, int prog_fd, int pid, dt_fdvec *fds
  * namespace), the -c command's program, or, with neither, that every process maps. */
 typedef struct usdt_obj {
 	char *path, *shown;
+	dev_t dev;
+	ino_t ino;
 } usdt_obj;
 typedef DT_VEC(usdt_obj) usdt_objvec;
 
+/* Each file once, however many names or processes lead to it: a uprobe is on the file, and two
+ * on one location would fire twice. */
 static void objs_add(usdt_objvec *v, char *path, char *shown)
 {
+	struct stat st;
+	bool have = stat(path, &st) == 0;
+
 	for (size_t i = 0; i < v->n; i++) {
-		if (!strcmp(v->v[i].path, path)) {
+		if (have ? v->v[i].dev == st.st_dev && v->v[i].ino == st.st_ino
+			 : !strcmp(v->v[i].path, path)) {
 			free(path);
 			free(shown);
 			return;
 		}
 	}
-	DT_VEC_PUSH(v, ((usdt_obj){ path, shown }));
+	DT_VEC_PUSH(v, ((usdt_obj){ path, shown, have ? st.st_dev : 0, have ? st.st_ino : 0 }));
 }
 
-static void objs_of_pid(usdt_objvec *v, int pid)
+/* `all`: one of every process's, named by its path here when that is the same file. */
+static void objs_of_pid(usdt_objvec *v, int pid, bool all)
 {
 	dt_proc_mappings m;
 
@@ -857,10 +866,14 @@ static void objs_of_pid(usdt_objvec *v, int pid)
 		return;
 	for (size_t i = 0; i < m.n; i++) {
 		const dt_proc_mapping *mp = &m.v[i];
+		struct stat st;
 
 		if (mp->perms[2] != 'x' || mp->path[0] != '/' || mp->deleted)
 			continue;
-		objs_add(v, xasprintf("/proc/%d/root%s", pid, mp->path), xstrdup(mp->path));
+		if (all && stat(mp->path, &st) == 0 && st.st_ino == mp->inode)
+			objs_add(v, xstrdup(mp->path), xstrdup(mp->path));
+		else
+			objs_add(v, xasprintf("/proc/%d/root%s", pid, mp->path), xstrdup(mp->path));
 	}
 	dt_proc_mappings_free(&m);
 }
@@ -872,7 +885,7 @@ static int usdt_objects(const char *target, int pid, const char *child_path, usd
 		if (pid > 0) {
 			if (kill(pid, 0) < 0 && errno == ESRCH)
 				return dt_rt_fail(why, -ESRCH, "process %d does not exist", pid);
-			objs_of_pid(v, pid);
+			objs_of_pid(v, pid, false);
 		} else if (child_path) {
 			objs_add(v, xstrdup(child_path), xstrdup(child_path));
 		} else {
@@ -881,7 +894,7 @@ static int usdt_objects(const char *target, int pid, const char *child_path, usd
 
 			while (d && (de = readdir(d)))
 				if (isdigit((unsigned char)de->d_name[0]) && atoi(de->d_name) != getpid())
-					objs_of_pid(v, atoi(de->d_name));
+					objs_of_pid(v, atoi(de->d_name), true);
 			if (d)
 				closedir(d);
 		}
