@@ -8,7 +8,8 @@
  *   1. The generated ENTRY program (same BPF program type as the walker it calls) looks up
  *      key 0 of the walker state map (BPF_MAP_TYPE_PERCPU_ARRAY, value struct dt_walker_state),
  *      writes `cont_slot` (its continuation's index in the continuation prog array) and
- *      `max_depth` (1..DT_WALKER_MAX_FRAMES; 0 means DT_WALKER_DEFAULT_DEPTH; larger is clamped),
+ *      `max_depth` (1..DT_WALKER_MAX_FRAMES; 0 means DT_WALKER_DEFAULT_DEPTH; larger is clamped;
+ *      DT_WALKER_NATIVE_ONLY or'ed in: no CPython frames, see dt_python.h),
  *      then does bpf_tail_call(ctx, walker_progs, DT_WALKER_SLOT_START). It writes nothing else.
  *      If the tail call returns (walker not loaded) the entry program must treat ustack_dwarf as
  *      unavailable (e.g. return 0 and count a loss).
@@ -30,6 +31,9 @@
  *      bits are the address-space generation of dt_abi.h, the continuation's to add; the
  *      DT_UNWIND_F_* bits are only in the stored frames' dt_frames.flags), and tail-calls
  *      cont_progs[cont_slot].
+ *      In a CPython process (bpf-lib/dt_python.h) the last walker run tail-calls
+ *      DT_WALKER_SLOT_PY first, which puts the Python frames in place of the interpreter's
+ *      evaluation frames and then stores and tail-calls the continuation the same way.
  *   4. The CONTINUATION reads state.result (key 0 of the same per-CPU state map) and runs the rest
  *      of the probe body. Userspace reads frames with dt_unwinder_frames() (unwind/unwind.h).
  *
@@ -99,6 +103,12 @@
 /* Slots of every walker prog array. */
 #define DT_WALKER_SLOT_START 0
 #define DT_WALKER_SLOT_STEP 1
+#define DT_WALKER_SLOT_PY 2     /* the CPython step (bpf-lib/dt_python.h) */
+#define DT_WALKER_NSLOTS 3
+
+/* Or'ed into max_depth by an entry program: no interpreter frames (ustack_dwarf(native)), the
+ * native frames as unwound. */
+#define DT_WALKER_NATIVE_ONLY (1u << 31)
 
 /* The program types a walker is loaded for; map and program names carry the suffix. */
 enum dt_walker_ptype {
@@ -144,6 +154,10 @@ enum dt_unwind_status {
 	/* Flag bits above the low byte, in dt_frames.flags only (never in dt_stack_ref.flags). */
 	DT_UNWIND_F_FP_FALLBACK = 0x100, /* at least one frame unwound with frame pointers */
 	DT_UNWIND_F_SIGNAL = 0x200,      /* the stack crosses a signal frame */
+	DT_UNWIND_F_PYTHON = 0x400,      /* CPython frames replace evaluation-loop frames */
+	/* a CPython process whose Python frames are missing or cut short (no thread state found,
+	 * a read failed, the depth or the chain ran out before the evaluation frames did) */
+	DT_UNWIND_F_PY_PARTIAL = 0x800,
 };
 #define DT_UNWIND_STATUS_MASK 0xffu
 
@@ -178,13 +192,23 @@ enum dt_unwind_status {
 	X(WALKS_FP, 17, "walks_fp_fallback")                                                 \
 	X(WALKS_SIGNAL, 18, "walks_signal")       /* walks crossing a signal frame */        \
 	/* stacks deeper than DT_FRAMES_SHORT (frames_deep map) */                           \
-	X(STORED_DEEP, 19, "stored_deep")
+	X(STORED_DEEP, 19, "stored_deep")                                                   \
+	/* walks of CPython processes that went through the Python step (dt_python.h) */     \
+	X(PY_WALKS, 20, "python_walks")                                                      \
+	X(PY_FRAMES, 21, "python_frames")         /* Python frames recorded */               \
+	/* Python walks whose thread has no PyThreadState (yet) */                           \
+	X(PY_NO_TSTATE, 22, "python_no_thread_state")                                        \
+	/* Python walks left incomplete (DT_UNWIND_F_PY_PARTIAL) */                          \
+	X(PY_PARTIAL, 23, "python_partial")                                                  \
+	X(PY_CODES, 24, "python_code_objects")    /* code objects copied into pycode */      \
+	/* Python walks whose thread state came from a scan, not the cache */                \
+	X(PY_SCANS, 25, "python_tstate_scans")
 
 enum dt_walker_stat {
 #define DT_WSTAT_ENUM(id, slot, name) DT_WSTAT_##id = slot,
 	DT_WALKER_STATS(DT_WSTAT_ENUM)
 #undef DT_WSTAT_ENUM
-	DT_WSTAT__COUNT = 24,
+	DT_WSTAT__COUNT = 32,
 };
 
 /* ---------------------------------------------------------------- per-CPU state */
@@ -220,7 +244,8 @@ struct dt_walker_state {
 	__u32 runs;         /* walker program runs in this walk */
 	__u32 pc_exact;     /* the current pc is not a return address (frame 0, after a signal) */
 	__u64 rip, rsp, rbp;
-	__u64 pad;
+	__u32 native_only;  /* DT_WALKER_NATIVE_ONLY was set: no Python step */
+	__u32 pad;
 	struct dt_frames_deep fr; /* the stack so far; its prefix is stored into a frames map */
 };
 DT_ABI_ASSERT(__builtin_offsetof(struct dt_walker_state, cont_slot) == 0, "walker cont_slot");

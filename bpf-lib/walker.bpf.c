@@ -13,6 +13,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 
+#include "dt_python.h"
 #include "dt_walker.h"
 #include "walker_maps.bpf.h"
 
@@ -23,7 +24,7 @@ char LICENSE[] SEC("license") = "GPL";
 #define WALKER_MAPS(sfx)                                                                    \
 	struct {                                                                            \
 		__uint(type, BPF_MAP_TYPE_PROG_ARRAY);                                      \
-		__uint(max_entries, 2);                                                     \
+		__uint(max_entries, DT_WALKER_NSLOTS);                                      \
 		__type(key, __u32);                                                         \
 		__type(value, __u32);                                                       \
 	} wprogs_##sfx SEC(".maps");                                                        \
@@ -107,6 +108,54 @@ struct {
 	__type(key, __u32);
 	__type(value, __u8);
 } mmap_pending SEC(".maps");
+
+/* CPython processes (dt_python.h): tgid -> where its runtime is and how its structures lie. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DT_PY_MAX_PROCS);
+	__type(key, __u32);
+	__type(value, struct dt_py_proc);
+} pyprocs SEC(".maps");
+
+/* tid -> its PyThreadState, checked on use (dt_python.h, step 3). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, __u64);
+} pythreads SEC(".maps");
+
+/* (pid, code object) -> its names and line table, copied at first sight. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, DT_PY_MAX_CODES);
+	__type(key, struct dt_py_code_key);
+	__type(value, struct dt_py_code);
+} pycode SEC(".maps");
+
+/* Where a pycode value is assembled (too big for the stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct dt_py_code);
+} pyscratch SEC(".maps");
+
+/* The native frames, read from while the state's frames are rewritten. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct dt_frames_deep);
+} pynative SEC(".maps");
+
+/* Only what the Python step reads; libbpf relocates it against the kernel's BTF. */
+struct thread_struct {
+	unsigned long fsbase;
+} __attribute__((preserve_access_index));
+struct task_struct {
+	struct thread_struct thread;
+} __attribute__((preserve_access_index));
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -687,13 +736,34 @@ static __always_inline void count_walk(struct dt_walker_state *st, __u32 status,
 		stat_inc(DT_WSTAT_STORED_DEEP);
 }
 
+/* Stores the frames, fills the result and tail-calls the continuation: the end of every walk,
+ * from the last walker run or from the Python step. */
+static __always_inline int finish_walk(void *ctx, void *cprogs, void *wstate,
+				       struct dt_walker_state *st, __u32 pid)
+{
+	__u32 status = st->fr.flags & DT_UNWIND_STATUS_MASK;
+	__u64 id;
+
+	id = st->fr.nframes ? store_frames(wstate, st) : 0;
+	if (st->fr.nframes && !id)
+		status = DT_UNWIND_ERR_STORE;
+	count_walk(st, status, id);
+	st->result.id = id;
+	st->result.pid = pid;
+	/* Only the status: the bits above the low byte of a stack ref carry the address-space
+	 * generation (dt_abi.h), which the continuation adds. The DT_UNWIND_F_* bits stay in the
+	 * stored frames' flags. */
+	st->result.flags = status;
+	bpf_tail_call(ctx, cprogs, st->cont_slot);
+	return 0;
+}
+
 static __always_inline int walk(void *ctx, struct pt_regs *ctxregs, void *wprogs, void *cprogs,
 				void *wstate, int start)
 {
 	struct step_ctx sc = {.wstate = wstate};
 	struct dt_walker_state *st;
-	__u32 zero = 0, status;
-	__u64 id;
+	__u32 zero = 0;
 
 	st = bpf_map_lookup_elem(wstate, &zero);
 	if (!st)
@@ -705,6 +775,8 @@ static __always_inline int walk(void *ctx, struct pt_regs *ctxregs, void *wprogs
 		st->fr.flags = 0;
 		st->runs = 0;
 		st->pc_exact = 1;
+		st->native_only = !!(st->max_depth & DT_WALKER_NATIVE_ONLY);
+		st->max_depth &= ~DT_WALKER_NATIVE_ONLY;
 		if (st->max_depth == 0)
 			st->max_depth = DT_WALKER_DEFAULT_DEPTH;
 		if (st->max_depth > DT_WALKER_MAX_FRAMES)
@@ -722,20 +794,280 @@ static __always_inline int walk(void *ctx, struct pt_regs *ctxregs, void *wprogs
 		/* Only reached when the tail call failed. */
 		set_status(st, DT_UNWIND_TRUNCATED_TAILCALLS);
 	}
+	/* A CPython process: its Python frames go in before the stack is stored. */
+	if (!st->native_only && st->fr.nframes && bpf_map_lookup_elem(&pyprocs, &sc.pid))
+		bpf_tail_call(ctx, wprogs, DT_WALKER_SLOT_PY);
 finish:
-	status = st->fr.flags & DT_UNWIND_STATUS_MASK;
-	id = st->fr.nframes ? store_frames(wstate, st) : 0;
-	if (st->fr.nframes && !id)
-		status = DT_UNWIND_ERR_STORE;
-	count_walk(st, status, id);
-	st->result.id = id;
-	st->result.pid = sc.pid;
-	/* Only the status: the bits above the low byte of a stack ref carry the address-space
-	 * generation (dt_abi.h), which the continuation adds. The DT_UNWIND_F_* bits stay in the
-	 * stored frames' flags. */
-	st->result.flags = status;
-	bpf_tail_call(ctx, cprogs, st->cont_slot);
+	return finish_walk(ctx, cprogs, wstate, st, sc.pid);
+}
+
+/* ---------------------------------------------------------------- CPython frames (dt_python.h) */
+
+struct tscan_ctx {
+	const struct dt_py_offsets *o;
+	__u64 runtime, interp, t, want, found;
+	__u32 started;
+};
+
+/* One step of the search for the thread's PyThreadState: the next interpreter, or the next
+ * thread state of the current one. */
+static long tscan_cb(__u32 i, struct tscan_ctx *tc)
+{
+	__u64 v = 0, addr;
+
+	if (!tc->t) {
+		if (!tc->started) {
+			tc->started = 1;
+			addr = tc->runtime + tc->o->runtime_interp_head;
+		} else {
+			if (!tc->interp)
+				return 1;
+			addr = tc->interp + tc->o->interp_next;
+		}
+		if (read_user(&tc->interp, addr) || !tc->interp ||
+		    read_user(&tc->t, tc->interp + tc->o->interp_threads_head))
+			return 1;
+		return 0;
+	}
+	if (read_user(&v, tc->t + tc->o->tstate_thread_id))
+		return 1;
+	if (v == tc->want) {
+		tc->found = tc->t;
+		return 1;
+	}
+	if (read_user(&tc->t, tc->t + tc->o->tstate_next))
+		return 1;
 	return 0;
+}
+
+/* The current thread's PyThreadState, or 0: the cached one if its thread_id still is this
+ * thread's (pthread_self() = the fs base on x86-64), else found by a scan and cached. */
+static __always_inline __u64 py_tstate(const struct dt_py_proc *pp, __u32 tid)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct tscan_ctx tc = {.o = &pp->off, .runtime = pp->runtime};
+	__u64 *cached, v = 0;
+
+	tc.want = task->thread.fsbase;
+	cached = bpf_map_lookup_elem(&pythreads, &tid);
+	if (cached && *cached && !read_user(&v, *cached + pp->off.tstate_thread_id) && v == tc.want)
+		return *cached;
+	stat_inc(DT_WSTAT_PY_SCANS);
+	bpf_loop(DT_PY_THREAD_SCAN, tscan_cb, &tc, 0);
+	if (tc.found)
+		bpf_map_update_elem(&pythreads, &tid, &tc.found, BPF_ANY);
+	return tc.found;
+}
+
+/* A PEP 393 string's text into buf (at most cap bytes); its length in bytes, 0 when it is not a
+ * compact string. */
+static __always_inline __u32 py_str(char *buf, __u32 cap, __u8 *kind, __u64 obj,
+				    const struct dt_py_offsets *o)
+{
+	__u64 len = 0;
+	__u32 state = 0, k, n;
+
+	if (!obj || read_user(&len, obj + o->str_length) ||
+	    bpf_probe_read_user(&state, sizeof(state), (const void *)(obj + o->str_state)))
+		return 0;
+	k = (state >> 2) & 7;
+	if (!(state & (1u << 5)) || (k != 1 && k != 2 && k != 4))
+		return 0;
+	if (len > cap)
+		len = cap;
+	n = (__u32)len * k;
+	if (n > cap)
+		n = cap;
+	if (bpf_probe_read_user(buf, n, (const void *)(obj + ((state & (1u << 6)) ?
+							       o->str_ascii_data :
+							       o->str_compact_data))))
+		return 0;
+	*kind = (__u8)k;
+	return n;
+}
+
+/* Copies what names code object `code` of `pid` into pycode, once. */
+static __always_inline void py_note_code(__u32 pid, __u64 code, const struct dt_py_offsets *o)
+{
+	struct dt_py_code_key key = {.pid = pid, .code = code};
+	struct dt_py_code *v;
+	__u64 p = 0, size = 0;
+	__u32 zero = 0, n;
+
+	if (bpf_map_lookup_elem(&pycode, &key))
+		return;
+	v = bpf_map_lookup_elem(&pyscratch, &zero);
+	if (!v)
+		return;
+	v->firstlineno = 0;
+	bpf_probe_read_user(&v->firstlineno, sizeof(v->firstlineno),
+			    (const void *)(code + o->code_firstlineno));
+	p = 0;
+	read_user(&p, code + o->code_name);
+	v->name_len = (__u16)py_str(v->name, DT_PY_NAME_MAX, &v->name_kind, p, o);
+	p = 0;
+	read_user(&p, code + o->code_filename);
+	v->file_len = (__u16)py_str(v->file, DT_PY_FILE_MAX, &v->file_kind, p, o);
+	v->lt_len = v->lt_total = 0;
+	p = 0;
+	if (!read_user(&p, code + o->code_linetable) && p &&
+	    !read_user(&size, p + o->bytes_size) && size < (1u << 30)) {
+		n = size > DT_PY_LT_MAX ? DT_PY_LT_MAX : (__u32)size;
+		if (!bpf_probe_read_user(v->lt, n, (const void *)(p + o->bytes_data))) {
+			v->lt_len = n;
+			v->lt_total = (__u32)size;
+		}
+	}
+	if (bpf_map_update_elem(&pycode, &key, v, BPF_NOEXIST) == 0)
+		stat_inc(DT_WSTAT_PY_CODES);
+}
+
+struct pymerge_ctx {
+	void *wstate;
+	const struct dt_py_proc *pp;
+	__u64 frame;        /* the next interpreter frame; 0 when the chain is over */
+	__u32 i, n, o, max; /* native frame index, native count, out index, max_depth */
+	__u32 inpy, pid, npy, partial, truncated;
+};
+
+/* One step of the merge: a Python frame of the evaluation frame being replaced, or the next
+ * native frame (which starts such a replacement when it is an evaluation frame). */
+static long pymerge_cb(__u32 k, struct pymerge_ctx *mc)
+{
+	const struct dt_py_offsets *o = &mc->pp->off;
+	struct dt_frames_deep *nat;
+	struct dt_walker_state *st;
+	__u64 pc, code = 0, prev = 0, instr = 0, lasti;
+	__u32 zero = 0;
+	__u8 entry = 0;
+	int shim, end;
+
+	st = bpf_map_lookup_elem(mc->wstate, &zero);
+	nat = bpf_map_lookup_elem(&pynative, &zero);
+	if (!st || !nat)
+		return 1;
+	if (mc->inpy) {
+		__u64 f = mc->frame;
+
+		if (read_user(&code, f + o->frame_code) || read_user(&prev, f + o->frame_previous) ||
+		    read_user(&instr, f + o->frame_instr) ||
+		    bpf_probe_read_user(&entry, 1, (const void *)(f + o->frame_entry))) {
+			/* The chain cannot be followed: the evaluation frame stays native. */
+			mc->partial = 1;
+			mc->frame = 0;
+			mc->inpy = 0;
+			return 0;
+		}
+		shim = o->layout >= DT_PY_LAYOUT_312 && entry == o->owner_cstack;
+		end = o->layout == DT_PY_LAYOUT_311 ? entry != 0 : shim;
+		mc->frame = prev;
+		if (!shim) {
+			if (mc->o >= mc->max) {
+				mc->truncated = 1;
+				return 1;
+			}
+			lasti = instr >= code + o->code_adaptive ?
+					(instr - code - o->code_adaptive) / 2 : 0;
+			if (lasti > DT_PY_LASTI_MAX)
+				lasti = DT_PY_LASTI_MAX;
+			st->fr.pc[mc->o & (DT_WALKER_MAX_FRAMES - 1)] =
+				DT_PY_FRAME_BIT | (lasti << DT_PY_LASTI_SHIFT) | (code & DT_PY_ADDR_MASK);
+			mc->o++;
+			mc->npy++;
+			py_note_code(mc->pid, code, o);
+		}
+		if (end || !prev) {
+			mc->inpy = 0;
+			mc->i++; /* the evaluation frame is replaced */
+		}
+		return 0;
+	}
+	if (mc->i >= mc->n)
+		return 1;
+	pc = nat->pc[mc->i & (DT_WALKER_MAX_FRAMES - 1)];
+	if (pc >= mc->pp->eval_start && pc < mc->pp->eval_end) {
+		if (mc->frame) {
+			mc->inpy = 1;
+			return 0;
+		}
+		mc->partial = 1; /* an evaluation frame with no interpreter frame left */
+	}
+	if (mc->o >= mc->max) {
+		mc->truncated = 1;
+		return 1;
+	}
+	st->fr.pc[mc->o & (DT_WALKER_MAX_FRAMES - 1)] = pc;
+	mc->o++;
+	mc->i++;
+	return 0;
+}
+
+/* The Python step (DT_WALKER_SLOT_PY): replaces the evaluation-loop frames by the Python frames
+ * they run, then ends the walk. */
+static __always_inline int py_step(void *ctx, void *cprogs, void *wstate)
+{
+	struct pymerge_ctx mc = {.wstate = wstate};
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), tstate, cf = 0, frame = 0;
+	struct dt_frames_deep *nat;
+	struct dt_walker_state *st;
+	struct dt_py_proc *pp;
+	__u32 zero = 0, pid = pid_tgid >> 32, n;
+
+	st = bpf_map_lookup_elem(wstate, &zero);
+	nat = bpf_map_lookup_elem(&pynative, &zero);
+	if (!st || !nat)
+		return 0;
+	pp = bpf_map_lookup_elem(&pyprocs, &pid);
+	if (!pp)
+		goto finish;
+	stat_inc(DT_WSTAT_PY_WALKS);
+	tstate = py_tstate(pp, (__u32)pid_tgid);
+	if (!tstate) {
+		stat_inc(DT_WSTAT_PY_NO_TSTATE);
+		st->fr.flags |= DT_UNWIND_F_PY_PARTIAL;
+		goto finish;
+	}
+	if (pp->off.layout == DT_PY_LAYOUT_313) {
+		read_user(&frame, tstate + pp->off.tstate_cframe);
+	} else if (!read_user(&cf, tstate + pp->off.tstate_cframe) && cf) {
+		read_user(&frame, cf + pp->off.cframe_current_frame);
+	}
+	n = st->fr.nframes;
+	if (n > DT_WALKER_MAX_FRAMES)
+		n = DT_WALKER_MAX_FRAMES;
+	if (bpf_probe_read_kernel(nat->pc, n * sizeof(__u64), st->fr.pc))
+		goto finish;
+	mc.pp = pp;
+	mc.frame = frame;
+	mc.n = n;
+	mc.max = st->max_depth;
+	mc.pid = pid;
+	bpf_loop(2 * DT_WALKER_MAX_FRAMES + 2, pymerge_cb, &mc, 0);
+	if (mc.i < mc.n && !mc.truncated)
+		mc.partial = 1; /* the loop's bound: never with max_depth <= DT_WALKER_MAX_FRAMES */
+	st->fr.nframes = mc.o;
+	if (mc.npy)
+		st->fr.flags |= DT_UNWIND_F_PYTHON;
+	/* Interpreter frames left over: the native walk ended before their evaluation frames. */
+	if (mc.frame && !mc.truncated)
+		mc.partial = 1;
+	if (mc.truncated || mc.i < mc.n) {
+		set_status(st, DT_UNWIND_TRUNCATED_DEPTH);
+		mc.partial = 1;
+	}
+	if (mc.partial) {
+		st->fr.flags |= DT_UNWIND_F_PY_PARTIAL;
+		stat_inc(DT_WSTAT_PY_PARTIAL);
+	}
+	{
+		__u32 which = DT_WSTAT_PY_FRAMES;
+		__u64 *c = bpf_map_lookup_elem(&wstats, &which);
+
+		if (c)
+			*c += mc.npy;
+	}
+finish:
+	return finish_walk(ctx, cprogs, wstate, st, pid);
 }
 
 #define WALKER_PROGS(sfx, sec, ctxtype, regs_expr)                                          \
@@ -746,6 +1078,10 @@ finish:
 	SEC(sec) int dt_walk_step_##sfx(ctxtype *ctx)                                       \
 	{                                                                                   \
 		return walk(ctx, regs_expr, &wprogs_##sfx, &cprogs_##sfx, &wstate_##sfx, 0);\
+	}                                                                                   \
+	SEC(sec) int dt_walk_py_##sfx(ctxtype *ctx)                                         \
+	{                                                                                   \
+		return py_step(ctx, &cprogs_##sfx, &wstate_##sfx);                          \
 	}
 
 WALKER_PROGS(perf, "perf_event", struct bpf_perf_event_data, (struct pt_regs *)&ctx->regs)
@@ -768,6 +1104,7 @@ int dt_follow_exit(void *ctx)
 	if ((__u32)pid_tgid != tgid || !bpf_map_lookup_elem(&procs, &tgid))
 		return 0;
 	bpf_map_delete_elem(&procs, &tgid);
+	bpf_map_delete_elem(&pyprocs, &tgid);
 	req_out(DT_REQ_EXIT, tgid, 0);
 	return 0;
 }

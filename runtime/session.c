@@ -660,6 +660,24 @@ static void uw_log(void *ctx, const char *msg)
 			*msg && msg[strlen(msg) - 1] == '\n' ? "" : "\n");
 }
 
+/* What the unwinder must say without -v (a CPython it cannot read): once, prefixed like our other
+ * warnings. */
+static void uw_notice(void *ctx, const char *msg)
+{
+	dt_session *s = ctx;
+
+	fprintf(s->err, "dwarftrace: %s\n", msg);
+}
+
+/* The symbolizer's question, the name of a Python frame: the unwinder's records answer. */
+static int py_frame_name(void *ctx, uint32_t pid, uint64_t word, char *name, size_t nn,
+			 char *file, size_t fnn, uint32_t *line)
+{
+	dt_session *s = ctx;
+
+	return s->uw ? dt_unwinder_py_frame(s->uw, pid, word, name, nn, file, fnn, line) : -ENOENT;
+}
+
 /* The symbolizer's question, which image of pid runs now: the exec follower answers. */
 static uint32_t exec_gen_now(void *ctx, uint32_t pid)
 {
@@ -703,6 +721,7 @@ static dt_unwinder *session_unwinder(dt_session *s)
 {
 	dt_unwinder_opts uo = { .sz = sizeof(uo), .log = uw_log, .log_ctx = s,
 				.held = uw_held, .held_ctx = s,
+				.notice = uw_notice, .notice_ctx = s,
 				.elf_cache = s->elfc, .table_budget = s->o.unwind_budget,
 				.max_stacks = s->o.unwind_stacks };
 	if (s->uw)
@@ -714,6 +733,8 @@ static dt_unwinder *session_unwinder(dt_session *s)
 	}
 	uo.exec = s->ef;
 	s->uw = dt_unwinder_new(&uo);
+	if (s->uw)
+		dt_sym_set_py_fn(s->sym, py_frame_name, s);
 	/* Before anything attaches, so that no first sample finds "no tables yet": the -p process,
 	 * or with neither -p nor -c (system-wide) every running process. A -c child has not exec'd
 	 * yet: it is watched (its exec and library mmaps are followed) and read again at its entry

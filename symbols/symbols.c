@@ -21,6 +21,7 @@
  * address. Every string handed out is interned and lives until dt_sym_free. */
 #include "symbols/symbols_internal.h"
 #include "bpf-lib/dt_abi.h"
+#include "bpf-lib/dt_python.h"
 #include "common/common.h"
 
 #include <dwarf.h>
@@ -166,6 +167,8 @@ struct dt_symbolizer {
 	char *kallsyms_path, *modules_path; /* NULL: /proc's */
 	struct proc *procs[HASH_SIZE];
 	struct obj *objs[HASH_SIZE];
+	dt_sym_py_fn py_fn;    /* names Python frames (dt_sym_set_py_fn); NULL: none */
+	void *py_ctx;
 	dt_sym_gen_fn gen_fn;  /* which image of a pid runs now; NULL: every process is gen 0 */
 	void *gen_ctx;
 	/* The last generation read per pid (direct-mapped): the session notes the pid of every
@@ -1027,6 +1030,31 @@ int dt_sym_seen_pid(dt_symbolizer *s, uint32_t pid, uint32_t gen)
 	return note_pid(s, pid, gen & DT_GEN_MASK, true);
 }
 
+void dt_sym_set_py_fn(dt_symbolizer *s, dt_sym_py_fn fn, void *ctx)
+{
+	s->py_fn = fn;
+	s->py_ctx = ctx;
+}
+
+/* A Python frame: "function (file.py:line)"; the module is "python". */
+static int python_frame(dt_symbolizer *s, uint32_t pid, uint64_t word, dt_sym_frame *out)
+{
+	char name[512], file[1024];
+	uint32_t line = 0;
+
+	out->module = "[python]";
+	if (!s || !s->py_fn || s->py_fn(s->py_ctx, pid, word, name, sizeof(name), file,
+					 sizeof(file), &line) < 0)
+		return -ENOENT;
+	out->name = intern(s, name[0] ? name : "<unnamed>");
+	out->python = true;
+	if (file[0]) {
+		out->file = out->src_file = intern(s, file);
+		out->line = out->src_line = line;
+	}
+	return 1;
+}
+
 void dt_sym_set_gen_fn(dt_symbolizer *s, dt_sym_gen_fn fn, void *ctx)
 {
 	s->gen_fn = fn;
@@ -1345,11 +1373,14 @@ static const struct pc_slot *obj_resolve(dt_symbolizer *s, struct obj *o, uint64
 int dt_sym_user_frames(dt_symbolizer *s, uint32_t pid, uint32_t gen, uint64_t addr,
 		       bool is_return, dt_sym_frame *out, int max)
 {
-	struct mapping *m = s && max > 0 ? proc_mapping(s, pid, gen, addr) : NULL;
+	struct mapping *m;
 
 	if (max <= 0)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
+	if (DT_PY_IS_FRAME(addr))
+		return python_frame(s, pid, addr, out);
+	m = s ? proc_mapping(s, pid, gen, addr) : NULL;
 	if (!m) {
 		/* The kernel's own pages ([uprobes], the trampoline a uprobe runs its copied
 		 * instruction in; [vsyscall]) are named as perf names them. */
@@ -1382,7 +1413,7 @@ void dt_sym_frame_text(const dt_sym_frame *f, uint64_t addr, bool with_off, char
 {
 	int k;
 
-	if (f->name && (f->inlined || !with_off))
+	if (f->name && (f->inlined || f->python || !with_off))
 		k = snprintf(buf, n, "%s", f->name);
 	else if (f->name)
 		k = snprintf(buf, n, "%s+%" PRIu64, f->name, f->off);

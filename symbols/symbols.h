@@ -49,6 +49,7 @@ typedef struct dt_sym_frame {
 	const char *src_file;   /* the same whatever srcline says (pprof's lines), or NULL */
 	uint32_t src_line;
 	bool inlined;
+	bool python;            /* a CPython frame: "function (file.py:line)", no offset */
 } dt_sym_frame;
 /* The frames at a user address (is_return: it is a return address, so the call before it is what
  * ran: lines and inline context come from addr - 1). Returns how many (1..max) with a name, or
@@ -78,6 +79,12 @@ typedef uint32_t (*dt_sym_gen_fn)(void *ctx, uint32_t pid);
 /* Sets how the symbolizer learns which image of a process runs now. Without it (the default)
  * every process is generation 0. */
 void dt_sym_set_gen_fn(dt_symbolizer *s, dt_sym_gen_fn fn, void *ctx);
+/* How a Python frame of a ustack_dwarf stack (a word with DT_PY_FRAME_BIT, bpf-lib/dt_python.h)
+ * is named: its function, file and line (0: unknown). 0, or -ENOENT. The session hands in the
+ * unwinder's dt_unwinder_py_frame. */
+typedef int (*dt_sym_py_fn)(void *ctx, uint32_t pid, uint64_t word, char *name, size_t nn,
+			    char *file, size_t fnn, uint32_t *line);
+void dt_sym_set_py_fn(dt_symbolizer *s, dt_sym_py_fn fn, void *ctx);
 /* Releasing the snapshots of processes that are gone. Their addresses can be named only while
  * something still holds them, so the caller takes a census of what it holds: between
  * dt_sym_census_begin and dt_sym_census_end it calls dt_sym_hold for the image of every user

@@ -71,6 +71,10 @@ typedef struct dt_unwinder_opts {
 	 * it is still stopped: the one moment a process living a millisecond can surely be read. */
 	void (*held)(void *ctx, uint32_t pid);
 	void *held_ctx;
+	/* What the user must be told even without -v (a CPython version whose frames cannot be
+	 * read); NULL: nowhere. One line each, said once. */
+	void (*notice)(void *ctx, const char *msg);
+	void *notice_ctx;
 } dt_unwinder_opts;
 
 /* Opens and loads the walker. NULL with errno set (and a message through opts->log). */
@@ -126,6 +130,12 @@ int dt_unwinder_process(dt_unwinder *u);
  * by dt_unwinder_warn_losses). */
 int dt_unwinder_frames(dt_unwinder *u, const struct dt_stack_ref *ref, uint64_t *pcs,
 		       uint32_t max);
+
+/* The name of a Python frame of a stack (a word with DT_PY_FRAME_BIT, bpf-lib/dt_python.h) of
+ * process pid: the function's name, its file and the line (0 when unknown), from the record the
+ * walker copied while the process lived. 0, or -ENOENT when there is no record (evicted). */
+int dt_unwinder_py_frame(dt_unwinder *u, uint32_t pid, uint64_t word, char *name, size_t nn,
+			 char *file, size_t fnn, uint32_t *line);
 
 /* "complete", "truncated (depth)", … for the low byte of dt_stack_ref.flags. */
 const char *dt_unwind_status_str(uint32_t flags);

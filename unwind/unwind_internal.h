@@ -80,4 +80,24 @@ int dt_exec_follower_follow_cgroup(dt_exec_follower *f, uint64_t cgroup_id);
  * lets go of the requests last, once no follower can hold another process. */
 void dt_exec_follower_release_held(dt_exec_follower *f);
 
+/* ---------------------------------------------------------------- python.c, for unwinder.c */
+
+/* CPython processes (bpf-lib/dt_python.h): discovery, the walker's pyprocs entries, and the names
+ * of Python frames from its pycode records. */
+typedef struct dt_py dt_py;
+/* notice: the one line said when an interpreter's version has no known offsets (may be NULL). */
+dt_py *dt_py_new(dt_elf_cache *elfc, int procs_fd, int code_fd,
+		 void (*notice)(void *ctx, const char *msg), void *notice_ctx);
+void dt_py_free(dt_py *p);
+/* Writes pid's pyprocs entry when its mappings hold a CPython runtime of a known version, else
+ * deletes it. */
+void dt_py_scan(dt_py *p, uint32_t pid, const dt_proc_mappings *maps);
+void dt_py_forget(dt_py *p, uint32_t pid);
+/* The line of instruction `lasti` (code units) from a CPython 3.11+ line table (co_linetable,
+ * Objects/locations.md), starting at firstlineno; -1 when it has none or the table ends first. */
+int dt_py_line_311(const uint8_t *lt, uint32_t len, int32_t firstlineno, uint32_t lasti);
+/* See dt_unwinder_py_frame. */
+int dt_py_frame_name(dt_py *p, uint32_t pid, uint64_t word, char *name, size_t nn, char *file,
+		     size_t fnn, uint32_t *line);
+
 #endif

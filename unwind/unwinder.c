@@ -89,6 +89,7 @@ struct dt_unwinder {
 	double startup_ms;      /* dt_unwinder_add_all: time and processes */
 	uint32_t startup_procs;
 	bool follows_cgroup;    /* dt_unwinder_follow_cgroup: its processes are held */
+	dt_py *py;              /* CPython processes (python.c) */
 };
 
 static const char *const ptype_sfx[DT_WPT__COUNT] = {"perf", "kprobe", "tp", "rawtp"};
@@ -175,8 +176,12 @@ static int load_ptype(dt_unwinder *u, int k)
 		ulog(u, "walker: loading the %s walker failed: %s", ptype_sfx[k], dt_strerror(-ret));
 		goto fail;
 	}
-	for (slot = 0; slot < 2; slot++) {
-		snprintf(name, sizeof(name), "dt_walk_%s_%s", slot ? "step" : "start", ptype_sfx[k]);
+	for (slot = 0; slot < DT_WALKER_NSLOTS; slot++) {
+		static const char *const slot_name[DT_WALKER_NSLOTS] = {
+			[DT_WALKER_SLOT_START] = "start", [DT_WALKER_SLOT_STEP] = "step",
+			[DT_WALKER_SLOT_PY] = "py" };
+
+		snprintf(name, sizeof(name), "dt_walk_%s_%s", slot_name[slot], ptype_sfx[k]);
 		prog = bpf_object__find_program_by_name(o, name);
 		fd = prog ? bpf_program__fd(prog) : -ENOENT;
 		if (fd < 0 || bpf_map_update_elem(u->wprogs_fd[k], &slot, &fd, BPF_ANY) < 0) {
@@ -277,6 +282,8 @@ dt_unwinder *dt_unwinder_new(const dt_unwinder_opts *opts)
 	u->requests_fd = map_fd(u, "requests");
 	u->wstats_fd = map_fd(u, "wstats");
 	u->throttle_fd = map_fd(u, "throttle");
+	u->py = dt_py_new(u->elfc, map_fd(u, "pyprocs"), map_fd(u, "pycode"), u->opts.notice,
+			  u->opts.notice_ctx);
 	u->rb = ring_buffer__new(u->requests_fd, request_cb, u, NULL);
 	if (!u->rb) {
 		ret = -errno;
@@ -326,6 +333,7 @@ void dt_unwinder_free(dt_unwinder *u)
 		free(u->objs[i].path);
 		free(u->objs[i].segs);
 	}
+	dt_py_free(u->py);
 	if (u->own_elfc)
 		dt_elf_cache_free(u->elfc);
 	for (i = 0; i < u->procs.n; i++)
@@ -720,6 +728,8 @@ void dt_unwinder_remove_pid(dt_unwinder *u, uint32_t pid)
 	uproc *p = find_proc(u, pid);
 
 	bpf_map_delete_elem(u->procs_fd, &pid);
+	if (u->py)
+		dt_py_forget(u->py, pid);
 	if (!p)
 		return;
 	proc_release(u, p);
@@ -788,6 +798,8 @@ int dt_unwinder_add_pid(dt_unwinder *u, uint32_t pid)
 		}
 		pm->n++;
 	}
+	if (pm->n)
+		dt_py_scan(u->py, pid, &maps);
 	dt_proc_mappings_free(&maps);
 	if (pm->n == 0) {
 		ret = -ESRCH; /* a kernel thread, or a process between exit and reaping */
@@ -945,6 +957,12 @@ int dt_unwinder_frames(dt_unwinder *u, const struct dt_stack_ref *ref, uint64_t 
 	n = DT_MIN(DT_MIN(fr.nframes, max), deep ? DT_WALKER_MAX_FRAMES : DT_FRAMES_SHORT);
 	memcpy(pcs, fr.pc, n * sizeof(*pcs));
 	return (int)n;
+}
+
+int dt_unwinder_py_frame(dt_unwinder *u, uint32_t pid, uint64_t word, char *name, size_t nn,
+			 char *file, size_t fnn, uint32_t *line)
+{
+	return dt_py_frame_name(u->py, pid, word, name, nn, file, fnn, line);
 }
 
 const char *dt_unwind_status_str(uint32_t flags)

@@ -243,7 +243,9 @@ def frame_name(line):
     """`    d+98`, `\t55d0c0 d+98 (/path/x)` (perf mode), `Square::area(double) const+63`,
     `    msort_with_tmp [inlined]` -> the symbol alone; an unsymbolized address stays as it is."""
     s = line.strip()
-    m = re.match(r"(0x)?[0-9a-fA-F]+\s+(\S.*)$", s)
+    # Only perf mode's tab-indented lines lead with an address: a Python frame "c (x.py:3)"
+    # must not lose its name because "c" reads as hex.
+    m = re.match(r"(0x)?[0-9a-fA-F]+\s+(\S.*)$", s) if line.startswith("\t") else None
     if m:
         s = m.group(2)
     s = re.sub(r"\s+\([^()]*\)$", "", s)

@@ -46,6 +46,7 @@ check(blocks[1] == ["0x7f00aa"], "stack_blocks: bare address kept")
 check(blocks[2] == ["Square::area(double) const", "main"],
       "stack_blocks: perf mode, C++ name, inline frame skipped")
 check(run.frame_name("    msort_with_tmp [inlined]") == "msort_with_tmp", "frame_name: inline marker")
+check(run.frame_name("    c (pyprog.py:27)") == "c", "frame_name: a Python frame whose name reads as hex")
 check(run.order_in(blocks[0], ["d", "b", "main"], False), "order: subsequence")
 check(not run.order_in(blocks[0], ["d", "b", "main"], True), "stack: gap rejected")
 check(run.order_in(blocks[0], ["c", "b", "a"], True), "stack: adjacent run")

@@ -1,0 +1,396 @@
+/* python.c — CPython frames in ustack_dwarf, the userspace half (protocol: bpf-lib/dt_python.h).
+ * When the unwinder reads a process's mappings it asks here whether the process runs CPython: an
+ * object named `python3.N` or `libpython3.N….so` (the interpreter, or an embedding program's
+ * library) with `_PyRuntime` and `_PyEval_EvalFrameDefault` among its dynamic symbols. Its
+ * version comes from the `Py_Version` word (3.11+) or the name, its structure offsets from the
+ * table of known releases below, and the walker's `pyprocs` entry for the pid is written from
+ * them; a version without known offsets is said once, and the process keeps native frames.
+ * Afterwards the Python frames of a stack are named from the code-object records the walker's
+ * Python step copied (`pycode`): name, file, and the line computed from CPython's line table
+ * for the frame's instruction. */
+#include "unwind/unwind.h"
+#include "unwind/unwind_internal.h"
+#include "bpf-lib/dt_python.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------------- known releases */
+
+/* Offsets of the releases whose layout is known without DWARF (x86-64, the default build).
+ * 3.11's were checked with offsetof against Debian 12's python3.11-dev headers
+ * (Py_BUILD_CORE, internal/pycore_frame.h, pycore_runtime.h) and are the same for every 3.11.x. */
+struct known_release {
+	uint32_t minor;
+	struct dt_py_offsets off;
+};
+
+static const struct known_release known[] = {
+	{ 11, { .layout = DT_PY_LAYOUT_311,
+		.runtime_interp_head = 40,   /* _PyRuntimeState.interpreters.head */
+		.interp_next = 0,
+		.interp_threads_head = 16,
+		.tstate_next = 8,
+		.tstate_thread_id = 152,
+		.tstate_cframe = 56,
+		.cframe_current_frame = 8,
+		.frame_code = 32,
+		.frame_previous = 48,
+		.frame_instr = 56,           /* prev_instr */
+		.frame_entry = 68,           /* is_entry */
+		.code_firstlineno = 72,
+		.code_filename = 112,
+		.code_name = 120,
+		.code_linetable = 136,
+		.code_adaptive = 184,
+		.bytes_size = 16,
+		.bytes_data = 32,
+		.str_length = 16,
+		.str_state = 32,
+		.str_ascii_data = 48,
+		.str_compact_data = 72 } },
+};
+
+/* ---------------------------------------------------------------- discovery */
+
+/* What an interpreter object gave: the same for every process that maps it. */
+typedef struct pyobj {
+	char *ident;          /* dt_elf_ident */
+	bool ok;              /* offsets known and symbols found */
+	uint32_t version;     /* PY_VERSION_HEX, or 3.N as 0x030N0000 from the name */
+	uint64_t runtime, eval_start, eval_end; /* ELF vaddrs */
+	struct dt_py_offsets off;
+} pyobj;
+
+struct dt_py {
+	int procs_fd, code_fd;
+	dt_elf_cache *elfc;
+	void (*notice)(void *ctx, const char *msg);
+	void *notice_ctx;
+	DT_VEC(pyobj) objs;
+};
+
+dt_py *dt_py_new(dt_elf_cache *elfc, int procs_fd, int code_fd,
+		 void (*notice)(void *ctx, const char *msg), void *notice_ctx)
+{
+	dt_py *p = xcalloc(1, sizeof(*p));
+
+	p->elfc = elfc;
+	p->procs_fd = procs_fd;
+	p->code_fd = code_fd;
+	p->notice = notice;
+	p->notice_ctx = notice_ctx;
+	return p;
+}
+
+void dt_py_free(dt_py *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->objs.n; i++)
+		free(p->objs.v[i].ident);
+	free(p->objs.v);
+	free(p);
+}
+
+/* The minor version N when `path`'s basename names a CPython 3.N interpreter object
+ * (python3.N, libpython3.N.so…, libpython3.Nd.so…), else -1. */
+static int py_minor_of(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	char *end;
+	long minor;
+
+	b = b ? b + 1 : path;
+	if (!strncmp(b, "libpython3.", 11)) {
+		minor = strtol(b + 11, &end, 10);
+		if (end == b + 11)
+			return -1;
+		while (*end >= 'a' && *end <= 'z')
+			end++; /* ABI flags: d, m, t */
+		return !strncmp(end, ".so", 3) && minor >= 0 && minor < 100 ? (int)minor : -1;
+	}
+	if (!strncmp(b, "python3.", 8)) {
+		minor = strtol(b + 8, &end, 10);
+		return end != b + 8 && (*end == '\0' || !strcmp(end, "d")) && minor >= 0 &&
+		       minor < 100 ? (int)minor : -1;
+	}
+	return -1;
+}
+
+struct symfind {
+	uint64_t runtime, eval, eval_size, version;
+};
+
+static int symfind_cb(void *ctx, const dt_elf_sym *s)
+{
+	struct symfind *f = ctx;
+
+	if (!strcmp(s->name, "_PyRuntime"))
+		f->runtime = s->value;
+	else if (!strcmp(s->name, "_PyEval_EvalFrameDefault")) {
+		f->eval = s->value;
+		f->eval_size = s->size;
+	} else if (!strcmp(s->name, "Py_Version"))
+		f->version = s->value;
+	return 0;
+}
+
+/* Reads `n` bytes at ELF vaddr `va` of the file behind e (opened as `path`). */
+static int read_vaddr(dt_elf *e, const char *path, uint64_t va, void *buf, size_t n)
+{
+	size_t nsegs, i;
+	const dt_elf_seg *segs = dt_elf_segments(e, &nsegs);
+	int fd, ret = -ERANGE;
+
+	for (i = 0; i < nsegs; i++)
+		if (va >= segs[i].vaddr && va + n <= segs[i].vaddr + segs[i].filesz)
+			break;
+	if (i == nsegs)
+		return -ERANGE;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (pread(fd, buf, n, (off_t)(segs[i].off + (va - segs[i].vaddr))) == (ssize_t)n)
+		ret = 0;
+	close(fd);
+	return ret;
+}
+
+static void notice(dt_py *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void notice(dt_py *p, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (!p->notice)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	p->notice(p->notice_ctx, msg);
+}
+
+/* The interpreter facts of the object at `path` (a map_files link) shown as `display`; NULL when
+ * it is no CPython runtime (no _PyRuntime: e.g. python3.N linked to libpython, which has it). */
+static const pyobj *py_object(dt_py *p, const char *path, const char *display, int minor)
+{
+	struct symfind f = {0};
+	pyobj o = {0};
+	uint32_t hex = 0;
+	dt_elf *e = dt_elf_open(p->elfc, path);
+
+	if (!e)
+		return NULL;
+	for (size_t i = 0; i < p->objs.n; i++)
+		if (!strcmp(p->objs.v[i].ident, dt_elf_ident(e))) {
+			dt_elf_put(e);
+			return &p->objs.v[i];
+		}
+	dt_elf_sym_each(e, symfind_cb, &f);
+	o.ident = xstrdup(dt_elf_ident(e));
+	o.version = 0x03000000u | (uint32_t)minor << 16;
+	if (f.version && read_vaddr(e, path, f.version, &hex, sizeof(hex)) == 0 &&
+	    (hex >> 24) == 3 && ((hex >> 16) & 0xff) == (uint32_t)minor)
+		o.version = hex;
+	dt_elf_put(e);
+	if (!f.runtime || !f.eval) {
+		free(o.ident);
+		return NULL; /* not the object holding the runtime */
+	}
+	o.runtime = f.runtime;
+	o.eval_start = f.eval;
+	o.eval_end = f.eval + (f.eval_size ? f.eval_size : 1);
+	for (size_t i = 0; i < DT_ARRAY_SIZE(known); i++)
+		if (known[i].minor == (uint32_t)minor) {
+			o.off = known[i].off;
+			o.ok = true;
+		}
+	if (!o.ok)
+		notice(p, "%s: CPython 3.%d has no known structure offsets here; its stacks show "
+		       "the interpreter's native frames, not Python's", display, minor);
+	DT_VEC_PUSH(&p->objs, o);
+	return &p->objs.v[p->objs.n - 1];
+}
+
+/* The load bias of a mapping of e's file at `start` with file offset `off`. */
+static bool map_bias(dt_elf *e, uint64_t start, uint64_t off, uint64_t *bias)
+{
+	size_t nsegs;
+	const dt_elf_seg *segs = dt_elf_segments(e, &nsegs);
+
+	for (size_t i = 0; i < nsegs; i++)
+		if (off >= (segs[i].off & ~4095ull) && off < segs[i].off + DT_MAX(segs[i].filesz, 1)) {
+			*bias = start - (segs[i].vaddr - (segs[i].off - off));
+			return true;
+		}
+	return false;
+}
+
+void dt_py_scan(dt_py *p, uint32_t pid, const dt_proc_mappings *maps)
+{
+	struct dt_py_proc pp = {0};
+	bool found = false;
+	char mf[96];
+
+	for (size_t k = 0; k < maps->n && !found; k++) {
+		const dt_proc_mapping *mp = &maps->v[k];
+		const pyobj *o;
+		uint64_t bias;
+		dt_elf *e;
+		int minor;
+
+		if (mp->path[0] != '/' || !mp->inode || mp->perms[2] != 'x' ||
+		    (minor = py_minor_of(mp->path)) < 0)
+			continue;
+		snprintf(mf, sizeof(mf), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, mp->start,
+			 mp->end);
+		o = py_object(p, mf, mp->path, minor);
+		if (!o || !o->ok)
+			continue;
+		e = dt_elf_open(p->elfc, mf);
+		if (!e)
+			continue;
+		if (map_bias(e, mp->start, mp->offset, &bias)) {
+			pp.runtime = o->runtime + bias;
+			pp.eval_start = o->eval_start + bias;
+			pp.eval_end = o->eval_end + bias;
+			pp.version = o->version;
+			pp.off = o->off;
+			found = true;
+		}
+		dt_elf_put(e);
+	}
+	if (found)
+		bpf_map_update_elem(p->procs_fd, &pid, &pp, BPF_ANY);
+	else
+		bpf_map_delete_elem(p->procs_fd, &pid);
+}
+
+void dt_py_forget(dt_py *p, uint32_t pid)
+{
+	bpf_map_delete_elem(p->procs_fd, &pid);
+}
+
+/* ---------------------------------------------------------------- naming frames */
+
+/* PEP 393 text (kind bytes a character) as UTF-8. */
+static void utf8_of(const uint8_t *s, uint32_t len, uint8_t kind, char *out, size_t n)
+{
+	size_t o = 0;
+
+	for (uint32_t i = 0; i + kind <= len && o + 5 < n; i += kind) {
+		uint32_t c = kind == 1 ? s[i] : kind == 2 ? (uint32_t)(s[i] | s[i + 1] << 8) :
+			     (uint32_t)(s[i] | s[i + 1] << 8 | s[i + 2] << 16 | (uint32_t)s[i + 3] << 24);
+
+		if (c < 0x80) {
+			out[o++] = (char)c;
+		} else if (c < 0x800) {
+			out[o++] = (char)(0xc0 | c >> 6);
+			out[o++] = (char)(0x80 | (c & 63));
+		} else if (c < 0x10000) {
+			out[o++] = (char)(0xe0 | c >> 12);
+			out[o++] = (char)(0x80 | ((c >> 6) & 63));
+			out[o++] = (char)(0x80 | (c & 63));
+		} else {
+			out[o++] = (char)(0xf0 | c >> 18);
+			out[o++] = (char)(0x80 | ((c >> 12) & 63));
+			out[o++] = (char)(0x80 | ((c >> 6) & 63));
+			out[o++] = (char)(0x80 | (c & 63));
+		}
+	}
+	out[o] = '\0';
+}
+
+static uint32_t varint(const uint8_t **p, const uint8_t *end)
+{
+	uint32_t val = 0, shift = 0;
+	uint8_t b;
+
+	do {
+		if (*p >= end)
+			return val;
+		b = *(*p)++;
+		val |= (uint32_t)(b & 63) << shift;
+		shift += 6;
+	} while ((b & 64) && shift < 32);
+	return val;
+}
+
+static int32_t svarint(const uint8_t **p, const uint8_t *end)
+{
+	uint32_t u = varint(p, end);
+
+	return u & 1 ? -(int32_t)(u >> 1) : (int32_t)(u >> 1);
+}
+
+int dt_py_line_311(const uint8_t *lt, uint32_t len, int32_t firstlineno, uint32_t lasti)
+{
+	const uint8_t *p = lt, *end = lt + len;
+	int32_t line = firstlineno;
+	uint32_t addr = 0;
+
+	while (p < end) {
+		uint8_t b = *p++;
+		uint32_t code = (b >> 3) & 15, n = (b & 7) + 1;
+		bool none = false;
+
+		if (!(b & 0x80))
+			return -1; /* not the start of an entry: a malformed table */
+		switch (code) {
+		case 15: /* no location */
+			none = true;
+			break;
+		case 14: /* long form: line delta, end line delta, column, end column */
+			line += svarint(&p, end);
+			varint(&p, end);
+			varint(&p, end);
+			varint(&p, end);
+			break;
+		case 13: /* no column */
+			line += svarint(&p, end);
+			break;
+		case 10: case 11: case 12: /* one line, two column bytes */
+			line += (int32_t)code - 10;
+			p += 2;
+			break;
+		default: /* short form, one column byte */
+			p += 1;
+			break;
+		}
+		if (lasti < addr + n)
+			return none ? -1 : line;
+		addr += n;
+	}
+	return -1;
+}
+
+int dt_py_frame_name(dt_py *p, uint32_t pid, uint64_t word, char *name, size_t nn, char *file,
+		     size_t fnn, uint32_t *line)
+{
+	struct dt_py_code_key key = {.pid = pid, .code = DT_PY_CODE_OF(word)};
+	struct dt_py_code *v = xmalloc(sizeof(*v));
+	uint32_t lasti = DT_PY_LASTI_OF(word);
+	int l = -1;
+
+	if (bpf_map_lookup_elem(p->code_fd, &key, v) < 0) {
+		free(v);
+		return -ENOENT;
+	}
+	utf8_of((const uint8_t *)v->name, DT_MIN(v->name_len, DT_PY_NAME_MAX), v->name_kind, name,
+		nn);
+	utf8_of((const uint8_t *)v->file, DT_MIN(v->file_len, DT_PY_FILE_MAX), v->file_kind, file,
+		fnn);
+	if (lasti < DT_PY_LASTI_MAX)
+		l = dt_py_line_311(v->lt, DT_MIN(v->lt_len, DT_PY_LT_MAX), v->firstlineno, lasti);
+	*line = l > 0 ? (uint32_t)l : 0;
+	free(v);
+	return 0;
+}
