@@ -1079,8 +1079,12 @@ void cg_emit_program(cg *c, const dt_cg_prog *pg, const char *section, const cg_
 			cg_visit_probe(p, dwarf_depth_of, &depth);
 			cg_store_int(c, st, offsetof(struct dt_walker_state, cont_slot), 4,
 				     cg_i64(c, (uint64_t)cont_slot));
+			/* ustack_dwarf(native): the checker let no plain ustack_dwarf share
+			 * the probe, whose one walk serves both. */
 			cg_store_int(c, st, offsetof(struct dt_walker_state, max_depth), 4,
-				     cg_i64(c, DT_MIN(depth, (uint32_t)DT_WALKER_MAX_FRAMES)));
+				     cg_i64(c, DT_MIN(depth, (uint32_t)DT_WALKER_MAX_FRAMES) |
+					       (p->ustack_dwarf_native ? DT_WALKER_NATIVE_ONLY
+								       : 0)));
 			args[0] = c->ctxp;
 			args[1] = cg_map_ref(c, wfd);
 			args[2] = cg_i64(c, DT_WALKER_SLOT_START);

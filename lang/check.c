@@ -501,6 +501,17 @@ static const dt_type *check_builtin(checker *c, dt_expr *e)
 			c->probe->uses_ustack_dwarf = true;
 			if (c->in_pred)
 				c->probe->pred_uses_ustack_dwarf = true;
+			if (e->builtin.native ? c->probe->ustack_dwarf_mixed
+					      : c->probe->ustack_dwarf_native) {
+				ERR(c, e->span, "ustack_dwarf and ustack_dwarf(native) in one probe");
+				HINT(c, "one stack walk serves a probe: use one of them, or two probes "
+					"on the same event");
+				return &t_none;
+			}
+			if (e->builtin.native)
+				c->probe->ustack_dwarf_native = true;
+			else
+				c->probe->ustack_dwarf_mixed = true;
 		}
 		return dt_type_stack(c->a, k, e->builtin.mode, e->builtin.depth);
 	}
@@ -2532,6 +2543,7 @@ static void walk(checker *c)
 		c->record = NULL;
 		c->record_failed = false;
 		pr->uses_ustack_dwarf = pr->pred_uses_ustack_dwarf = false;
+		pr->ustack_dwarf_native = pr->ustack_dwarf_mixed = false;
 		if (!pr->nattach)
 			continue;
 		if (pr->pred) {

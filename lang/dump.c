@@ -153,6 +153,8 @@ static void dump_expr(dumper *d, const dt_expr *e, int depth)
 		    e->builtin.id == DT_B_USTACK_DWARF)
 			fprintf(o, " mode=%s depth=%u", stack_mode_name(e->builtin.mode),
 				e->builtin.depth ? e->builtin.depth : DT_STACK_DEFAULT_DEPTH);
+		if (e->builtin.native)
+			fprintf(o, " native");
 		end_expr(d, e);
 		return;
 	case DT_E_VAR:

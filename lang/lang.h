@@ -388,6 +388,7 @@ struct dt_expr {
 			uint32_t depth;       /* kstack/ustack/ustack_dwarf(N): N, or 0 = default */
 			dt_stack_mode mode;   /* kstack(perf) etc. */
 			uint32_t variant;     /* nsecs(CLOCK): dt_clock; pid/tid(NS): dt_pid_ns */
+			bool native;          /* ustack_dwarf(native): no interpreter (CPython) frames */
 		} builtin;
 		struct { const char *name; dt_var_sym *sym; } var;   /* name includes the '$' */
 		struct {
@@ -494,6 +495,8 @@ typedef struct dt_probe {
 	uint32_t nvars;
 	bool uses_ustack_dwarf; /* body or predicate evaluates ustack_dwarf */
 	bool pred_uses_ustack_dwarf;
+	/* ustack_dwarf(native) / plain ustack_dwarf was seen (one walk serves a probe: not both) */
+	bool ustack_dwarf_native, ustack_dwarf_mixed;
 	uint32_t index;
 } dt_probe;
 

@@ -352,11 +352,17 @@ static dt_expr *parse_stack_builtin(parser *p, dt_expr *e, const char *name, uin
 	advance(p); /* ( */
 	int nargs = 0;
 	bool bad = false;
-	while (p->cur.kind != DT_TOK_RPAREN && p->cur.kind != DT_TOK_EOF && nargs < 3) {
+	while (p->cur.kind != DT_TOK_RPAREN && p->cur.kind != DT_TOK_EOF && nargs < 4) {
 		if (nargs)
 			if (!expect(p, DT_TOK_COMMA, "expected ',' or ')' in stack arguments"))
 				return e;
-		if (p->cur.kind == DT_TOK_IDENT && nargs == 0) {
+		if (p->cur.kind == DT_TOK_IDENT && !strcmp(name, "ustack_dwarf") &&
+		    !e->builtin.depth && !e->builtin.native && is_kw(p, &p->cur, "native")) {
+			/* ustack_dwarf(native[, MODE][, N]): the interpreter's own frames, not
+			 * the Python frames it runs. */
+			e->builtin.native = true;
+		} else if (p->cur.kind == DT_TOK_IDENT && nargs == (int)e->builtin.native &&
+			   !e->builtin.depth) {
 			if (is_kw(p, &p->cur, "perf"))
 				e->builtin.mode = DT_STACKMODE_PERF;
 			else if (is_kw(p, &p->cur, "raw"))
@@ -380,8 +386,15 @@ static dt_expr *parse_stack_builtin(parser *p, dt_expr *e, const char *name, uin
 			if (!p->panic)
 				dt_diag(p->d, DT_DIAG_ERROR, tok_span(&p->cur),
 					"bad %s argument", name);
-			dt_diag_hint(p->d, "expected %s(N), %s(perf|raw|bpftrace) or %s(MODE, N) "
-					   "with N in 1..%d", name, name, name, DT_STACK_MAX_DEPTH);
+			if (!strcmp(name, "ustack_dwarf"))
+				dt_diag_hint(p->d, "expected ustack_dwarf(N), ustack_dwarf(perf|raw|"
+						   "bpftrace), ustack_dwarf(MODE, N), each maybe "
+						   "after `native,`, with N in 1..%d",
+					     DT_STACK_MAX_DEPTH);
+			else
+				dt_diag_hint(p->d, "expected %s(N), %s(perf|raw|bpftrace) or "
+						   "%s(MODE, N) with N in 1..%d", name, name, name,
+					     DT_STACK_MAX_DEPTH);
 			p->panic = true;
 			return e;
 		}
