@@ -115,6 +115,11 @@ typedef struct dt_elf_usdt {
  * non-zero; returns that value, or 0. Notes that do not parse, or whose pc is in no executable
  * segment, are left out. */
 int dt_elf_usdt_each(dt_elf *e, int (*fn)(void *ctx, const dt_elf_usdt *u), void *ctx);
+/* Calls fn on each DT_NEEDED library name of e's dynamic section (runpath false) and on each
+ * DT_RUNPATH / DT_RPATH string (runpath true: ':'-separated directories, $ORIGIN unexpanded),
+ * in order, until fn returns non-zero; returns that, or 0. */
+int dt_elf_needed_each(dt_elf *e, int (*fn)(void *ctx, const char *name, bool runpath),
+		       void *ctx);
 
 /* ---------------------------------------------------------------- separate debug files */
 

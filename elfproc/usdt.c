@@ -5,7 +5,8 @@
  * after the note was written, `.stapsdt.base`'s section address differs from the recorded one,
  * and pc and semaphore move by the same amount (SystemTap's rule); an object without the section
  * is taken as it is. File offsets come through the PT_LOAD segment holding each address: the pc
- * is the uprobe's offset, the semaphore's is the uprobe's ref_ctr_offset. */
+ * is the uprobe's offset, the semaphore's is the uprobe's ref_ctr_offset. Also the libraries an
+ * object needs (DT_NEEDED, its run paths), which a program about to start will map. */
 #include "elfproc/elfproc_internal.h"
 
 #include <errno.h>
@@ -90,6 +91,35 @@ int dt_elf_usdt_each(dt_elf *e, int (*fn)(void *ctx, const dt_elf_usdt *u), void
 			if (u.sema && any_seg_offset(e, u.sema, &u.sema_offset) < 0)
 				u.sema_offset = 0;
 			rc = fn(ctx, &u);
+		}
+	}
+	return rc;
+}
+
+int dt_elf_needed_each(dt_elf *e, int (*fn)(void *ctx, const char *name, bool runpath),
+		       void *ctx)
+{
+	Elf_Scn *scn = NULL;
+	int rc = 0;
+
+	while (!rc && (scn = elf_nextscn(e->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC ||
+		    !(data = elf_getdata(scn, NULL)) || !sh.sh_entsize)
+			continue;
+		for (size_t i = 0; !rc && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Dyn d;
+			const char *s;
+
+			if (!gelf_getdyn(data, (int)i, &d) || d.d_tag == DT_NULL)
+				break;
+			if (d.d_tag != DT_NEEDED && d.d_tag != DT_RUNPATH && d.d_tag != DT_RPATH)
+				continue;
+			s = elf_strptr(e->elf, sh.sh_link, d.d_un.d_val);
+			if (s)
+				rc = fn(ctx, s, d.d_tag != DT_NEEDED);
 		}
 	}
 	return rc;

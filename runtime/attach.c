@@ -878,6 +878,70 @@ static void objs_of_pid(usdt_objvec *v, int pid, bool all)
 	dt_proc_mappings_free(&m);
 }
 
+struct needed {
+	DT_VEC(char *) libs, dirs;
+};
+
+static int needed_cb(void *ctx, const char *name, bool runpath)
+{
+	struct needed *n = ctx;
+
+	if (!runpath) {
+		DT_VEC_PUSH(&n->libs, xstrdup(name));
+		return 0;
+	}
+	for (const char *p = name; *p;) {
+		size_t len = strcspn(p, ":");
+
+		if (len)
+			DT_VEC_PUSH(&n->dirs, xstrndup(p, len));
+		p += len + (p[len] == ':');
+	}
+	return 0;
+}
+
+/* The -c program, which has not started yet, and the libraries it needs (DT_NEEDED through its
+ * run paths, $ORIGIN its directory, then as uprobe targets resolve library names): what its
+ * process will map, as far as the file says. */
+static void objs_of_program(usdt_objvec *v, const char *path)
+{
+	struct needed n = { 0 };
+	dt_elf *e = dt_elf_open(NULL, path);
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+
+	objs_add(v, xstrdup(path), xstrdup(path));
+	if (slash)
+		*slash = 0;
+	else
+		strcpy(dir, ".");
+	if (e)
+		dt_elf_needed_each(e, needed_cb, &n);
+	for (size_t i = 0; i < n.libs.n; i++) {
+		char *found = NULL;
+
+		for (size_t k = 0; k < n.dirs.n && !found; k++) {
+			const char *d = n.dirs.v[k];
+			char *full = !strncmp(d, "$ORIGIN", 7) ?
+					     xasprintf("%s%s/%s", dir, d + 7, n.libs.v[i]) :
+					     xasprintf("%s/%s", d, n.libs.v[i]);
+
+			if (access(full, R_OK) == 0)
+				found = full;
+			else
+				free(full);
+		}
+		if (found || dt_rt_resolve_binary(n.libs.v[i], -1, &found) == 0)
+			objs_add(v, found, xstrdup(found));
+		free(n.libs.v[i]);
+	}
+	for (size_t k = 0; k < n.dirs.n; k++)
+		free(n.dirs.v[k]);
+	free(n.libs.v);
+	free(n.dirs.v);
+	free(dir);
+	dt_elf_put(e);
+}
+
 static int usdt_objects(const char *target, int pid, const char *child_path, usdt_objvec *v,
 			char **why)
 {
@@ -887,7 +951,7 @@ static int usdt_objects(const char *target, int pid, const char *child_path, usd
 				return dt_rt_fail(why, -ESRCH, "process %d does not exist", pid);
 			objs_of_pid(v, pid, false);
 		} else if (child_path) {
-			objs_add(v, xstrdup(child_path), xstrdup(child_path));
+			objs_of_program(v, child_path);
 		} else {
 			DIR *d = opendir("/proc");
 			struct dirent *de;
