@@ -369,6 +369,15 @@ static void assign(cg *c, const dt_stmt *s)
 	const dt_expr *t = s->assign.target, *val = s->assign.value;
 	dt_binop op = s->assign.op;
 
+	if (!val) { /* `let $x;`: zero, at the declaration (in a loop, at each pass) */
+		const dt_var_sym *vs = t->var.sym;
+
+		if (cg_is_scalar(vs->type))
+			LLVMBuildStore(c->b, cg_i64(c, 0), c->vars[vs->id]);
+		else
+			cg_memset0(c, c->vars[vs->id], vs->type->size);
+		return;
+	}
 	if (t->kind == DT_E_MAP && val->kind == DT_E_CALL && is_agg_func(val->call.id)) {
 		aggregate(c, t, val);
 		return;
@@ -529,12 +538,14 @@ static void emit_print(cg *c, const dt_expr *e)
 		return;
 	}
 	LLVMValueRef v = cg_expr(c, a);
-	const dt_type *t = a->type;
+	/* The event holds the value as stored (an int32 member read goes out as 8 bytes), the
+	 * type userspace prints it with. */
+	const dt_type *t = e->call.args_type->tuple.elems[0];
 
 	if (!v)
 		return;
 	ev = cg_event_new(c, DT_EV_PRINT_VALUE, e->call.event_id, t->size);
-	cg_store(c, ev, CG_EV_PAYLOAD, t, v, t);
+	cg_store(c, ev, CG_EV_PAYLOAD, t, v, a->type);
 	cg_event_output(c, ev, t->size);
 }
 

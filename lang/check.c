@@ -30,6 +30,16 @@ typedef struct map_info {
 	bool assigned; /* some statement stores into it (else reading it is an error) */
 } map_info;
 
+/* The public dt_var_sym plus the checker's view of it: the block it belongs to, and the type a
+ * `let $x: TYPE` gave it (every value assigned to it is converted to that type). */
+typedef struct var_info {
+	dt_var_sym sym;
+	uint32_t scope;
+	const dt_type *declared;
+	dt_ctype_ref declared_ref;
+	bool by_let;
+} var_info;
+
 typedef struct checker {
 	dt_program *p;
 	dt_arena *a;
@@ -41,7 +51,9 @@ typedef struct checker {
 	/* The probe being checked. */
 	dt_probe *probe;
 	DT_VEC(dt_var_sym *) vars;
-	dt_strmap var_names; /* name -> dt_var_sym of this probe */
+	dt_strmap var_names; /* name -> var_info of this probe (its latest variable of the name) */
+	DT_VEC(uint32_t) scopes; /* the blocks open around the statement being checked */
+	uint32_t scope_next;
 	const dt_type *record;   /* its tracepoint args, loaded on first use */
 	bool record_failed;
 	bool in_pred;
@@ -215,47 +227,89 @@ static map_info *check_map_use(checker *c, dt_expr *e)
 	return m;
 }
 
-static dt_var_sym *var_find(checker *c, const char *name)
+static var_info *var_find(checker *c, const char *name)
 {
 	return dt_strmap_get(&c->var_names, name);
 }
 
+/* Block scoping as bpftrace now defines it: a $variable belongs to the block ({ }, the probe
+ * body, a loop) it is first assigned or declared (`let`) in, and is visible in the blocks
+ * inside it. 0.17 scoped variables to the whole probe; its scripts keep working because a
+ * variable whose block has closed is still found by name (a later assignment of the name joins
+ * it, a read sees it): what bpftrace now rejects as undeclared, 0.17's rule still answers,
+ * and what bpftrace now accepts means the same under both. `let` always makes a new variable. */
+static void scope_open(checker *c)
+{
+	DT_VEC_PUSH(&c->scopes, ++c->scope_next);
+}
+
+static void scope_close(checker *c)
+{
+	c->scopes.n--;
+}
+
+static bool scope_is_open(const checker *c, uint32_t scope)
+{
+	for (size_t i = 0; i < c->scopes.n; i++)
+		if (c->scopes.v[i] == scope)
+			return true;
+	return false;
+}
+
+static var_info *var_new(checker *c, dt_expr *target, const dt_type *t)
+{
+	var_info *v = dt_arena_alloc(c->a, sizeof(*v));
+	v->sym.name = target->var.name;
+	v->sym.decl = target->span;
+	v->sym.type = is_none(t) ? &t_none : t;
+	v->sym.id = (uint32_t)c->vars.n;
+	v->scope = c->scopes.n ? c->scopes.v[c->scopes.n - 1] : 0;
+	DT_VEC_PUSH(&c->vars, &v->sym);
+	dt_strmap_put(&c->var_names, v->sym.name, v);
+	return v;
+}
+
 static dt_var_sym *var_read(checker *c, dt_expr *e)
 {
-	dt_var_sym *v = var_find(c, e->var.name);
+	var_info *v = var_find(c, e->var.name);
 	if (!v) {
 		ERR(c, e->span, "%s is used before it is assigned in this probe", e->var.name);
-		HINT(c, "scratch variables live in one probe block; use an @map to share values");
+		HINT(c, "declare it first (let %s;) or assign it; scratch variables live in one "
+			"probe block: use an @map to share values", e->var.name);
 		return NULL;
 	}
-	e->var.sym = v;
-	return v;
+	e->var.sym = &v->sym;
+	return &v->sym;
 }
 
 static void var_assign(checker *c, dt_expr *target, const dt_type *t, dt_span at)
 {
 	t = storage_type(t);
-	dt_var_sym *v = var_find(c, target->var.name);
+	var_info *v = var_find(c, target->var.name);
+	/* A variable of a closed block that cannot hold this value is another variable (the
+	 * names are the same, the blocks are not). */
+	if (v && !scope_is_open(c, v->scope) && !is_none(t) && !is_none(v->sym.type) &&
+	    !dt_type_unify(c->a, v->sym.type, t))
+		v = NULL;
 	if (!v) {
-		v = dt_arena_alloc(c->a, sizeof(*v));
-		v->name = target->var.name;
-		v->decl = target->span;
-		v->type = is_none(t) ? &t_none : t;
-		v->id = (uint32_t)c->vars.n;
-		DT_VEC_PUSH(&c->vars, v);
-		dt_strmap_put(&c->var_names, v->name, v);
-	} else if (!is_none(t)) {
-		const dt_type *u = is_none(v->type) ? t : dt_type_unify(c->a, v->type, t);
+		v = var_new(c, target, t);
+	} else {
+		if (!scope_is_open(c, v->scope))
+			v->scope = c->scopes.n ? c->scopes.v[c->scopes.n - 1] : 0;
+		const dt_type *u = is_none(t) ? v->sym.type
+				   : is_none(v->sym.type) ? t
+							  : dt_type_unify(c->a, v->sym.type, t);
 		if (!u) {
-			ERR(c, at, "%s holds %s, cannot assign %s", v->name, tname(c, v->type),
-			    tname(c, t));
-			NOTE(c, v->decl, "%s was first assigned here", v->name);
-		} else {
-			v->type = u;
+			ERR(c, at, "%s holds %s, cannot assign %s", v->sym.name,
+			    tname(c, v->sym.type), tname(c, t));
+			NOTE(c, v->sym.decl, "%s was %s here", v->sym.name,
+			     v->by_let ? "declared" : "first assigned");
+		} else if (!v->declared) {
+			v->sym.type = u;
 		}
 	}
-	target->var.sym = v;
-	target->type = v->type;
+	target->var.sym = &v->sym;
+	target->type = v->sym.type;
 }
 
 /* ---------------------------------------------------------------- builtins */
@@ -2157,7 +2211,143 @@ static const dt_type *check_expr(checker *c, dt_expr *e)
 
 static void check_stmts(checker *c, dt_stmt_list *l);
 
+/* A block's statements, in a scope of their own. */
+static void check_block(checker *c, dt_stmt_list *l)
+{
+	scope_open(c);
+	check_stmts(c, l);
+	scope_close(c);
+}
+
+/* The type `let $x: TYPE` names: an integer, a pointer, or `string` (of the strings' size);
+ * NULL (reported) for anything a $variable cannot hold. */
+static const dt_type *let_type(checker *c, const dt_ctype_ref *r)
+{
+	if (!strcmp(r->name, "string") && !r->nptr)
+		return dt_type_str(str_size(c));
+	const dt_type *t = resolve_ctype(c, r);
+	if (!t)
+		return NULL;
+	if (!is_intlike(t)) {
+		ERR(c, r->span, "a $variable cannot be declared %s", tname(c, t));
+		HINT(c, "declare an integer, a pointer or a string; a struct is held through a "
+			"pointer (struct NAME *)");
+		return NULL;
+	}
+	return t;
+}
+
+/* Whether the integer literal e fits in integer type t (bpftrace refuses an implicit
+ * conversion that changes a literal: `let $a: uint16 = -1` needs a cast). */
+static bool literal_fits(const dt_expr *e, const dt_type *t)
+{
+	int64_t v = (int64_t)e->i.value;
+	unsigned bits = t->size * 8;
+	if (bits >= 64)
+		return true;
+	if (t->is_signed)
+		return v >= -(INT64_C(1) << (bits - 1)) && v < (INT64_C(1) << (bits - 1));
+	return v >= 0 && (uint64_t)v < (UINT64_C(1) << bits);
+}
+
+/* The value of an assignment to a $variable declared with a type: checked against it, and
+ * wrapped once in a cast to it (both walks then see the cast), so an int8 holds what an
+ * int8 holds. Returns the value's type as the variable stores it (NONE when reported). */
+static const dt_type *assign_declared(checker *c, dt_stmt *s, var_info *v)
+{
+	dt_expr *value = s->assign.value;
+	const dt_type *dt = v->declared;
+	if (s->assign.converted)
+		return storage_type(check_expr(c, value));
+	const dt_type *vt = check_expr(c, value);
+	if (is_none(vt))
+		return &t_none;
+	if (dt->kind == DT_T_STR) {
+		if (vt->kind != DT_T_STR) {
+			ERR(c, value->span, "%s is declared %s, cannot assign %s", v->sym.name,
+			    tname(c, dt), tname(c, vt));
+			return &t_none;
+		}
+		if (vt->size > dt->size) {
+			ERR(c, value->span, "%s is declared %s, too small for %s", v->sym.name,
+			    tname(c, dt), tname(c, vt));
+			return &t_none;
+		}
+		return dt;
+	}
+	if (!is_intlike(vt) || (is_ptr(dt) && is_int(vt) && value->kind != DT_E_INT)) {
+		ERR(c, value->span, "%s is declared %s, cannot assign %s", v->sym.name,
+		    tname(c, dt), tname(c, vt));
+		if (is_ptr(dt) && is_int(vt))
+			HINT(c, "cast it: (%s)", tname(c, dt));
+		return &t_none;
+	}
+	if (is_int(dt) && value->kind == DT_E_INT && !literal_fits(value, dt)) {
+		ERR(c, value->span, "%lld does not fit in %s, the declared type of %s",
+		    (long long)value->i.value, tname(c, dt), v->sym.name);
+		HINT(c, "cast it to convert it: (%s)%lld", tname(c, dt), (long long)value->i.value);
+		return &t_none;
+	}
+	dt_expr *x = dt_arena_alloc(c->a, sizeof(*x));
+	x->kind = DT_E_CAST;
+	x->span = value->span;
+	x->cast.to = v->declared_ref;
+	x->cast.e = value;
+	x->type = dt;
+	s->assign.value = x;
+	s->assign.converted = true;
+	return storage_type(dt);
+}
+
+static void check_plain_assign(checker *c, dt_stmt *s);
+
+/* `let $x [: TYPE] [= value]`: a new variable in the current block. */
+static void check_let(checker *c, dt_stmt *s)
+{
+	dt_expr *target = s->assign.target;
+	if (!target || target->kind != DT_E_VAR)
+		return; /* reported by the parser */
+	var_info *old = var_find(c, target->var.name);
+	if (old && scope_is_open(c, old->scope)) {
+		ERR(c, target->span, "%s is already declared; a variable cannot be declared again "
+		    "in its block or a block inside it", target->var.name);
+		NOTE(c, old->sym.decl, "%s was %s here", old->sym.name,
+		     old->by_let ? "declared" : "first assigned");
+	}
+	const dt_type *dt = NULL;
+	if (s->assign.decl_type.name && !(dt = let_type(c, &s->assign.decl_type)))
+		dt = &t_none;
+	/* Without a type or a value, the type is the one later assignments give it: known
+	 * from the collecting walk (the same node's symbol) in the reporting one. */
+	const dt_type *t = dt ? storage_type(dt)
+			   : target->var.sym && !s->assign.value ? target->var.sym->type : &t_none;
+	var_info *v = var_new(c, target, t);
+	v->by_let = true;
+	if (dt && !is_none(dt)) {
+		v->declared = dt;
+		v->declared_ref = s->assign.decl_type;
+	}
+	target->var.sym = &v->sym;
+	target->type = v->sym.type;
+	if (!s->assign.value)
+		return;
+	if (v->declared) {
+		var_assign(c, target, assign_declared(c, s, v), s->assign.value->span);
+		return;
+	}
+	check_plain_assign(c, s);
+}
+
 static void check_assign(checker *c, dt_stmt *s)
+{
+	if (s->assign.decl) {
+		check_let(c, s);
+		return;
+	}
+	check_plain_assign(c, s);
+}
+
+static void check_plain_assign(checker *c, dt_stmt *s)
 {
 	dt_expr *target = s->assign.target, *value = s->assign.value;
 	if (!target || !value)
@@ -2181,6 +2371,11 @@ static void check_assign(checker *c, dt_stmt *s)
 		m->assigned = true;
 		map_part(c, m, &m->sym.value, &m->value_decl, t, value->span, "value");
 		target->type = m->sym.value ? m->sym.value : &t_none;
+		return;
+	}
+	var_info *dv = target->kind == DT_E_VAR ? var_find(c, target->var.name) : NULL;
+	if (dv && dv->declared && s->assign.op == DT_OP_NONE) {
+		var_assign(c, target, assign_declared(c, s, dv), value->span);
 		return;
 	}
 	const dt_type *vt = check_expr(c, value);
@@ -2241,8 +2436,8 @@ static void check_stmt(checker *c, dt_stmt *s)
 		if (!is_none(t) && !is_intlike(t))
 			ERR(c, s->if_.cond->span, "a condition must be an integer, not %s",
 			    tname(c, t));
-		check_stmts(c, &s->if_.then);
-		check_stmts(c, &s->if_.els);
+		check_block(c, &s->if_.then);
+		check_block(c, &s->if_.els);
 		return;
 	}
 	case DT_S_UNROLL: {
@@ -2259,7 +2454,7 @@ static void check_stmt(checker *c, dt_stmt *s)
 				s->unroll.count = (uint32_t)n->i.value;
 			}
 		}
-		check_stmts(c, &s->unroll.body);
+		check_block(c, &s->unroll.body);
 		return;
 	}
 	case DT_S_WHILE: {
@@ -2268,7 +2463,7 @@ static void check_stmt(checker *c, dt_stmt *s)
 			ERR(c, s->while_.cond->span, "a condition must be an integer, not %s",
 			    tname(c, t));
 		c->loop_depth++;
-		check_stmts(c, &s->while_.body);
+		check_block(c, &s->while_.body);
 		c->loop_depth--;
 		return;
 	}
@@ -2278,7 +2473,7 @@ static void check_stmt(checker *c, dt_stmt *s)
 			    s->kind == DT_S_BREAK ? "break" : "continue");
 		return;
 	case DT_S_BLOCK:
-		check_stmts(c, &s->block);
+		check_block(c, &s->block);
 		return;
 	case DT_S_RETURN:
 		return;
@@ -2554,7 +2749,12 @@ static void walk(checker *c)
 				ERR(c, pr->pred->span, "a predicate must be an integer, not %s",
 				    tname(c, t));
 		}
-		check_stmts(c, &pr->body);
+		c->scopes.n = 0;
+		check_block(c, &pr->body);
+		/* A variable only declared (`let $x;`) and never assigned holds 0. */
+		for (size_t j = 0; j < c->vars.n; j++)
+			if (is_none(c->vars.v[j]->type) && ((var_info *)c->vars.v[j])->by_let)
+				c->vars.v[j]->type = dt_type_int(true, 8);
 		if (c->d) {
 			check_vars_size(c);
 			pr->nvars = (uint32_t)c->vars.n;
@@ -2615,6 +2815,7 @@ int dt_check(dt_program *p, dt_arena *a, dt_diags *d, const dt_check_opts *opts)
 	dt_strmap_fini(&c.map_names);
 	free(c.events.v);
 	free(c.vars.v);
+	free(c.scopes.v);
 	dt_strmap_fini(&c.var_names);
 	return dt_diags_error_count(d) > before ? -EINVAL : 0;
 }

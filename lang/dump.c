@@ -266,8 +266,14 @@ static void dump_stmt(dumper *d, const dt_stmt *s, int depth)
 		dump_expr(d, s->expr, depth + 1);
 		return;
 	case DT_S_ASSIGN:
-		fprintf(o, "assign %s%s\n", s->assign.op ? binop_names[s->assign.op] : "",
-			s->assign.op ? "=" : "=");
+		if (s->assign.decl && s->assign.decl_type.name)
+			fprintf(o, "let : %s%.*s\n", s->assign.decl_type.name,
+				(int)s->assign.decl_type.nptr, "********************************");
+		else if (s->assign.decl)
+			fputs("let\n", o);
+		else
+			fprintf(o, "assign %s%s\n", s->assign.op ? binop_names[s->assign.op] : "",
+				s->assign.op ? "=" : "=");
 		dump_expr(d, s->assign.target, depth + 1);
 		dump_expr(d, s->assign.value, depth + 1);
 		return;

@@ -452,7 +452,12 @@ struct dt_stmt {
 		struct {
 			dt_expr *target; /* DT_E_VAR or DT_E_MAP */
 			dt_binop op;     /* DT_OP_NONE for '=', else the compound operator of `op=` */
-			dt_expr *value;
+			dt_expr *value;  /* NULL only in `let $x;` (the variable is zeroed) */
+			/* `let $x [: TYPE] [= value]`: declares a new $variable in this block. */
+			bool decl;
+			dt_ctype_ref decl_type; /* `let $x: TYPE`: name NULL when none is written */
+			/* Set by dt_check: the value was wrapped in a cast to the declared type. */
+			bool converted;
 		} assign;
 		struct { dt_expr *cond; dt_stmt_list then, els; } if_;
 		/* count_expr is an integer literal or a positional parameter; dt_check sets count. */

@@ -940,16 +940,20 @@ static dt_stmt_list parse_brace_block(parser *p)
 	return stmt_vec_finish(p, &v);
 }
 
-/* `(cond)` after `if` or `while` (the keyword is current). */
+/* The condition after `if` or `while` (the keyword is current): `(cond)` as C and 0.17 write
+ * it, or a bare `cond` before the block as bpftrace now also accepts (`if $x > 1 { … }`); the
+ * parentheses are then simply part of the expression. */
 static dt_expr *parse_cond(parser *p, const char *kw)
 {
 	advance(p);
-	expect(p, DT_TOK_LPAREN, kw[0] == 'i' ? "expected '(' after 'if'"
-						 : "expected '(' after 'while'");
+	if (p->cur.kind == DT_TOK_LBRACE) {
+		syntax_error(p, kw[0] == 'i' ? "expected a condition after 'if'"
+					     : "expected a condition after 'while'");
+		return error_expr(p, p->cur.off);
+	}
 	struct nest_save ns = nest_enter(p);
 	dt_expr *e = parse_expr(p);
 	nest_leave(p, ns);
-	expect(p, DT_TOK_RPAREN, "expected ')' after the condition");
 	return e;
 }
 
@@ -978,6 +982,33 @@ static dt_stmt *parse_if(parser *p, uint32_t start)
 		} else {
 			s->if_.els = parse_brace_block(p);
 		}
+	}
+	s->span = span_from(p, start);
+	return s;
+}
+
+/* `let $x;`, `let $x = value;`, `let $x: TYPE;`, `let $x: TYPE = value;` ('let' is current). */
+static dt_stmt *parse_let(parser *p, uint32_t start)
+{
+	dt_stmt *s = new_stmt(p, DT_S_ASSIGN, start);
+	s->assign.decl = true;
+	advance(p);
+	if (p->cur.kind != DT_TOK_VAR) {
+		syntax_error(p, p->cur.kind == DT_TOK_MAP
+					? "expected a $variable after 'let' (maps are declared at "
+					  "the top level: let @name = hash(N);)"
+					: "expected a $variable after 'let'");
+		return s;
+	}
+	s->assign.target = parse_primary(p);
+	if (p->cur.kind == DT_TOK_COLON) {
+		advance(p);
+		if (!parse_ctype(p, &s->assign.decl_type))
+			return s;
+	}
+	if (p->cur.kind == DT_TOK_ASSIGN) {
+		advance(p);
+		s->assign.value = parse_expr(p);
 	}
 	s->span = span_from(p, start);
 	return s;
@@ -1018,6 +1049,8 @@ static dt_stmt *parse_stmt(parser *p)
 		advance(p);
 		return new_stmt(p, DT_S_RETURN, start);
 	}
+	if (is_kw(p, &p->cur, "let"))
+		return parse_let(p, start);
 	if (is_kw(p, &p->cur, "break") || is_kw(p, &p->cur, "continue")) {
 		dt_stmt_kind k = is_kw(p, &p->cur, "break") ? DT_S_BREAK : DT_S_CONTINUE;
 		advance(p);
@@ -1200,7 +1233,7 @@ static const char *attach_form(dt_provider pr)
 	case DT_P_BEGIN: return "BEGIN or begin";
 	case DT_P_END: return "END or end";
 	case DT_P_INTERVAL: return "interval:s|ms|us|hz:N or interval:PERIOD";
-	case DT_P_PROFILE: return "profile:s|ms|us|hz:N or profile:PERIOD";
+	case DT_P_PROFILE: return "profile:hz:N, profile:s|ms|us:N or profile:PERIOD";
 	case DT_P_UPROBE: return "uprobe:PATH_OR_LIB:SYMBOL[+OFFSET]";
 	case DT_P_URETPROBE: return "uretprobe:PATH_OR_LIB:SYMBOL";
 	case DT_P_KPROBE: return "kprobe:SYMBOL[+OFFSET]";

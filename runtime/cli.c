@@ -714,7 +714,12 @@ static int cli_run(int argc, char **argv)
 	 * (on stderr, after "Attaching N probes..."; -q leaves only this). */
 	if (getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED"))
 		fprintf(stderr, "__BPFTRACE_NOTIFY_PROBES_ATTACHED\n");
-	rc = dt_session_run(s);
+	/* Only BEGIN and END: BEGIN has run, its output is delivered, and the run ends — but
+	 * for a -c command, which runs to its end as it did in 0.17 (bpftrace would end it). */
+	if (u && !c.cmd && dt_unit_begin_end_only(u))
+		rc = dt_session_dispatch(s, 0) < 0 ? -1 : 0;
+	else
+		rc = dt_session_run(s);
 	dt_session_finish(s);
 	status = rc < 0 ? 1 : dt_session_exit_code(s);
 out:

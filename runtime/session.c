@@ -1613,6 +1613,18 @@ fail:
 	return rc;
 }
 
+bool dt_unit_begin_end_only(const dt_unit *u)
+{
+	const dt_program *p = u->prog;
+
+	for (uint32_t i = 0; i < p->nprobes; i++)
+		for (uint32_t j = 0; j < p->probes[i]->nattach; j++)
+			if (p->probes[i]->attach[j]->provider != DT_P_BEGIN &&
+			    p->probes[i]->attach[j]->provider != DT_P_END)
+				return false;
+	return true;
+}
+
 int dt_session_detach(dt_session *s, dt_unit *u)
 {
 	size_t i;
