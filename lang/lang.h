@@ -34,6 +34,10 @@ typedef struct dt_source {
 	/* The first `hidden` bytes (no newline among them) are a wrapper the user did not type —
 	 * the REPL runs statements as `BEGIN { … }` — so diagnostics neither show nor count them. */
 	uint32_t hidden;
+	/* Positional parameters: `$N` inside an attach point (`interval:ms:$1`, `BEG$1`) is
+	 * replaced by the Nth while parsing, as bpftrace does. None: `$N` there is an error. */
+	const char **params;
+	uint32_t nparams;
 } dt_source;
 
 /* A byte range [off, off+len) of a dt_source. */

@@ -397,6 +397,10 @@ void dt_lex_attach(const dt_source *src, uint32_t off, dt_token *t)
 		} else if (c == '/') {
 			if (!(path_provider && field == 1))
 				break;
+		} else if (c == '$' && j + 1 < n && isdigit((unsigned char)s[j + 1])) {
+			/* A positional parameter, replaced by the parser (dt_source.params). */
+			while (j + 1 < n && isdigit((unsigned char)s[j + 1]))
+				j++;
 		} else if (!is_attach_char(c)) {
 			break;
 		}

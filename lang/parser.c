@@ -1288,12 +1288,55 @@ static dt_attach *parse_period(parser *p, dt_attach *at, const char *s, size_t n
 	return at;
 }
 
+/* The attach point's text with each `$N` replaced by the Nth positional parameter, as bpftrace
+ * does (`interval:ms:$1`, `BEG$1`); NULL, said, when a `$N` has no parameter. */
+static char *attach_params(parser *p, const dt_token *t)
+{
+	const char *s = p->src->text + t->off;
+	DT_VEC(char) out = { 0 };
+	char *text;
+
+	for (uint32_t i = 0; i < t->len; i++) {
+		uint32_t j = i + 1;
+		unsigned long long k = 0;
+
+		if (s[i] != '$') {
+			DT_VEC_PUSH(&out, s[i]);
+			continue;
+		}
+		while (j < t->len && isdigit((unsigned char)s[j]) && k <= UINT32_MAX)
+			k = k * 10 + (unsigned)(s[j++] - '0');
+		if (k < 1 || k > p->src->nparams) {
+			dt_diag(p->d, DT_DIAG_ERROR, (dt_span){ t->off + i, j - i },
+				"no positional parameter %.*s for this attach point (%u given)",
+				(int)(j - i), s + i, p->src->nparams);
+			dt_diag_hint(p->d, "give it after the program: dwarftrace -e '...' VALUE");
+			free(out.v);
+			return NULL;
+		}
+		for (const char *v = p->src->params[k - 1]; *v; v++)
+			DT_VEC_PUSH(&out, *v);
+		i = j - 1;
+	}
+	text = dt_arena_strndup(p->a, out.v ? out.v : "", out.n);
+	free(out.v);
+	return text;
+}
+
 static dt_attach *parse_attach(parser *p, const dt_token *t)
 {
 	dt_attach *at = dt_arena_alloc(p->a, sizeof(*at));
 	const char *s = p->src->text + t->off;
 	size_t n = t->len;
 	at->span = tok_span(t);
+	if (memchr(s, '$', n)) {
+		char *text = attach_params(p, t);
+
+		if (!text)
+			return at;
+		s = text;
+		n = strlen(text);
+	}
 	at->text = dt_arena_strndup(p->a, s, n);
 	/* Fields split on ':'; f[0] is the provider. */
 	const char *f[8];
@@ -1315,7 +1358,8 @@ static dt_attach *parse_attach(parser *p, const dt_token *t)
 		}
 	}
 	if (!dt_provider_lookup(f[0], fl[0], &at->provider)) {
-		dt_diag(p->d, DT_DIAG_ERROR, (dt_span){ t->off, (uint32_t)fl[0] ? (uint32_t)fl[0] : 1 },
+		dt_diag(p->d, DT_DIAG_ERROR,
+			(dt_span){ t->off, fl[0] && fl[0] <= t->len ? (uint32_t)fl[0] : 1 },
 			"unknown probe type '%.*s'", (int)fl[0], f[0]);
 		const char *sugg = dt_diag_hint_wanted(p->d)
 					   ? dt_closest(f[0], fl[0], dt_provider_names())

@@ -1459,7 +1459,8 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	u->name = xstrdup(src->name ? src->name : "-e");
 	u->text = xstrndup(src->text ? src->text : "", src->len);
 	u->src = (dt_source){ .name = u->name, .text = u->text, .len = src->len,
-			      .hidden = src->hidden };
+			      .hidden = src->hidden, .params = s->o.params,
+			      .nparams = s->o.nparams };
 	u->arena = dt_arena_new();
 	d = dt_diags_new(&u->src);
 

@@ -64,6 +64,8 @@ int main(int argc, char **argv)
 		free(text);
 		return 0;
 	}
+	src.params = (const char **)argv + i;
+	src.nparams = (uint32_t)(argc - i);
 	dt_arena *a = dt_arena_new();
 	dt_diags *d = dt_diags_new(&src);
 	dt_program *p = dt_parse(a, &src, d);
