@@ -52,7 +52,7 @@ void dt_out_printf(dt_out *o, const char *fmt, const dt_type *args, const void *
 /* The text printf would print, malloc'd (cat()'s path, system()'s command). */
 char *dt_out_sprintf(dt_out *o, const char *fmt, const dt_type *args, const void *data, size_t len);
 /* `n` bytes of text as they are (a file cat() read, what system() ran printed); in JSON an
- * object of `type` ("cat", "system") with the text as data. */
+ * object of `type` ("cat", "syscall") with the text as data. */
 void dt_out_text(dt_out *o, const char *type, const char *s, size_t n);
 /* A join() event's payload (struct dt_ev_join_hdr and its strings): the strings with `delim`
  * between them, a line in TEXT, {"type": "join", …} in JSON. */

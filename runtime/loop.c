@@ -70,6 +70,7 @@ static void before_output(dt_session *s)
 }
 
 static bool over_budget(dt_session *s, size_t len);
+static int drain_check(dt_session *s, uint32_t kind);
 
 /* bpftrace's default for BPFTRACE_CAT_BYTES_MAX: what one cat() prints at most. */
 #define CAT_BYTES_MAX_DEFAULT 10240
@@ -113,22 +114,26 @@ static void run_system(dt_session *s, const dt_event_desc *e, const void *payloa
 		free(cmd);
 		return;
 	}
+	/* -f json: bpftrace's type for system()'s output is "syscall". */
 	while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
-		dt_out_text(s->out, "system", buf, n);
+		dt_out_text(s->out, "syscall", buf, n);
 	pclose(p);
 	free(cmd);
 }
 
 
-/* Whether a call site lies in an END probe (records that quote their call site say so). */
+/* Whether a call site lies in a probe that END is an attach point of (`END`, `BEGIN,END`):
+ * records that quote their call site say so. */
 static bool in_end_probe(const dt_program *p, const dt_expr *call)
 {
 	for (uint32_t i = 0; call && i < p->nprobes; i++) {
 		const dt_probe *pr = p->probes[i];
 
-		if (pr->nattach && pr->attach[0]->provider == DT_P_END &&
-		    call->span.off >= pr->span.off && call->span.off < pr->span.off + pr->span.len)
-			return true;
+		if (call->span.off < pr->span.off || call->span.off >= pr->span.off + pr->span.len)
+			continue;
+		for (uint32_t j = 0; j < pr->nattach; j++)
+			if (pr->attach[j]->provider == DT_P_END)
+				return true;
 	}
 	return false;
 }
@@ -255,7 +260,10 @@ static int on_event(void *ctx, void *data, size_t len)
 		cat_file(s, e, payload, plen);
 		break;
 	case DT_EV_SYSTEM:
-		run_system(s, e, payload, plen);
+		if (s->stop_signalled)
+			s->system_skipped++;
+		else
+			run_system(s, e, payload, plen);
 		break;
 	case DT_EV_JOIN:
 		dt_out_join(s->out, e->fmt, payload, plen);
@@ -292,7 +300,7 @@ static int on_event(void *ctx, void *data, size_t len)
 		break;
 	}
 	}
-	return 0;
+	return drain_check(s, h.kind);
 bad:
 	/* A record we cannot read is our bug; say so once per record rather than crash. */
 	before_output(s);
@@ -313,6 +321,8 @@ struct dt_loop {
 	int timer_fd;              /* the note-pids timer once armed, or -1 */
 	struct ring_buffer *rb;    /* every unit's events ring */
 	int64_t drain_budget;      /* bytes dt_loop_drain_final may still deliver; -1: no bound */
+	uint64_t drain_start;      /* when the drain under way began (dt_now_ns) */
+	uint32_t since_check;      /* records delivered since drain_check last looked at the time */
 	DT_VEC(struct dt_rb_ctx *) rbctx; /* ring buffer callback contexts (freed with the loop) */
 };
 
@@ -327,6 +337,44 @@ static bool over_budget(dt_session *s, size_t len)
 		return true;
 	l->drain_budget -= (int64_t)len;
 	return false;
+}
+
+/* A drain may not go on and on: probes whose records make more records (sched_switch calling
+ * system(), whose command switches tasks) refill the ring as fast as it is read. After
+ * DRAIN_SLICE_NS a drain gives way — the other sources (a stop signal, the -c command's end)
+ * get their turn, and the next dispatch reads on — and the final drain ends early when a second
+ * stop signal comes. The clock is read once per DRAIN_CHECK_EVERY records, or after a record
+ * that ran something (system(), cat()). */
+#define DRAIN_SLICE_NS 50000000ull
+#define DRAIN_CHECK_EVERY 64
+
+/* on_event's word to libbpf: 0 to go on, or < 0 to stop this drain here. */
+static int drain_check(dt_session *s, uint32_t kind)
+{
+	struct dt_loop *l = s->loop;
+
+	if (++l->since_check < DRAIN_CHECK_EVERY && kind != DT_EV_SYSTEM && kind != DT_EV_CAT)
+		return 0;
+	l->since_check = 0;
+	if (dt_now_ns() - l->drain_start < DRAIN_SLICE_NS)
+		return 0;
+	if (l->drain_budget < 0)
+		return -EAGAIN; /* a dispatch: give way, the next one reads on */
+	dt_loop_poll_signals(s); /* the final drain: a second stop signal sets s->hurry */
+	return s->hurry ? -EINTR : 0;
+}
+
+/* One drain of every ring: the records delivered, and whether it gave way before the end. */
+static int drain(dt_session *s, bool *more)
+{
+	struct dt_loop *l = s->loop;
+	int n;
+
+	l->drain_start = dt_now_ns();
+	l->since_check = 0;
+	n = ring_buffer__consume(l->rb);
+	*more = n == -EAGAIN;
+	return n > 0 ? n : 0;
 }
 
 /* The session's loop, made on first use. NULL with errno set if the epoll set cannot be made. */
@@ -436,9 +484,10 @@ int dt_loop_add_unit(dt_session *s, dt_unit *u)
 
 int dt_loop_drain(dt_session *s)
 {
-	int n = s->loop && s->loop->rb ? ring_buffer__consume(s->loop->rb) : 0;
+	bool more = false;
+	int n = s->loop && s->loop->rb ? drain(s, &more) : 0;
 
-	return n > 0 ? n : 0;
+	return more ? DT_MAX(n, 1) : n; /* given way: there is more to do at once */
 }
 
 int dt_loop_drain_final(dt_session *s)
@@ -450,10 +499,20 @@ int dt_loop_drain_final(dt_session *s)
 		return 0;
 	/* Records come in order, so twice the rings' size in bytes covers all they held when this
 	 * began; past that, on_event refuses (and libbpf stops). */
+	bool more;
+
 	l->drain_budget = 2 * (int64_t)dt_session_events_size(s) * (int64_t)l->rbctx.n;
-	n = ring_buffer__consume(l->rb);
+	n = drain(s, &more);
 	l->drain_budget = -1;
-	return n > 0 ? n : 0;
+	if (s->system_skipped) {
+		bool one = s->system_skipped == 1;
+
+		fprintf(s->err, "dwarftrace: %llu system() command%s queued when %s came %s not "
+			"run\n", (unsigned long long)s->system_skipped, one ? "" : "s",
+			s->stop_reason ? s->stop_reason : "the stop signal", one ? "was" : "were");
+		s->system_skipped = 0;
+	}
+	return n;
 }
 
 void dt_loop_free(dt_session *s)
@@ -510,6 +569,8 @@ static void on_signal(dt_session *s, const struct signalfd_siginfo *si)
 		 * signal sent to us alone is passed on once, so the child ends too. */
 		if (si->ssi_code != SI_KERNEL)
 			dt_child_forward_signal(s, stop_signals[i].pass_on);
+		if (!s->stop_reason)
+			s->stop_signalled = true;
 		stop(s, stop_signals[i].reason);
 		/* One more during the exit sequence: do not wait for the detach (session.c). */
 		if (s->finished)

@@ -247,6 +247,10 @@ struct dt_session {
 	int child_run_errno;  /* why it could not run (exec's errno), or 0 */
 	int pidfd;            /* -p: readable when that process exits */
 	bool hurry;           /* a stop signal came during dt_session_finish: end without waiting */
+	/* The session was stopped by a signal (Ctrl-C, SIGTERM, ...): system() commands queued
+	 * behind it are not run (bpftrace ignores every record after one), only counted. */
+	bool stop_signalled;
+	uint64_t system_skipped;
 	int detach_helper_fd; /* the pipe the detach helper waits on (session.c), or -1 */
 	bool finished;
 	bool bpf_ok, perm_reported, uw_reported;
