@@ -17,76 +17,129 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char usage_text[] =
-	"usage: dwarftrace [options] [FILE | -e PROGRAM] [--] [PARAM...]\n"
+/* The options, once: -h prints them, getopt is built from them, and README.md's "Command line"
+ * table is generated from them (dt_cli_options_markdown; tests/readme_options.sh fails when the
+ * README differs). `syntax` is what a user types; `help` is written for both: `code` in
+ * backquotes, which -h drops. A row with no short or long name documents an argument. */
+struct cli_opt {
+	char short_name;        /* 0: none */
+	const char *long_name;  /* NULL: none */
+	int has_arg;            /* getopt's no_argument / required_argument */
+	int id;                 /* what getopt_long returns: short_name, or >= 1000 */
+	const char *syntax;
+	const char *help;
+};
+
+enum {
+	OPT_DRY_RUN = 1000, OPT_NO_DEMANGLE, OPT_NO_INLINE, OPT_SRCLINE, OPT_DEBUGINFO, OPT_PPROF,
+	OPT_FLAMEGRAPH, OPT_UNWIND_BUDGET, OPT_UNWIND_STACKS, OPT_NO_WARNINGS, OPT_INFO, OPT_UNSAFE,
+	OPT_INCLUDE, OPT_JSON_FRAMES, OPT_NO_MERGE_STACKS, OPT_FLAMEGRAPH_MAP,
+	OPT_USDT_FILE_ACTIVATION,
+};
+
+static const struct cli_opt cli_opts[] = {
+	{ 'e', NULL, required_argument, 'e', "-e PROGRAM", "the program text" },
+	{ 0, NULL, 0, 0, "FILE",
+	  "a program file (`-` reads stdin); `#!/usr/bin/env dwarftrace` scripts run as they are" },
+	{ 0, NULL, 0, 0, "PARAM...", "positional parameters `$1`, `$2`, ... (`$#` counts them)" },
+	{ 'p', NULL, required_argument, 'p', "-p PID",
+	  "trace only that process (every probe but `BEGIN`, `END` and `interval`, which fire "
+	  "regardless, as in bpftrace); stop when it exits" },
+	{ 'c', NULL, required_argument, 'c', "-c CMD",
+	  "run CMD and trace only it and the processes it starts (they share a cgroup made for it; "
+	  "without cgroup v2, its pid alone; `interval` probes fire regardless); stop when it exits "
+	  "(maps print then). If CMD fails, that is said in one line and dwarftrace exits with "
+	  "CMD's status (128+N if signal N killed it, 127/126 if it could not run)" },
+	{ 'o', NULL, required_argument, 'o', "-o FILE", "write the output to FILE" },
+	{ 'f', NULL, required_argument, 'f', "-f text|json|folded",
+	  "output format: bpftrace's text; json: one JSON object per line in bpftrace's shapes; "
+	  "folded: only `outer;...;leaf count` lines of stack maps. With json or folded, banners, "
+	  "notices (and for folded, printf output and maps without stacks) go to stderr; -o keeps "
+	  "a -c command's own stdout out of the data" },
+	{ 0, "json-frames", no_argument, OPT_JSON_FRAMES, "--json-frames",
+	  "with `-f json`: stacks as arrays of `{addr, func, offset, module}` objects, and "
+	  "stack-keyed maps as lists of `{key, value}` entries" },
+	{ 0, "no-merge-stacks", no_argument, OPT_NO_MERGE_STACKS, "--no-merge-stacks",
+	  "one entry per recorded stack, as bpftrace prints them, even when their printed forms "
+	  "are the same (by default they are printed once, their counts added)" },
+	{ 0, "pprof", required_argument, OPT_PPROF, "--pprof FILE",
+	  "also write every stack-keyed map to FILE, a gzipped pprof profile.proto (go tool pprof, "
+	  "Pyroscope, Parca, Grafana): `count()` maps as samples/count, `profile:` maps also as "
+	  "cpu/nanoseconds, with the program, start time and duration" },
+	{ 0, "flamegraph", required_argument, OPT_FLAMEGRAPH, "--flamegraph FILE",
+	  "also write each stack-keyed map as an interactive SVG flame graph (the first to FILE, "
+	  "the others to FILE-NAME.svg), titled with the program, map, target, rate, duration and "
+	  "total" },
+	{ 0, "flamegraph-map", required_argument, OPT_FLAMEGRAPH_MAP, "--flamegraph-map @NAME",
+	  "draw only that map, to FILE" },
+	{ 0, "no-demangle", no_argument, OPT_NO_DEMANGLE, "--no-demangle",
+	  "print C++/Rust symbol names as they are in the binary" },
+	{ 0, "no-inline", no_argument, OPT_NO_INLINE, "--no-inline",
+	  "no frames for inlined functions (shown by default where DWARF has them)" },
+	{ 0, "srcline", no_argument, OPT_SRCLINE, "--srcline",
+	  "add `(file:line)` to frames when debug info has it" },
+	{ 'I', NULL, required_argument, 'I', "-I DIR",
+	  "search DIR for the program's `#include` files (repeatable)" },
+	{ 0, "include", required_argument, OPT_INCLUDE, "--include FILE",
+	  "`#include` FILE before the program's C definitions (repeatable)" },
+	{ 0, "debuginfo", required_argument, OPT_DEBUGINFO, "--debuginfo DIR",
+	  "look for separate debug files in DIR first (repeatable; also DIR/.build-id); "
+	  "DEBUGINFOD_URLS servers are asked in the background" },
+	{ 'l', NULL, no_argument, 'l', "-l [SEARCH]",
+	  "list probes as bpftrace does: tracepoints (`-lv`: their fields), software and hardware "
+	  "events, kprobes where the kernel has them, the functions of a binary (`uprobe:BIN:*`; "
+	  "`-lv`: their parameters from DWARF) or of every object of `-p PID`, USDT probes "
+	  "(`usdt:BIN:*`, `usdt:*` with `-p PID`); SEARCH has wildcards, `TYPE:...` or a bare "
+	  "pattern (`'*sched_switch*'`)" },
+	{ 'q', NULL, no_argument, 'q', "-q",
+	  "quiet: no `Attaching N probes...` line (printed, otherwise, once the probes are live)" },
+	{ 'k', NULL, no_argument, 'k', "-k, -kk",
+	  "warn (bpftrace's words, with the place in the script) when a map update or delete "
+	  "fails at run time; `-kk` also when a map read finds nothing or a read of memory "
+	  "faults; `-f json`: `helper_error` objects" },
+	{ 'B', NULL, required_argument, 'B', "-B line|full|none", "output buffering (default: line)" },
+	{ 0, "no-warnings", no_argument, OPT_NO_WARNINGS, "--no-warnings", "print no warnings" },
+	{ 0, "info", no_argument, OPT_INFO, "--info",
+	  "the kernel's BPF support (program and map types, helpers, features dwarftrace uses)" },
+	{ 'v', NULL, no_argument, 'v', "-v",
+	  "verbose: what was attached, loss counters, map memory, stage timings" },
+	{ 0, "dry-run", no_argument, OPT_DRY_RUN, "--dry-run",
+	  "compile and load everything, attach nothing; what could not attach on this machine "
+	  "(kprobes, hardware events) is an error, as in the real run" },
+	{ 0, "unsafe", no_argument, OPT_UNSAFE, "--unsafe",
+	  "allow `system()`, `signal()` and `override()`, which act outside tracing" },
+	{ 0, "usdt-file-activation", no_argument, OPT_USDT_FILE_ACTIVATION, "--usdt-file-activation",
+	  "accepted for bpftrace's scripts: USDT semaphores are always counted by the kernel while "
+	  "a probe is attached" },
+	{ 0, "unwind-budget", required_argument, OPT_UNWIND_BUDGET, "--unwind-budget MiB",
+	  "kernel memory for `ustack_dwarf`'s unwind tables (default 64)" },
+	{ 0, "unwind-stacks", required_argument, OPT_UNWIND_STACKS, "--unwind-stacks N",
+	  "distinct `ustack_dwarf` stacks kept (default 16384)" },
+	{ 'd', NULL, required_argument, 'd', "-d WHAT",
+	  "dump a stage: tokens, ast, types, ir, asm, verifier, unwind (repeatable, or a comma "
+	  "list); `-d unwind FILE` dumps the unwind rows of the ELF file FILE. With only tokens, "
+	  "ast and types nothing is loaded or run, and no root is needed" },
+	{ 'i', NULL, no_argument, 'i', "-i",
+	  "the interactive REPL (also with no program on a terminal)" },
+	{ 'h', "help", no_argument, 'h', "-h, --help",
+	  "this help: every option, probe type and an example of each" },
+	{ 'V', "version", no_argument, 'V', "-V, --version", "the version" },
+};
+
+static const char usage_line[] =
+	"USAGE: dwarftrace [options] [FILE | -e PROGRAM] [--] [PARAM...]\n";
+
+static const char usage_intro[] =
 	"\n"
-	"Traces the system with probes written in a bpftrace-like language; ustack_dwarf\n"
-	"gives user stacks unwound from DWARF CFI, so code built without frame pointers\n"
-	"still has stacks.\n"
+	"Traces the system with probes written in bpftrace's language; ustack_dwarf gives\n"
+	"user stacks unwound from DWARF CFI, so code built without frame pointers still\n"
+	"has stacks.\n"
 	"\n"
-	"options:\n"
-	"  -e PROGRAM      the program text\n"
-	"  FILE            a program file ('-' reads stdin); '#!/usr/bin/env dwarftrace'\n"
-	"                  scripts run as they are\n"
-	"  PARAM...        positional parameters, $1, $2, ... in the program\n"
-	"  -p PID          only trace process PID (every probe but BEGIN, END and interval\n"
-	"                  filters on it); stop when it exits\n"
-	"  -c CMD          run CMD and trace only it and what it starts (interval probes\n"
-	"                  fire regardless); stop when it exits. If CMD fails, that is\n"
-	"                  said in one line and dwarftrace exits with CMD's status (128+N\n"
-	"                  if signal N killed it, 127/126 if it could not run)\n"
-	"  -o FILE         write the output to FILE\n"
-	"  -f text|json|folded  output format (json: one JSON object per line, bpftrace's\n"
-	"                  shapes; folded: only 'outer;...;leaf count' lines of stack maps,\n"
-	"                  the rest on stderr). With json or folded, banners and notices go\n"
-	"                  to stderr; -o keeps a -c command's own stdout out of the data\n"
-	"  --json-frames   -f json: stacks as arrays of {addr, func, offset, module} objects\n"
-	"                  and stack-keyed maps as lists of {key, value} entries\n"
-	"  --no-merge-stacks  one entry per recorded stack, as bpftrace prints them, even\n"
-	"                  when their printed forms are the same (merged and added by default)\n"
-	"  --pprof FILE    also write every stack-keyed map to FILE (gzipped pprof\n"
-	"                  profile.proto: go tool pprof, Pyroscope, Parca, Grafana);\n"
-	"                  count() maps as samples/count, profile: maps also as\n"
-	"                  cpu/nanoseconds, with the program, start time and duration\n"
-	"  --flamegraph FILE  also write each stack-keyed map as an interactive SVG flame\n"
-	"                  graph (the first to FILE, others to FILE-NAME.svg), titled with\n"
-	"                  the program, map, target, rate, duration and total\n"
-	"  --flamegraph-map @NAME  draw only that map, to FILE\n"
-	"  --no-demangle   print C++/Rust symbol names as they are in the binary\n"
-	"  --no-inline     no frames for inlined functions (shown by default with DWARF)\n"
-	"  --srcline       add (file:line) to frames when debug info has it\n"
-	"  -I DIR          search DIR for the program's #include files (repeatable)\n"
-	"  --include FILE  #include FILE before the program's C definitions (repeatable)\n"
-	"  --debuginfo DIR look for separate debug files in DIR (repeatable; also\n"
-	"                  DIR/.build-id); DEBUGINFOD_URLS servers are asked in the background\n"
-	"  -l [SEARCH]     list probes (tracepoints, software/hardware events, kprobes where\n"
-	"                  the kernel has them, functions of a binary: 'uprobe:BIN:*', or of\n"
-	"                  every object of -p PID), USDT probes ('usdt:BIN:*', 'usdt:*' -p\n"
-	"                  PID); SEARCH may hold '*' wildcards and be TYPE:... or a bare\n"
-	"                  pattern ('*sched_switch*'); -lv adds\n"
-	"                  tracepoint fields and function parameters (from DWARF)\n"
-	"  -q              quiet: no \"Attaching N probes...\" line\n"
-	"  -k, -kk         warn when a map update or delete fails at run time; -kk also when\n"
-	"                  a map read finds nothing or a read of memory faults\n"
-	"  -B line|full|none  output buffering (default: line)\n"
-	"  --no-warnings   print no warnings\n"
-	"  --info          the kernel's BPF support (program and map types, helpers)\n"
-	"  -v              verbose: what was attached, loss counters, map memory, stage timings\n"
-	"  --dry-run       compile and load the programs, attach nothing\n"
-	"  --unsafe        allow system() and signal(), which act outside tracing\n"
-	"  --usdt-file-activation  accepted for bpftrace's scripts: USDT semaphores are\n"
-	"                  always counted by the kernel while a probe is attached\n"
-	"  --unwind-budget MiB  kernel memory for ustack_dwarf's unwind tables (default 64)\n"
-	"  --unwind-stacks N    distinct ustack_dwarf stacks kept (default 16384)\n"
-	"  -d WHAT         dump a stage: tokens, ast, types, ir, asm, verifier, unwind\n"
-	"                  (repeatable, or a comma list); '-d unwind FILE' dumps the\n"
-	"                  unwind rows of the ELF file FILE. With only tokens, ast and\n"
-	"                  types nothing is loaded or run (no root needed)\n"
-	"  -i              the interactive REPL (also with no program on a terminal)\n"
-	"  -h, --help      this help\n"
-	"  -V, --version   the version\n"
+	"OPTIONS:\n";
+
+static const char usage_rest[] =
 	"\n"
-	"probes:\n"
+	"PROBES:\n"
 	"  BEGIN, END                      BEGIN { printf(\"hello\\n\"); }\n"
 	"  interval:s|ms|us|hz:N           interval:s:1 { print(@n); clear(@n); }  (one CPU)\n"
 	"  profile:s|ms|us|hz:N            profile:hz:99 { @[ustack_dwarf] = count(); }\n"
@@ -106,14 +159,91 @@ static const char usage_text[] =
 	"                                  BIN empty or '*' with -p: every object it maps\n"
 	"  Blocks are written { ... } or < ... >; FUNC and EVENT may hold '*' wildcards.\n"
 	"\n"
-	"exit status: 0; 1 for errors in the program, when attaching, or when the output\n"
-	"  (stdout, -o, --pprof, --flamegraph) cannot be written; 2 for usage; with -c,\n"
-	"  a command that fails gives its own status\n"
+	"ENVIRONMENT (as in bpftrace):\n"
+	"  BPFTRACE_STRLEN (or BPFTRACE_MAX_STRLEN), BPFTRACE_MAP_KEYS_MAX,\n"
+	"  BPFTRACE_PERF_RB_PAGES, BPFTRACE_MAX_PROBES, BPFTRACE_LOG_SIZE,\n"
+	"  BPFTRACE_NO_CPP_DEMANGLE\n"
 	"\n"
-	"examples:\n"
+	"EXIT STATUS:\n"
+	"  0; 1 for errors in the program, when attaching, or when the output (stdout, -o,\n"
+	"  --pprof, --flamegraph) cannot be written; 2 for usage; with -c, a command that\n"
+	"  fails gives its own status\n"
+	"\n"
+	"EXAMPLES:\n"
 	"  dwarftrace -e 'profile:hz:19 < @[ustack_dwarf] = count(); >'\n"
 	"  dwarftrace -p 1234 -e 'profile:hz:99 { @[kstack, ustack_dwarf] = count(); }'\n"
 	"  dwarftrace -c ./a.out -e 'uprobe:./a.out:work { @[ustack_dwarf] = count(); }'\n";
+
+/* -h's column for the descriptions, and its width. */
+#define HELP_COL 18
+#define HELP_WIDTH 80
+
+/* One option as -h prints it: the syntax, then its help wrapped at HELP_WIDTH under HELP_COL,
+ * backquotes dropped. */
+static void print_option_help(FILE *f, const struct cli_opt *o)
+{
+	const char *w = o->help;
+	int col = fprintf(f, "  %s", o->syntax);
+
+	if (col > HELP_COL - 2) {
+		fputc('\n', f);
+		col = 0;
+	}
+	while (*w) {
+		size_t len = strcspn(w, " "), shown = 0;
+
+		for (size_t i = 0; i < len; i++)
+			shown += w[i] != '`';
+		if (col < HELP_COL) {
+			col += fprintf(f, "%*s", HELP_COL - col, "");
+		} else if (col + 1 + (int)shown > HELP_WIDTH) {
+			col = fprintf(f, "\n%*s", HELP_COL, "") - 1;
+		} else {
+			fputc(' ', f);
+			col++;
+		}
+		for (size_t i = 0; i < len; i++)
+			if (w[i] != '`')
+				fputc(w[i], f);
+		col += (int)shown;
+		w += len;
+		w += strspn(w, " ");
+	}
+	fputc('\n', f);
+}
+
+static void print_help(FILE *f)
+{
+	fputs(usage_line, f);
+	fputs(usage_intro, f);
+	for (size_t i = 0; i < DT_ARRAY_SIZE(cli_opts); i++)
+		print_option_help(f, &cli_opts[i]);
+	fputs(usage_rest, f);
+}
+
+static void markdown_cell(FILE *f, const char *text)
+{
+	for (const char *c = text; *c; c++) {
+		if (*c == '|')
+			fputc('\\', f);
+		fputc(*c, f);
+	}
+}
+
+void dt_cli_options_markdown(FILE *f)
+{
+	fputs("| option | |\n|---|---|\n", f);
+	for (size_t i = 0; i < DT_ARRAY_SIZE(cli_opts); i++) {
+		const struct cli_opt *o = &cli_opts[i];
+
+		/* Markdown cells: a `|` inside one is written `\|`. */
+		fputs("| `", f);
+		markdown_cell(f, o->syntax);
+		fputs("` | ", f);
+		markdown_cell(f, o->help);
+		fputs(" |\n", f);
+	}
+}
 
 struct cli {
 	const char *prog_text;
@@ -144,7 +274,7 @@ static int usage_error(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "dwarftrace: ");
 	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'dwarftrace -h' for the list of options.\n");
+	fprintf(stderr, "\n%sTry 'dwarftrace -h' for the list of options.\n", usage_line);
 	return 2;
 }
 
@@ -186,7 +316,8 @@ static int set_once(const char **slot, const char *arg, const char *opt)
 }
 
 /* -p PID: a decimal number in the kernel's pid range. The messages are bpftrace's, word for
- * word (scripts around bpftrace look for them); the exit status is a usage error's. */
+ * word (scripts around bpftrace look for them), after who says them; the exit status is a
+ * usage error's. */
 static int check_pid(const char *arg)
 {
 	/* The kernel's PID_MAX_LIMIT on 64-bit; a pid past this host's pid_max is "no such
@@ -197,11 +328,12 @@ static int check_pid(const char *arg)
 
 	if (!isdigit((unsigned char)arg[0]) || (errno = 0, pid = strtoull(arg, &end, 10), *end) ||
 	    errno) {
-		fprintf(stderr, "ERROR: pid '%s' is not a valid decimal number\n", arg);
+		fprintf(stderr, "dwarftrace: ERROR: pid '%s' is not a valid decimal number\n", arg);
 		return 2;
 	}
 	if (pid < 1 || pid > max) {
-		fprintf(stderr, "ERROR: pid '%s' out of valid pid range [1,%llu]\n", arg, max);
+		fprintf(stderr, "dwarftrace: ERROR: pid '%s' out of valid pid range [1,%llu]\n", arg,
+			max);
 		return 2;
 	}
 	return 0;
@@ -210,28 +342,22 @@ static int check_pid(const char *arg)
 /* 0 to go on, or the exit status (also 0 for -h/-V, signalled through *done). */
 static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 {
-	static const struct option longs[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "no-demangle", no_argument, NULL, 1001 },
-		{ "no-inline", no_argument, NULL, 1002 },
-		{ "srcline", no_argument, NULL, 1003 },
-		{ "debuginfo", required_argument, NULL, 1004 },
-		{ "pprof", required_argument, NULL, 1005 },
-		{ "flamegraph", required_argument, NULL, 1006 },
-		{ "unwind-budget", required_argument, NULL, 1007 },
-		{ "unwind-stacks", required_argument, NULL, 1008 },
-		{ "no-warnings", no_argument, NULL, 1009 },
-		{ "info", no_argument, NULL, 1010 },
-		{ "unsafe", no_argument, NULL, 1011 },
-		{ "include", required_argument, NULL, 1012 },
-		{ "json-frames", no_argument, NULL, 1013 },
-		{ "no-merge-stacks", no_argument, NULL, 1014 },
-		{ "flamegraph-map", required_argument, NULL, 1015 },
-		{ "usdt-file-activation", no_argument, NULL, 1030 },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option longs[DT_ARRAY_SIZE(cli_opts) + 1] = { { 0 } };
+	char shorts[2 * DT_ARRAY_SIZE(cli_opts) + 2] = ":";
+	size_t nlongs = 0, nshorts = 1;
+
+	for (size_t i = 0; i < DT_ARRAY_SIZE(cli_opts); i++) {
+		const struct cli_opt *o = &cli_opts[i];
+
+		if (o->short_name) {
+			shorts[nshorts++] = o->short_name;
+			if (o->has_arg == required_argument)
+				shorts[nshorts++] = ':';
+		}
+		if (o->long_name)
+			longs[nlongs++] = (struct option){ o->long_name, o->has_arg, NULL, o->id };
+	}
+	shorts[nshorts] = 0;
 	int opt, rc;
 
 	*done = false;
@@ -239,7 +365,7 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 	optind = 0; /* glibc: a full re-scan, so dt_cli_main can run more than once (tests) */
 	/* GNU order, as bpftrace's: options may follow the program file (`dwarftrace x.dt -c CMD`);
 	 * `--` ends them, so parameters may look like options. */
-	while ((opt = getopt_long(argc, argv, ":e:p:c:o:f:vd:ihVqlkB:I:", longs, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			if (set_once(&c->prog_text, optarg, "-e"))
@@ -268,16 +394,16 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 				return usage_error("-f: unknown format '%s' (text, json or folded)",
 						   optarg);
 			break;
-		case 1001:
+		case OPT_NO_DEMANGLE:
 			c->no_demangle = true;
 			break;
-		case 1002:
+		case OPT_NO_INLINE:
 			c->no_inline = true;
 			break;
-		case 1003:
+		case OPT_SRCLINE:
 			c->srcline = true;
 			break;
-		case 1004: {
+		case OPT_DEBUGINFO: {
 			struct stat st;
 			int err;
 
@@ -294,7 +420,7 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 			break;
 		}
 		case 'I':
-		case 1012:
+		case OPT_INCLUDE:
 			if (opt == 'I' ? c->ninclude_dirs == DT_ARRAY_SIZE(c->include_dirs)
 				       : c->ninclude_files == DT_ARRAY_SIZE(c->include_files))
 				return usage_error("%s: at most 16", opt == 'I' ? "-I" : "--include");
@@ -303,36 +429,36 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 			else
 				c->include_files[c->ninclude_files++] = optarg;
 			break;
-		case 1005:
+		case OPT_PPROF:
 			if (set_once(&c->pprof_path, optarg, "--pprof"))
 				return 2;
 			break;
-		case 1006:
+		case OPT_FLAMEGRAPH:
 			if (set_once(&c->flamegraph_path, optarg, "--flamegraph"))
 				return 2;
 			break;
-		case 1007:
-		case 1008: {
+		case OPT_UNWIND_BUDGET:
+		case OPT_UNWIND_STACKS: {
 			char *end;
 			unsigned long long v = strtoull(optarg, &end, 10);
 
-			if (*end || !v || v > (opt == 1007 ? 65536ull : 1u << 24))
-				return usage_error("%s", opt == 1007 ?
+			if (*end || !v || v > (opt == OPT_UNWIND_BUDGET ? 65536ull : 1u << 24))
+				return usage_error("%s", opt == OPT_UNWIND_BUDGET ?
 						   "--unwind-budget: give MiB, 1..65536" :
 						   "--unwind-stacks: give a count, 1..16777216");
-			if (opt == 1007)
+			if (opt == OPT_UNWIND_BUDGET)
 				c->unwind_budget = v << 20;
 			else
 				c->unwind_stacks = (uint32_t)v;
 			break;
 		}
-		case 1013:
+		case OPT_JSON_FRAMES:
 			c->json_frames = true;
 			break;
-		case 1014:
+		case OPT_NO_MERGE_STACKS:
 			c->no_merge_stacks = true;
 			break;
-		case 1015:
+		case OPT_FLAMEGRAPH_MAP:
 			if (optarg[0] != '@')
 				return usage_error("--flamegraph-map: '%s' is not a map name (@NAME, "
 						   "or @ for the map without a name)", optarg);
@@ -363,10 +489,10 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 				return usage_error("-B: unknown buffering mode '%s' (line, full or "
 						   "none)", optarg);
 			break;
-		case 1009:
+		case OPT_NO_WARNINGS:
 			c->no_warnings = true;
 			break;
-		case 1010:
+		case OPT_INFO:
 			*done = true;
 			return dt_info_print(stdout) < 0 ? 1 : 0;
 		case 'd':
@@ -377,13 +503,13 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 		case 'i':
 			c->repl = true;
 			break;
-		case 'n':
+		case OPT_DRY_RUN:
 			c->dry_run = true;
 			break;
-		case 1011:
+		case OPT_UNSAFE:
 			c->unsafe = true;
 			break;
-		case 1030:
+		case OPT_USDT_FILE_ACTIVATION:
 			/* bpftrace's way to count USDT semaphores up in the processes that map
 			 * the binary, for kernels without uprobe reference counters. Here the
 			 * kernel always counts them (attach.c, attach_usdt), in every process
@@ -391,11 +517,13 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 			 * the option is then a no-op. */
 			break;
 		case 'h':
-			fputs(usage_text, stdout);
+			print_help(stdout);
 			*done = true;
 			return 0;
 		case 'V':
-			printf("dwarftrace %s\n", DT_VERSION);
+			/* The bpftrace version whose scripts, options and output it follows, for
+			 * what checks `bpftrace --version`. */
+			printf("dwarftrace v%s (compatible with bpftrace v0.17 scripts)\n", DT_VERSION);
 			*done = true;
 			return 0;
 		case ':':
@@ -594,8 +722,8 @@ static int cli_run(int argc, char **argv)
 	if (rc || done)
 		return rc;
 	if (c.list)
-		return dt_list_probes(c.search, c.pid_arg ? atoi(c.pid_arg) : 0, c.verbose > 0, stdout,
-				      stderr) < 0 ? 1 : 0;
+		return dt_list_probes(c.search, c.pid_arg ? atoi(c.pid_arg) : 0, c.verbose > 0,
+				      c.no_warnings, stdout, stderr) < 0 ? 1 : 0;
 	if (c.dump & DT_DUMP_UNWIND && c.unwind_file) {
 		/* `-d unwind FILE` is the unwinder's table dump; it reports its own errors. */
 		return dt_unwind_dump(c.unwind_file, stdout) < 0 ? 1 : 0;
@@ -633,7 +761,9 @@ static int cli_run(int argc, char **argv)
 	} else {
 		rc = read_program(c.file, &text, &len);
 		if (rc < 0) {
-			fprintf(stderr, "dwarftrace: cannot read %s: %s\n", c.file, dt_strerror(-rc));
+			/* bpftrace's words (scripts around it look for them), after who says them. */
+			fprintf(stderr, "dwarftrace: ERROR: failed to open file '%s': %s\n", c.file,
+				dt_strerror(-rc));
 			return 1;
 		}
 		src = (dt_source){ .name = strcmp(c.file, "-") ? c.file : "stdin", .text = text,

@@ -320,7 +320,8 @@ static bool wanted(dt_provider p, const char *type, bool explicit)
 	return !type || fnmatch(type, dt_provider_name(p), 0) == 0;
 }
 
-int dt_list_probes(const char *search, int pid, bool verbose, FILE *out, FILE *err)
+int dt_list_probes(const char *search, int pid, bool verbose, bool no_warnings, FILE *out,
+		   FILE *err)
 {
 	static const dt_provider order[] = {
 		DT_P_HARDWARE, DT_P_KPROBE, DT_P_KRETPROBE, DT_P_SOFTWARE, DT_P_TRACEPOINT,
@@ -336,8 +337,8 @@ int dt_list_probes(const char *search, int pid, bool verbose, FILE *out, FILE *e
 		search = "*:*";
 	for (const char *c = search; *c; c++) {
 		if (!isalnum((unsigned char)*c) && !strchr("_-*?[]:./+@,!", *c)) {
-			/* bpftrace's words, which scripts around it look for. */
-			fprintf(err, "ERROR: invalid character '%c' in the search '%s'\n", *c, search);
+			/* bpftrace's words, which scripts around it look for, after who says them. */
+			fprintf(err, "dwarftrace: ERROR: invalid character '%c' in the search '%s'\n", *c, search);
 			return -EINVAL;
 		}
 	}
@@ -371,6 +372,11 @@ int dt_list_probes(const char *search, int pid, bool verbose, FILE *out, FILE *e
 			else if (explicit_p == p)
 				fprintf(err, "dwarftrace: -l: this kernel has no kprobes "
 					"(it was built without CONFIG_KPROBES)\n");
+			else if (!no_warnings)
+				/* As bpftrace warns when it cannot read the kernel's functions: a
+				 * search that would list kprobes says why there are none. */
+				fprintf(err, "dwarftrace: warning: -l: no kprobes listed: this kernel "
+					"has none (it was built without CONFIG_KPROBES)\n");
 			break;
 		case DT_P_SOFTWARE:
 		case DT_P_HARDWARE:

@@ -218,9 +218,12 @@ int dt_repl_main(const dt_session_opts *so, bool watch_pid);
 
 /* `-l [SEARCH]` (list.c): prints the probes this machine offers that match SEARCH (NULL: all),
  * bpftrace's lines (`tracepoint:sched:sched_switch`); pid > 0 lists the functions of every
- * object that process maps; verbose adds tracepoint fields and function parameters. Says what went wrong on `err`.
+ * object that process maps; verbose adds tracepoint fields and function parameters; a search
+ * that would list kprobes on a kernel without them is warned about unless no_warnings. Says
+ * what went wrong on `err`.
  * 0, or -EINVAL for a bad search. */
-int dt_list_probes(const char *search, int pid, bool verbose, FILE *out, FILE *err);
+int dt_list_probes(const char *search, int pid, bool verbose, bool no_warnings, FILE *out,
+		   FILE *err);
 
 /* `--info` (info.c): the kernel and what BPF support it has (program and map types, helpers,
  * features dwarftrace uses), as "name: yes|no" lines. 0 or -errno. */
@@ -229,5 +232,9 @@ int dt_info_print(FILE *out);
 /* The CLI: parses argv and runs. Returns the process exit status (0, 1 script/runtime errors,
  * 2 usage, or a failed -c command's status: see dt_session_child_status). */
 int dt_cli_main(int argc, char **argv);
+
+/* The option table -h prints, as the Markdown table of README.md's "Command line" section
+ * (tests/readme_options.sh compares them). */
+void dt_cli_options_markdown(FILE *f);
 
 #endif
