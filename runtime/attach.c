@@ -619,8 +619,9 @@ int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, uint64
 			goto out;
 		}
 		if (f.size && off >= f.size) {
-			rc = dt_rt_fail(err, -ERANGE, "offset %#" PRIx64 " is past the end of %s "
-				  "(%" PRIu64 " bytes)", off, sym, f.size);
+			/* bpftrace's words (scripts around it look for them). */
+			rc = dt_rt_fail(err, -ERANGE, "Offset outside the function bounds ('%s' "
+				  "size is %" PRIu64 ")", sym, f.size);
 			goto out;
 		}
 		if (off && (rc = check_insn_start(e, sym, &f, off, err)) < 0)
@@ -629,8 +630,8 @@ int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, uint64
 	}
 	rc = dt_elf_vaddr_to_offset(e, vaddr + off, file_off);
 	if (rc < 0)
-		rc = dt_rt_fail(err, rc, "address %#" PRIx64 " of %s is in no executable segment of %s",
-			  vaddr + off, sym, path);
+		rc = dt_rt_fail(err, rc, "Could not resolve address: %s:%#" PRIx64 " (no executable "
+			  "segment of %s holds it)", path, vaddr + off, path);
 out:
 	dt_elf_put(e);
 	return rc;

@@ -110,7 +110,7 @@ static void run_system(dt_session *s, const dt_event_desc *e, const void *payloa
 	size_t n;
 
 	if (!p) {
-		fprintf(s->err, "ERROR: system(\"%s\"): %s\n", cmd, strerror(errno));
+		fprintf(s->err, "dwarftrace: ERROR: system(\"%s\"): %s\n", cmd, strerror(errno));
 		free(cmd);
 		return;
 	}
@@ -304,7 +304,7 @@ static int on_event(void *ctx, void *data, size_t len)
 bad:
 	/* A record we cannot read is our bug; say so once per record rather than crash. */
 	before_output(s);
-	fprintf(s->err, "internal error: malformed event (kind %u, id %u, %zu bytes) from "
+	fprintf(s->err, "dwarftrace: internal error: malformed event (kind %u, id %u, %zu bytes) from "
 		"unit %u\n", h.kind, h.id, len, u->id);
 	return 0;
 }

@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NEED_ROOT "dwarftrace needs root (or CAP_BPF and CAP_PERFMON) to load BPF programs"
+#define NEED_ROOT "dwarftrace: root (or CAP_BPF and CAP_PERFMON) is needed to load BPF programs"
 #define STACK_MAP_ENTRIES 4096
 #define VERIFIER_TAIL_LINES 25
 /* A bound on continuation slots of a session, below the unwinder's own array size. */
@@ -345,7 +345,7 @@ static int create_script_map(dt_session *s, const dt_map_sym *m, dt_smap **out)
 		int rc = -errno;
 
 		if (rc != -EPERM)
-			fprintf(s->err, "cannot create map %s (key %u bytes, value %u bytes): %s\n",
+			fprintf(s->err, "dwarftrace: cannot create map %s (key %u bytes, value %u bytes): %s\n",
 				m->name, sm->layout.key_size, sm->layout.value_size,
 				dt_strerror(-rc));
 		free(sm);
@@ -369,7 +369,7 @@ static int aux_create(dt_session *s, int *fd, enum bpf_map_type type, const char
 
 		*fd = -1;
 		if (rc != -EPERM)
-			fprintf(s->err, "cannot create the %s map: %s\n", name, dt_strerror(-rc));
+			fprintf(s->err, "dwarftrace: cannot create the %s map: %s\n", name, dt_strerror(-rc));
 		return perm_error(s, rc);
 	}
 	return *fd;
@@ -698,7 +698,7 @@ static int session_exec_follower(dt_session *s)
 	if (!s->ef) {
 		rc = -errno;
 		if (rc != -EPERM)
-			fprintf(s->err, "cannot follow exec (sched_process_exec): %s\n",
+			fprintf(s->err, "dwarftrace: cannot follow exec (sched_process_exec): %s\n",
 				dt_strerror(-rc));
 		return perm_error(s, rc);
 	}
@@ -754,7 +754,7 @@ static dt_unwinder *session_unwinder(dt_session *s)
 		if (errno == EPERM)
 			perm_error(s, -EPERM);
 		else
-			fprintf(s->err, "ustack_dwarf: cannot load the DWARF stack walker: %s (run "
+			fprintf(s->err, "dwarftrace: ustack_dwarf: cannot load the DWARF stack walker: %s (run "
 				"with -v for the details)\n", dt_strerror(errno));
 	}
 	return s->uw;
@@ -763,11 +763,11 @@ static dt_unwinder *session_unwinder(dt_session *s)
 static int wrap_uw(dt_session *s, int fd, enum bpf_prog_type t)
 {
 	if (fd == -EOPNOTSUPP) {
-		fprintf(s->err, "ustack_dwarf cannot be used in this kind of probe (no stack "
+		fprintf(s->err, "dwarftrace: ustack_dwarf cannot be used in this kind of probe (no stack "
 			"walker for BPF program type %d)\n", (int)t);
 	} else if (fd < 0 && fd != -EPERM && !s->uw_reported) {
 		/* The precompiled walker is ours: a kernel refusing it is a dwarftrace bug. */
-		fprintf(s->err, "internal error: the kernel refused the DWARF stack walker for "
+		fprintf(s->err, "dwarftrace: internal error: the kernel refused the DWARF stack walker for "
 			"BPF program type %d (%s); this is a dwarftrace bug, please report it with "
 			"the output of -v, which shows the verifier's log\n", (int)t, dt_strerror(-fd));
 		s->uw_reported = true;
@@ -808,7 +808,7 @@ static int make_probe_names(dt_session *s, dt_unit *u)
 			snprintf(n.probe, sizeof(n.probe), "%s", a->text ? a->text : "");
 			if (bpf_map_update_elem(u->names_fd, &a->index, &n, BPF_ANY) < 0) {
 				rc = -errno;
-				fprintf(s->err, "cannot fill the probe names map: %s\n",
+				fprintf(s->err, "dwarftrace: cannot fill the probe names map: %s\n",
 					dt_strerror(-rc));
 			}
 		}
@@ -1015,7 +1015,7 @@ int dt_rt_load_prog(dt_session *s, const dt_cg_prog *p, int *fd_out)
 	} else if (fd < 0 && rc == -EPERM && geteuid() != 0) {
 		perm_error(s, rc);
 	} else if (fd < 0) {
-		fprintf(s->err, "internal error: the verifier rejected generated code for probe %s "
+		fprintf(s->err, "dwarftrace: internal error: the verifier rejected generated code for probe %s "
 			"(this is a dwarftrace bug; please report it with the output of "
 			"-d verifier)\n", prog_label(p));
 		fprintf(s->err, "bpf_prog_load: %s\n", dt_strerror(-rc));
@@ -1066,14 +1066,14 @@ static int load_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 		int cfd = s->uw ? dt_unwinder_cont_progs_fd(s->uw, e->prog_type) : -1;
 
 		if (cont < 0 || cfd < 0) {
-			fprintf(s->err, "internal error: probe %s has no continuation program "
+			fprintf(s->err, "dwarftrace: internal error: probe %s has no continuation program "
 				"(this is a dwarftrace bug; please report it)\n", prog_label(e));
 			rc = -EINVAL;
 			goto out;
 		}
 		if (bpf_map_update_elem(cfd, &e->cont_slot, &fds[cont], BPF_ANY) < 0) {
 			rc = -errno;
-			fprintf(s->err, "cannot install the continuation of %s: %s\n",
+			fprintf(s->err, "dwarftrace: cannot install the continuation of %s: %s\n",
 				prog_label(e), dt_strerror(-rc));
 			goto out;
 		}
@@ -1088,7 +1088,7 @@ static int load_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 			continue;
 		if (bpf_map_update_elem(chain_fd(s, p->prog_type), &cs.slot, &fds[i], BPF_ANY) < 0) {
 			rc = -errno;
-			fprintf(s->err, "cannot chain part %s of %s: %s\n", p->name, prog_label(p),
+			fprintf(s->err, "dwarftrace: cannot chain part %s of %s: %s\n", p->name, prog_label(p),
 				strerror(-rc));
 			goto out;
 		}
@@ -1171,7 +1171,7 @@ static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 		char *err = NULL;
 
 		if (dt_rt_run_once(u->begin_fds.v[i], u->begin_types.v[i], &err) < 0) {
-			fprintf(s->err, "BEGIN: %s\n", err);
+			fprintf(s->err, "dwarftrace: BEGIN: %s\n", err);
 			free(err);
 		}
 	}
@@ -1382,7 +1382,7 @@ static int ensure_fds(dt_session *s, size_t more_maps)
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want)
 		return 0;
 	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
-		fprintf(s->err, "this script needs at least %llu file descriptors for its %llu maps "
+		fprintf(s->err, "dwarftrace: this script needs at least %llu file descriptors for its %llu maps "
 			"and programs, more than this process may open (ulimit -Hn: %llu)\n",
 			(unsigned long long)need, (unsigned long long)maps,
 			(unsigned long long)rl.rlim_max);
@@ -1586,7 +1586,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	DT_VEC_PUSH(&s->units, u);
 	rc = dt_loop_add_unit(s, u);
 	if (rc < 0) {
-		fprintf(s->err, "cannot read the event ring buffer: %s\n", dt_strerror(-rc));
+		fprintf(s->err, "dwarftrace: cannot read the event ring buffer: %s\n", dt_strerror(-rc));
 		s->units.n--;
 		goto fail;
 	}
@@ -1865,7 +1865,7 @@ int dt_session_finish(dt_session *s)
 				char *err = NULL;
 
 				if (dt_rt_run_once(u->end_fds.v[j], u->end_types.v[j], &err) < 0) {
-					fprintf(s->err, "END: %s\n", err);
+					fprintf(s->err, "dwarftrace: END: %s\n", err);
 					free(err);
 				}
 			}

@@ -29,7 +29,7 @@ void dt_session_print_maps(dt_session *s)
 		int rc = dt_out_print_map(s->out, &sorted[i]->sym, sorted[i]->fd, 0, 0);
 
 		if (rc < 0)
-			fprintf(s->err, "cannot read map %s: %s\n", sorted[i]->sym.name,
+			fprintf(s->err, "dwarftrace: cannot read map %s: %s\n", sorted[i]->sym.name,
 				dt_strerror(-rc));
 	}
 	free(sorted);

@@ -74,7 +74,7 @@ int dt_xprobe_load(dt_session *s)
 	x->obj = bpf_object__open_mem(dt_xprobe_bpf_obj, dt_xprobe_bpf_obj_len, &oo);
 	if (!x->obj) {
 		rc = -errno;
-		fprintf(s->err, "xprobe: cannot open the embedded BPF object: %s\n", dt_strerror(-rc));
+		fprintf(s->err, "dwarftrace: xprobe: cannot open the embedded BPF object: %s\n", dt_strerror(-rc));
 		goto fail;
 	}
 	if (s->o.uprobe_pid > 0 || s->child_cgroup_id) {
@@ -86,7 +86,7 @@ int dt_xprobe_load(dt_session *s)
 		/* xfilter is the object's only read-only global. */
 		if (!f || sz != sizeof(*f)) {
 			rc = -ENOENT;
-			fprintf(s->err, "internal error: the xprobe object has no process filter (this "
+			fprintf(s->err, "dwarftrace: internal error: the xprobe object has no process filter (this "
 				"is a dwarftrace bug; please report it)\n");
 			goto fail;
 		}
@@ -95,7 +95,7 @@ int dt_xprobe_load(dt_session *s)
 	}
 	rc = bpf_object__load(x->obj);
 	if (rc < 0) {
-		fprintf(s->err, "xprobe: cannot load the scheduler hooks and uprobe programs: %s "
+		fprintf(s->err, "dwarftrace: xprobe: cannot load the scheduler hooks and uprobe programs: %s "
 			"(they need BTF and tp_btf support; run with -v for libbpf's log)\n",
 			dt_strerror(-rc));
 		goto fail;
@@ -108,7 +108,7 @@ int dt_xprobe_load(dt_session *s)
 	if (x->entry_fd < 0 || x->return_fd < 0 || x->result_fd < 0 || x->progs_fd < 0 ||
 	    x->stats_fd < 0) {
 		rc = -ENOENT;
-		fprintf(s->err, "internal error: the xprobe object lacks a program or map (this is a "
+		fprintf(s->err, "dwarftrace: internal error: the xprobe object lacks a program or map (this is a "
 			"dwarftrace bug; please report it)\n");
 		goto fail;
 	}

@@ -18,7 +18,8 @@ int dt_unwind_dump(const char *path, FILE *f)
 	dt_ruleset_init(&rs);
 	ret = dt_cfi_build_file(path, &rs, &rows, err, sizeof(err));
 	if (ret < 0) {
-		fprintf(stderr, "%s\n", err);
+		/* Said as the CLI says its own errors: `-d unwind FILE` is only the CLI's. */
+		fprintf(stderr, "dwarftrace: -d unwind: %s\n", err);
 		goto out;
 	}
 	for (i = 0; i < rows.n; i++) {

@@ -39,7 +39,8 @@ COMMAND runs under /bin/sh ($DWARFTRACE and the rest substituted; it may prepare
 $TMP first); its exit status must be EXIT and the first non-blank line it writes on stderr
 must match the regex FIRST_ERROR (re.search). REQ words are REQUIRES items (`!kprobes`).
 Every case also holds what any bad input must: done within 5 s, no crash, no verifier dump,
-no "internal error", no raw "Unknown error N", no prefix said twice ("unwind: unwind:").
+no "internal error", no raw "Unknown error N", no prefix said twice ("unwind: unwind:"), and
+the first error line says who speaks: `dwarftrace: ` or `FILE:LINE:COL: ` (BAD_INPUT_SPEAKER).
 A case's test name is `bad_NAME`.
 
 In every command and expectation, $DWARFTRACE, $TARGETS (the target programs' directory), $BUILD,
@@ -80,6 +81,9 @@ BAD_INPUT_NEVER = [
     r"Unknown error -?\d+",
     r"(?:^|\s)([A-Za-z@][\w@.-]*: )\1",
 ]
+# Who speaks, at the start of a bad input's first error line: `dwarftrace: ...` or a place in
+# the program, `FILE:LINE:COL: ...` (issue 13: a line in a script's log says whose it is).
+BAD_INPUT_SPEAKER = re.compile(r"^(?:dwarftrace: |[^\s:][^:]*:\d+:\d+: )")
 BAD_INPUT_TIMEOUT = "5"
 # The command's stderr goes to a file (for FIRST_ERROR) and then to the test's output.
 STDERR_FILE = "$TMP/.stderr"
@@ -302,6 +306,9 @@ def check_output(t, out, status, subst):
             fails.append(f"nothing on stderr; expected a line matching {t['FIRST_ERROR']}")
         elif not re.search(t["FIRST_ERROR"], first):
             fails.append(f"first error line {first!r} does not match {t['FIRST_ERROR']}")
+        elif not BAD_INPUT_SPEAKER.match(first):
+            fails.append(f"first error line {first!r} does not say who speaks "
+                         "('dwarftrace: ' or 'FILE:LINE:COL: ')")
     blocks = None
     for key, adjacent in (("EXPECT_ORDER", False), ("EXPECT_STACK", True)):
         for e in t.get(key, []):

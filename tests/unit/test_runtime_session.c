@@ -357,7 +357,7 @@ static void verifier_rejection_sentence(void)
 	CHECK(dt_rt_load_prog(r.s, &p, &fd) < 0);
 	CHECK_EQ_INT(fd, -1);
 	finish(&r, false);
-	CHECK(!strncmp(r.err_text, "internal error: the verifier rejected generated code for probe "
+	CHECK(!strncmp(r.err_text, "dwarftrace: internal error: the verifier rejected generated code for probe "
 		       "profile:hz:99 (this is a dwarftrace bug; please report it with the output "
 		       "of -d verifier)\n", 150));
 	CHECK(strstr(r.err_text, "R0 !read_ok") != NULL);
