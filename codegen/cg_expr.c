@@ -1236,7 +1236,7 @@ static LLVMValueRef expr_of(cg *c, const dt_expr *e)
 		LLVMValueRef p = cg_gep(c, b, tt->tuple.offsets[e->tget.index]);
 		return cg_is_scalar(e->type) ? cg_load(c, p, e->type) : p;
 	}
-	case DT_E_POSPARAM: case DT_E_PARAMCOUNT: case DT_E_SIZEOF: case DT_E_OFFSETOF:
+	case DT_E_POSPARAM: case DT_E_PARAMCOUNT: case DT_E_SIZEOF: case DT_E_OFFSETOF: case DT_E_IDENT:
 		break;
 	}
 	cg_fail(c, e->span, "expression kind %d reached code generation", e->kind);

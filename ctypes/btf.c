@@ -265,6 +265,38 @@ int ct_btf_lookup(dt_ctypes *ct, const char *name, const dt_type **out)
 	return 0;
 }
 
+int ct_btf_constant(dt_ctypes *ct, const char *name, int64_t *out)
+{
+	int err = load_vmlinux(ct);
+	if (err)
+		return err == -ENODATA ? -ENOENT : err;
+	/* libbpf indexes types, not enumerators: a walk over the enums, once per name asked. */
+	for (size_t i = 0; i < ct->srcs.n; i++) {
+		struct btf *btf = ct->srcs.v[i].btf;
+		for (uint32_t id = ct->srcs.v[i].first; id < ct->srcs.v[i].end; id++) {
+			const struct btf_type *t = btf__type_by_id(btf, id);
+			uint16_t n = btf_vlen(t);
+			if (btf_is_enum(t)) {
+				const struct btf_enum *m = btf_enum(t);
+				for (uint16_t k = 0; k < n; k++)
+					if (!strcmp(btf__name_by_offset(btf, m[k].name_off), name)) {
+						*out = btf_kflag(t) ? (int64_t)m[k].val
+								    : (int64_t)(uint32_t)m[k].val;
+						return 0;
+					}
+			} else if (btf_is_enum64(t)) {
+				const struct btf_enum64 *m = btf_enum64(t);
+				for (uint16_t k = 0; k < n; k++)
+					if (!strcmp(btf__name_by_offset(btf, m[k].name_off), name)) {
+						*out = (int64_t)btf_enum64_value(&m[k]);
+						return 0;
+					}
+			}
+		}
+	}
+	return -ENOENT;
+}
+
 static void dump_printf(void *ctx, const char *fmt, va_list args)
 {
 	vfprintf(ctx, fmt, args);

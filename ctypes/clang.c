@@ -31,7 +31,8 @@
 	X(clang_getFieldDeclBitWidth) X(clang_getPointeeType) X(clang_getArrayElementType)         \
 	X(clang_getArraySize) X(clang_getTypeDeclaration) X(clang_isCursorDefinition)              \
 	X(clang_getCursorDefinition) X(clang_Cursor_isAnonymous) X(clang_equalCursors)             \
-	X(clang_Cursor_isNull) X(clang_getEnumDeclIntegerType) X(clang_getTypedefDeclUnderlyingType)
+	X(clang_Cursor_isNull) X(clang_getEnumDeclIntegerType) X(clang_getTypedefDeclUnderlyingType) \
+	X(clang_getEnumConstantDeclValue)
 
 typedef struct cl_api {
 #define X(f) __typeof__(&f) f;
@@ -59,6 +60,8 @@ struct ct_clang {
 	DT_VEC(converted) records;
 	DT_VEC(named) shells_by_name; /* .c unused: incomplete structs pointers name */
 	DT_VEC(dt_type *) shells;
+	char *text;          /* the unit's text, for evaluating constants in it */
+	size_t len;
 };
 
 static const char *const lib_names[] = {
@@ -97,6 +100,9 @@ void ct_clang_reset(dt_ctypes *ct)
 	if (cl->tu)
 		cl->f.clang_disposeTranslationUnit(cl->tu);
 	cl->tu = NULL;
+	free(cl->text);
+	cl->text = NULL;
+	cl->len = 0;
 	for (size_t i = 0; i < cl->names.n; i++)
 		free(cl->names.v[i].name);
 	for (size_t i = 0; i < cl->shells_by_name.n; i++)
@@ -375,7 +381,7 @@ static char *unit_text(dt_ctypes *ct, const dt_program *p, const char *kernel, s
 	return buf;
 }
 
-static int parse_unit(dt_ctypes *ct, const char *text, size_t len)
+static int parse_to(dt_ctypes *ct, const char *text, size_t len, CXTranslationUnit *tu)
 {
 	ct_clang *cl = ct->cl;
 	DT_VEC(const char *) args = { 0 };
@@ -398,15 +404,79 @@ static int parse_unit(dt_ctypes *ct, const char *text, size_t len)
 	DT_VEC_PUSH(&args, "-nostdinc");
 	struct CXUnsavedFile uf = { .Filename = CL_FILE, .Contents = text,
 				    .Length = (unsigned long)len };
+	*tu = NULL;
+	enum CXErrorCode ec = cl->f.clang_parseTranslationUnit2(
+		cl->idx, CL_FILE, args.v, (int)args.n, &uf, 1, CXTranslationUnit_SkipFunctionBodies,
+		tu);
+	free(args.v);
+	return ec == CXError_Success && *tu ? 0 : -EIO;
+}
+
+static int parse_unit(dt_ctypes *ct, const char *text, size_t len)
+{
+	ct_clang *cl = ct->cl;
 	if (cl->tu)
 		cl->f.clang_disposeTranslationUnit(cl->tu);
 	cl->tu = NULL;
-	enum CXErrorCode ec = cl->f.clang_parseTranslationUnit2(
-		cl->idx, CL_FILE, args.v, (int)args.n, &uf, 1,
-		CXTranslationUnit_SkipFunctionBodies | CXTranslationUnit_DetailedPreprocessingRecord * 0,
-		&cl->tu);
-	free(args.v);
-	return ec == CXError_Success && cl->tu ? 0 : -EIO;
+	return parse_to(ct, text, len, &cl->tu);
+}
+
+#define CL_CONSTANT "__dwarftrace_constant__"
+
+struct found_const {
+	ct_clang *cl;
+	bool found;
+	long long value;
+};
+
+static enum CXChildVisitResult find_const(CXCursor c, CXCursor parent, CXClientData data)
+{
+	(void)parent;
+	struct found_const *fc = data;
+	ct_clang *cl = fc->cl;
+	enum CXCursorKind k = cl->f.clang_getCursorKind(c);
+	if (k == CXCursor_EnumDecl)
+		return CXChildVisit_Recurse;
+	if (k != CXCursor_EnumConstantDecl)
+		return CXChildVisit_Continue;
+	char *n = str_of(cl, cl->f.clang_getCursorSpelling(c));
+	if (!strcmp(n, CL_CONSTANT)) {
+		fc->found = true;
+		fc->value = cl->f.clang_getEnumConstantDeclValue(c);
+	}
+	free(n);
+	return fc->found ? CXChildVisit_Break : CXChildVisit_Continue;
+}
+
+int ct_clang_constant(dt_ctypes *ct, const char *name, int64_t *out)
+{
+	ct_clang *cl = ct->cl;
+	if (!cl || !cl->tu || !cl->text)
+		return -ENOENT;
+	/* Clang evaluates it: the unit again with the name as an enumerator's value, which
+	 * serves enumerators and #defines alike and refuses what is not an integer constant. */
+	char *text = xasprintf("%.*s\n#line 1 \"<constant>\"\nenum { " CL_CONSTANT " = (%s) };\n",
+			       (int)cl->len, cl->text, name);
+	CXTranslationUnit tu;
+	int err = parse_to(ct, text, strlen(text), &tu);
+	free(text);
+	if (err)
+		return -ENOENT;
+	struct found_const fc = { .cl = cl };
+	unsigned nd = cl->f.clang_getNumDiagnostics(tu);
+	bool bad = false;
+	for (unsigned i = 0; i < nd && !bad; i++) {
+		CXDiagnostic dg = cl->f.clang_getDiagnostic(tu, i);
+		bad = cl->f.clang_getDiagnosticSeverity(dg) >= CXDiagnostic_Error;
+		cl->f.clang_disposeDiagnostic(dg);
+	}
+	if (!bad)
+		cl->f.clang_visitChildren(cl->f.clang_getTranslationUnitCursor(tu), find_const, &fc);
+	cl->f.clang_disposeTranslationUnit(tu);
+	if (!fc.found)
+		return -ENOENT;
+	*out = fc.value;
+	return 0;
 }
 
 /* Kernel structs and unions the unit uses without a definition, as C from BTF; NULL if none. */
@@ -526,7 +596,8 @@ int ct_clang_compile(dt_ctypes *ct, dt_diags *d, const dt_program *p)
 		err = parse_unit(ct, text, len);
 		free(kernel);
 	}
-	free(text);
+	ct->cl->text = text; /* kept for ct_clang_constant */
+	ct->cl->len = len;
 	if (err) {
 		dt_diag(d, DT_DIAG_ERROR, at, "clang could not parse the C definitions");
 		return -EINVAL;

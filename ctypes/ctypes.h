@@ -40,6 +40,11 @@ int dt_ctypes_cdefs(void *ct, dt_arena *a, dt_diags *d, const dt_program *p);
 int dt_ctypes_uprobe_args(void *ct, dt_arena *a, const char *path, const char *func,
 			  const dt_type **out);
 
+/* The value of a bare name a script uses as a number: an enumerator or integer #define of its
+ * C definitions and their headers (clang evaluates it), else an enumerator of kernel BTF. 0 or
+ * -ENOENT. Fits dt_check_opts.constant with ct as its ctx. */
+int dt_ctypes_constant(void *ct, dt_arena *a, const char *name, int64_t *out);
+
 /* `-I DIR` and `--include FILE` for the C definitions, as bpftrace has them. */
 void dt_ctypes_add_include_dir(dt_ctypes *ct, const char *dir);
 void dt_ctypes_add_include(dt_ctypes *ct, const char *file);

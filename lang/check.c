@@ -641,6 +641,14 @@ static bool complete(checker *c, const dt_type *t, dt_span at)
 	return true;
 }
 
+static bool is_int_name(const char *name)
+{
+	for (size_t i = 0; i < DT_ARRAY_SIZE(int_names); i++)
+		if (!strcmp(int_names[i].name, name))
+			return true;
+	return !strcmp(name, "void");
+}
+
 /* The type a cast, sizeof or offsetof names; NULL (reported) when it does not exist. */
 static const dt_type *resolve_ctype(checker *c, const dt_ctype_ref *r)
 {
@@ -890,6 +898,17 @@ static const dt_type *check_cast(checker *c, dt_expr *e)
 static const dt_type *check_sizeof(checker *c, dt_expr *e)
 {
 	const dt_type *t;
+	int64_t k;
+	if (e->kind == DT_E_SIZEOF && e->size.ty.name && !e->size.ty.nptr &&
+	    !strchr(e->size.ty.name, ' ') && !is_int_name(e->size.ty.name) && c->o &&
+	    c->o->constant && c->o->ctype &&
+	    c->o->ctype(c->o->ctype_ctx, c->a, e->size.ty.name, &t) == -ENOENT &&
+	    c->o->constant(c->o->ctype_ctx, c->a, e->size.ty.name, &k) == 0) {
+		/* sizeof(NAME) of an enum value or a #define: the size of its integer. */
+		e->kind = DT_E_INT;
+		e->i.value = 8;
+		return dt_type_int(false, 8);
+	}
 	if (e->size.ty.name) {
 		t = resolve_ctype(c, &e->size.ty);
 		if (!t)
@@ -2084,6 +2103,18 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 			return dt_type_int(true, 8);
 		}
 		return posparam_as_str(c, e);
+	}
+	case DT_E_IDENT: {
+		int64_t v;
+		if (c->o && c->o->constant &&
+		    c->o->constant(c->o->ctype_ctx, c->a, e->ident.name, &v) == 0) {
+			e->kind = DT_E_INT; /* the constant, for both walks */
+			e->i.value = (uint64_t)v;
+			return dt_type_int(true, 8);
+		}
+		ERR(c, e->span, "unknown identifier '%s'", e->ident.name);
+		dt_unknown_name_hint(c->d, e->ident.name, strlen(e->ident.name), false);
+		return &t_none;
 	}
 	case DT_E_PARAMCOUNT:
 		e->kind = DT_E_INT;

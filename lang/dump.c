@@ -249,6 +249,10 @@ static void dump_expr(dumper *d, const dt_expr *e, int depth)
 		fputs("param $#", o);
 		end_expr(d, e);
 		return;
+	case DT_E_IDENT:
+		fprintf(o, "ident %s", e->ident.name);
+		end_expr(d, e);
+		return;
 	}
 }
 

@@ -364,6 +364,8 @@ typedef enum dt_expr_kind {
 	DT_E_INDEX,   /* e[i] on a pointer or an array */
 	DT_E_SIZEOF,  /* sizeof(type) or sizeof(e): folded to DT_E_INT by dt_check */
 	DT_E_OFFSETOF, /* offsetof(type, member): folded to DT_E_INT by dt_check */
+	DT_E_IDENT,   /* a bare name: an enum value or a #define of the C definitions or of kernel
+	               * BTF's enums, folded to DT_E_INT by dt_check (else "unknown identifier") */
 } dt_expr_kind;
 
 /* A C type as written in a cast, sizeof or offsetof: a base name ("uint8", "struct
@@ -428,6 +430,7 @@ struct dt_expr {
 		struct { dt_ctype_ref ty; dt_expr *e; const char *field; } size;
 		struct { dt_expr **elems; uint32_t n; } tuple;
 		struct { uint32_t n; } posparam; /* $1, $2: substituted from the command line by dt_check */
+		struct { const char *name; } ident;
 		struct { dt_expr *base; uint32_t index; } tget;
 	};
 };
@@ -589,6 +592,10 @@ typedef struct dt_check_opts {
 	 * cannot be read. Takes `ctx`. NULL: usdt probes are refused. */
 	int (*usdt)(void *ctx, dt_arena *a, const dt_attach *at, dt_usdt_loc **locs, uint32_t *n,
 		    char **why);
+	/* The value of a bare name a script uses as a number: an enumerator or an integer #define
+	 * of its C definitions (and their headers), else an enumerator of the kernel's BTF. 0, or
+	 * -ENOENT. NULL: no such names. Called with ctype_ctx. */
+	int (*constant)(void *ctx, dt_arena *a, const char *name, int64_t *out);
 } dt_check_opts;
 
 /* The address space a C value designated by e lives in (the pointer it was reached through),

@@ -133,4 +133,9 @@ dt_program *dt_parse_recording(dt_arena *a, const dt_source *src, dt_diags *d, d
  * dumps what its own parse recorded instead of parsing a second time. */
 void dt_dump_token_vec(const dt_source *src, const dt_token_vec *rec, FILE *out);
 
+/* The hint after "unknown function/identifier 'NAME'": the closest name in the namespace the
+ * syntax points at (functions for a call, builtins otherwise), then the other one, else how
+ * variables and maps are spelled. */
+void dt_unknown_name_hint(dt_diags *d, const char *s, size_t n, bool call);
+
 #endif

@@ -305,3 +305,17 @@ const char *dt_closest(const char *name, size_t name_len, const char *const *can
 	}
 	return best && best_d > 0 && best_d <= limit ? best : NULL;
 }
+
+void dt_unknown_name_hint(dt_diags *d, const char *s, size_t n, bool call)
+{
+	const char *sugg = NULL;
+	if (!dt_diag_hint_wanted(d))
+		return;
+	sugg = dt_closest(s, n, call ? dt_func_names() : dt_builtin_names());
+	if (!sugg)
+		sugg = dt_closest(s, n, call ? dt_builtin_names() : dt_func_names());
+	if (sugg)
+		dt_diag_hint(d, "did you mean '%s'?", sugg);
+	else if (!call)
+		dt_diag_hint(d, "scratch variables start with '$' and maps with '@'");
+}

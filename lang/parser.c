@@ -43,6 +43,9 @@ typedef struct parser {
 	dt_span last_gt;
 	int depth;
 	bool too_deep;
+	/* Bare names (DT_E_IDENT): the checker looks them up as constants, but it does not run
+	 * after a syntax error, so then they are reported as unknown here. */
+	DT_VEC(dt_expr *) idents;
 } parser;
 
 static void lex_at(parser *p, uint32_t from, bool attach)
@@ -497,26 +500,18 @@ static dt_expr *parse_ident(parser *p)
 		e->span = span_from(p, start);
 		return e;
 	}
-	dt_diag(p->d, DT_DIAG_ERROR, tok_span(&t), "unknown %s '%.*s'",
-		call ? "function" : "identifier", (int)t.len, s);
-	/* Unknown name: suggest from the namespace the syntax points at. */
-	const char *sugg = NULL;
-	if (dt_diag_hint_wanted(p->d)) {
-		sugg = call ? dt_closest(s, t.len, dt_func_names())
-			    : dt_closest(s, t.len, dt_builtin_names());
-		if (!sugg)
-			sugg = call ? dt_closest(s, t.len, dt_builtin_names())
-				    : dt_closest(s, t.len, dt_func_names());
+	if (!call) {
+		/* Maybe a constant of the C definitions or the kernel: the checker decides. */
+		dt_expr *e = new_expr(p, DT_E_IDENT, start);
+		e->ident.name = dt_arena_strndup(p->a, s, t.len);
+		DT_VEC_PUSH(&p->idents, e);
+		return e;
 	}
-	if (sugg)
-		dt_diag_hint(p->d, "did you mean '%s'?", sugg);
-	else if (!call)
-		dt_diag_hint(p->d, "scratch variables start with '$' and maps with '@'");
-	if (call) {
-		uint32_t n;
-		advance(p);
-		(void)parse_list(p, DT_TOK_RPAREN, "expected ',' or ')' in arguments", &n);
-	}
+	dt_diag(p->d, DT_DIAG_ERROR, tok_span(&t), "unknown function '%.*s'", (int)t.len, s);
+	dt_unknown_name_hint(p->d, s, t.len, true);
+	uint32_t n;
+	advance(p);
+	(void)parse_list(p, DT_TOK_RPAREN, "expected ',' or ')' in arguments", &n);
 	return error_expr(p, start);
 }
 
@@ -1664,6 +1659,12 @@ dt_program *dt_parse_recording(dt_arena *a, const dt_source *src, dt_diags *d, d
 	}
 	if (rec)
 		DT_VEC_PUSH(rec, p.cur);
+	for (size_t i = 0; dt_diags_error_count(d) && i < p.idents.n; i++) {
+		dt_expr *e = p.idents.v[i];
+		dt_diag(d, DT_DIAG_ERROR, e->span, "unknown identifier '%s'", e->ident.name);
+		dt_unknown_name_hint(d, e->ident.name, strlen(e->ident.name), false);
+	}
+	free(p.idents.v);
 	prog->ncdecls = (uint32_t)cdecls.n;
 	prog->cdecls = dt_arena_alloc(a, sizeof(dt_span) * (cdecls.n ? cdecls.n : 1));
 	if (cdecls.n)
