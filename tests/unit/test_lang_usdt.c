@@ -8,6 +8,9 @@
 #include "tests/unit/t.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -125,10 +128,85 @@ static void notes_of_target(void)
 	dt_elf_put(e);
 }
 
+static int first_pc(void *ctx, const dt_elf_usdt *u)
+{
+	if (strcmp(u->name, "guarded"))
+		return 0;
+	((uint64_t *)ctx)[0] = u->pc;
+	((uint64_t *)ctx)[1] = u->sema;
+	return 1;
+}
+
+/* A prelinked object: .stapsdt.base moved by -0x10 from where the notes say it was, so every
+ * pc and semaphore moves by as much (the section header of a copy is edited with libelf). */
+static void prelinked_base(void)
+{
+	const char *path = DT_TEST_BUILD_DIR "/tests/targets/usdt_target_nofp";
+	char tmp[] = "/tmp/dt_usdt_prelinkXXXXXX", cmd[512];
+	uint64_t before[2] = { 0 }, after[2] = { 0 };
+	dt_elf *e;
+	int fd;
+
+	if (access(path, R_OK) != 0) {
+		t_case_failed = -1;
+		return;
+	}
+	e = dt_elf_open(NULL, path);
+	CHECK(e != NULL);
+	if (!e)
+		return;
+	dt_elf_usdt_each(e, first_pc, before);
+	dt_elf_put(e);
+	fd = mkstemp(tmp);
+	CHECK(fd >= 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "cp %s %s", path, tmp);
+	CHECK_EQ_INT(system(cmd), 0);
+	elf_version(EV_CURRENT);
+	fd = open(tmp, O_RDWR);
+	Elf *w = elf_begin(fd, ELF_C_RDWR, NULL);
+	size_t shstrndx = 0;
+	Elf_Scn *scn = NULL;
+	bool moved = false;
+
+	elf_getshdrstrndx(w, &shstrndx);
+	elf_flagelf(w, ELF_C_SET, ELF_F_LAYOUT);
+	while ((scn = elf_nextscn(w, scn))) {
+		GElf_Shdr sh;
+
+		gelf_getshdr(scn, &sh);
+		if (!strcmp(elf_strptr(w, shstrndx, sh.sh_name), ".stapsdt.base")) {
+			sh.sh_addr -= 0x10;
+			gelf_update_shdr(scn, &sh);
+			elf_flagshdr(scn, ELF_C_SET, ELF_F_DIRTY);
+			moved = true;
+		}
+	}
+	CHECK(moved);
+	CHECK(elf_update(w, ELF_C_WRITE) >= 0);
+	elf_end(w);
+	close(fd);
+	e = dt_elf_open(NULL, tmp);
+	CHECK(e != NULL);
+	if (e) {
+		dt_elf_usdt_each(e, first_pc, after);
+		dt_elf_put(e);
+	}
+	if (getenv("DT_TEST_VERBOSE"))
+		fprintf(stderr, "pc %#lx -> %#lx, sema %#lx -> %#lx\n", (unsigned long)before[0],
+			(unsigned long)after[0], (unsigned long)before[1], (unsigned long)after[1]);
+	CHECK(before[0] != 0 && before[1] != 0);
+	CHECK(after[0] == before[0] - 0x10);
+	CHECK(after[1] == before[1] - 0x10);
+	if (!getenv("DT_TEST_KEEP"))
+		unlink(tmp);
+}
+
 int main(void)
 {
 	T_RUN(operand_forms);
 	T_RUN(refused_forms);
 	T_RUN(notes_of_target);
+	T_RUN(prelinked_base);
 	return t_done();
 }
