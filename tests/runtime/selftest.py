@@ -97,6 +97,16 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(os.path.join(tmp, ".stderr"), "w") as g:
         g.write("warning: w\n-e:1:1: error: x\n")
     check(run.check_output(tests[0], "", 1, tsub) != [], "table: only the first line counts")
+    # Who speaks: the regex alone matching is not enough.
+    with open(os.path.join(tmp, "t.table"), "w") as g:
+        g.write("sp | 1 | cannot read | $DWARFTRACE x\n")
+    speaker = run.parse_table(os.path.join(tmp, "t.table"))[0]
+    for line, ok in (("dwarftrace: cannot read x\n", True), ("x.dt:3:4: cannot read\n", True),
+                     ("cannot read x\n", False), ("ERROR: cannot read x\n", False)):
+        with open(os.path.join(tmp, ".stderr"), "w") as g:
+            g.write(line)
+        check((run.check_output(speaker, "", 1, tsub) == []) == ok,
+              f"table: speaker of {line.strip()!r}")
     with open(os.path.join(tmp, ".stderr"), "w") as g:
         g.write("-e:1:1: error: x\n")
     for never in ("unwind: unwind: x", "Unknown error 524", "internal error: y",
