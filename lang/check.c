@@ -567,7 +567,8 @@ static const dt_type *check_builtin(checker *c, dt_expr *e)
 			else
 				c->probe->ustack_dwarf_mixed = true;
 		}
-		return dt_type_stack(c->a, k, e->builtin.mode, e->builtin.depth);
+		return dt_type_stack(c->a, k, e->builtin.mode_set || !c->o ? e->builtin.mode
+							      : c->o->stack_mode, e->builtin.depth);
 	}
 	case DT_B_ARGS: {
 		if (all_attach(c, is_uprobe_entry))

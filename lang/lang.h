@@ -393,6 +393,7 @@ struct dt_expr {
 			uint32_t arg;         /* argN: N */
 			uint32_t depth;       /* kstack/ustack/ustack_dwarf(N): N, or 0 = default */
 			dt_stack_mode mode;   /* kstack(perf) etc. */
+			bool mode_set;        /* written in the call; else the session's default */
 			uint32_t variant;     /* nsecs(CLOCK): dt_clock; pid/tid(NS): dt_pid_ns */
 			bool native;          /* ustack_dwarf(native): no interpreter (CPython) frames */
 		} builtin;
@@ -596,6 +597,8 @@ typedef struct dt_check_opts {
 	 * of its C definitions (and their headers), else an enumerator of the kernel's BTF. 0, or
 	 * -ENOENT. NULL: no such names. Called with ctype_ctx. */
 	int (*constant)(void *ctx, dt_arena *a, const char *name, int64_t *out);
+	/* How kstack/ustack/ustack_dwarf print when the script names no mode (BPFTRACE_STACK_MODE). */
+	dt_stack_mode stack_mode;
 } dt_check_opts;
 
 /* The address space a C value designated by e lives in (the pointer it was reached through),

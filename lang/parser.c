@@ -367,11 +367,11 @@ static dt_expr *parse_stack_builtin(parser *p, dt_expr *e, const char *name, uin
 		} else if (p->cur.kind == DT_TOK_IDENT && nargs == (int)e->builtin.native &&
 			   !e->builtin.depth) {
 			if (is_kw(p, &p->cur, "perf"))
-				e->builtin.mode = DT_STACKMODE_PERF;
+				e->builtin.mode = DT_STACKMODE_PERF, e->builtin.mode_set = true;
 			else if (is_kw(p, &p->cur, "raw"))
-				e->builtin.mode = DT_STACKMODE_RAW;
+				e->builtin.mode = DT_STACKMODE_RAW, e->builtin.mode_set = true;
 			else if (is_kw(p, &p->cur, "bpftrace"))
-				e->builtin.mode = DT_STACKMODE_DEFAULT;
+				e->builtin.mode = DT_STACKMODE_DEFAULT, e->builtin.mode_set = true;
 			else
 				bad = true;
 		} else if (p->cur.kind == DT_TOK_INT && !e->builtin.depth) {

@@ -162,7 +162,7 @@ static const char usage_rest[] =
 	"ENVIRONMENT (as in bpftrace):\n"
 	"  BPFTRACE_STRLEN (or BPFTRACE_MAX_STRLEN), BPFTRACE_MAP_KEYS_MAX,\n"
 	"  BPFTRACE_PERF_RB_PAGES, BPFTRACE_MAX_PROBES, BPFTRACE_LOG_SIZE,\n"
-	"  BPFTRACE_NO_CPP_DEMANGLE\n"
+	"  BPFTRACE_NO_CPP_DEMANGLE, BPFTRACE_STACK_MODE (bpftrace, perf or raw)\n"
 	"\n"
 	"EXIT STATUS:\n"
 	"  0; 1 for errors in the program, when attaching, or when the output (stdout, -o,\n"
@@ -624,6 +624,18 @@ static int read_env(dt_session_opts *so)
 	so->log_size = (uint32_t)v[5];
 	if (v[6])
 		so->no_demangle = true;
+	const char *sm = getenv("BPFTRACE_STACK_MODE");
+	if (sm && *sm) {
+		if (!strcmp(sm, "perf"))
+			so->stack_mode = DT_STACKMODE_PERF;
+		else if (!strcmp(sm, "raw"))
+			so->stack_mode = DT_STACKMODE_RAW;
+		else if (strcmp(sm, "bpftrace")) {
+			fprintf(stderr, "dwarftrace: BPFTRACE_STACK_MODE='%s': give bpftrace, perf or "
+				"raw\n", sm);
+			return 1;
+		}
+	}
 	return 0;
 }
 

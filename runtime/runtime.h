@@ -60,6 +60,7 @@ typedef struct dt_session_opts {
 	bool has_child;         /* a -c command runs (or would, with dry_run): `cpid` is valid */
 	bool unsafe;            /* --unsafe: system() and signal() are allowed */
 	uint32_t helper_check;  /* -k (1), -kk (2): report helpers that fail at run time */
+	dt_stack_mode stack_mode; /* BPFTRACE_STACK_MODE: stacks printed without a mode */
 	/* Symbols and profile files (symbols/, output/profile.c). */
 	bool no_demangle;       /* --no-demangle */
 	bool no_inline;         /* --no-inline: no frames for inlined callees */
