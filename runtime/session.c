@@ -1700,7 +1700,7 @@ static void report_stats(dt_session *s)
 		for (int c = 0; c < s->ncpus; c++)
 			totals[k] += vals[c];
 		if (totals[k])
-			fprintf(s->err, "%llu %s\n", (unsigned long long)totals[k],
+			fprintf(s->err, "dwarftrace: %llu %s\n", (unsigned long long)totals[k],
 				stat_text[k].what ? stat_text[k].what
 						  : "events counted by an unnamed loss counter");
 	}

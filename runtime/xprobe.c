@@ -238,7 +238,8 @@ void dt_xprobe_report(dt_session *s)
 		for (int c = 0; c < ncpu; c++)
 			total += vals[c];
 		if (total && (xstat_msgs[i].always || s->o.verbose))
-			fprintf(s->err, "%llu %s\n", (unsigned long long)total, xstat_msgs[i].what);
+			fprintf(s->err, "dwarftrace: %llu %s\n", (unsigned long long)total,
+				xstat_msgs[i].what);
 	}
 	free(vals);
 	if (!s->o.verbose)
