@@ -1127,6 +1127,18 @@ static LLVMValueRef call(cg *c, const dt_expr *e)
 			cg_store_int(c, b, 1 + i, 1, cg_i64(c, bytes[i]));
 		return b;
 	}
+	case DT_F_UADDR: {
+		v = cg_i64(c, e->call.uaddr.addr);
+		if (!e->call.uaddr.biased)
+			return v;
+		if (!is_regs_ctx(c)) {
+			cg_fail(c, e->span, "uaddr() of a biased object in this probe type");
+			return v;
+		}
+		/* The load bias: where the probed instruction is now, less its ELF address. */
+		return LLVMBuildAdd(c->b, v, LLVMBuildSub(c->b, ctx_load(c, PT_IP, 8, false),
+							cg_i64(c, e->call.uaddr.at), ""), "");
+	}
 	case DT_F_CGROUP_PATH: /* the id; userspace finds its paths */
 	case DT_F_STRERROR:    /* the number; userspace finds its text */
 	case DT_F_UPTR: case DT_F_KPTR: /* the same address; its type says where it points */

@@ -1372,6 +1372,59 @@ static dt_expr *literal_arg(checker *c, dt_expr *e, const char *what)
 	return NULL;
 }
 
+/* uaddr("sym"): a symbol of the probes' binary, as a pointer to an integer of its size (user
+ * memory). In a binary loaded at a bias (PIE, a library) the address is found at run time from
+ * the IP of a uprobe on one known instruction. */
+static const dt_type *check_uaddr(checker *c, dt_expr *e)
+{
+	if (!nargs_ok(c, e, 1, 1, "uaddr(\"symbol\")"))
+		return &t_none;
+	dt_expr *a0 = literal_arg(c, e, "a symbol");
+	if (!a0)
+		return &t_none;
+	const dt_attach *a = c->probe->attach[0];
+	for (uint32_t i = 0; i < c->probe->nattach; i++) {
+		const dt_attach *ai = c->probe->attach[i];
+		if (ai->provider != DT_P_UPROBE && ai->provider != DT_P_URETPROBE) {
+			ERR(c, e->span, "uaddr can not be used with \"%s\" probes",
+			    dt_provider_name(ai->provider));
+			return &t_none;
+		}
+		if (strcmp(ai->target, a->target)) {
+			ERR(c, e->span, "uaddr needs every attach point of the probe in one binary: "
+			    "%s and %s differ", a->target, ai->target);
+			return &t_none;
+		}
+	}
+	if (!c->o || !c->o->usym_addr)
+		return &t_none; /* nothing to resolve against (front-end dumps) */
+	uint64_t addr, size, at = 0;
+	bool biased;
+	int err = c->o->usym_addr(c->o->ctx, a->target, a0->str.s, &addr, &size, &biased);
+	if (err) {
+		ERR(c, a0->span, "Could not resolve symbol: %s:%s%s%s", a->target, a0->str.s,
+		    err == -ENOENT ? "" : ": ", err == -ENOENT ? "" : strerror(-err));
+		return &t_none;
+	}
+	if (biased) {
+		uint64_t fsize;
+		bool fb;
+		if (c->probe->nattach > 1 || a->provider != DT_P_UPROBE ||
+		    c->o->usym_addr(c->o->ctx, a->target, a->func, &at, &fsize, &fb)) {
+			ERR(c, e->span, "uaddr in %s, which is loaded at an address chosen at run "
+			    "time, needs a probe with one uprobe on a named function", a->target);
+			HINT(c, "the address is found from where that uprobe fires");
+			return &t_none;
+		}
+		at += a->offset;
+	}
+	e->call.uaddr.addr = addr;
+	e->call.uaddr.at = at;
+	e->call.uaddr.biased = biased;
+	uint32_t isz = size == 1 || size == 2 || size == 4 ? (uint32_t)size : 8;
+	return dt_type_ptr(c->a, dt_type_int(true, isz), DT_AS_USER);
+}
+
 /* system() and signal() act outside tracing: only with --unsafe, as in bpftrace. */
 static bool unsafe_ok(checker *c, dt_expr *e)
 {
@@ -1896,6 +1949,8 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 	}
 	case DT_F_DEBUGF:
 		return check_debugf(c, e);
+	case DT_F_UADDR:
+		return check_uaddr(c, e);
 	case DT_F_BSWAP: {
 		if (!nargs_ok(c, e, 1, 1, "bswap(integer)"))
 			return &t_none;

@@ -338,6 +338,7 @@ typedef enum dt_func {
 	DT_F_MACADDR, DT_F_STRERROR,
 	DT_F_UPTR, DT_F_KPTR, /* the pointer (or address) argument, read from user / kernel memory */
 	DT_F_DEBUGF,  /* bpf_trace_printk: the kernel's trace buffer, not dwarftrace's output */
+	DT_F_UADDR,   /* uaddr("sym"): the run-time address of a symbol of the uprobe's binary */
 	DT_F__COUNT
 } dt_func;
 
@@ -413,6 +414,10 @@ struct dt_expr {
 			uint32_t event_id;        /* printf/time/print(value): index into dt_program.events */
 			const dt_type *args_type; /* printf: tuple of the value args as sent in the event;
 			                           * join: the type of each string slot */
+			/* uaddr: the symbol's ELF address; when `biased` (a PIE or library), the
+			 * probed instruction's ELF address `at`, which the program subtracts from
+			 * its IP to find the load bias. */
+			struct { uint64_t addr, at; bool biased; } uaddr;
 		} call;
 		struct { dt_binop op; dt_expr *l, *r; } bin;
 		struct { dt_unop op; dt_expr *e; } un;
@@ -597,6 +602,11 @@ typedef struct dt_check_opts {
 	 * of its C definitions (and their headers), else an enumerator of the kernel's BTF. 0, or
 	 * -ENOENT. NULL: no such names. Called with ctype_ctx. */
 	int (*constant)(void *ctx, dt_arena *a, const char *name, int64_t *out);
+	/* uaddr(): symbol `name` (any type: a variable, a function) of the uprobe binary `target`
+	 * as written: its ELF address and size, and whether the object is loaded at a bias (PIE,
+	 * shared library). 0, -ENOENT (no such symbol) or -errno. Takes `ctx`. */
+	int (*usym_addr)(void *ctx, const char *target, const char *name, uint64_t *addr,
+			 uint64_t *size, bool *biased);
 	/* How kstack/ustack/ustack_dwarf print when the script names no mode (BPFTRACE_STACK_MODE). */
 	dt_stack_mode stack_mode;
 } dt_check_opts;

@@ -587,6 +587,50 @@ static char *no_function(dt_elf *e, const char *sym, const char *path, bool how)
 	return msg;
 }
 
+struct sym_by_name {
+	const char *name;
+	dt_elf_sym found;
+	bool any;
+};
+
+static int sym_by_name_cb(void *ctx, const dt_elf_sym *sym)
+{
+	struct sym_by_name *s = ctx;
+
+	if (strcmp(sym->name, s->name))
+		return 0;
+	s->found = *sym;
+	s->any = true;
+	return 1;
+}
+
+int dt_rt_usym_addr(void *ctx, const char *target, const char *name, uint64_t *addr,
+		    uint64_t *size, bool *biased)
+{
+	const struct dt_rt_expand_ctx *x = ctx;
+	struct sym_by_name s = { .name = name };
+	char *path = NULL;
+	size_t nseg;
+	int rc = dt_rt_resolve_binary(target, x ? x->pid : -1, &path);
+
+	if (rc < 0)
+		return rc;
+	dt_elf *e = dt_elf_open(NULL, path);
+	free(path);
+	if (!e)
+		return -errno;
+	dt_elf_sym_each(e, sym_by_name_cb, &s);
+	const dt_elf_seg *seg = dt_elf_segments(e, &nseg);
+	/* Linked at 0 (a PIE, a shared library): the kernel picks where it goes. */
+	*biased = nseg && seg[0].vaddr == 0;
+	dt_elf_put(e);
+	if (!s.any)
+		return -ENOENT;
+	*addr = s.found.value;
+	*size = s.found.size;
+	return 0;
+}
+
 int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, uint64_t *file_off,
 			 char **err)
 {

@@ -1434,6 +1434,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 		.ctype = dt_ctypes_lookup, .cdefs = dt_ctypes_cdefs,
 		.uprobe_args = dt_ctypes_uprobe_args, .ctype_ctx = s->ctypes,
 		.constant = dt_ctypes_constant, .stack_mode = s->o.stack_mode,
+		.usym_addr = dt_rt_usym_addr,
 	};
 	struct cg_ctx gc = { .s = s, .u = u };
 	dt_cg_env env = {

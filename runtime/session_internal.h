@@ -144,6 +144,9 @@ struct dt_rt_expand_ctx {
 	const char *child_path; /* the -c program, when it runs without a shell */
 };
 int dt_rt_expand(void *ctx, const dt_attach *a, char ***names, uint32_t *n);
+/* dt_check_opts.usym_addr over the same ctx: a symbol of any type in the uprobe target. */
+int dt_rt_usym_addr(void *ctx, const char *target, const char *name, uint64_t *addr,
+		    uint64_t *size, bool *biased);
 
 /* tracefs root, mounted at /sys/kernel/tracing on first use if nothing is mounted; NULL if none. */
 const char *dt_rt_tracefs(void);
