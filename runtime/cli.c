@@ -126,6 +126,28 @@ static const struct cli_opt cli_opts[] = {
 	{ 'V', "version", no_argument, 'V', "-V, --version", "the version" },
 };
 
+/* bpftrace's environment variables that mean something here, as -h and README.md's table
+ * (between `<!-- env:begin -->` and `<!-- env:end -->`) show them; cli.test checks that every
+ * BPFTRACE_ name the sources read is here. */
+static const struct cli_env {
+	const char *name;
+	const char *help;
+} cli_env[] = {
+	{ "BPFTRACE_STRLEN", "bytes of a `str()` without a length and of tracepoint strings, "
+	  "1..200 (default 64)" },
+	{ "BPFTRACE_MAX_STRLEN", "the newer name of BPFTRACE_STRLEN; it wins when both are set" },
+	{ "BPFTRACE_MAP_KEYS_MAX", "entries a map holds (default 4096)" },
+	{ "BPFTRACE_PERF_RB_PAGES", "pages per CPU of the events buffer: the one events ring gets "
+	  "as many bytes for all CPUs" },
+	{ "BPFTRACE_MAX_PROBES", "attach points a program may have (no limit unless set)" },
+	{ "BPFTRACE_LOG_SIZE", "the verifier log's first size in bytes; it still grows" },
+	{ "BPFTRACE_NO_CPP_DEMANGLE", "1: C++ and Rust names as they are in the binary (as "
+	  "`--no-demangle`)" },
+	{ "BPFTRACE_STACK_MODE", "`bpftrace`, `perf` or `raw`: how stacks print when the script "
+	  "names no mode" },
+	{ "BPFTRACE_CAT_BYTES_MAX", "bytes one `cat()` prints at most (default 10240)" },
+};
+
 static const char usage_line[] =
 	"USAGE: dwarftrace [options] [FILE | -e PROGRAM] [--] [PARAM...]\n";
 
@@ -159,11 +181,6 @@ static const char usage_rest[] =
 	"                                  BIN empty or '*' with -p: every object it maps\n"
 	"  Blocks are written { ... } or < ... >; FUNC and EVENT may hold '*' wildcards.\n"
 	"\n"
-	"ENVIRONMENT (as in bpftrace):\n"
-	"  BPFTRACE_STRLEN (or BPFTRACE_MAX_STRLEN), BPFTRACE_MAP_KEYS_MAX,\n"
-	"  BPFTRACE_PERF_RB_PAGES, BPFTRACE_MAX_PROBES, BPFTRACE_LOG_SIZE,\n"
-	"  BPFTRACE_NO_CPP_DEMANGLE, BPFTRACE_STACK_MODE (bpftrace, perf or raw)\n"
-	"\n"
 	"EXIT STATUS:\n"
 	"  0; 1 for errors in the program, when attaching, or when the output (stdout, -o,\n"
 	"  --pprof, --flamegraph) cannot be written; 2 for usage; with -c, a command that\n"
@@ -180,10 +197,10 @@ static const char usage_rest[] =
 
 /* One option as -h prints it: the syntax, then its help wrapped at HELP_WIDTH under HELP_COL,
  * backquotes dropped. */
-static void print_option_help(FILE *f, const struct cli_opt *o)
+static void print_option_help(FILE *f, const char *syntax, const char *help)
 {
-	const char *w = o->help;
-	int col = fprintf(f, "  %s", o->syntax);
+	const char *w = help;
+	int col = fprintf(f, "  %s", syntax);
 
 	if (col > HELP_COL - 2) {
 		fputc('\n', f);
@@ -217,7 +234,10 @@ static void print_help(FILE *f)
 	fputs(usage_line, f);
 	fputs(usage_intro, f);
 	for (size_t i = 0; i < DT_ARRAY_SIZE(cli_opts); i++)
-		print_option_help(f, &cli_opts[i]);
+		print_option_help(f, cli_opts[i].syntax, cli_opts[i].help);
+	fputs("\nENVIRONMENT (as in bpftrace):\n", f);
+	for (size_t i = 0; i < DT_ARRAY_SIZE(cli_env); i++)
+		print_option_help(f, cli_env[i].name, cli_env[i].help);
 	fputs(usage_rest, f);
 }
 
@@ -227,6 +247,16 @@ static void markdown_cell(FILE *f, const char *text)
 		if (*c == '|')
 			fputc('\\', f);
 		fputc(*c, f);
+	}
+}
+
+void dt_cli_env_markdown(FILE *f)
+{
+	fputs("| variable | |\n|---|---|\n", f);
+	for (size_t i = 0; i < DT_ARRAY_SIZE(cli_env); i++) {
+		fprintf(f, "| `%s` | ", cli_env[i].name);
+		markdown_cell(f, cli_env[i].help);
+		fputs(" |\n", f);
 	}
 }
 

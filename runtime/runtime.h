@@ -237,5 +237,7 @@ int dt_cli_main(int argc, char **argv);
 /* The option table -h prints, as the Markdown table of README.md's "Command line" section
  * (tests/readme_options.sh compares them). */
 void dt_cli_options_markdown(FILE *f);
+/* The BPFTRACE_* environment variables -h lists, as README.md's Markdown table. */
+void dt_cli_env_markdown(FILE *f);
 
 #endif

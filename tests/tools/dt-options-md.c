@@ -1,11 +1,16 @@
-/* dt-options-md — prints the CLI's option table (runtime/cli.c, the one -h prints) as the
- * Markdown table README.md holds; tests/readme_options.sh diffs the two. */
+/* dt-options-md — prints the CLI's option table (runtime/cli.c, the one -h prints), or with
+ * `env` its environment variables, as the Markdown tables README.md holds;
+ * tests/readme_options.sh diffs them. */
 #include "runtime/runtime.h"
 
 #include <stdio.h>
+#include <string.h>
 
-int main(void)
+int main(int argc, char **argv)
 {
-	dt_cli_options_markdown(stdout);
+	if (argc > 1 && !strcmp(argv[1], "env"))
+		dt_cli_env_markdown(stdout);
+	else
+		dt_cli_options_markdown(stdout);
 	return fflush(stdout) ? 1 : 0;
 }
