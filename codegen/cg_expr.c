@@ -1127,6 +1127,20 @@ static LLVMValueRef call(cg *c, const dt_expr *e)
 			cg_store_int(c, b, 1 + i, 1, cg_i64(c, bytes[i]));
 		return b;
 	}
+	case DT_F_LEN: {
+		/* bpf_get_stack copies the frames it walked: their bytes / 8 (0 when none). */
+		const dt_type *st = a0->type;
+		uint32_t size = st->stack.depth * 8;
+		LLVMValueRef buf = cg_buf_raw(c, size);
+		LLVMValueRef args[4] = { c->ctxp, buf, cg_i64(c, size),
+					 cg_i64(c, st->stack.kind == DT_STACK_USER_FP ? BPF_F_USER_STACK
+										      : 0) };
+		LLVMValueRef r = cg_helper(c, BPF_FUNC_get_stack, c->i64, args, 4);
+		LLVMValueRef neg = LLVMBuildICmp(c->b, LLVMIntSLT, r, cg_i64(c, 0), "");
+
+		return LLVMBuildSelect(c->b, neg, cg_i64(c, 0),
+				       LLVMBuildLShr(c->b, r, cg_i64(c, 3), ""), "");
+	}
 	case DT_F_UADDR: {
 		v = cg_i64(c, e->call.uaddr.addr);
 		if (!e->call.uaddr.biased)

@@ -1951,6 +1951,32 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 		return check_debugf(c, e);
 	case DT_F_UADDR:
 		return check_uaddr(c, e);
+	case DT_F_LEN: {
+		if (!nargs_ok(c, e, 1, 1, "len(kstack) or len(ustack)"))
+			return &t_none;
+		dt_expr *a0 = e->call.args[0];
+		if (a0->kind == DT_E_MAP && !a0->map.nkeys) {
+			ERR(c, a0->span, "len() of a map is not supported");
+			HINT(c, "print(%s) shows its entries; a counter map (@n++) can follow how many "
+			     "there are", a0->map.name);
+			return &t_none;
+		}
+		const dt_type *t = check_expr(c, a0);
+		if (is_none(t))
+			return &t_none;
+		/* The frames are counted where the stack is taken, so the argument is the builtin. */
+		if (a0->kind != DT_E_BUILTIN || t->kind != DT_T_STACK ||
+		    t->stack.kind == DT_STACK_USER_DWARF) {
+			ERR(c, a0->span, "len() needs kstack or ustack written in its call, not %s",
+			    tname(c, t));
+			return &t_none;
+		}
+		if (t->stack.depth * 8 > DT_MAX_VALUE_SIZE) {
+			ERR(c, a0->span, "len() counts at most %d frames", DT_MAX_VALUE_SIZE / 8);
+			return &t_none;
+		}
+		return dt_type_int(true, 8);
+	}
 	case DT_F_BSWAP: {
 		if (!nargs_ok(c, e, 1, 1, "bswap(integer)"))
 			return &t_none;

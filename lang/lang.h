@@ -339,6 +339,7 @@ typedef enum dt_func {
 	DT_F_UPTR, DT_F_KPTR, /* the pointer (or address) argument, read from user / kernel memory */
 	DT_F_DEBUGF,  /* bpf_trace_printk: the kernel's trace buffer, not dwarftrace's output */
 	DT_F_UADDR,   /* uaddr("sym"): the run-time address of a symbol of the uprobe's binary */
+	DT_F_LEN,     /* len(kstack|ustack): the frames of the stack here (bpf_get_stack) */
 	DT_F__COUNT
 } dt_func;
 

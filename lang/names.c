@@ -141,7 +141,7 @@ static const char *const func_names[DT_F__COUNT + 1] = {
 	[DT_F_REG] = "reg", [DT_F_CGROUPID] = "cgroupid", [DT_F_OVERRIDE] = "override",
 	[DT_F_CGROUP_PATH] = "cgroup_path", [DT_F_JOIN] = "join", [DT_F_MACADDR] = "macaddr",
 	[DT_F_STRERROR] = "strerror", [DT_F_UPTR] = "uptr", [DT_F_KPTR] = "kptr",
-	[DT_F_DEBUGF] = "debugf", [DT_F_UADDR] = "uaddr",
+	[DT_F_DEBUGF] = "debugf", [DT_F_UADDR] = "uaddr", [DT_F_LEN] = "len",
 	[DT_F__COUNT] = NULL,
 };
 
