@@ -56,7 +56,125 @@ static const struct known_release known[] = {
 		.str_state = 32,
 		.str_ascii_data = 48,
 		.str_compact_data = 72 } },
+	/* 3.12 and 3.13: checked the same way against pyenv's 3.12.1 and 3.13.0 headers. 3.13
+	 * publishes its own (_Py_DebugOffsets, read first: debug_offsets()); this row is for a
+	 * build whose _PyRuntime cannot be read from its file. */
+	{ 12, { .layout = DT_PY_LAYOUT_312,
+		.runtime_interp_head = 40,
+		.interp_next = 0,
+		.interp_threads_head = 72,
+		.tstate_next = 8,
+		.tstate_thread_id = 136,
+		.tstate_cframe = 56,
+		.cframe_current_frame = 0,
+		.frame_code = 0,
+		.frame_previous = 8,
+		.frame_instr = 56,           /* prev_instr */
+		.frame_entry = 70,           /* owner */
+		.code_firstlineno = 68,
+		.code_filename = 112,
+		.code_name = 120,
+		.code_linetable = 136,
+		.code_adaptive = 192,
+		.bytes_size = 16,
+		.bytes_data = 32,
+		.str_length = 16,
+		.str_state = 32,
+		.str_ascii_data = 40,
+		.str_compact_data = 56,
+		.owner_cstack = 3 } },
+	{ 13, { .layout = DT_PY_LAYOUT_313,
+		.runtime_interp_head = 632,
+		.interp_next = 7264,
+		.interp_threads_head = 7344,
+		.tstate_next = 8,
+		.tstate_thread_id = 152,
+		.tstate_cframe = 72,         /* current_frame */
+		.frame_code = 0,             /* f_executable */
+		.frame_previous = 8,
+		.frame_instr = 56,           /* instr_ptr */
+		.frame_entry = 70,           /* owner */
+		.code_firstlineno = 68,
+		.code_filename = 112,
+		.code_name = 120,
+		.code_linetable = 136,
+		.code_adaptive = 200,
+		.bytes_size = 16,
+		.bytes_data = 32,
+		.str_length = 16,
+		.str_state = 32,
+		.str_ascii_data = 40,
+		.str_compact_data = 56,
+		.owner_cstack = 3 } },
 };
+
+static int read_vaddr(dt_elf *e, const char *path, uint64_t va, void *buf, size_t n);
+
+/* CPython 3.13's _Py_DebugOffsets, the first member of _PyRuntime (Include/internal/
+ * pycore_runtime.h of 3.13): 64-bit words, by index. The interpreter publishes where its
+ * structures' members are, for out-of-process readers like this one. */
+enum {
+	DBG_VERSION = 1, DBG_FREE_THREADED = 2, DBG_RT_INTERP_HEAD = 5, DBG_IS_NEXT = 8,
+	DBG_IS_THREADS_HEAD = 9, DBG_TS_NEXT = 21, DBG_TS_CURRENT_FRAME = 23, DBG_TS_THREAD_ID = 24,
+	DBG_IF_PREVIOUS = 29, DBG_IF_EXECUTABLE = 30, DBG_IF_INSTR_PTR = 31, DBG_IF_OWNER = 33,
+	DBG_CO_FILENAME = 35, DBG_CO_NAME = 36, DBG_CO_LINETABLE = 38, DBG_CO_FIRSTLINENO = 39,
+	DBG_CO_ADAPTIVE = 43, DBG_BYTES_OB_SIZE = 65, DBG_BYTES_OB_SVAL = 66, DBG_STR_STATE = 68,
+	DBG_STR_LENGTH = 69, DBG_STR_ASCII_SIZE = 70, DBG_WORDS = 73,
+};
+
+/* The offsets a 3.13 interpreter publishes in the _Py_DebugOffsets at the start of its
+ * _PyRuntime (initialized data, so read from the file): 0, or -ENOENT when there is none or its
+ * layout is not 3.13's, -EOVERFLOW when an offset does not fit, -EOPNOTSUPP for a free-threaded
+ * build (its frames are not read). */
+static int debug_offsets(dt_elf *e, const char *path, uint64_t runtime, uint32_t *version,
+			 struct dt_py_offsets *o)
+{
+	uint64_t w[DBG_WORDS];
+	static const int idx[] = { DBG_RT_INTERP_HEAD, DBG_IS_NEXT, DBG_IS_THREADS_HEAD,
+				   DBG_TS_NEXT, DBG_TS_CURRENT_FRAME, DBG_TS_THREAD_ID,
+				   DBG_IF_PREVIOUS, DBG_IF_EXECUTABLE, DBG_IF_INSTR_PTR,
+				   DBG_IF_OWNER, DBG_CO_FILENAME, DBG_CO_NAME, DBG_CO_LINETABLE,
+				   DBG_CO_FIRSTLINENO, DBG_CO_ADAPTIVE, DBG_BYTES_OB_SIZE,
+				   DBG_BYTES_OB_SVAL, DBG_STR_STATE, DBG_STR_LENGTH,
+				   DBG_STR_ASCII_SIZE };
+
+	if (read_vaddr(e, path, runtime, w, sizeof(w)) < 0 || memcmp(w, "xdebugpy", 8) ||
+	    (w[DBG_VERSION] >> 16) != 0x030d)
+		return -ENOENT;
+	if (w[DBG_FREE_THREADED])
+		return -EOPNOTSUPP;
+	for (size_t i = 0; i < DT_ARRAY_SIZE(idx); i++)
+		if (w[idx[i]] > UINT16_MAX - 16)
+			return -EOVERFLOW;
+	*version = (uint32_t)w[DBG_VERSION];
+	*o = (struct dt_py_offsets){
+		.layout = DT_PY_LAYOUT_313,
+		.runtime_interp_head = (uint16_t)w[DBG_RT_INTERP_HEAD],
+		.interp_next = (uint16_t)w[DBG_IS_NEXT],
+		.interp_threads_head = (uint16_t)w[DBG_IS_THREADS_HEAD],
+		.tstate_next = (uint16_t)w[DBG_TS_NEXT],
+		.tstate_thread_id = (uint16_t)w[DBG_TS_THREAD_ID],
+		.tstate_cframe = (uint16_t)w[DBG_TS_CURRENT_FRAME],
+		.frame_code = (uint16_t)w[DBG_IF_EXECUTABLE],
+		.frame_previous = (uint16_t)w[DBG_IF_PREVIOUS],
+		.frame_instr = (uint16_t)w[DBG_IF_INSTR_PTR],
+		.frame_entry = (uint16_t)w[DBG_IF_OWNER],
+		.code_firstlineno = (uint16_t)w[DBG_CO_FIRSTLINENO],
+		.code_filename = (uint16_t)w[DBG_CO_FILENAME],
+		.code_name = (uint16_t)w[DBG_CO_NAME],
+		.code_linetable = (uint16_t)w[DBG_CO_LINETABLE],
+		.code_adaptive = (uint16_t)w[DBG_CO_ADAPTIVE],
+		.bytes_size = (uint16_t)w[DBG_BYTES_OB_SIZE],
+		.bytes_data = (uint16_t)w[DBG_BYTES_OB_SVAL],
+		.str_length = (uint16_t)w[DBG_STR_LENGTH],
+		.str_state = (uint16_t)w[DBG_STR_STATE],
+		.str_ascii_data = (uint16_t)w[DBG_STR_ASCII_SIZE],
+		/* PyCompactUnicodeObject: PyASCIIObject, then utf8_length and utf8 */
+		.str_compact_data = (uint16_t)(w[DBG_STR_ASCII_SIZE] + 16),
+		.owner_cstack = 3, /* FRAME_OWNED_BY_CSTACK, not published */
+	};
+	return 0;
+}
 
 /* ---------------------------------------------------------------- discovery */
 
@@ -74,14 +192,19 @@ struct dt_py {
 	dt_elf_cache *elfc;
 	void (*notice)(void *ctx, const char *msg);
 	void *notice_ctx;
+	void (*log)(void *ctx, const char *msg);
+	void *log_ctx;
 	DT_VEC(pyobj) objs;
 };
 
 dt_py *dt_py_new(dt_elf_cache *elfc, int procs_fd, int code_fd,
-		 void (*notice)(void *ctx, const char *msg), void *notice_ctx)
+		 void (*notice)(void *ctx, const char *msg), void *notice_ctx,
+		 void (*log)(void *ctx, const char *msg), void *log_ctx)
 {
 	dt_py *p = xcalloc(1, sizeof(*p));
 
+	p->log = log;
+	p->log_ctx = log_ctx;
 	p->elfc = elfc;
 	p->procs_fd = procs_fd;
 	p->code_fd = code_fd;
@@ -185,6 +308,7 @@ static const pyobj *py_object(dt_py *p, const char *path, const char *display, i
 	struct symfind f = {0};
 	pyobj o = {0};
 	uint32_t hex = 0;
+	int rc;
 	dt_elf *e = dt_elf_open(p->elfc, path);
 
 	if (!e)
@@ -195,27 +319,40 @@ static const pyobj *py_object(dt_py *p, const char *path, const char *display, i
 			return &p->objs.v[i];
 		}
 	dt_elf_sym_each(e, symfind_cb, &f);
-	o.ident = xstrdup(dt_elf_ident(e));
-	o.version = 0x03000000u | (uint32_t)minor << 16;
-	if (f.version && read_vaddr(e, path, f.version, &hex, sizeof(hex)) == 0 &&
-	    (hex >> 24) == 3 && ((hex >> 16) & 0xff) == (uint32_t)minor)
-		o.version = hex;
-	dt_elf_put(e);
 	if (!f.runtime || !f.eval) {
-		free(o.ident);
+		dt_elf_put(e);
 		return NULL; /* not the object holding the runtime */
 	}
+	o.ident = xstrdup(dt_elf_ident(e));
 	o.runtime = f.runtime;
 	o.eval_start = f.eval;
 	o.eval_end = f.eval + (f.eval_size ? f.eval_size : 1);
-	for (size_t i = 0; i < DT_ARRAY_SIZE(known); i++)
+	/* The version: Py_Version (3.11+) over the file's name. */
+	o.version = 0x03000000u | (uint32_t)minor << 16;
+	if (f.version && read_vaddr(e, path, f.version, &hex, sizeof(hex)) == 0 &&
+	    (hex >> 24) == 3)
+		o.version = hex;
+	minor = (int)((o.version >> 16) & 0xff);
+	/* The offsets: what the interpreter publishes, else the table of known releases. */
+	rc = debug_offsets(e, path, f.runtime, &o.version, &o.off);
+	o.ok = rc == 0;
+	for (size_t i = 0; i < DT_ARRAY_SIZE(known) && rc == -ENOENT; i++)
 		if (known[i].minor == (uint32_t)minor) {
 			o.off = known[i].off;
 			o.ok = true;
 		}
-	if (!o.ok)
+	dt_elf_put(e);
+	if (rc == -EOPNOTSUPP)
+		notice(p, "%s: CPython 3.%d built free-threaded: its stacks show the "
+		       "interpreter's native frames, not Python's", display, minor);
+	else if (!o.ok)
 		notice(p, "%s: CPython 3.%d has no known structure offsets here; its stacks show "
 		       "the interpreter's native frames, not Python's", display, minor);
+	else
+		dt_unwind_log(p->log, p->log_ctx, "python: %s: CPython %u.%u.%u, offsets from %s",
+			      display, o.version >> 24, (o.version >> 16) & 0xff,
+			      (o.version >> 8) & 0xff,
+			      rc == 0 ? "its _Py_DebugOffsets" : "the table of known releases");
 	DT_VEC_PUSH(&p->objs, o);
 	return &p->objs.v[p->objs.n - 1];
 }

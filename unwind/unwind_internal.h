@@ -85,9 +85,11 @@ void dt_exec_follower_release_held(dt_exec_follower *f);
 /* CPython processes (bpf-lib/dt_python.h): discovery, the walker's pyprocs entries, and the names
  * of Python frames from its pycode records. */
 typedef struct dt_py dt_py;
-/* notice: the one line said when an interpreter's version has no known offsets (may be NULL). */
+/* notice: the one line said when an interpreter's version has no known offsets; log: -v's
+ * details (where the offsets came from). Either may be NULL. */
 dt_py *dt_py_new(dt_elf_cache *elfc, int procs_fd, int code_fd,
-		 void (*notice)(void *ctx, const char *msg), void *notice_ctx);
+		 void (*notice)(void *ctx, const char *msg), void *notice_ctx,
+		 void (*log)(void *ctx, const char *msg), void *log_ctx);
 void dt_py_free(dt_py *p);
 /* Writes pid's pyprocs entry when its mappings hold a CPython runtime of a known version, else
  * deletes it. */

@@ -283,7 +283,7 @@ dt_unwinder *dt_unwinder_new(const dt_unwinder_opts *opts)
 	u->wstats_fd = map_fd(u, "wstats");
 	u->throttle_fd = map_fd(u, "throttle");
 	u->py = dt_py_new(u->elfc, map_fd(u, "pyprocs"), map_fd(u, "pycode"), u->opts.notice,
-			  u->opts.notice_ctx);
+			  u->opts.notice_ctx, u->opts.log, u->opts.log_ctx);
 	u->rb = ring_buffer__new(u->requests_fd, request_cb, u, NULL);
 	if (!u->rb) {
 		ret = -errno;
