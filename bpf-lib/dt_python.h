@@ -19,7 +19,8 @@
  *   4. It rewrites the native frames in place, leaf first: each native frame whose pc is inside
  *      `_PyEval_EvalFrameDefault` is replaced by the interpreter frames that C frame runs — from
  *      the thread's current frame along `previous`, up to and including the first entry frame
- *      (3.11: is_entry; 3.12+: the owner == FRAME_OWNED_BY_CSTACK shim, which is not shown).
+ *      (3.11: is_entry; 3.12+: the owner == FRAME_OWNED_BY_CSTACK shim, which is not shown;
+ *      3.10: one PyFrameObject per C frame).
  *      So a C extension calling back into Python reads Python, C, Python in true order. An
  *      evaluation frame with no interpreter frame left stays as it is.
  *   5. A Python frame is one word of the stack: DT_PY_FRAME_BIT | lasti << 48 | code object
@@ -61,6 +62,10 @@ enum dt_py_layout {
 	/* 3.13+: tstate->current_frame (tstate_cframe is its offset, cframe_current_frame 0), the
 	 * shim as in 3.12, f_executable for f_code. */
 	DT_PY_LAYOUT_313 = 3,
+	/* 3.10: tstate->frame (tstate_cframe is its offset), a PyFrameObject chain along f_back;
+	 * each C eval call runs exactly one frame; frame_instr is the int f_lasti (code units);
+	 * the line table is 3.10's (byte-offset delta, line delta) pairs. */
+	DT_PY_LAYOUT_310 = 4,
 };
 
 /* Byte offsets into the interpreter's structures (x86-64). */
@@ -75,7 +80,7 @@ struct dt_py_offsets {
 	__u16 cframe_current_frame; /* _PyCFrame.current_frame (3.13: 0, unused) */
 	__u16 frame_code;           /* _PyInterpreterFrame.f_code / f_executable */
 	__u16 frame_previous;       /* .previous */
-	__u16 frame_instr;          /* .prev_instr (3.13: .instr_ptr) */
+	__u16 frame_instr;          /* .prev_instr (3.13: .instr_ptr; 3.10: int f_lasti) */
 	__u16 frame_entry;          /* .is_entry (3.11) or .owner (3.12+), one byte */
 	__u16 code_firstlineno;     /* PyCodeObject.co_firstlineno (int) */
 	__u16 code_filename;        /* .co_filename */
@@ -119,7 +124,8 @@ struct dt_py_code {
 	__u32 lt_total;             /* the table's size in the process */
 	__u16 name_len, file_len;   /* bytes copied */
 	__u8 name_kind, file_kind;
-	__u8 pad[6];
+	__u8 layout;                /* enum dt_py_layout: which line-table format lt holds */
+	__u8 pad[5];
 	char name[DT_PY_NAME_MAX];
 	char file[DT_PY_FILE_MAX];
 	__u8 lt[DT_PY_LT_MAX];

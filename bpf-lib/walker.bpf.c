@@ -908,6 +908,7 @@ static __always_inline void py_note_code(__u32 pid, __u64 code, const struct dt_
 	p = 0;
 	read_user(&p, code + o->code_filename);
 	v->file_len = (__u16)py_str(v->file, DT_PY_FILE_MAX, &v->file_kind, p, o);
+	v->layout = (__u8)o->layout;
 	v->lt_len = v->lt_total = 0;
 	p = 0;
 	if (!read_user(&p, code + o->code_linetable) && p &&
@@ -958,16 +959,21 @@ static long pymerge_cb(__u32 k, struct pymerge_ctx *mc)
 			mc->inpy = 0;
 			return 0;
 		}
-		shim = o->layout >= DT_PY_LAYOUT_312 && entry == o->owner_cstack;
-		end = o->layout == DT_PY_LAYOUT_311 ? entry != 0 : shim;
+		shim = (o->layout == DT_PY_LAYOUT_312 || o->layout == DT_PY_LAYOUT_313) &&
+		       entry == o->owner_cstack;
+		end = o->layout == DT_PY_LAYOUT_311 ? entry != 0 :
+		      o->layout == DT_PY_LAYOUT_310 ? 1 : shim;
 		mc->frame = prev;
 		if (!shim) {
 			if (mc->o >= mc->max) {
 				mc->truncated = 1;
 				return 1;
 			}
-			lasti = instr >= code + o->code_adaptive ?
-					(instr - code - o->code_adaptive) / 2 : 0;
+			if (o->layout == DT_PY_LAYOUT_310) /* the int f_lasti, -1 before the start */
+				lasti = (__s32)instr > 0 ? (__u32)instr : 0;
+			else
+				lasti = instr >= code + o->code_adaptive ?
+						(instr - code - o->code_adaptive) / 2 : 0;
 			if (lasti > DT_PY_LASTI_MAX)
 				lasti = DT_PY_LASTI_MAX;
 			st->fr.pc[mc->o & (DT_WALKER_MAX_FRAMES - 1)] =
@@ -1027,7 +1033,7 @@ static __always_inline int py_step(void *ctx, void *cprogs, void *wstate)
 		st->fr.flags |= DT_UNWIND_F_PY_PARTIAL;
 		goto finish;
 	}
-	if (pp->off.layout == DT_PY_LAYOUT_313) {
+	if (pp->off.layout == DT_PY_LAYOUT_313 || pp->off.layout == DT_PY_LAYOUT_310) {
 		read_user(&frame, tstate + pp->off.tstate_cframe);
 	} else if (!read_user(&cf, tstate + pp->off.tstate_cframe) && cf) {
 		read_user(&frame, cf + pp->off.cframe_current_frame);

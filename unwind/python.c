@@ -3,7 +3,7 @@
  * object named `python3.N` or `libpython3.N….so` (the interpreter, or an embedding program's
  * library) with `_PyRuntime` and `_PyEval_EvalFrameDefault` among its dynamic symbols. Its
  * version comes from the `Py_Version` word (3.11+) or the name, its structure offsets from the
- * table of known releases below, and the walker's `pyprocs` entry for the pid is written from
+ * table of known releases below (3.10-3.12; 3.13 publishes its own), and the walker's `pyprocs` entry for the pid is written from
  * them; a version without known offsets is said once, and the process keeps native frames.
  * Afterwards the Python frames of a stack are named from the code-object records the walker's
  * Python step copied (`pycode`): name, file, and the line computed from CPython's line table
@@ -33,6 +33,28 @@ struct known_release {
 };
 
 static const struct known_release known[] = {
+	/* 3.10: checked against pyenv's 3.10.13 headers (frameobject.h, pycore_interp.h). */
+	{ 10, { .layout = DT_PY_LAYOUT_310,
+		.runtime_interp_head = 32,
+		.interp_next = 0,
+		.interp_threads_head = 8,    /* tstate_head */
+		.tstate_next = 8,
+		.tstate_thread_id = 176,
+		.tstate_cframe = 24,         /* frame */
+		.frame_code = 32,
+		.frame_previous = 24,        /* f_back */
+		.frame_instr = 96,           /* f_lasti */
+		.frame_entry = 96,           /* unused */
+		.code_firstlineno = 40,
+		.code_filename = 104,
+		.code_name = 112,
+		.code_linetable = 120,
+		.bytes_size = 16,
+		.bytes_data = 32,
+		.str_length = 16,
+		.str_state = 32,
+		.str_ascii_data = 48,
+		.str_compact_data = 72 } },
 	{ 11, { .layout = DT_PY_LAYOUT_311,
 		.runtime_interp_head = 40,   /* _PyRuntimeState.interpreters.head */
 		.interp_next = 0,
@@ -301,6 +323,21 @@ static void notice(dt_py *p, const char *fmt, ...)
 	p->notice(p->notice_ctx, msg);
 }
 
+/* -v: which interpreter, and where its offsets came from. */
+static void log_found(dt_py *p, const char *display, uint32_t version, bool published)
+{
+	char ver[32];
+
+	/* A micro version only from Py_Version (3.11+); the file's name gives 3.N. */
+	if (version & 0xffff)
+		snprintf(ver, sizeof(ver), "%u.%u.%u", version >> 24, (version >> 16) & 0xff,
+			 (version >> 8) & 0xff);
+	else
+		snprintf(ver, sizeof(ver), "%u.%u", version >> 24, (version >> 16) & 0xff);
+	dt_unwind_log(p->log, p->log_ctx, "python: %s: CPython %s, offsets from %s", display, ver,
+		      published ? "its _Py_DebugOffsets" : "the table of known releases");
+}
+
 /* The interpreter facts of the object at `path` (a map_files link) shown as `display`; NULL when
  * it is no CPython runtime (no _PyRuntime: e.g. python3.N linked to libpython, which has it). */
 static const pyobj *py_object(dt_py *p, const char *path, const char *display, int minor)
@@ -349,10 +386,7 @@ static const pyobj *py_object(dt_py *p, const char *path, const char *display, i
 		notice(p, "%s: CPython 3.%d has no known structure offsets here; its stacks show "
 		       "the interpreter's native frames, not Python's", display, minor);
 	else
-		dt_unwind_log(p->log, p->log_ctx, "python: %s: CPython %u.%u.%u, offsets from %s",
-			      display, o.version >> 24, (o.version >> 16) & 0xff,
-			      (o.version >> 8) & 0xff,
-			      rc == 0 ? "its _Py_DebugOffsets" : "the table of known releases");
+		log_found(p, display, o.version, rc == 0);
 	DT_VEC_PUSH(&p->objs, o);
 	return &p->objs.v[p->objs.n - 1];
 }
@@ -509,6 +543,26 @@ int dt_py_line_311(const uint8_t *lt, uint32_t len, int32_t firstlineno, uint32_
 	return -1;
 }
 
+int dt_py_line_310(const uint8_t *lt, uint32_t len, int32_t firstlineno, uint32_t lasti)
+{
+	uint32_t addr = lasti * 2, start, end = 0; /* 3.10's table counts bytes */
+	int32_t line = firstlineno, cur;
+
+	for (uint32_t i = 0; i + 1 < len; i += 2) {
+		start = end;
+		end += lt[i];
+		if ((int8_t)lt[i + 1] == -128) {
+			cur = -1;
+		} else {
+			line += (int8_t)lt[i + 1];
+			cur = line;
+		}
+		if (addr >= start && addr < end)
+			return cur;
+	}
+	return -1;
+}
+
 int dt_py_frame_name(dt_py *p, uint32_t pid, uint64_t word, char *name, size_t nn, char *file,
 		     size_t fnn, uint32_t *line)
 {
@@ -525,7 +579,9 @@ int dt_py_frame_name(dt_py *p, uint32_t pid, uint64_t word, char *name, size_t n
 		nn);
 	utf8_of((const uint8_t *)v->file, DT_MIN(v->file_len, DT_PY_FILE_MAX), v->file_kind, file,
 		fnn);
-	if (lasti < DT_PY_LASTI_MAX)
+	if (lasti < DT_PY_LASTI_MAX && v->layout == DT_PY_LAYOUT_310)
+		l = dt_py_line_310(v->lt, DT_MIN(v->lt_len, DT_PY_LT_MAX), v->firstlineno, lasti);
+	else if (lasti < DT_PY_LASTI_MAX)
 		l = dt_py_line_311(v->lt, DT_MIN(v->lt_len, DT_PY_LT_MAX), v->firstlineno, lasti);
 	*line = l > 0 ? (uint32_t)l : 0;
 	free(v);

@@ -98,6 +98,8 @@ void dt_py_forget(dt_py *p, uint32_t pid);
 /* The line of instruction `lasti` (code units) from a CPython 3.11+ line table (co_linetable,
  * Objects/locations.md), starting at firstlineno; -1 when it has none or the table ends first. */
 int dt_py_line_311(const uint8_t *lt, uint32_t len, int32_t firstlineno, uint32_t lasti);
+/* The same for CPython 3.10's table ((byte delta, line delta) pairs, -128: no line). */
+int dt_py_line_310(const uint8_t *lt, uint32_t len, int32_t firstlineno, uint32_t lasti);
 /* See dt_unwinder_py_frame. */
 int dt_py_frame_name(dt_py *p, uint32_t pid, uint64_t word, char *name, size_t nn, char *file,
 		     size_t fnn, uint32_t *line);

@@ -1,6 +1,6 @@
-/* test_unwind_python.c — the CPython 3.11+ line table decoder (unwind/python.c) against the
+/* test_unwind_python.c — the CPython line-table decoders (3.10's and 3.11+'s) (unwind/python.c) against the
  * interpreters' own answers: the tables and expected lines below were written by python3.11
- * (Debian 12) and python3.12 from code.co_linetable and code.co_lines() for two functions (loops,
+ * (Debian 12), python3.10 and python3.12 (pyenv) from code.co_linetable and code.co_lines() for two functions (loops,
  * branches, a comprehension, a try, a call spread over lines, a line delta too large for the
  * short forms), every instruction checked. */
 #include "tests/unit/t.h"
@@ -50,19 +50,47 @@ static const uint8_t lt312_longjump[] = {
 	128, 0, 216, 8, 9, 128, 65, 240, 66, 4, 0, 12, 13, 128, 72
 };
 static const int lines312_longjump[] = {15, 16, 16, 145, 145};
+/* python3.10: sample: co_firstlineno 2 */
+static const uint8_t lt310_sample[] = {
+	4, 1, 12, 1, 12, 1, 14, 1, 10, 2, 2, 1, 20, 1, 2, 3, 2, 1, 4, 255, 12, 254, 6, 1, 2, 1, 2,
+	1, 4, 255, 2, 254
+};
+static const int lines310_sample[] = {
+	3, 3, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6, 6, 8, 8, 8, 8, 8, 9, 10, 10, 10,
+	10, 10, 10, 10, 10, 10, 10, 13, 14, 13, 13, 11, 11, 11, 11, 11, 11, 12, 12, 12, 13, 14, 13,
+	13, 11
+};
+/* python3.10: longjump: co_firstlineno 15 */
+static const uint8_t lt310_longjump[] = {4, 1, 0, 127, 4, 2};
+static const int lines310_longjump[] = {16, 16, 145, 145};
 
-static void check_table(const uint8_t *lt, uint32_t len, int32_t first, const int *lines,
-			uint32_t n)
+static void check_table_with(int (*line_of)(const uint8_t *, uint32_t, int32_t, uint32_t),
+			     const uint8_t *lt, uint32_t len, int32_t first, const int *lines,
+			     uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
-		int got = dt_py_line_311(lt, len, first, i);
+		int got = line_of(lt, len, first, i);
 
 		if (got != lines[i])
 			fprintf(stderr, "instruction %u: line %d, expected %d\n", i, got, lines[i]);
 		CHECK_EQ_INT(got, lines[i]);
 	}
 	/* Past the table: no line. */
-	CHECK_EQ_INT(dt_py_line_311(lt, len, first, n + 5), -1);
+	CHECK_EQ_INT(line_of(lt, len, first, n + 5), -1);
+}
+
+static void check_table(const uint8_t *lt, uint32_t len, int32_t first, const int *lines,
+			uint32_t n)
+{
+	check_table_with(dt_py_line_311, lt, len, first, lines, n);
+}
+
+static void lines_310(void)
+{
+	check_table_with(dt_py_line_310, lt310_sample, sizeof(lt310_sample), 2, lines310_sample,
+			 DT_ARRAY_SIZE(lines310_sample));
+	check_table_with(dt_py_line_310, lt310_longjump, sizeof(lt310_longjump), 15,
+			 lines310_longjump, DT_ARRAY_SIZE(lines310_longjump));
 }
 
 static void lines_311(void)
@@ -93,6 +121,7 @@ static void malformed_and_truncated(void)
 
 int main(void)
 {
+	T_RUN(lines_310);
 	T_RUN(lines_311);
 	T_RUN(lines_312);
 	T_RUN(malformed_and_truncated);
