@@ -372,6 +372,11 @@ void dt_dump_ast(const dt_program *p, FILE *out)
 {
 	dumper d = { .out = out, .a = dt_arena_new(), .pos = { .src = p->src } };
 	fprintf(out, "program %u probe%s\n", p->nprobes, p->nprobes == 1 ? "" : "s");
+	for (uint32_t i = 0; i < p->nconfig; i++) {
+		line(&d, p->config[i].span, 0);
+		fprintf(out, "config %s = %s%s\n", p->config[i].key, p->config[i].value,
+			p->config[i].is_int ? " (int)" : "");
+	}
 	for (uint32_t i = 0; i < p->nprobes; i++) {
 		const dt_probe *pr = p->probes[i];
 		line(&d, pr->span, 0);

@@ -530,8 +530,21 @@ typedef struct dt_event_desc {
 	const dt_type *args;    /* tuple type of the payload after struct dt_event_hdr */
 } dt_event_desc;
 
+/* One setting of a `config = { KEY = VALUE; … }` block, as written: the key (any spelling:
+ * stack_mode, STACK_MODE, BPFTRACE_STACK_MODE) and its value (an identifier, a number or a
+ * string, escapes decoded). The block is read by the driver (runtime/cli.c), before the
+ * session exists, since its settings shape the session; the checker ignores it. */
+typedef struct dt_config_item {
+	const char *key, *value;
+	bool is_int;
+	uint64_t ival;
+	dt_span span, value_span;
+} dt_config_item;
+
 typedef struct dt_program {
 	const dt_source *src;
+	dt_config_item *config; /* the config block's settings, in order */
+	uint32_t nconfig;
 	/* C definitions at the top level, in source order: preprocessor lines (#include, #define,
 	 * #if …) and struct/union/enum/typedef declarations, each its exact source text; the
 	 * type source (dt_check_opts.cdefs) compiles them with clang. */

@@ -46,6 +46,7 @@ typedef struct parser {
 	/* Bare names (DT_E_IDENT): the checker looks them up as constants, but it does not run
 	 * after a syntax error, so then they are reported as unknown here. */
 	DT_VEC(dt_expr *) idents;
+	bool config_seen;  /* a config block was read (only one is allowed) */
 } parser;
 
 static void lex_at(parser *p, uint32_t from, bool attach)
@@ -1630,6 +1631,81 @@ static dt_span parse_cdecl(parser *p)
 	return sp;
 }
 
+/* `config = { KEY = VALUE [;] … }` at the top level ('config' is current, '=' follows). */
+static void parse_config(parser *p, dt_program *prog, bool seen_probe)
+{
+	DT_VEC(dt_config_item) items = { 0 };
+	dt_token kw = p->cur;
+	if (seen_probe || p->config_seen) {
+		dt_diag(p->d, DT_DIAG_ERROR, tok_span(&kw), seen_probe
+			? "the config block must come before the probes"
+			: "only one config block is allowed");
+	}
+	advance(p);
+	expect(p, DT_TOK_ASSIGN, "expected '=' after 'config'");
+	if (!expect(p, DT_TOK_LBRACE, "expected '{' to open the config block")) {
+		skip_probe(p);
+		return;
+	}
+	while (p->cur.kind != DT_TOK_RBRACE && p->cur.kind != DT_TOK_EOF) {
+		dt_config_item it = { 0 };
+		if (p->cur.kind == DT_TOK_SEMI) {
+			advance(p);
+			continue;
+		}
+		if (p->cur.kind != DT_TOK_IDENT) {
+			syntax_error(p, "expected a setting name (stack_mode = perf; …)");
+			break;
+		}
+		it.key = tok_text(p, &p->cur);
+		it.span = tok_span(&p->cur);
+		advance(p);
+		if (!expect(p, DT_TOK_ASSIGN, "expected '=' after the setting's name"))
+			break;
+		it.value_span = tok_span(&p->cur);
+		if (p->cur.kind == DT_TOK_INT) {
+			it.is_int = true;
+			it.ival = p->cur.ival;
+			it.value = tok_text(p, &p->cur);
+		} else if (p->cur.kind == DT_TOK_STR) {
+			uint32_t len, bad;
+			it.value = dt_lex_string(p->a, p->src, &p->cur, &len, &bad);
+		} else if (p->cur.kind == DT_TOK_IDENT) {
+			it.value = tok_text(p, &p->cur);
+		} else {
+			syntax_error(p, "expected a value: a name, a number or a string");
+			break;
+		}
+		advance(p);
+		it.span.len = p->prev_end - it.span.off;
+		DT_VEC_PUSH(&items, it);
+	}
+	if (p->panic) {
+		while (p->cur.kind != DT_TOK_RBRACE && p->cur.kind != DT_TOK_EOF)
+			advance(p);
+		p->panic = false;
+	}
+	expect(p, DT_TOK_RBRACE, "expected '}' to close the config block");
+	if (!p->config_seen) {
+		p->config_seen = true;
+		prog->nconfig = (uint32_t)items.n;
+		prog->config = dt_arena_alloc(p->a, sizeof(dt_config_item) * (items.n ? items.n : 1));
+		if (items.n)
+			memcpy(prog->config, items.v, sizeof(dt_config_item) * items.n);
+	}
+	free(items.v);
+}
+
+/* Whether `config =` starts here (a probe type named config does not exist). */
+static bool starts_config(parser *p)
+{
+	if (!is_kw(p, &p->cur, "config"))
+		return false;
+	dt_token n;
+	dt_lex(p->src, p->cur.off + p->cur.len, &n);
+	return n.kind == DT_TOK_ASSIGN;
+}
+
 dt_program *dt_parse_recording(dt_arena *a, const dt_source *src, dt_diags *d, dt_token_vec *rec)
 {
 	parser p = { .a = a, .src = src, .d = d, .rec = rec };
@@ -1651,12 +1727,18 @@ dt_program *dt_parse_recording(dt_arena *a, const dt_source *src, dt_diags *d, d
 					"no probes after the C definitions");
 			continue;
 		}
+		if (starts_config(&p)) {
+			parse_config(&p, prog, probes.n > 0);
+			continue;
+		}
 		DT_VEC_PUSH(&probes, parse_probe(&p));
 		if (p.cur.off == before && p.cur.kind != DT_TOK_EOF)
 			advance(&p); /* guarantee progress whatever the input */
 		if (p.too_deep)
 			break;
 	}
+	if (!probes.n && prog->nconfig && !dt_diags_error_count(d))
+		dt_diag(d, DT_DIAG_ERROR, (dt_span){ p.cur.off, 1 }, "no probes after the config block");
 	if (rec)
 		DT_VEC_PUSH(rec, p.cur);
 	for (size_t i = 0; dt_diags_error_count(d) && i < p.idents.n; i++) {

@@ -601,6 +601,20 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 	return 0;
 }
 
+uint32_t dt_events_ring_size(uint32_t pages_per_cpu)
+{
+	/* bpftrace's pages per CPU of its perf buffers: the one shared ring gets as many bytes
+	 * for all CPUs, rounded up to a power of two as the kernel wants. */
+	unsigned long long want = (unsigned long long)pages_per_cpu *
+				  (unsigned long long)getpagesize() *
+				  (unsigned long long)sysconf(_SC_NPROCESSORS_ONLN);
+	uint32_t size = (uint32_t)getpagesize();
+
+	while (size < want && size < (1u << 30))
+		size <<= 1;
+	return size;
+}
+
 /* bpftrace's environment variables that mean something here (its `-h` lists them); a value
  * that is not a number in range is an error, as in bpftrace. 0 to go on, else the exit status. */
 static int read_env(dt_session_opts *so)
@@ -639,17 +653,8 @@ static int read_env(dt_session_opts *so)
 	/* BPFTRACE_MAX_STRLEN is the newer name of BPFTRACE_STRLEN; it wins when both are set. */
 	so->strlen = (uint32_t)(set[1] ? v[1] : v[0]);
 	so->map_keys_max = (uint32_t)v[2];
-	if (set[3]) {
-		/* bpftrace's pages per CPU of its perf buffers: the one shared ring gets as many
-		 * bytes for all CPUs, rounded up to a power of two as the kernel wants. */
-		unsigned long long want = v[3] * (unsigned long long)getpagesize() *
-					  (unsigned long long)sysconf(_SC_NPROCESSORS_ONLN);
-		uint32_t size = (uint32_t)getpagesize();
-
-		while (size < want && size < (1u << 30))
-			size <<= 1;
-		so->events_size = size;
-	}
+	if (set[3])
+		so->events_size = dt_events_ring_size((uint32_t)v[3]);
 	so->max_probes = (uint32_t)v[4];
 	so->log_size = (uint32_t)v[5];
 	if (v[6])
@@ -847,6 +852,9 @@ static int cli_run(int argc, char **argv)
 	so.nparams = c.nparams;
 	so.has_child = c.cmd != NULL;
 	so.unsafe = c.unsafe;
+	/* The script's config block, under the flags and variables given (set above). */
+	if (dt_config_apply(&src, &so, stderr, isatty(STDERR_FILENO)) < 0)
+		goto out;
 	so.helper_check = c.helper_check;
 	if (c.pid_arg) {
 		so.filter_pid = (uint32_t)atoi(c.pid_arg);

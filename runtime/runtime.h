@@ -90,7 +90,25 @@ typedef struct dt_session_opts {
 	uint32_t events_size;   /* BPFTRACE_PERF_RB_PAGES: bytes of each unit's events ring */
 	uint32_t max_probes;    /* BPFTRACE_MAX_PROBES: more attach points is an error */
 	uint32_t log_size;      /* BPFTRACE_LOG_SIZE: first size of the verifier log buffer */
+	/* bpftrace's config settings (a script's `config = { … }`, or their BPFTRACE_* names). */
+	bool no_print_maps;        /* print_maps_on_exit=false: maps do not print at the end */
+	enum dt_missing_probes {
+		DT_MISSING_DEFAULT, /* skip with a warning when the probe has others, else error */
+		DT_MISSING_ERROR,   /* missing_probes=error: any attach point missing is an error */
+		DT_MISSING_WARN,    /* =warn: skipped with a warning, a probe left with none too */
+		DT_MISSING_IGNORE,  /* =ignore: the same, silently */
+	} missing_probes;
 } dt_session_opts;
+
+/* Applies the `config = { … }` block of the program in `src` to *so (runtime/config.c): a
+ * setting whose command-line flag or BPFTRACE_* variable was given keeps that value. 0, or
+ * -EINVAL with the errors printed on `err` (an unknown setting, a bad value). Syntax errors
+ * are left to the compilation. */
+int dt_config_apply(const dt_source *src, dt_session_opts *so, FILE *err, bool color);
+
+/* The bytes of the events ring for bpftrace's perf_rb_pages (pages per CPU): as many bytes for
+ * all CPUs, rounded up to a power of two as the kernel wants. */
+uint32_t dt_events_ring_size(uint32_t pages_per_cpu);
 
 /* Creates a session. Cheap: no map, no tracefs scan, no unwinder until a program needs them.
  * The --pprof and --flamegraph files are opened for writing here, so a path that cannot be

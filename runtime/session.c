@@ -1105,7 +1105,11 @@ static void warn_skipped(void *ctx, const dt_attach *a, const char *why)
 	dt_unit *u = ctx;
 	unsigned line, col;
 
-	if (u->s->o.no_warnings)
+	if (u->s->o.missing_probes == DT_MISSING_ERROR && u->validating) {
+		dt_diag(u->validating, DT_DIAG_ERROR, a->span, "%s", why);
+		return;
+	}
+	if (u->s->o.no_warnings || u->s->o.missing_probes == DT_MISSING_IGNORE)
 		return;
 	dt_source_linecol(&u->src, a->span.off, &line, &col);
 	fprintf(u->s->err, "%s:%u:%u: warning: %s: skipped: %s\n", u->name, line, col, a->text,
@@ -1308,6 +1312,12 @@ static int validate_probe(dt_session *s, dt_unit *u, const dt_probe *p, dt_diags
 		for (uint32_t i = j; i < k; i++)
 			usable |= !u->skip[p->attach[i]->index];
 	}
+	/* missing_probes=error: nothing is skipped; =warn and =ignore: even a probe left with
+	 * no attach point is (it attaches nothing). */
+	if (s->o.missing_probes == DT_MISSING_ERROR)
+		usable = false;
+	else if (s->o.missing_probes == DT_MISSING_WARN || s->o.missing_probes == DT_MISSING_IGNORE)
+		usable = true;
 	for (size_t i = 0; i < bad.n; i++) {
 		const struct bad_group *b = &bad.v[i];
 		const dt_attach *a = p->attach[b->j];
@@ -1342,12 +1352,17 @@ static int validate_attach_points(dt_session *s, dt_unit *u, dt_diags *d, enum v
 			u->nattach += u->prog->probes[i]->nattach;
 		u->skip = xcalloc(u->nattach + 1, sizeof(*u->skip));
 	}
+	int errors = dt_diags_error_count(d);
+
+	u->validating = d;
 	for (uint32_t i = 0; i < u->prog->nprobes; i++) {
 		int r = validate_probe(s, u, u->prog->probes[i], d, w);
 
 		rc = rc ? rc : r;
 	}
-	return rc;
+	u->validating = NULL;
+	/* missing_probes=error said that a member of a set is missing. */
+	return rc ? rc : dt_diags_error_count(d) > errors ? -ENOENT : 0;
 }
 
 static void print_diags(dt_session *s, dt_diags *d, bool color)
@@ -1878,7 +1893,8 @@ int dt_session_finish(dt_session *s)
 	dt_out_flush(s->out);
 	if (!s->o.dry_run) {
 		dt_out_maps_start(s->out);
-		dt_session_print_maps(s);
+		if (!s->o.no_print_maps)
+			dt_session_print_maps(s);
 		write_profiles(s);
 	}
 	dt_out_flush(s->out);

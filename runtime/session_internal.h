@@ -192,6 +192,8 @@ struct dt_unit {
 	/* The chain slots its later parts fill (emptied when the unit goes). */
 	DT_VEC(struct dt_chain_slot { enum bpf_prog_type type; int slot; }) chain_slots;
 	uint32_t nprobes_attached; /* attach points attached (bpftrace's "N probes") */
+	dt_diags *validating;  /* while attach points are validated: where missing_probes=error
+				* reports a member of a set that would be skipped */
 };
 
 struct dt_session {
