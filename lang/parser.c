@@ -1192,8 +1192,25 @@ static bool parse_u64(const char *s, size_t n, uint64_t *out)
 }
 
 /* `sym` or `sym+off`; false if the offset is malformed. */
+static const char *unquote_field(parser *p, const char *s, size_t n);
+
 static bool split_offset(parser *p, dt_attach *at, const char *s, size_t n)
 {
+	if (n && s[0] == '"') {
+		/* `"sym"` or `"sym"+off` (bpftrace's quoted symbol: C++ names may hold ':' or
+		 * '+'): the offset follows the closing quote. */
+		size_t close = 1;
+		while (close < n && s[close] != '"')
+			close += s[close] == '\\' ? 2 : 1;
+		if (close >= n)
+			return false;
+		at->func = unquote_field(p, s, close + 1);
+		if (close + 1 == n)
+			return true;
+		at->has_offset = true;
+		return s[close + 1] == '+' && at->func[0] &&
+		       parse_u64(s + close + 2, n - close - 2, &at->offset);
+	}
 	const char *plus = memchr(s, '+', n);
 	if (!plus) {
 		at->func = dt_arena_strndup(p->a, s, n);
@@ -1394,7 +1411,11 @@ static dt_attach *parse_attach(parser *p, const dt_token *t)
 			ok = false;
 			break;
 		}
-		at->target = dt_arena_strndup(p->a, f[1], fl[1]);
+		at->target = unquote_field(p, f[1], fl[1]);
+		if (!at->target) {
+			ok = false;
+			break;
+		}
 		/* The symbol is everything after the path: C++ names may hold "::". */
 		const char *sym = f[2];
 		size_t sl = (size_t)(s + n - sym);
