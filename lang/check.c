@@ -2289,8 +2289,9 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 	case DT_E_TUPLE: {
 		const dt_type **el = dt_arena_alloc(c->a, sizeof(*el) * e->tuple.n);
 		bool ok = true;
+		/* Elements keep their sizes ((int8)1 is one byte), as bpftrace lays tuples out. */
 		for (uint32_t i = 0; i < e->tuple.n; i++) {
-			el[i] = storage_type(check_expr(c, e->tuple.elems[i]));
+			el[i] = check_expr(c, e->tuple.elems[i]);
 			if (is_none(el[i]))
 				ok = false;
 			else if (!value_type_ok(el[i])) {

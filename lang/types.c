@@ -2,7 +2,8 @@
  * for the simple types, arena-made composites, equality/unification (which ints and strings fit
  * together), the spelling used in messages and dumps, and how a script map becomes a BPF map
  * (dt_map_layout_of). Layout rules: ints and everything holding a u64 align to 8, strings to 1;
- * tuple elements sit at offsets aligned to their alignment; a tuple's size rounds up to 8. */
+ * tuple elements sit at offsets aligned to their alignment; a tuple is laid out as a C struct of
+ * them (its size rounds up to its largest alignment). */
 #include "lang/lang_internal.h"
 #include "bpf-lib/dt_abi.h"
 
@@ -92,16 +93,18 @@ dt_type *dt_type_tuple(dt_arena *a, const dt_type *const *elems, uint32_t n)
 	t->tuple.n = n;
 	t->tuple.elems = dt_arena_alloc(a, sizeof(dt_type *) * (n ? n : 1));
 	t->tuple.offsets = dt_arena_alloc(a, sizeof(uint32_t) * (n ? n : 1));
-	uint32_t off = 0;
+	uint32_t off = 0, align = 1;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t al = elems[i]->align ? elems[i]->align : 1;
 		off = DT_ALIGN(off, al);
 		t->tuple.elems[i] = (dt_type *)elems[i];
 		t->tuple.offsets[i] = off;
 		off += elems[i]->size;
+		align = DT_MAX(align, al);
 	}
-	t->size = DT_ALIGN(off, 8);
-	t->align = 8;
+	/* A C struct of the elements: ((int8)1, (int16)2, (int32)3) is 8 bytes (bpftrace's sizeof). */
+	t->size = DT_ALIGN(off, align);
+	t->align = align;
 	return t;
 }
 
