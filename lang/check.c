@@ -1546,9 +1546,25 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 			whole_map_arg(c, e, e->call.args[0]);
 		return dt_type_void();
 	case DT_F_DELETE: {
-		if (!nargs_ok(c, e, 1, 1, "delete(@map[key])"))
+		if (!nargs_ok(c, e, 1, 2, "delete(@map[key]) or delete(@map, key)"))
 			return dt_type_void();
 		dt_expr *a0 = e->call.args[0];
+		if (e->call.nargs == 2) {
+			/* bpftrace's current delete(@map, key) is 0.17's delete(@map[key]); a
+			 * tuple key names each part of a multi-part key. Rewritten once, so both
+			 * walks see the 0.17 form. */
+			dt_expr *k = e->call.args[1];
+			if (a0->kind != DT_E_MAP || a0->map.nkeys) {
+				check_expr(c, a0);
+				ERR(c, a0->span, "delete(MAP, KEY) needs a map without a key first, "
+				    "like delete(@name, key)");
+				return dt_type_void();
+			}
+			a0->map.keys = k->kind == DT_E_TUPLE ? k->tuple.elems : &e->call.args[1];
+			a0->map.nkeys = k->kind == DT_E_TUPLE ? k->tuple.n : 1;
+			a0->span.len = k->span.off + k->span.len - a0->span.off;
+			e->call.nargs = 1;
+		}
 		if (a0->kind != DT_E_MAP) {
 			check_expr(c, a0);
 			ERR(c, a0->span, "delete needs a map element, like delete(@name[key])");
