@@ -1154,6 +1154,25 @@ static int usdt_match_cb(void *ctx, const dt_rt_usdt_obj *o, const dt_elf_usdt *
 	return 0;
 }
 
+/* Locations in bpftrace's order (its listing's: object, then "provider:name"), then by address,
+ * so that a wildcard attaches in the order bpftrace would (attach.c's callers attach last first:
+ * which location fires first while attaching is the same as with bpftrace). */
+static int cmp_loc(const void *pa, const void *pb)
+{
+	const dt_usdt_loc *a = pa, *b = pb;
+	int c = strcmp(a->shown, b->shown);
+	char *x, *y;
+
+	if (c)
+		return c;
+	x = xasprintf("%s:%s", a->provider, a->name);
+	y = xasprintf("%s:%s", b->provider, b->name);
+	c = strcmp(x, y);
+	free(x);
+	free(y);
+	return c ? c : a->offset < b->offset ? -1 : a->offset > b->offset;
+}
+
 int dt_rt_usdt_locations(void *ctx, dt_arena *a, const dt_attach *at, dt_usdt_loc **locs,
 			 uint32_t *n, char **why)
 {
@@ -1174,6 +1193,7 @@ int dt_rt_usdt_locations(void *ctx, dt_arena *a, const dt_attach *at, dt_usdt_lo
 		free(m.locs.v);
 		return rc;
 	}
+	qsort(m.locs.v, m.locs.n, sizeof(*m.locs.v), cmp_loc);
 	*n = (uint32_t)m.locs.n;
 	*locs = dt_arena_alloc(a, sizeof(dt_usdt_loc) * (m.locs.n ? m.locs.n : 1));
 	if (m.locs.n)
