@@ -126,9 +126,10 @@ static const struct cli_opt cli_opts[] = {
 	{ 'V', "version", no_argument, 'V', "-V, --version", "the version" },
 };
 
-/* bpftrace's environment variables that mean something here, as -h and README.md's table
- * (between `<!-- env:begin -->` and `<!-- env:end -->`) show them; cli.test checks that every
- * BPFTRACE_ name the sources read is here. */
+/* bpftrace's environment variables (read here in read_env and in config.c, with the config
+ * block's settings), as -h and README.md's table (between `<!-- env:begin -->` and
+ * `<!-- env:end -->`) show them; cli.test checks that every BPFTRACE_ name the sources read is
+ * here. */
 static const struct cli_env {
 	const char *name;
 	const char *help;
@@ -146,6 +147,26 @@ static const struct cli_env {
 	{ "BPFTRACE_STACK_MODE", "`bpftrace`, `perf` or `raw`: how stacks print when the script "
 	  "names no mode" },
 	{ "BPFTRACE_CAT_BYTES_MAX", "bytes one `cat()` prints at most (default 10240)" },
+	{ "BPFTRACE_MAX_MAP_KEYS", "the newer name of BPFTRACE_MAP_KEYS_MAX" },
+	{ "BPFTRACE_MAX_CAT_BYTES", "the newer name of BPFTRACE_CAT_BYTES_MAX" },
+	{ "BPFTRACE_CPP_DEMANGLE", "0: C++ and Rust names as they are in the binary (the newer "
+	  "form of BPFTRACE_NO_CPP_DEMANGLE)" },
+	{ "BPFTRACE_PRINT_MAPS_ON_EXIT", "0: the maps are not printed at exit" },
+	{ "BPFTRACE_MISSING_PROBES", "`error`, `warn` or `ignore`: what an attach point that "
+	  "cannot be had does, when the probe has others" },
+	{ "BPFTRACE_SHOW_DEBUG_INFO", "1: frames with `(file:line)` (as `--srcline`); 0: no "
+	  "inline frames (as `--no-inline`)" },
+	{ "BPFTRACE_LICENSE", "the programs' license: a GPL-compatible one (default GPL)" },
+	{ "BPFTRACE_ON_STACK_LIMIT", "accepted; changes nothing here (values move off the BPF "
+	  "stack by dwarftrace's own budget)" },
+	{ "BPFTRACE_MAX_BPF_PROGS", "accepted; changes nothing here (one program serves a set of "
+	  "attach points)" },
+	{ "BPFTRACE_CACHE_USER_SYMBOLS", "accepted; changes nothing here (user symbols are kept "
+	  "per process image)" },
+	{ "BPFTRACE_LAZY_SYMBOLICATION", "accepted; changes nothing here (symbols are resolved "
+	  "when printed)" },
+	{ "BPFTRACE_STR_TRUNC_TRAILER", "accepted; changes nothing here (truncated strings carry "
+	  "no trailer)" },
 };
 
 static const char usage_line[] =
