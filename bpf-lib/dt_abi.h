@@ -62,6 +62,12 @@ enum dt_event_kind {
 	/* id = the BPF helper (BPF_FUNC_*) that failed, under -k/-kk; payload = struct
 	 * dt_ev_helper_error: what it returned and where in the script it was called. */
 	DT_EV_HELPER_ERROR = 13,
+	/* id = the watchpoint's slot (runtime/watchpoint.c); payload = struct dt_ev_watch: a
+	 * watchpoint:FUNC+argN was entered (bpf-lib/watchpoint.bpf.c) and asks userspace to
+	 * watch addr (then to let the process go on, unless async). */
+	DT_EV_WATCH = 14,
+	/* id = 0; payload = struct dt_ev_unwatch: unwatch(addr) removes its watchpoints. */
+	DT_EV_UNWATCH = 15,
 };
 
 struct dt_ev_helper_error {
@@ -74,6 +80,24 @@ struct dt_ev_join_hdr {
 	__u32 n;    /* arguments read */
 	__u32 size; /* bytes of each string slot */
 };
+
+struct dt_ev_watch {
+	__u64 addr;
+	__u32 tgid; /* the process that entered the function */
+	__u32 async;
+};
+
+struct dt_ev_unwatch {
+	__u64 addr;
+};
+
+/* The bpf cookie of a watchpoint:FUNC+argN setup uprobe: the slot (DT_EV_WATCH's id), N, and
+ * whether the process runs on meanwhile (asyncwatchpoint). */
+#define DT_WP_COOKIE(slot, arg, async) \
+	((__u64)(__u32)(slot) | ((__u64)((arg) & 0xff) << 32) | ((__u64)!!(async) << 40))
+#define DT_WP_COOKIE_SLOT(ck) ((__u32)(ck))
+#define DT_WP_COOKIE_ARG(ck) ((__u32)((ck) >> 32) & 0xff)
+#define DT_WP_COOKIE_ASYNC(ck) ((__u32)((ck) >> 40) & 1)
 
 /* Address-space generations: a process's code changes at exec, so a user address means nothing
  * without knowing which image it was recorded in. A BPF hash (tgid u32 -> generation u32) is

@@ -141,7 +141,7 @@ static void expr_needs(void *ctx, const dt_expr *e)
 		r->user_addrs = true; /* usym_of */
 		break;
 	case DT_F_PRINTF: case DT_F_TIME: case DT_F_PRINT: case DT_F_CLEAR: case DT_F_ZERO:
-	case DT_F_EXIT: case DT_F_CAT: case DT_F_SYSTEM: case DT_F_JOIN:
+	case DT_F_EXIT: case DT_F_CAT: case DT_F_SYSTEM: case DT_F_JOIN: case DT_F_UNWATCH:
 		r->events = true; /* cg_call_action */
 		break;
 	case DT_F_DELETE:
@@ -176,6 +176,12 @@ int dt_cg_resources_of(const dt_program *p, dt_cg_resources *r, dt_diags *d)
 				r->walker_prog_types |= 1ull << cg_prog_type_of(pr->attach[j]->provider);
 		/* plan_programs: a set of attach points reads func and probe by slot, and a set of
 		 * syscall tracepoints may learn its slot from the syscall map. */
+		for (uint32_t j = 0; j < pr->nattach; j++)
+			/* watchpoint:FUNC+argN: its setup uprobe (runtime/watchpoint.c) asks for the
+			 * breakpoint through the events ring. */
+			r->events |= (pr->attach[j]->provider == DT_P_WATCHPOINT ||
+				      pr->attach[j]->provider == DT_P_ASYNCWATCHPOINT) &&
+				     pr->attach[j]->func;
 		for (uint32_t j = 0; j + 1 < pr->nattach; j++) {
 			const dt_attach *a = pr->attach[j];
 

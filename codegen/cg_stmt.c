@@ -630,6 +630,14 @@ LLVMValueRef cg_call_action(cg *c, const dt_expr *e)
 	case DT_F_DELETE:
 		emit_delete(c, e);
 		break;
+	case DT_F_UNWATCH: {
+		LLVMValueRef addr = cg_expr(c, e->call.args[0]);
+		LLVMValueRef ev = cg_event_new(c, DT_EV_UNWATCH, 0, sizeof(struct dt_ev_unwatch));
+
+		cg_store_int(c, ev, CG_EV_PAYLOAD + offsetof(struct dt_ev_unwatch, addr), 8, addr);
+		cg_event_output(c, ev, sizeof(struct dt_ev_unwatch));
+		break;
+	}
 	case DT_F_EXIT: {
 		LLVMValueRef code = e->call.nargs ? cg_expr(c, e->call.args[0]) : cg_i64(c, 0);
 		LLVMValueRef ev = cg_event_new(c, DT_EV_EXIT, 0, sizeof(struct dt_ev_exit));

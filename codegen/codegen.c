@@ -66,6 +66,7 @@ enum bpf_prog_type cg_prog_type_of(dt_provider p)
 	case DT_P_BEGIN: case DT_P_END:
 		return BPF_PROG_TYPE_RAW_TRACEPOINT;
 	case DT_P_INTERVAL: case DT_P_PROFILE: case DT_P_SOFTWARE: case DT_P_HARDWARE:
+	case DT_P_WATCHPOINT: case DT_P_ASYNCWATCHPOINT: /* the breakpoint's perf event */
 		return BPF_PROG_TYPE_PERF_EVENT;
 	case DT_P_UPROBE: case DT_P_URETPROBE: case DT_P_KPROBE: case DT_P_KRETPROBE:
 	case DT_P_XPROBE: /* tail-called by the precompiled uretprobe: bpf-lib/dt_xprobe.h */
@@ -94,6 +95,8 @@ static const char *short_name(dt_provider p)
 	case DT_P_HARDWARE: return "hw";
 	case DT_P_XPROBE: return "xprobe";
 	case DT_P_USDT: return "usdt";
+	case DT_P_WATCHPOINT: return "wp";
+	case DT_P_ASYNCWATCHPOINT: return "awp";
 	default: return "x";
 	}
 }

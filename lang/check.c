@@ -330,6 +330,10 @@ static bool is_xprobe(dt_provider p) { return p == DT_P_XPROBE; }
 static bool is_entry(dt_provider p) { return p == DT_P_UPROBE || p == DT_P_KPROBE; }
 static bool is_tp(dt_provider p) { return p == DT_P_TRACEPOINT; }
 static bool is_usdt(dt_provider p) { return p == DT_P_USDT; }
+static bool is_watchpoint(dt_provider p)
+{
+	return p == DT_P_WATCHPOINT || p == DT_P_ASYNCWATCHPOINT;
+}
 
 /* The size of strings read from memory (BPFTRACE_STRLEN), DT_STRLEN by default. */
 static uint32_t str_size(const checker *c)
@@ -341,7 +345,7 @@ static bool has_regs(dt_provider p)
 {
 	return p == DT_P_UPROBE || p == DT_P_URETPROBE || p == DT_P_KPROBE ||
 	       p == DT_P_KRETPROBE || p == DT_P_INTERVAL || p == DT_P_PROFILE ||
-	       p == DT_P_SOFTWARE || p == DT_P_HARDWARE || p == DT_P_USDT;
+	       p == DT_P_SOFTWARE || p == DT_P_HARDWARE || p == DT_P_USDT || is_watchpoint(p);
 }
 static bool has_func(dt_provider p)
 {
@@ -1865,6 +1869,15 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 			}
 		return dt_type_void();
 	}
+	case DT_F_UNWATCH: {
+		if (!nargs_ok(c, e, 1, 1, "unwatch(address)"))
+			return dt_type_void();
+		const dt_type *t = check_expr(c, e->call.args[0]);
+		if (!is_none(t) && !is_int(t))
+			ERR(c, e->call.args[0]->span, "unwatch needs an address (an integer), not %s",
+			    tname(c, t));
+		return dt_type_void();
+	}
 	case DT_F_CGROUP_PATH: {
 		if (!nargs_ok(c, e, 1, 1, "cgroup_path(cgroup id)"))
 			return &t_none;
@@ -2679,6 +2692,11 @@ static void expand_probe(checker *c, dt_probe *pr)
 			any = true;
 			continue;
 		}
+		/* watchpoint:FUNC+argN names a function of the -c/-p program. */
+		if (is_watchpoint(p) && a->func && !a->target && c->o && c->o->watch_binary)
+			a->target = c->o->watch_binary;
+		if (is_watchpoint(p) && a->target && has_wildcard(a->func))
+			any = true;
 		/* Only functions expand: a pattern for the binary would be looked for as a file. */
 		if ((p == DT_P_UPROBE || p == DT_P_URETPROBE || p == DT_P_XPROBE) &&
 		    has_wildcard(a->target)) {
@@ -2735,7 +2753,7 @@ static void expand_probe(checker *c, dt_probe *pr)
 			}
 			if (a->provider == DT_P_TRACEPOINT)
 				x->text = dt_arena_printf(c->a, "tracepoint:%s:%s", x->target, x->func);
-			else if (a->target)
+			else if (a->target) /* a watchpoint's is bpftrace's name: check_watchpoint */
 				x->text = dt_arena_printf(c->a, "%s:%s:%s", dt_provider_name(a->provider),
 							  a->target, x->func);
 			else
@@ -2759,9 +2777,61 @@ static void expand_probe(checker *c, dt_probe *pr)
 	free(out.v);
 }
 
+/* bpftrace's limits of a hardware watchpoint, with its words. */
+static void check_watchpoint(checker *c, dt_attach *a)
+{
+	const char *m = a->wp_mode ? a->wp_mode : "";
+	bool r = false, w = false, x = false, dup = false, bad = !*m;
+
+	if (a->func) {
+		if (!a->target)
+			ERR(c, a->span, "-p PID or -c CMD required for watchpoint");
+		if (a->wp_arg >= DT_ARG_REGS)
+			ERR(c, a->span, "x86_64 doesn't support arg%u", a->wp_arg);
+	} else if (a->provider == DT_P_ASYNCWATCHPOINT) {
+		ERR(c, a->span, "asyncwatchpoint requires a function name");
+		HINT(c, "asyncwatchpoint:FUNCTION+argN:LENGTH:MODE watches what argN points at");
+	} else if (!a->addr) {
+		ERR(c, a->span, "watchpoint must be attached to a non-zero address");
+	}
+	if (a->wp_len != 1 && a->wp_len != 2 && a->wp_len != 4 && a->wp_len != 8)
+		ERR(c, a->span, "watchpoint length must be one of (1,2,4,8)");
+	for (const char *q = m; *q; q++) {
+		bool *seen = *q == 'r' ? &r : *q == 'w' ? &w : *q == 'x' ? &x : NULL;
+		if (!seen) {
+			bad = true;
+			continue;
+		}
+		dup |= *seen;
+		*seen = true;
+	}
+	if (bad)
+		ERR(c, a->span, "watchpoint mode must be combination of (r,w,x)");
+	else if (dup)
+		ERR(c, a->span, "watchpoint modes may not be duplicated");
+	else if ((r && !w) || (x && (r || w))) {
+		/* x86 debug registers watch writes, reads-or-writes, or execution (Intel SDM
+		 * vol. 3, 17.2.4): not reads alone, nor execution with data. */
+		ERR(c, a->span, "invalid watchpoint mode: %s%s%s", r ? "r" : "", w ? "w" : "",
+		    x ? "x" : "");
+		HINT(c, "x86-64 watches w, rw or x");
+	}
+	if (a->func && a->target && !has_wildcard(a->func)) {
+		/* bpftrace's name for the probe builtin: the argument number only when not 0. */
+		char num[16] = "";
+		if (a->wp_arg)
+			snprintf(num, sizeof(num), ":%u", a->wp_arg);
+		a->text = dt_arena_printf(c->a, "%s:%s:%s%s:%llu:%s", dt_provider_name(a->provider),
+					  a->target, a->func, num, (unsigned long long)a->wp_len, m);
+	}
+}
+
 static void check_attach(checker *c, dt_attach *a)
 {
 	switch (a->provider) {
+	case DT_P_WATCHPOINT: case DT_P_ASYNCWATCHPOINT:
+		check_watchpoint(c, a);
+		return;
 	case DT_P_INTERVAL: case DT_P_PROFILE: {
 		if (a->unit == DT_UNIT_NONE)
 			return; /* malformed: the parser said so */

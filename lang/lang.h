@@ -235,6 +235,10 @@ typedef enum dt_provider {
 	DT_P_HARDWARE,   /* hardware:EVENT[:PERIOD] */
 	DT_P_XPROBE,     /* xprobe:BIN:FUNC[:N] — a uprobe+uretprobe pair joined with the scheduler */
 	DT_P_USDT,       /* usdt:BIN:[PROVIDER:]NAME — a SystemTap SDT marker (a uprobe at each location) */
+	/* watchpoint:ADDR:LEN:MODE, watchpoint:FUNC+argN:LEN:MODE — a hardware breakpoint; the
+	 * function form is set when FUNC of the -c/-p program is entered (the process is held
+	 * meanwhile), asyncwatchpoint: the same without holding it */
+	DT_P_WATCHPOINT, DT_P_ASYNCWATCHPOINT,
 	DT_P__COUNT
 } dt_provider;
 
@@ -299,6 +303,13 @@ typedef struct dt_attach {
 	uint64_t rate;        /* interval/profile: N; software/hardware: period (0 = default);
 	                       * xprobe: measure one call in N, at random (`xprobe:BIN:FUNC:N`) */
 	/* Set by dt_check. */
+	/* watchpoint/asyncwatchpoint: the absolute address (0 in the function form, where `func`
+	 * is the function, `target` the -c/-p program and wp_arg the N of argN), the length and
+	 * the mode as written ("w", "rw", "x"). */
+	uint64_t addr;
+	uint32_t wp_arg;
+	uint64_t wp_len;
+	const char *wp_mode;
 	uint64_t period_ns;   /* interval/profile with s/ms/us: the period in ns; 0 when hz */
 	uint32_t index;       /* position among all attach points of the program (for naming) */
 } dt_attach;
@@ -340,6 +351,7 @@ typedef enum dt_func {
 	DT_F_DEBUGF,  /* bpf_trace_printk: the kernel's trace buffer, not dwarftrace's output */
 	DT_F_UADDR,   /* uaddr("sym"): the run-time address of a symbol of the uprobe's binary */
 	DT_F_LEN,     /* len(kstack|ustack): the frames of the stack here (bpf_get_stack) */
+	DT_F_UNWATCH, /* unwatch(addr): userspace removes every watchpoint on addr */
 	DT_F__COUNT
 } dt_func;
 
@@ -591,6 +603,9 @@ typedef struct dt_check_opts {
 	bool has_child;
 	/* --unsafe: system() and signal(), which act outside tracing, are allowed. */
 	bool unsafe;
+	/* The program watchpoint:FUNC+argN attach points name: the -c command's file, else the
+	 * -p process's executable; NULL when there is neither. */
+	const char *watch_binary;
 	/* C types the script names without defining them ("struct task_struct", "union bpf_attr",
 	 * "enum bpf_map_type", a typedef such as "pid_t"): sets *out to a type made in `a`, a
 	 * complete one for a struct. 0, -ENOENT when there is no such type, or another -errno

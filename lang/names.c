@@ -13,6 +13,7 @@ static const char *const provider_names[DT_P__COUNT] = {
 	[DT_P_KPROBE] = "kprobe", [DT_P_KRETPROBE] = "kretprobe", [DT_P_TRACEPOINT] = "tracepoint",
 	[DT_P_SOFTWARE] = "software", [DT_P_HARDWARE] = "hardware", [DT_P_XPROBE] = "xprobe",
 	[DT_P_USDT] = "usdt",
+	[DT_P_WATCHPOINT] = "watchpoint", [DT_P_ASYNCWATCHPOINT] = "asyncwatchpoint",
 };
 
 /* Everything a user may write before the first ':' (NULL-terminated for dt_closest). `begin`
@@ -20,7 +21,7 @@ static const char *const provider_names[DT_P__COUNT] = {
 static const char *const provider_spellings[] = {
 	"BEGIN", "END", "begin", "end", "interval", "i", "profile", "p", "uprobe", "u",
 	"uretprobe", "ur", "kprobe", "k", "kretprobe", "kr", "tracepoint", "t", "software", "s",
-	"hardware", "h", "xprobe", "x", "usdt", "U", NULL,
+	"hardware", "h", "xprobe", "x", "usdt", "U", "watchpoint", "w", "asyncwatchpoint", NULL,
 };
 static const dt_provider provider_of_spelling[] = {
 	DT_P_BEGIN, DT_P_END, DT_P_BEGIN, DT_P_END, DT_P_INTERVAL, DT_P_INTERVAL, DT_P_PROFILE,
@@ -28,6 +29,7 @@ static const dt_provider provider_of_spelling[] = {
 	DT_P_UPROBE, DT_P_UPROBE, DT_P_URETPROBE, DT_P_URETPROBE, DT_P_KPROBE, DT_P_KPROBE,
 	DT_P_KRETPROBE, DT_P_KRETPROBE, DT_P_TRACEPOINT, DT_P_TRACEPOINT, DT_P_SOFTWARE,
 	DT_P_SOFTWARE, DT_P_HARDWARE, DT_P_HARDWARE, DT_P_XPROBE, DT_P_XPROBE, DT_P_USDT, DT_P_USDT,
+	DT_P_WATCHPOINT, DT_P_WATCHPOINT, DT_P_ASYNCWATCHPOINT,
 };
 
 const char *dt_provider_name(dt_provider p)
@@ -142,6 +144,7 @@ static const char *const func_names[DT_F__COUNT + 1] = {
 	[DT_F_CGROUP_PATH] = "cgroup_path", [DT_F_JOIN] = "join", [DT_F_MACADDR] = "macaddr",
 	[DT_F_STRERROR] = "strerror", [DT_F_UPTR] = "uptr", [DT_F_KPTR] = "kptr",
 	[DT_F_DEBUGF] = "debugf", [DT_F_UADDR] = "uaddr", [DT_F_LEN] = "len",
+	[DT_F_UNWATCH] = "unwatch",
 	[DT_F__COUNT] = NULL,
 };
 

@@ -1256,6 +1256,9 @@ static const char *attach_form(dt_provider pr)
 	case DT_P_HARDWARE: return "hardware:EVENT[:PERIOD]";
 	case DT_P_XPROBE: return "xprobe:PATH_OR_LIB:SYMBOL[:SAMPLE_ONE_IN_N]";
 	case DT_P_USDT: return "usdt:PATH_OR_LIB:[PROVIDER:]NAME";
+	case DT_P_WATCHPOINT: return "watchpoint:ADDRESS:LENGTH:MODE or "
+				     "watchpoint:FUNCTION+argN:LENGTH:MODE";
+	case DT_P_ASYNCWATCHPOINT: return "asyncwatchpoint:FUNCTION+argN:LENGTH:MODE";
 	default: return "?";
 	}
 }
@@ -1381,7 +1384,8 @@ static dt_attach *parse_attach(parser *p, const dt_token *t)
 			dt_diag_hint(p->d, "did you mean '%s'?", sugg);
 		else
 			dt_diag_hint(p->d, "probe types: BEGIN END interval profile uprobe uretprobe "
-					   "kprobe kretprobe tracepoint software hardware xprobe usdt");
+					   "kprobe kretprobe tracepoint software hardware xprobe usdt "
+					   "watchpoint asyncwatchpoint");
 		return at;
 	}
 	bool ok = true;
@@ -1464,6 +1468,24 @@ static dt_attach *parse_attach(parser *p, const dt_token *t)
 			     *at->func;
 		}
 		break;
+	case DT_P_WATCHPOINT: case DT_P_ASYNCWATCHPOINT: {
+		/* ADDR:LEN:MODE or FUNC+argN:LEN:MODE; the checker judges the values. */
+		const char *plus = nf == 4 ? memchr(f[1], '+', fl[1]) : NULL;
+		ok = nf == 4 && fl[1] && parse_u64(f[2], fl[2], &at->wp_len);
+		if (ok && plus) {
+			size_t an = fl[1] - (size_t)(plus - f[1]) - 1;
+			uint64_t argn = 0;
+			ok = plus > f[1] && an > 3 && !memcmp(plus + 1, "arg", 3) &&
+			     parse_u64(plus + 4, an - 3, &argn) && argn < 1000;
+			at->wp_arg = (uint32_t)argn;
+			at->func = dt_arena_strndup(p->a, f[1], (size_t)(plus - f[1]));
+		} else if (ok) {
+			ok = parse_u64(f[1], fl[1], &at->addr);
+		}
+		if (ok)
+			at->wp_mode = dt_arena_strndup(p->a, f[3], fl[3]);
+		break;
+	}
 	case DT_P_KPROBE: case DT_P_KRETPROBE:
 		ok = nf == 2 && fl[1] && split_offset(p, at, f[1], fl[1]) &&
 		     !(at->has_offset && at->provider == DT_P_KRETPROBE);

@@ -1374,6 +1374,13 @@ int dt_rt_validate(const dt_attach *a, int pid, char **err)
 			return dt_rt_fail(err, -errno, "%s: cannot read %s: %s", a->text,
 					  a->usdt->path, dt_strerror(errno));
 		return 0;
+	case DT_P_WATCHPOINT:
+	case DT_P_ASYNCWATCHPOINT:
+		if (!a->func)
+			return 0;
+		rc = uprobe_resolve(a, pid, &path, &v, err);
+		free(path);
+		return rc;
 	case DT_P_HARDWARE:
 		if (!dt_perf_event_find(a->provider, a->target))
 			return dt_rt_fail(err, -EINVAL, "%s: unknown hardware event '%s'; see -h",
@@ -1612,6 +1619,8 @@ int dt_rt_expand(void *ctx, const dt_attach *a, char ***names, uint32_t *n)
 	case DT_P_UPROBE:
 	case DT_P_URETPROBE:
 	case DT_P_XPROBE:
+	case DT_P_WATCHPOINT: /* FUNC+argN: functions of the -c/-p program */
+	case DT_P_ASYNCWATCHPOINT:
 		rc = expand_uprobe(a, c ? c->pid : -1, &v);
 		break;
 	case DT_P_TRACEPOINT:

@@ -112,7 +112,7 @@ static void child_main(int go_fd, int err_fd, const char *cmd)
 }
 
 /* The file execvp would run for a shell-free command, or NULL. */
-static char *find_program(const char *cmd)
+char *dt_child_find_program(const char *cmd)
 {
 	char **argv = split_words(cmd), *path = NULL;
 	const char *p = getenv("PATH");
@@ -482,7 +482,7 @@ static int could_not_run(dt_session *s, int err)
  * judge (it says "not found" itself and exits 127). 0 or a positive errno. */
 static int validate_command(const char *cmd)
 {
-	char *path = needs_shell(cmd) ? NULL : find_program(cmd);
+	char *path = needs_shell(cmd) ? NULL : dt_child_find_program(cmd);
 	struct stat st;
 	int err = 0;
 
@@ -552,7 +552,7 @@ int dt_child_spawn(dt_session *s, const char *cmd)
 		return rc;
 	}
 	if (!needs_shell(cmd))
-		s->child_path = find_program(cmd);
+		s->child_path = dt_child_find_program(cmd);
 	s->child = pid;
 	s->child_go_fd = go[1];
 	s->child_err_fd = errp[0];

@@ -872,6 +872,7 @@ static int cli_run(int argc, char **argv)
 	so.params = c.params;
 	so.nparams = c.nparams;
 	so.has_child = c.cmd != NULL;
+	so.child_cmd = c.dry_run ? c.cmd : NULL;
 	so.unsafe = c.unsafe;
 	/* The script's config block, under the flags and variables given (set above). */
 	if (dt_config_apply(&src, &so, stderr, isatty(STDERR_FILENO)) < 0)

@@ -208,8 +208,17 @@ static int on_event(void *ctx, void *data, size_t len)
 		return 0;
 	memcpy(&h, data, sizeof(h));
 	plen = len - sizeof(h);
+	if (h.kind == DT_EV_WATCH && plen >= sizeof(struct dt_ev_watch)) {
+		/* Even once muted: a process held for its watchpoint must go on. */
+		dt_wp_on_watch(s, u, h.id, (const struct dt_ev_watch *)payload);
+		return 0;
+	}
 	if (s->muted && h.kind != DT_EV_PID_SEEN)
 		return 0;
+	if (h.kind == DT_EV_UNWATCH && plen >= sizeof(struct dt_ev_unwatch)) {
+		dt_wp_unwatch(u, ((const struct dt_ev_unwatch *)payload)->addr);
+		return 0;
+	}
 	switch (h.kind) {
 	case DT_EV_PRINTF:
 	case DT_EV_TIME:

@@ -58,6 +58,7 @@ typedef struct dt_session_opts {
 	const char **params;    /* positional parameters $1..$n */
 	uint32_t nparams;
 	bool has_child;         /* a -c command runs (or would, with dry_run): `cpid` is valid */
+	const char *child_cmd;  /* that command, when it is not started (dry_run) */
 	bool unsafe;            /* --unsafe: system() and signal() are allowed */
 	uint32_t helper_check;  /* -k (1), -kk (2): report helpers that fail at run time */
 	dt_stack_mode stack_mode; /* BPFTRACE_STACK_MODE: stacks printed without a mode */

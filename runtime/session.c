@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -173,6 +174,7 @@ static void unit_free(dt_unit *u)
 				    &u->chain_slots.v[i].slot);
 	free(u->chain_slots.v);
 	close_attached(&u->attached);
+	dt_wp_free(u);
 	close_fdvec(&u->prog_fds);
 	/* begin/end fds are also in prog_fds: only free the arrays. */
 	free(u->begin_fds.v);
@@ -208,6 +210,7 @@ void dt_session_free(dt_session *s)
 	for (size_t i = 0; i < s->units.n; i++)
 		unit_free(s->units.v[i]);
 	free(s->units.v);
+	free(s->watch_exe);
 	dt_loop_free(s);
 	for (size_t i = 0; i < s->maps.n; i++) {
 		close(s->maps.v[i]->fd);
@@ -1219,6 +1222,9 @@ static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 			rc = dt_rt_attach_set(&st, &u->attached, &n, &err);
 		} else if (p->attach->provider == DT_P_XPROBE) {
 			rc = dt_xprobe_attach(s, p->attach, u->prog_fds.v[i], &u->attached, &err);
+		} else if (p->attach->provider == DT_P_WATCHPOINT ||
+			   p->attach->provider == DT_P_ASYNCWATCHPOINT) {
+			rc = dt_wp_attach(s, u, p->attach, u->prog_fds.v[i], &err);
 		} else {
 			rc = dt_rt_attach(p->attach, u->prog_fds.v[i], s->o.uprobe_pid,
 					  &u->attached, &err);
@@ -1436,6 +1442,28 @@ static void print_timings(dt_session *s)
 		s->t_codegen / 1e6, s->t_load / 1e6, s->t_attach / 1e6, s->t_detach / 1e6);
 }
 
+/* The program watchpoint:FUNC+argN names: the -c command's file (as written), else what the
+ * -p process runs. */
+static const char *watch_binary(dt_session *s)
+{
+	char link[64], path[PATH_MAX];
+	ssize_t n;
+
+	if (s->child_path || s->watch_exe)
+		return s->child_path ? s->child_path : s->watch_exe;
+	if (s->o.child_cmd) /* a dry run: the command is not started */
+		return s->watch_exe = dt_child_find_program(s->o.child_cmd);
+	if (s->o.uprobe_pid <= 0)
+		return NULL;
+	snprintf(link, sizeof(link), "/proc/%d/exe", s->o.uprobe_pid);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n <= 0)
+		return NULL;
+	path[n] = 0;
+	s->watch_exe = xstrdup(path);
+	return s->watch_exe;
+}
+
 int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 {
 	dt_unit *u = xcalloc(1, sizeof(*u));
@@ -1445,7 +1473,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 		.sz = sizeof(co), .existing_map = chk_existing, .ctx = &cc, .expand = dt_rt_expand,
 		.usdt = dt_rt_usdt_locations,
 		.params = s->o.params, .nparams = s->o.nparams, .strlen = s->o.strlen,
-		.has_child = s->o.has_child, .unsafe = s->o.unsafe,
+		.has_child = s->o.has_child, .unsafe = s->o.unsafe, .watch_binary = watch_binary(s),
 		.ctype = dt_ctypes_lookup, .cdefs = dt_ctypes_cdefs,
 		.uprobe_args = dt_ctypes_uprobe_args, .ctype_ctx = s->ctypes,
 		.constant = dt_ctypes_constant, .stack_mode = s->o.stack_mode,

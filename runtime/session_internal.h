@@ -194,6 +194,7 @@ struct dt_unit {
 	uint32_t nprobes_attached; /* attach points attached (bpftrace's "N probes") */
 	dt_diags *validating;  /* while attach points are validated: where missing_probes=error
 				* reports a member of a set that would be skipped */
+	struct dt_watches *wp;     /* watchpoints (watchpoint.c), or NULL */
 };
 
 struct dt_session {
@@ -244,6 +245,7 @@ struct dt_session {
 	int child_go_fd, child_err_fd;
 	char *child_cmd;      /* the -c command as given, for messages */
 	char *child_path;     /* the -c program's file when run without a shell, else NULL */
+	char *watch_exe;      /* -p: the process's executable, for watchpoint:FUNC+argN */
 	char *child_cgroup;   /* the cgroup (v2) made for the -c command and its descendants */
 	uint64_t child_cgroup_id; /* its id, what bpf_get_current_cgroup_id() returns inside */
 	bool child_exited, forwarded_signal;
@@ -327,6 +329,17 @@ uint32_t dt_session_events_size(const dt_session *s);
 /* Frees the loop (dt_session_free). */
 void dt_loop_free(dt_session *s);
 
+/* ---------------------------------------------------------------- watchpoint.c */
+
+/* Attaches watchpoint attach point `a` run by prog_fd: an absolute address at once, the
+ * function form as its setup uprobe. 0, or -errno with *err as dt_rt_attach's. */
+int dt_wp_attach(dt_session *s, dt_unit *u, const dt_attach *a, int prog_fd, char **err);
+/* A DT_EV_WATCH record of slot `slot`: set the breakpoint, let the process go on. */
+void dt_wp_on_watch(dt_session *s, dt_unit *u, uint32_t slot, const struct dt_ev_watch *w);
+/* A DT_EV_UNWATCH record: every breakpoint of the unit on addr goes. */
+void dt_wp_unwatch(dt_unit *u, uint64_t addr);
+void dt_wp_free(dt_unit *u);
+
 /* ---------------------------------------------------------------- child.c */
 
 /* -p: watches the process through a pidfd (s->pidfd). 0 or -errno (message printed). */
@@ -335,6 +348,8 @@ int dt_pid_watch(dt_session *s, int pid);
  * cgroup v2, s->o.filter_pid and s->o.uprobe_pid become its pid, with a warning), with a pidfd
  * for its exit. 0 or -errno (message printed). */
 int dt_child_spawn(dt_session *s, const char *cmd);
+/* The file execvp would run for a shell-free command (malloc'd), or NULL. */
+char *dt_child_find_program(const char *cmd);
 /* Lets the child exec; reports exec failure. `stop_at_entry`: hold it at its ELF entry point
  * while its mappings are read (the program takes user stacks). 0 or -errno (message printed). */
 int dt_child_release(dt_session *s, bool stop_at_entry);
