@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The libclang functions used, looked up once. */
 #define CL_FUNCS(X)                                                                              \
@@ -402,6 +403,12 @@ static int parse_to(dt_ctypes *ct, const char *text, size_t len, CXTranslationUn
 	DT_VEC_PUSH(&args, "-isystem");
 	DT_VEC_PUSH(&args, "/usr/include");
 	DT_VEC_PUSH(&args, "-nostdinc");
+	/* bpftrace's macro for scripts that read kernel types from BTF rather than from kernel
+	 * headers (its tools: `#ifndef BPFTRACE_HAVE_BTF #include <net/sock.h> …`). */
+	char btf[4096];
+	snprintf(btf, sizeof(btf), "%s/vmlinux", ct->dir);
+	if (access(btf, R_OK) == 0)
+		DT_VEC_PUSH(&args, "-DBPFTRACE_HAVE_BTF");
 	struct CXUnsavedFile uf = { .Filename = CL_FILE, .Contents = text,
 				    .Length = (unsigned long)len };
 	*tu = NULL;

@@ -787,6 +787,9 @@ static const dt_member *find_member(checker *c, const dt_type *st, const char *n
 static const dt_type *check_cfield(checker *c, dt_expr *e, const dt_type *bt)
 {
 	const dt_type *st = NULL;
+	/* bpftrace now reads `.` on a pointer to a struct as `->` (it dereferences). */
+	if (!e->field.arrow && is_ptr(bt) && bt->ptr.to && bt->ptr.to->kind == DT_T_CSTRUCT)
+		e->field.arrow = true;
 	if (e->field.arrow && is_ptr(bt) && bt->ptr.to && bt->ptr.to->kind == DT_T_CSTRUCT)
 		st = bt->ptr.to;
 	else if (!e->field.arrow && bt->kind == DT_T_CSTRUCT)
