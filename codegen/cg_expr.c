@@ -345,6 +345,10 @@ LLVMValueRef cg_arg_reg(cg *c, uint32_t n, const dt_type *t, dt_span at)
 	static const uint32_t argoff[] = { PT_DI, PT_SI, PT_DX, PT_CX, PT_R8, PT_R9 };
 	_Static_assert(DT_ARRAY_SIZE(argoff) == DT_ARG_REGS, "argN: the checker's register count");
 
+	/* Raw tracepoints and fentry/fexit: the context is the arguments, 64 bits each. */
+	if ((c->ptype == BPF_PROG_TYPE_RAW_TRACEPOINT || c->ptype == BPF_PROG_TYPE_TRACING) &&
+	    n < 12)
+		return narrow(c, ctx_load(c, 8 * n, 8, false), t);
 	if (c->ptype != BPF_PROG_TYPE_KPROBE || n >= DT_ARRAY_SIZE(argoff)) {
 		cg_fail(c, at, "argument %u in this probe type", n);
 		return cg_i64(c, 0);
@@ -493,6 +497,10 @@ static LLVMValueRef builtin(cg *c, const dt_expr *e)
 			return usdt_arg(c, e->builtin.arg, e->span);
 		return cg_arg_reg(c, e->builtin.arg, e->type, e->span);
 	case DT_B_RETVAL:
+		if (c->attach->provider == DT_P_FEXIT && c->attach->kargs)
+			/* fexit: the return value follows the arguments. */
+			return narrow(c, ctx_load(c, 8 * c->attach->kargs->cstruct.n, 8, false),
+				      e->type);
 		if (c->ptype != BPF_PROG_TYPE_KPROBE) {
 			cg_fail(c, e->span, "retval in this probe type");
 			return cg_i64(c, 0);

@@ -1042,7 +1042,7 @@ void cg_emit_program(cg *c, const dt_cg_prog *pg, const char *section, const cg_
 	 * interval timer fires in whatever task the CPU happens to run: filtering it on the traced
 	 * process would make `interval:s:1 { exit(); }` wait for that process to be on the CPU at
 	 * the tick, i.e. forever for an idle one (bpftrace fires them regardless). */
-	bool process_free = begin_end || a->provider == DT_P_INTERVAL;
+	bool process_free = begin_end || a->provider == DT_P_INTERVAL || a->provider == DT_P_ITER;
 
 	cg_pin_temps(c);
 
@@ -1075,6 +1075,11 @@ void cg_emit_program(cg *c, const dt_cg_prog *pg, const char *section, const cg_
 			LLVMBuildRet(c->b, cg_i64(c, 0));
 			LLVMPositionBuilderAtEnd(c->b, here);
 		}
+		/* An iterator's last call (the end of the sequence) has no object: the task at
+		 * offset 8 of every bpf_iter__task* context is NULL then. */
+		if (a->provider == DT_P_ITER)
+			guard(c, LLVMBuildICmp(c->b, LLVMIntNE, cg_load_int(c, c->ctxp, 8, 8, false),
+					       cg_i64(c, 0), ""));
 		if (c->env->filter_pid && !process_free)
 			guard(c, LLVMBuildICmp(c->b, LLVMIntEQ,
 					       LLVMBuildLShr(c->b, cg_helper(c,

@@ -74,6 +74,10 @@ enum bpf_prog_type cg_prog_type_of(dt_provider p)
 		return BPF_PROG_TYPE_KPROBE;
 	case DT_P_TRACEPOINT:
 		return BPF_PROG_TYPE_TRACEPOINT;
+	case DT_P_RAWTRACEPOINT:
+		return BPF_PROG_TYPE_RAW_TRACEPOINT;
+	case DT_P_FENTRY: case DT_P_FEXIT: case DT_P_ITER:
+		return BPF_PROG_TYPE_TRACING;
 	default:
 		return BPF_PROG_TYPE_UNSPEC;
 	}
@@ -97,6 +101,10 @@ static const char *short_name(dt_provider p)
 	case DT_P_USDT: return "usdt";
 	case DT_P_WATCHPOINT: return "wp";
 	case DT_P_ASYNCWATCHPOINT: return "awp";
+	case DT_P_RAWTRACEPOINT: return "rawtp";
+	case DT_P_FENTRY: return "fentry";
+	case DT_P_FEXIT: return "fexit";
+	case DT_P_ITER: return "iter";
 	default: return "x";
 	}
 }
@@ -204,6 +212,10 @@ static int plan_programs(cg *c, const cg_split *splits, plan **out, uint32_t *n)
 			pl.prog.set = (const dt_attach *const *)&pr->attach[j];
 			pl.prog.nset = k - j;
 			pl.prog.prog_type = cg_prog_type_of(a->provider);
+			pl.prog.expected_attach_type = a->provider == DT_P_FENTRY ? BPF_TRACE_FENTRY
+						       : a->provider == DT_P_FEXIT ? BPF_TRACE_FEXIT
+						       : a->provider == DT_P_ITER ? BPF_TRACE_ITER
+										   : 0;
 			pl.prog.cont_slot = -1;
 			pl.prog.chain_slot = -1;
 			pl.split = &splits[i];

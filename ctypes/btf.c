@@ -28,6 +28,7 @@ void ct_btf_free(dt_ctypes *ct)
 {
 	for (size_t i = 0; i < ct->srcs.n; i++) {
 		btf__free(ct->srcs.v[i].btf);
+		free(ct->srcs.v[i].module);
 		free(ct->srcs.v[i].full);
 		free(ct->srcs.v[i].shell);
 	}
@@ -75,9 +76,16 @@ static void load_modules(dt_ctypes *ct)
 			continue;
 		char path[4096];
 		snprintf(path, sizeof(path), "%s/%s", ct->dir, de->d_name);
+		bool have = false;
+		for (size_t i = 1; i < ct->srcs.n && !have; i++)
+			have = !strcmp(ct->srcs.v[i].module, de->d_name);
+		if (have)
+			continue;
 		struct btf *m = btf__parse_split(path, base);
-		if (m)
+		if (m) {
 			add_src(ct, m, btf__type_cnt(base));
+			ct->srcs.v[ct->srcs.n - 1].module = xstrdup(de->d_name);
+		}
 	}
 	closedir(d);
 }
@@ -315,4 +323,108 @@ int ct_btf_dump_c(dt_ctypes *ct, const char *name, FILE *f)
 	err = btf_dump__dump_type(d, id);
 	btf_dump__free(d);
 	return err;
+}
+
+/* The BTF source `module` names: vmlinux for NULL or "vmlinux", else the module's split BTF. */
+static btf_src *module_src(dt_ctypes *ct, const char *module)
+{
+	if (load_vmlinux(ct))
+		return NULL;
+	if (!module || !strcmp(module, "vmlinux"))
+		return &ct->srcs.v[0];
+	for (size_t i = 1; i < ct->srcs.n; i++)
+		if (!strcmp(ct->srcs.v[i].module, module))
+			return &ct->srcs.v[i];
+	if (strchr(module, '/') || module[0] == '.')
+		return NULL;
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", ct->dir, module);
+	struct btf *m = btf__parse_split(path, ct->srcs.v[0].btf);
+	if (!m)
+		return NULL;
+	add_src(ct, m, btf__type_cnt(ct->srcs.v[0].btf));
+	ct->srcs.v[ct->srcs.n - 1].module = xstrdup(module);
+	return &ct->srcs.v[ct->srcs.n - 1];
+}
+
+/* A function prototype's parameters (from `first` on) as an args struct, member i at 8 * i. */
+static const dt_type *proto_args(dt_ctypes *ct, btf_src *s, const struct btf_type *proto,
+				 uint16_t first, const char *what)
+{
+	uint16_t n = btf_vlen(proto);
+	const struct btf_param *pa = btf_params(proto);
+	dt_type *st = dt_type_cstruct(ct->arena, dt_arena_printf(ct->arena, "args of %s", what),
+				      false);
+	uint32_t k = 0;
+	st->cstruct.members = dt_arena_alloc(ct->arena, sizeof(dt_member) * (n ? n : 1));
+	for (uint16_t i = first; i < n; i++) {
+		if (!pa[i].type)
+			break; /* variadic */
+		dt_member *m = &st->cstruct.members[k];
+		const char *name = btf__name_by_offset(s->btf, pa[i].name_off);
+		m->name = name && *name ? dt_arena_strndup(ct->arena, name, strlen(name))
+					: dt_arena_printf(ct->arena, "arg%u", k);
+		m->type = conv(ct, s, pa[i].type);
+		m->offset = 8 * k++;
+	}
+	st->cstruct.n = k;
+	st->size = 8 * k;
+	st->align = 8;
+	st->cstruct.complete = true;
+	return st;
+}
+
+int ct_btf_kernel_args(dt_ctypes *ct, dt_provider p, const char *module, const char *name,
+		       const dt_type **args, const dt_type **ret)
+{
+	int err = load_vmlinux(ct);
+	if (err)
+		return err;
+	btf_src *s = module_src(ct, module);
+	if (!s)
+		return -ENOENT;
+	*ret = NULL;
+	if (p == DT_P_ITER) {
+		/* The context of iter:NAME is struct bpf_iter__NAME (a pointer to it). */
+		char sn[256];
+		snprintf(sn, sizeof(sn), "bpf_iter__%s", name);
+		int id = btf__find_by_name_kind(s->btf, sn, BTF_KIND_STRUCT);
+		if (id <= 0)
+			return -ENOENT;
+		*args = dt_type_ptr(ct->arena, shell_of(ct, s, (uint32_t)id,
+							btf__type_by_id(s->btf, (uint32_t)id)),
+				    DT_AS_KERNEL);
+		return 0;
+	}
+	const struct btf_type *proto = NULL;
+	uint16_t first = 0;
+	if (p == DT_P_RAWTRACEPOINT) {
+		/* The probe function __bpf_trace_NAME has the arguments with their names; the
+		 * typedef btf_trace_NAME (a pointer to it) has them unnamed. Either's first
+		 * parameter is the tracepoint's data pointer, not an argument. */
+		char fn[256], tn[256];
+		snprintf(fn, sizeof(fn), "__bpf_trace_%s", name);
+		snprintf(tn, sizeof(tn), "btf_trace_%s", name);
+		int id = btf__find_by_name_kind(s->btf, fn, BTF_KIND_FUNC);
+		const struct btf_type *t = id > 0 ? btf__type_by_id(s->btf, (uint32_t)id) : NULL;
+		if (!t) {
+			id = btf__find_by_name_kind(s->btf, tn, BTF_KIND_TYPEDEF);
+			t = id > 0 ? btf__type_by_id(s->btf, (uint32_t)id) : NULL;
+			t = t ? btf__type_by_id(s->btf, t->type) : NULL;
+			t = t && btf_is_ptr(t) ? t : NULL;
+		}
+		t = t ? btf__type_by_id(s->btf, t->type) : NULL;
+		proto = t && btf_is_func_proto(t) ? t : NULL;
+		first = 1;
+	} else {
+		int id = btf__find_by_name_kind(s->btf, name, BTF_KIND_FUNC);
+		const struct btf_type *t = id > 0 ? btf__type_by_id(s->btf, (uint32_t)id) : NULL;
+		t = t ? btf__type_by_id(s->btf, t->type) : NULL;
+		proto = t && btf_is_func_proto(t) ? t : NULL;
+	}
+	if (!proto)
+		return -ENOENT;
+	*args = proto_args(ct, s, proto, first, name);
+	*ret = conv(ct, s, proto->type);
+	return 0;
 }

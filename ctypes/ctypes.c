@@ -89,3 +89,11 @@ int dt_ctypes_cdefs(void *ctv, dt_arena *a, dt_diags *d, const dt_program *p)
 		}
 	return ct_clang_compile(ct, d, p);
 }
+
+int dt_ctypes_kernel_args(void *ctv, dt_arena *a, dt_provider p, const char *module,
+			  const char *name, const dt_type **args, const dt_type **ret)
+{
+	dt_ctypes *ct = ctv;
+	ct_set_arena(ct, a);
+	return ct_btf_kernel_args(ct, p, module, name, args, ret);
+}

@@ -44,6 +44,11 @@ int dt_ctypes_uprobe_args(void *ct, dt_arena *a, const char *path, const char *f
  * C definitions and their headers (clang evaluates it), else an enumerator of kernel BTF. 0 or
  * -ENOENT. Fits dt_check_opts.constant with ct as its ctx. */
 int dt_ctypes_constant(void *ct, dt_arena *a, const char *name, int64_t *out);
+/* The BTF prototype of a kernel attach point, as dt_check_opts.kernel_args wants it (ct as its
+ * ctx): a raw tracepoint's arguments (btf_trace_NAME), a function's parameters and return type
+ * (fentry/fexit), an iterator's context (iter). A module's BTF is read when `module` names one. */
+int dt_ctypes_kernel_args(void *ct, dt_arena *a, dt_provider p, const char *module,
+			  const char *name, const dt_type **args, const dt_type **ret);
 
 /* `-I DIR` and `--include FILE` for the C definitions, as bpftrace has them. */
 void dt_ctypes_add_include_dir(dt_ctypes *ct, const char *dir);

@@ -16,6 +16,7 @@ typedef struct dt_elf_cache dt_elf_cache;
 /* One BTF object: vmlinux (index 0) or a module's, split on top of vmlinux. */
 typedef struct btf_src {
 	struct btf *btf;
+	char *module;            /* a module's name; NULL for vmlinux */
 	uint32_t first, end;     /* its own type ids: [first, end) */
 	const dt_type **full;    /* by id - first: the converted type */
 	dt_type **shell;         /* by id - first: the incomplete struct a pointer names */
@@ -45,6 +46,9 @@ int ct_btf_lookup(dt_ctypes *ct, const char *name, const dt_type **out);
 int ct_btf_dump_c(dt_ctypes *ct, const char *name, FILE *f);
 /* The value of enumerator `name` in the kernel's BTF. 0 or -ENOENT. */
 int ct_btf_constant(dt_ctypes *ct, const char *name, int64_t *out);
+/* The BTF prototype of a rawtracepoint/fentry/fexit/iter attach point (dt_check_opts.kernel_args). */
+int ct_btf_kernel_args(dt_ctypes *ct, dt_provider p, const char *module, const char *name,
+		       const dt_type **args, const dt_type **ret);
 void ct_btf_reset(dt_ctypes *ct);
 void ct_btf_free(dt_ctypes *ct);
 

@@ -324,12 +324,19 @@ static bool all_attach(checker *c, bool (*pred)(dt_provider))
 
 static bool is_ret(dt_provider p)
 {
-	return p == DT_P_URETPROBE || p == DT_P_KRETPROBE || p == DT_P_XPROBE;
+	return p == DT_P_URETPROBE || p == DT_P_KRETPROBE || p == DT_P_XPROBE || p == DT_P_FEXIT;
 }
 static bool is_xprobe(dt_provider p) { return p == DT_P_XPROBE; }
 static bool is_entry(dt_provider p) { return p == DT_P_UPROBE || p == DT_P_KPROBE; }
+/* Probes with arg0…: registers at a function's entry, or a raw tracepoint's u64 arguments. */
+static bool has_argn(dt_provider p) { return is_entry(p) || p == DT_P_RAWTRACEPOINT; }
 static bool is_tp(dt_provider p) { return p == DT_P_TRACEPOINT; }
 static bool is_usdt(dt_provider p) { return p == DT_P_USDT; }
+static bool is_btf_args(dt_provider p)
+{
+	return p == DT_P_RAWTRACEPOINT || p == DT_P_FENTRY || p == DT_P_FEXIT;
+}
+static bool is_iter(dt_provider p) { return p == DT_P_ITER; }
 static bool is_watchpoint(dt_provider p)
 {
 	return p == DT_P_WATCHPOINT || p == DT_P_ASYNCWATCHPOINT;
@@ -350,7 +357,8 @@ static bool has_regs(dt_provider p)
 static bool has_func(dt_provider p)
 {
 	return p == DT_P_UPROBE || p == DT_P_URETPROBE || p == DT_P_KPROBE ||
-	       p == DT_P_KRETPROBE || p == DT_P_TRACEPOINT || p == DT_P_XPROBE;
+	       p == DT_P_KRETPROBE || p == DT_P_TRACEPOINT || p == DT_P_XPROBE ||
+	       p == DT_P_RAWTRACEPOINT || p == DT_P_FENTRY || p == DT_P_FEXIT;
 }
 
 /* Loads the tracepoint record of the probe (the first attach point's format). */
@@ -450,6 +458,40 @@ static const dt_type *uprobe_args(checker *c, dt_expr *e)
 	return t;
 }
 
+/* The attach points of a probe whose args come from BTF must share one prototype. */
+static bool one_prototype(checker *c, dt_expr *e)
+{
+	const dt_attach *a0 = c->probe->attach[0];
+	for (uint32_t i = 1; i < c->probe->nattach; i++) {
+		const dt_attach *ai = c->probe->attach[i];
+		if (ai->kargs != a0->kargs &&
+		    (!ai->kargs || !a0->kargs || !dt_type_equal(ai->kargs, a0->kargs) ||
+		     !dt_type_equal(ai->kret, a0->kret))) {
+			ERR(c, e->span, "%s needs attach points of one prototype: %s and %s differ",
+			    e->builtin.id == DT_B_RETVAL ? "retval" : "args", a0->text, ai->text);
+			return false;
+		}
+	}
+	return a0->kargs != NULL; /* NULL: check_attach said why */
+}
+
+static const dt_type *btf_args(checker *c, dt_expr *e)
+{
+	return one_prototype(c, e) ? c->probe->attach[0]->kargs : &t_none;
+}
+
+static const dt_type *btf_retval(checker *c, dt_expr *e)
+{
+	if (!one_prototype(c, e))
+		return &t_none;
+	const dt_type *t = c->probe->attach[0]->kret;
+	if (!t || t->kind == DT_T_VOID) {
+		ERR(c, e->span, "%s returns nothing (void)", c->probe->attach[0]->func);
+		return &t_none;
+	}
+	return t;
+}
+
 static const dt_type *check_builtin(checker *c, dt_expr *e)
 {
 	const char *name = dt_builtin_name(e->builtin.id);
@@ -478,6 +520,9 @@ static const dt_type *check_builtin(checker *c, dt_expr *e)
 	case DT_B_USERNAME:
 		return dt_type_new(c->a, DT_T_USERNAME);
 	case DT_B_CTX:
+		/* iter: the iterator's context, typed from BTF (struct bpf_iter__NAME *). */
+		if (all_attach(c, is_iter) && c->probe->attach[0]->kargs)
+			return c->probe->attach[0]->kargs;
 		/* What the kernel hands the program (pt_regs, a tracepoint record,
 		 * bpf_perf_event_data), in kernel memory: cast it to a struct pointer to read it. */
 		return dt_type_ptr(c->a, NULL, DT_AS_KERNEL);
@@ -505,9 +550,11 @@ static const dt_type *check_builtin(checker *c, dt_expr *e)
 			    DT_ARG_REGS, DT_ARG_REGS - 1);
 			return &t_none;
 		}
-		if (!all_attach(c, is_entry)) {
-			ERR(c, e->span, "arg%u is only available in uprobe, kprobe and usdt probes",
-			    e->builtin.arg);
+		if (!all_attach(c, has_argn)) {
+			ERR(c, e->span, "arg%u is only available in uprobe, kprobe, usdt and "
+			    "rawtracepoint probes", e->builtin.arg);
+			if (all_attach(c, is_btf_args))
+				HINT(c, "fentry/fexit have named arguments: args.NAME");
 			if (all_attach(c, is_tp))
 				HINT(c, "tracepoints have named arguments: args.NAME");
 			else if (all_attach(c, is_ret))
@@ -517,10 +564,12 @@ static const dt_type *check_builtin(checker *c, dt_expr *e)
 		return dt_type_int(false, 8);
 	case DT_B_RETVAL:
 		if (!all_attach(c, is_ret)) {
-			ERR(c, e->span, "retval is only available in uretprobe, kretprobe and xprobe "
-			    "probes");
+			ERR(c, e->span, "retval is only available in uretprobe, kretprobe, fexit and "
+			    "xprobe probes");
 			return &t_none;
 		}
+		if (c->probe->attach[0]->provider == DT_P_FEXIT)
+			return btf_retval(c, e);
 		return dt_type_int(true, 8);
 	case DT_B_FUNC:
 		if (!all_attach(c, has_func)) {
@@ -577,8 +626,11 @@ static const dt_type *check_builtin(checker *c, dt_expr *e)
 	case DT_B_ARGS: {
 		if (all_attach(c, is_uprobe_entry))
 			return uprobe_args(c, e);
+		if (all_attach(c, is_btf_args))
+			return btf_args(c, e);
 		if (!all_attach(c, is_tp)) {
-			ERR(c, e->span, "args is only available in tracepoint and uprobe probes");
+			ERR(c, e->span, "args is only available in tracepoint, rawtracepoint, fentry, "
+			    "fexit and uprobe probes");
 			if (all_attach(c, is_entry))
 				HINT(c, "in kprobes use arg0 … arg%d", DT_ARG_REGS - 1);
 			return &t_none;
@@ -2709,8 +2761,9 @@ static void expand_probe(checker *c, dt_probe *pr)
 			return;
 		}
 		if ((p == DT_P_UPROBE || p == DT_P_URETPROBE || p == DT_P_KPROBE ||
-		     p == DT_P_KRETPROBE || p == DT_P_TRACEPOINT || p == DT_P_XPROBE) &&
-		    (has_wildcard(a->func) || (p == DT_P_TRACEPOINT && has_wildcard(a->target))))
+		     p == DT_P_KRETPROBE || p == DT_P_TRACEPOINT || p == DT_P_XPROBE ||
+		     is_btf_args(p)) &&
+		    (has_wildcard(a->func) || (is_btf_args(p) && has_wildcard(a->target)) || (p == DT_P_TRACEPOINT && has_wildcard(a->target))))
 			any = true;
 	}
 	if (!any)
@@ -2726,7 +2779,8 @@ static void expand_probe(checker *c, dt_probe *pr)
 			continue;
 		}
 		bool wild = has_wildcard(a->func) ||
-			    (a->provider == DT_P_TRACEPOINT && has_wildcard(a->target));
+			    ((a->provider == DT_P_TRACEPOINT || is_btf_args(a->provider)) &&
+			     has_wildcard(a->target));
 		if (!wild || a->provider == DT_P_BEGIN || a->provider == DT_P_END) {
 			DT_VEC_PUSH(&out, a);
 			continue;
@@ -2753,12 +2807,15 @@ static void expand_probe(checker *c, dt_probe *pr)
 				x->func = dt_arena_strndup(c->a, colon + 1, strlen(colon + 1));
 			} else {
 				x->func = dt_arena_strndup(c->a, name, strlen(name));
+				/* A module pattern matched vmlinux, the one BTF expanded. */
+				if (is_btf_args(a->provider) && has_wildcard(a->target))
+					x->target = "vmlinux";
 			}
 			if (a->provider == DT_P_TRACEPOINT)
 				x->text = dt_arena_printf(c->a, "tracepoint:%s:%s", x->target, x->func);
 			else if (a->target) /* a watchpoint's is bpftrace's name: check_watchpoint */
 				x->text = dt_arena_printf(c->a, "%s:%s:%s", dt_provider_name(a->provider),
-							  a->target, x->func);
+							  x->target, x->func);
 			else
 				x->text = dt_arena_printf(c->a, "%s:%s", dt_provider_name(a->provider),
 							  x->func);
@@ -2829,9 +2886,54 @@ static void check_watchpoint(checker *c, dt_attach *a)
 	}
 }
 
+/* rawtracepoint, fentry, fexit, iter: the prototype from BTF, which also says whether the event,
+ * function or iterator exists. */
+static void check_kernel_attach(checker *c, dt_attach *a)
+{
+	static const char *const iters[] = { "task", "task_file", "task_vma", NULL };
+	const char *what = a->provider == DT_P_RAWTRACEPOINT ? "raw tracepoint"
+			   : a->provider == DT_P_ITER ? "iterator" : "kernel function";
+	if (!a->func || has_wildcard(a->func) || (a->target && has_wildcard(a->target)))
+		return;
+	if (a->provider == DT_P_ITER) {
+		bool known = false;
+		for (int i = 0; iters[i]; i++)
+			known |= !strcmp(iters[i], a->func);
+		if (!known) {
+			ERR(c, a->span, "unsupported iter type: %s", a->func);
+			HINT(c, "iter:task, iter:task_file and iter:task_vma are supported");
+			return;
+		}
+		if (c->p->nprobes > 1 || c->probe->nattach > 1) {
+			ERR(c, a->span, "an iter probe can't be mixed with any other probe");
+			HINT(c, "the iterator runs once and the run ends: it is a program of its own");
+			return;
+		}
+	}
+	int err = c->o && c->o->kernel_args
+			  ? c->o->kernel_args(c->o->ctype_ctx, c->a, a->provider, a->target, a->func,
+					      &a->kargs, &a->kret)
+			  : -ENODATA;
+	if (err == -ENOENT && a->target && strcmp(a->target, "vmlinux"))
+		ERR(c, a->span, "no %s '%s' in module '%s' (its BTF, /sys/kernel/btf/%s)", what,
+		    a->func, a->target, a->target);
+	else if (err == -ENOENT)
+		ERR(c, a->span, "no %s '%s' in the kernel's BTF", what, a->func);
+	else if (err)
+		ERR(c, a->span, "%s needs the kernel's BTF (/sys/kernel/btf/vmlinux)%s%s",
+		    dt_provider_name(a->provider), err == -ENODATA ? "" : ": ",
+		    err == -ENODATA ? "" : strerror(-err));
+	if (err == -ENOENT && a->provider == DT_P_RAWTRACEPOINT)
+		HINT(c, "raw tracepoints are the tracepoints' events: see `dwarftrace -l "
+			"'rawtracepoint:*'`");
+}
+
 static void check_attach(checker *c, dt_attach *a)
 {
 	switch (a->provider) {
+	case DT_P_RAWTRACEPOINT: case DT_P_FENTRY: case DT_P_FEXIT: case DT_P_ITER:
+		check_kernel_attach(c, a);
+		return;
 	case DT_P_WATCHPOINT: case DT_P_ASYNCWATCHPOINT:
 		check_watchpoint(c, a);
 		return;

@@ -239,6 +239,9 @@ typedef enum dt_provider {
 	 * function form is set when FUNC of the -c/-p program is entered (the process is held
 	 * meanwhile), asyncwatchpoint: the same without holding it */
 	DT_P_WATCHPOINT, DT_P_ASYNCWATCHPOINT,
+	DT_P_RAWTRACEPOINT, /* rawtracepoint[:MODULE]:EVENT — args typed by BTF's btf_trace_EVENT */
+	DT_P_FENTRY, DT_P_FEXIT, /* fentry/fexit[:MODULE]:FUNC (kfunc/kretfunc) — BPF trampolines */
+	DT_P_ITER,          /* iter:task|task_file|task_vma — a BPF iterator, run once */
 	DT_P__COUNT
 } dt_provider;
 
@@ -310,6 +313,10 @@ typedef struct dt_attach {
 	uint32_t wp_arg;
 	uint64_t wp_len;
 	const char *wp_mode;
+	/* rawtracepoint/fentry/fexit: the BTF prototype, set by dt_check through
+	 * dt_check_opts.kernel_args: `args` (parameter i is member i at offset 8 * i) and the return
+	 * type (fexit's retval, at offset 8 * nargs). iter: `ctx`'s type. */
+	const dt_type *kargs, *kret;
 	uint64_t period_ns;   /* interval/profile with s/ms/us: the period in ns; 0 when hz */
 	uint32_t index;       /* position among all attach points of the program (for naming) */
 } dt_attach;
@@ -621,6 +628,12 @@ typedef struct dt_check_opts {
 	 * -ENOENT (no such function in the debug info), -ENODATA (no debug info). */
 	int (*uprobe_args)(void *ctx, dt_arena *a, const char *path, const char *func,
 			   const dt_type **out);
+	/* The BTF prototype of a kernel attach point: rawtracepoint (btf_trace_EVENT), fentry and
+	 * fexit (the function), iter (the iterator's context, as *args): the parameters as a struct
+	 * whose member i is at offset 8 * i, and the return type (fentry/fexit). `module` may be
+	 * NULL. 0, -ENOENT (no such function/event/iterator), -ENODATA (no BTF). */
+	int (*kernel_args)(void *ctx, dt_arena *a, dt_provider p, const char *module,
+			   const char *name, const dt_type **args, const dt_type **ret);
 	void *ctype_ctx;
 	/* The locations a usdt attach point names (its binary, provider and name may hold
 	 * wildcards): *locs, an array of *n made in `a`, each becomes its own dt_attach. 0 with

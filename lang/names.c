@@ -14,6 +14,8 @@ static const char *const provider_names[DT_P__COUNT] = {
 	[DT_P_SOFTWARE] = "software", [DT_P_HARDWARE] = "hardware", [DT_P_XPROBE] = "xprobe",
 	[DT_P_USDT] = "usdt",
 	[DT_P_WATCHPOINT] = "watchpoint", [DT_P_ASYNCWATCHPOINT] = "asyncwatchpoint",
+	[DT_P_RAWTRACEPOINT] = "rawtracepoint", [DT_P_FENTRY] = "fentry", [DT_P_FEXIT] = "fexit",
+	[DT_P_ITER] = "iter",
 };
 
 /* Everything a user may write before the first ':' (NULL-terminated for dt_closest). `begin`
@@ -21,7 +23,8 @@ static const char *const provider_names[DT_P__COUNT] = {
 static const char *const provider_spellings[] = {
 	"BEGIN", "END", "begin", "end", "interval", "i", "profile", "p", "uprobe", "u",
 	"uretprobe", "ur", "kprobe", "k", "kretprobe", "kr", "tracepoint", "t", "software", "s",
-	"hardware", "h", "xprobe", "x", "usdt", "U", "watchpoint", "w", "asyncwatchpoint", NULL,
+	"hardware", "h", "xprobe", "x", "usdt", "U", "watchpoint", "w", "asyncwatchpoint", "rawtracepoint", "rt",
+	"fentry", "f", "kfunc", "fexit", "fr", "kretfunc", "iter", "it", NULL,
 };
 static const dt_provider provider_of_spelling[] = {
 	DT_P_BEGIN, DT_P_END, DT_P_BEGIN, DT_P_END, DT_P_INTERVAL, DT_P_INTERVAL, DT_P_PROFILE,
@@ -29,7 +32,9 @@ static const dt_provider provider_of_spelling[] = {
 	DT_P_UPROBE, DT_P_UPROBE, DT_P_URETPROBE, DT_P_URETPROBE, DT_P_KPROBE, DT_P_KPROBE,
 	DT_P_KRETPROBE, DT_P_KRETPROBE, DT_P_TRACEPOINT, DT_P_TRACEPOINT, DT_P_SOFTWARE,
 	DT_P_SOFTWARE, DT_P_HARDWARE, DT_P_HARDWARE, DT_P_XPROBE, DT_P_XPROBE, DT_P_USDT, DT_P_USDT,
-	DT_P_WATCHPOINT, DT_P_WATCHPOINT, DT_P_ASYNCWATCHPOINT,
+	DT_P_WATCHPOINT, DT_P_WATCHPOINT, DT_P_ASYNCWATCHPOINT, DT_P_RAWTRACEPOINT,
+	DT_P_RAWTRACEPOINT, DT_P_FENTRY, DT_P_FENTRY, DT_P_FENTRY, DT_P_FEXIT, DT_P_FEXIT, DT_P_FEXIT,
+	DT_P_ITER, DT_P_ITER,
 };
 
 const char *dt_provider_name(dt_provider p)

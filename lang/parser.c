@@ -1259,6 +1259,10 @@ static const char *attach_form(dt_provider pr)
 	case DT_P_WATCHPOINT: return "watchpoint:ADDRESS:LENGTH:MODE or "
 				     "watchpoint:FUNCTION+argN:LENGTH:MODE";
 	case DT_P_ASYNCWATCHPOINT: return "asyncwatchpoint:FUNCTION+argN:LENGTH:MODE";
+	case DT_P_RAWTRACEPOINT: return "rawtracepoint[:MODULE]:EVENT";
+	case DT_P_FENTRY: return "fentry[:MODULE]:FUNCTION";
+	case DT_P_FEXIT: return "fexit[:MODULE]:FUNCTION";
+	case DT_P_ITER: return "iter:task|task_file|task_vma";
 	default: return "?";
 	}
 }
@@ -1385,7 +1389,7 @@ static dt_attach *parse_attach(parser *p, const dt_token *t)
 		else
 			dt_diag_hint(p->d, "probe types: BEGIN END interval profile uprobe uretprobe "
 					   "kprobe kretprobe tracepoint software hardware xprobe usdt "
-					   "watchpoint asyncwatchpoint");
+					   "watchpoint asyncwatchpoint rawtracepoint fentry fexit iter");
 		return at;
 	}
 	bool ok = true;
@@ -1486,6 +1490,20 @@ static dt_attach *parse_attach(parser *p, const dt_token *t)
 			at->wp_mode = dt_arena_strndup(p->a, f[3], fl[3]);
 		break;
 	}
+	case DT_P_RAWTRACEPOINT: case DT_P_FENTRY: case DT_P_FEXIT:
+		/* [MODULE:]NAME */
+		ok = (nf == 2 || nf == 3) && fl[nf - 1] && fl[1];
+		if (ok) {
+			if (nf == 3)
+				at->target = dt_arena_strndup(p->a, f[1], fl[1]);
+			at->func = dt_arena_strndup(p->a, f[nf - 1], fl[nf - 1]);
+		}
+		break;
+	case DT_P_ITER:
+		ok = nf == 2 && fl[1];
+		if (ok)
+			at->func = dt_arena_strndup(p->a, f[1], fl[1]);
+		break;
 	case DT_P_KPROBE: case DT_P_KRETPROBE:
 		ok = nf == 2 && fl[1] && split_offset(p, at, f[1], fl[1]) &&
 		     !(at->has_offset && at->provider == DT_P_KRETPROBE);

@@ -10,6 +10,8 @@
 #include "elfproc/elfproc.h"
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -1399,6 +1401,8 @@ int dt_rt_validate(const dt_attach *a, int pid, char **err)
 	}
 }
 
+static int attach_btf_prog(const dt_attach *a, int prog_fd, dt_fdvec *fds, char **err);
+
 int dt_rt_attach(const dt_attach *a, int prog_fd, int pid, dt_fdvec *fds, char **err)
 {
 	*err = NULL;
@@ -1419,6 +1423,11 @@ int dt_rt_attach(const dt_attach *a, int prog_fd, int pid, dt_fdvec *fds, char *
 		return attach_tracepoint(a, prog_fd, fds, err);
 	case DT_P_USDT:
 		return attach_usdt(a, prog_fd, pid, fds, err);
+	case DT_P_RAWTRACEPOINT:
+	case DT_P_FENTRY:
+	case DT_P_FEXIT:
+	case DT_P_ITER:
+		return attach_btf_prog(a, prog_fd, fds, err);
 	case DT_P_BEGIN:
 	case DT_P_END:
 		return 0;
@@ -1626,6 +1635,24 @@ int dt_rt_expand(void *ctx, const dt_attach *a, char ***names, uint32_t *n)
 	case DT_P_TRACEPOINT:
 		rc = expand_tracefs_list("available_events", a, true, &v);
 		break;
+	case DT_P_RAWTRACEPOINT:
+	case DT_P_FENTRY:
+	case DT_P_FEXIT:
+		if (a->target && strcmp(a->target, "vmlinux") &&
+		    (!strpbrk(a->target, "*?[") || fnmatch(a->target, "vmlinux", 0))) {
+			rc = -EOPNOTSUPP; /* wildcards in a module's functions */
+			break;
+		}
+		{
+			char **nm = NULL;
+			uint32_t k = 0;
+
+			rc = dt_rt_btf_names(a->provider, a->func ? a->func : "", &nm, &k);
+			for (uint32_t i = 0; i < k; i++)
+				DT_VEC_PUSH(&v, nm[i]);
+			free(nm);
+		}
+		break;
 	case DT_P_KPROBE:
 	case DT_P_KRETPROBE:
 		if (access("/sys/bus/event_source/devices/kprobe", F_OK) != 0) {
@@ -1647,6 +1674,155 @@ int dt_rt_expand(void *ctx, const dt_attach *a, char ***names, uint32_t *n)
 		return rc;
 	}
 	strvec_uniq(&v);
+	*names = v.v;
+	*n = (uint32_t)v.n;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- BTF-attached programs */
+
+/* The BTF id an fentry/fexit/iter program is loaded against, and the module BTF's fd when the
+ * function is a module's (else -1; the caller closes it). 0 or -errno. */
+int dt_rt_attach_btf_id(const dt_attach *a, enum bpf_attach_type type, uint32_t *id, int *obj_fd)
+{
+	const char *mod = a->target;
+	int rc;
+
+	*obj_fd = -1;
+	if (!mod || !strcmp(mod, "vmlinux")) {
+		rc = libbpf_find_vmlinux_btf_id(a->func, type);
+		if (rc < 0)
+			return rc;
+		*id = (uint32_t)rc;
+		return 0;
+	}
+	/* A module: its BTF object among the kernel's, by name. */
+	struct btf *base = btf__load_vmlinux_btf();
+	uint32_t bid = 0;
+
+	if (!base)
+		return -errno;
+	rc = -ENOENT;
+	while (bpf_btf_get_next_id(bid, &bid) == 0) {
+		char name[64] = "";
+		struct bpf_btf_info info = { .name = (uint64_t)(uintptr_t)name,
+					     .name_len = sizeof(name) };
+		uint32_t len = sizeof(info);
+		int fd = bpf_btf_get_fd_by_id(bid);
+
+		if (fd < 0)
+			continue;
+		if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 && info.kernel_btf &&
+		    !strcmp(name, mod)) {
+			struct btf *m = btf__load_from_kernel_by_id_split(bid, base);
+			int t = m ? btf__find_by_name_kind(m, a->func, BTF_KIND_FUNC) : -ENOENT;
+
+			btf__free(m);
+			if (t > 0) {
+				*id = (uint32_t)t;
+				*obj_fd = fd;
+				rc = 0;
+				break;
+			}
+		}
+		close(fd);
+	}
+	btf__free(base);
+	return rc;
+}
+
+static int attach_btf_prog(const dt_attach *a, int prog_fd, dt_fdvec *fds, char **err)
+{
+	int fd;
+
+	if (a->provider == DT_P_RAWTRACEPOINT) {
+		fd = bpf_raw_tracepoint_open(a->func, prog_fd);
+		if (fd < 0)
+			return dt_rt_fail(err, -errno, "%s: cannot attach to raw tracepoint '%s': %s",
+				    a->text, a->func, dt_strerror(errno));
+	} else {
+		enum bpf_attach_type t = a->provider == DT_P_FENTRY ? BPF_TRACE_FENTRY
+					 : a->provider == DT_P_FEXIT ? BPF_TRACE_FEXIT
+								     : BPF_TRACE_ITER;
+
+		fd = bpf_link_create(prog_fd, 0, t, NULL);
+		if (fd < 0)
+			return dt_rt_fail(err, -errno, "%s: cannot attach: %s", a->text,
+				    dt_strerror(errno));
+	}
+	DT_VEC_PUSH(fds, fd);
+	return 0;
+}
+
+int dt_rt_iter_run(int link_fd, char **err)
+{
+	char buf[4096];
+	ssize_t n;
+	int fd = bpf_iter_create(link_fd);
+
+	*err = NULL;
+	if (fd < 0)
+		return dt_rt_fail(err, -errno, "cannot start the iterator: %s", dt_strerror(errno));
+	/* The program prints through the events ring; what the iterator's own file gets (nothing
+	 * dwarftrace writes there) is read to run it to the end. */
+	while ((n = read(fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
+		;
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	if (n < 0)
+		return dt_rt_fail(err, (int)n, "the iterator failed: %s", dt_strerror((int)-n));
+	return 0;
+}
+
+/* ---------------------------------------------------------------- BTF names */
+
+struct btf *dt_rt_vmlinux_btf(void)
+{
+	static struct btf *btf;
+	static bool tried;
+
+	if (!tried) {
+		tried = true;
+		btf = btf__load_vmlinux_btf();
+	}
+	return btf;
+}
+
+int dt_rt_btf_names(dt_provider p, const char *pat, char ***names, uint32_t *n)
+{
+	static const char *const iters[] = { "task", "task_file", "task_vma" };
+	struct btf *btf = dt_rt_vmlinux_btf();
+	DT_VEC(char *) v = { 0 };
+
+	if (!btf)
+		return -ENODATA;
+	if (p == DT_P_ITER) {
+		for (size_t i = 0; i < DT_ARRAY_SIZE(iters); i++) {
+			char sn[64];
+
+			snprintf(sn, sizeof(sn), "bpf_iter__%s", iters[i]);
+			if (btf__find_by_name_kind(btf, sn, BTF_KIND_STRUCT) > 0 &&
+			    fnmatch(pat, iters[i], 0) == 0)
+				DT_VEC_PUSH(&v, xstrdup(iters[i]));
+		}
+	}
+	for (uint32_t id = 1; p != DT_P_ITER && id < btf__type_cnt(btf); id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const char *name = btf__name_by_offset(btf, t->name_off);
+
+		if (!name || !*name)
+			continue;
+		if (p == DT_P_RAWTRACEPOINT) {
+			/* The raw tracepoints are the events with a btf_trace_NAME typedef. */
+			if (!btf_is_typedef(t) || strncmp(name, "btf_trace_", 10))
+				continue;
+			name += 10;
+		} else if (!btf_is_func(t)) {
+			continue;
+		}
+		if (fnmatch(pat, name, 0) == 0)
+			DT_VEC_PUSH(&v, xstrdup(name));
+	}
 	*names = v.v;
 	*n = (uint32_t)v.n;
 	return 0;

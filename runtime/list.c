@@ -12,7 +12,9 @@
 #include "elfproc/elfproc.h"
 #include "symbols/symbols.h"
 
+#include <bpf/btf.h>
 #include <ctype.h>
+#include <stdarg.h>
 #include <elf.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -113,6 +115,87 @@ static void print_params(struct lister *l, const char *line)
 	free(path);
 }
 
+static void emit_decl(void *ctx, const char *fmt, va_list args)
+{
+	vfprintf(ctx, fmt, args);
+}
+
+/* `-lv` of a raw tracepoint, kernel function or iterator: its arguments from BTF, one
+ * declaration a line as bpftrace prints them (fexit adds the return value as `retval`). */
+static void print_btf_params(struct lister *l, dt_provider p, const char *name)
+{
+	struct btf *btf = dt_rt_vmlinux_btf();
+	const struct btf_type *t = NULL;
+	struct btf_dump *d;
+	char fn[256];
+	int id;
+
+	if (!btf || !(d = btf_dump__new(btf, emit_decl, l->out, NULL)))
+		return;
+	if (p == DT_P_ITER) {
+		snprintf(fn, sizeof(fn), "bpf_iter__%s", name);
+		id = btf__find_by_name_kind(btf, fn, BTF_KIND_STRUCT);
+		t = id > 0 ? btf__type_by_id(btf, (uint32_t)id) : NULL;
+		/* Its members after the iterator's meta pointer. */
+		for (uint16_t i = 1; t && i < btf_vlen(t); i++) {
+			const struct btf_member *m = &btf_members(t)[i];
+			const struct btf_type *mt = btf__type_by_id(btf, m->type);
+
+			/* A pointer the kernel declares with __bpf_md_ptr is an anonymous union
+			 * around it: the pointer is what the program sees. */
+			if (mt && btf_is_union(mt) && !m->name_off && btf_vlen(mt))
+				m = btf_members(mt);
+			LIBBPF_OPTS(btf_dump_emit_type_decl_opts, o,
+				    .field_name = btf__name_by_offset(btf, m->name_off));
+			fprintf(l->out, "    ");
+			btf_dump__emit_type_decl(d, m->type, &o);
+			fprintf(l->out, "\n");
+		}
+		btf_dump__free(d);
+		return;
+	}
+	snprintf(fn, sizeof(fn), p == DT_P_RAWTRACEPOINT ? "__bpf_trace_%s" : "%s", name);
+	id = btf__find_by_name_kind(btf, fn, BTF_KIND_FUNC);
+	t = id > 0 ? btf__type_by_id(btf, btf__type_by_id(btf, (uint32_t)id)->type) : NULL;
+	for (uint16_t i = p == DT_P_RAWTRACEPOINT; t && i < btf_vlen(t); i++) {
+		const struct btf_param *pa = &btf_params(t)[i];
+		LIBBPF_OPTS(btf_dump_emit_type_decl_opts, o,
+			    .field_name = btf__name_by_offset(btf, pa->name_off));
+
+		if (!pa->type)
+			break;
+		fprintf(l->out, "    ");
+		btf_dump__emit_type_decl(d, pa->type, &o);
+		fprintf(l->out, "\n");
+	}
+	if (t && p == DT_P_FEXIT && t->type) {
+		LIBBPF_OPTS(btf_dump_emit_type_decl_opts, o, .field_name = "retval");
+
+		fprintf(l->out, "    ");
+		btf_dump__emit_type_decl(d, t->type, &o);
+		fprintf(l->out, "\n");
+	}
+	btf_dump__free(d);
+}
+
+/* The raw tracepoints, kernel functions or iterators of vmlinux's BTF. */
+static void list_btf(struct lister *l, dt_provider p)
+{
+	char **names = NULL;
+	uint32_t n = 0;
+
+	if (dt_rt_btf_names(p, "*", &names, &n) < 0) {
+		fprintf(l->err, "dwarftrace: cannot list %s probes: the kernel has no BTF "
+			"(/sys/kernel/btf/vmlinux)\n", dt_provider_name(p));
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		offer(l, dt_provider_name(p), names[i]);
+		free(names[i]);
+	}
+	free(names);
+}
+
 /* Prints and forgets the lines gathered for one provider, sorted, without repeats. */
 static void flush(struct lister *l, dt_provider p)
 {
@@ -125,6 +208,9 @@ static void flush(struct lister *l, dt_provider p)
 		fprintf(l->out, "%s\n", line);
 		if (l->verbose && p == DT_P_TRACEPOINT)
 			print_tp_fields(l, strchr(line, ':') + 1);
+		else if (l->verbose && (p == DT_P_RAWTRACEPOINT || p == DT_P_FENTRY ||
+					       p == DT_P_FEXIT || p == DT_P_ITER))
+			print_btf_params(l, p, strrchr(line, ':') + 1);
 		else if (l->verbose && p != DT_P_SOFTWARE && p != DT_P_HARDWARE && p != DT_P_USDT)
 			print_params(l, line);
 	}
@@ -315,7 +401,7 @@ static bool wanted(dt_provider p, const char *type, bool explicit)
 {
 	if (explicit)
 		return true;
-	if (p == DT_P_KRETPROBE || p == DT_P_URETPROBE || p == DT_P_XPROBE)
+	if (p == DT_P_KRETPROBE || p == DT_P_URETPROBE || p == DT_P_XPROBE || p == DT_P_FEXIT)
 		return false;
 	return !type || fnmatch(type, dt_provider_name(p), 0) == 0;
 }
@@ -325,7 +411,8 @@ int dt_list_probes(const char *search, int pid, bool verbose, bool no_warnings, 
 {
 	static const dt_provider order[] = {
 		DT_P_HARDWARE, DT_P_KPROBE, DT_P_KRETPROBE, DT_P_SOFTWARE, DT_P_TRACEPOINT,
-		DT_P_UPROBE, DT_P_URETPROBE, DT_P_USDT, DT_P_XPROBE,
+		DT_P_UPROBE, DT_P_URETPROBE, DT_P_USDT, DT_P_XPROBE, DT_P_RAWTRACEPOINT, DT_P_FENTRY, DT_P_FEXIT,
+		DT_P_ITER,
 	};
 	struct lister l = { .pid = pid, .verbose = verbose, .out = out, .err = err };
 	const char *colon;
@@ -389,6 +476,12 @@ int dt_list_probes(const char *search, int pid, bool verbose, bool no_warnings, 
 			break;
 		case DT_P_USDT:
 			list_usdt(&l, explicit_p == p);
+			break;
+		case DT_P_RAWTRACEPOINT:
+		case DT_P_FENTRY:
+		case DT_P_FEXIT:
+		case DT_P_ITER:
+			list_btf(&l, p);
 			break;
 		default:
 			break;

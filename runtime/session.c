@@ -983,6 +983,22 @@ int dt_rt_load_prog(dt_session *s, const dt_cg_prog *p, int *fd_out)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = p->expected_attach_type);
 	bool with_log = s->o.dump & DT_DUMP_VERIFIER;
+	int obj_fd = -1;
+
+	if (p->prog_type == BPF_PROG_TYPE_TRACING && p->attach) {
+		uint32_t id = 0;
+		int r = dt_rt_attach_btf_id(p->attach, p->expected_attach_type, &id, &obj_fd);
+
+		if (r < 0) {
+			fprintf(s->err, "dwarftrace: %s: no BTF id for '%s' to load against: %s\n",
+				p->attach->text, p->attach->func, dt_strerror(-r));
+			*fd_out = -1;
+			return r;
+		}
+		opts.attach_btf_id = id;
+		if (obj_fd >= 0)
+			opts.attach_btf_obj_fd = (uint32_t)obj_fd;
+	}
 	size_t logsz = s->o.log_size ? s->o.log_size : 1u << 18;
 	char *log = NULL;
 	int fd, rc = 0;
@@ -1011,6 +1027,18 @@ int dt_rt_load_prog(dt_session *s, const dt_cg_prog *p, int *fd_out)
 			continue;
 		}
 		break;
+	}
+	if (obj_fd >= 0)
+		close(obj_fd);
+	if (fd < 0 && rc == -EPERM && geteuid() == 0 && p->attach &&
+	    (p->attach->provider == DT_P_FENTRY || p->attach->provider == DT_P_FEXIT)) {
+		/* Root, and still refused: the kernel does not let BPF trampolines be made here. */
+		fprintf(s->err, "dwarftrace: %s: this kernel refuses fentry/fexit programs "
+			"(loading one: Operation not permitted); use a tracepoint or "
+			"rawtracepoint here, or a kernel that allows them\n", p->attach->text);
+		free(log);
+		*fd_out = -1;
+		return rc;
 	}
 	if (fd >= 0 && (s->o.dump & DT_DUMP_VERIFIER) && log) {
 		fprintf(s->err, "-- verifier log for %s (%s, %zu instructions):\n%s\n",
@@ -1228,6 +1256,8 @@ static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 		} else {
 			rc = dt_rt_attach(p->attach, u->prog_fds.v[i], s->o.uprobe_pid,
 					  &u->attached, &err);
+			if (rc >= 0 && p->attach->provider == DT_P_ITER)
+				u->iter_link = u->attached.v[u->attached.n - 1];
 		}
 		if (rc == -ECANCELED) {
 			u->nprobes_attached += n;
@@ -1475,8 +1505,8 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 		.params = s->o.params, .nparams = s->o.nparams, .strlen = s->o.strlen,
 		.has_child = s->o.has_child, .unsafe = s->o.unsafe, .watch_binary = watch_binary(s),
 		.ctype = dt_ctypes_lookup, .cdefs = dt_ctypes_cdefs,
-		.uprobe_args = dt_ctypes_uprobe_args, .ctype_ctx = s->ctypes,
-		.constant = dt_ctypes_constant, .stack_mode = s->o.stack_mode,
+		.uprobe_args = dt_ctypes_uprobe_args, .kernel_args = dt_ctypes_kernel_args,
+		.ctype_ctx = s->ctypes, .constant = dt_ctypes_constant, .stack_mode = s->o.stack_mode,
 		.usym_addr = dt_rt_usym_addr,
 	};
 	struct cg_ctx gc = { .s = s, .u = u };
@@ -1500,7 +1530,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	if (out)
 		*out = NULL;
 	u->s = s;
-	u->events_fd = u->names_fd = u->syscall_fd = -1;
+	u->events_fd = u->names_fd = u->syscall_fd = u->iter_link = -1;
 	u->name = xstrdup(src->name ? src->name : "-e");
 	u->text = xstrndup(src->text ? src->text : "", src->len);
 	u->src = (dt_source){ .name = u->name, .text = u->text, .len = src->len,
@@ -1643,6 +1673,19 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 		if (out)
 			*out = u;
 		return attach_rc;
+	}
+	if (!s->o.dry_run) {
+		/* An iterator runs once, to its end, and so does the run, as in bpftrace. */
+		if (u->iter_link >= 0) {
+			char *err = NULL;
+
+			if (dt_rt_iter_run(u->iter_link, &err) < 0) {
+				fprintf(s->err, "dwarftrace: %s\n", err);
+				free(err);
+			}
+			if (!s->stop_reason)
+				s->stop_reason = "iter";
+		}
 	}
 	if (out)
 		*out = u;

@@ -195,6 +195,7 @@ struct dt_unit {
 	dt_diags *validating;  /* while attach points are validated: where missing_probes=error
 				* reports a member of a set that would be skipped */
 	struct dt_watches *wp;     /* watchpoints (watchpoint.c), or NULL */
+	int iter_link;             /* an iter probe's link, run once attached; -1 */
 };
 
 struct dt_session {
@@ -328,6 +329,17 @@ int dt_loop_drain_final(dt_session *s);
 uint32_t dt_session_events_size(const dt_session *s);
 /* Frees the loop (dt_session_free). */
 void dt_loop_free(dt_session *s);
+
+/* fentry/fexit/iter programs are loaded against a BTF id: the function's (the iterator's
+ * bpf_iter_NAME), in vmlinux or in a module's BTF (*obj_fd then, which the caller closes). */
+int dt_rt_attach_btf_id(const dt_attach *a, enum bpf_attach_type type, uint32_t *id, int *obj_fd);
+/* vmlinux's BTF, read on the first call and kept (NULL without BTF). */
+struct btf *dt_rt_vmlinux_btf(void);
+/* The raw tracepoints (btf_trace_NAME), kernel functions (fentry/fexit) or iterators of
+ * vmlinux's BTF whose names match the glob pat: a malloc'd array of malloc'd names. */
+int dt_rt_btf_names(dt_provider p, const char *pat, char ***names, uint32_t *n);
+/* Runs the iterator of an attached iter link to its end. 0, or -errno with *err. */
+int dt_rt_iter_run(int link_fd, char **err);
 
 /* ---------------------------------------------------------------- watchpoint.c */
 

@@ -22,7 +22,7 @@ Each test is a block of directive lines; blocks are separated by a NAME line. Li
   EXPECT_STACK a / b / c  the same, but the frames are adjacent
   EXPECT_EXIT n     the tracer's exit status (default 0); `nonzero` accepts any failure
   TIMEOUT secs      hard limit; the whole process group is killed (default 10)
-  REQUIRES what     root | bpftrace | kprobes | hardware | cmd:NAME | file:PATH, or !what
+  REQUIRES what     root | bpftrace | kprobes | hardware | fentry | cmd:NAME | file:PATH, or !what
                     (the test is about the feature being absent); `a | b` needs all of them.
                     Skips with the reason -- only for what the machine lacks, never a bug
   ENV K=V           environment for every command of the test
@@ -188,12 +188,25 @@ def have_hardware():
                for d in ("cpu", "cpu_core", "cpu_atom"))
 
 
-def missing_requirement(req, vm):
+FENTRY = {}
+
+
+def have_fentry(dt):
+    # Whether this kernel lets fentry programs load (some refuse them with EPERM even to
+    # root): asked once of dwarftrace's dry run, which loads one.
+    if dt not in FENTRY:
+        r = subprocess.run([dt, "--dry-run", "-e", "fentry:vfs_read { }"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+        FENTRY[dt] = r.returncode == 0
+    return FENTRY[dt]
+
+
+def missing_requirement(req, vm, dt=None):
     """None if `req` holds here, else the reason to skip."""
     req = req.strip()
     if req.startswith("!"):
         # The path tested is the one where the feature is absent (a clear error).
-        return None if missing_requirement(req[1:], vm) else f"this machine has {req[1:]}"
+        return None if missing_requirement(req[1:], vm, dt) else f"this machine has {req[1:]}"
     if req == "root":
         return None if os.geteuid() == 0 else "needs root"
     if req == "bpftrace":
@@ -203,6 +216,9 @@ def missing_requirement(req, vm):
         return None if vm or have_kprobes() else "this kernel has no kprobes (see tests/vm)"
     if req == "hardware":
         return None if have_hardware() else "no hardware PMU on this machine"
+    if req == "fentry":
+        # The VM kernel allows them; the runner only learns that by booting it.
+        return None if vm or (dt and have_fentry(dt)) else "this kernel refuses fentry (see tests/vm)"
     if req.startswith("cmd:"):
         return None if shutil.which(req[4:]) else f"{req[4:]} is not installed"
     if req.startswith("file:"):
@@ -488,7 +504,7 @@ class Runner:
     def skip_reason(self, t):
         for req in t.get("REQUIRES", []):
             for alt in req.split("|"):
-                why = missing_requirement(alt, bool(self.args.vm))
+                why = missing_requirement(alt, bool(self.args.vm), self.dt)
                 if why:
                     return why
         return None

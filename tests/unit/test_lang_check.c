@@ -167,8 +167,8 @@ static void builtin_restrictions(void)
 	} cases[] = {
 		{ "BEGIN { @ = retval; }", "retval is only available in uretprobe, kretprobe" },
 		{ "kprobe:f { @ = retval; }", "retval is only available" },
-		{ "uretprobe:/bin/sh:f { @ = arg0; }", "arg0 is only available in uprobe, kprobe and usdt" },
-		{ "kprobe:f { @ = args.x; }", "args is only available in tracepoint and uprobe probes" },
+		{ "uretprobe:/bin/sh:f { @ = arg0; }", "arg0 is only available in uprobe, kprobe, usdt and rawtracepoint" },
+		{ "kprobe:f { @ = args.x; }", "args is only available in tracepoint, rawtracepoint, fentry, fexit and uprobe probes" },
 		{ "profile:hz:99 { @ = func; }", "func is not available in profile probes" },
 		{ "interval:s:1 { @ = func; }", "func is not available in interval probes" },
 		{ "END { @ = func; }", "func is not available in END probes" },
