@@ -1705,13 +1705,19 @@ fail:
 bool dt_unit_begin_end_only(const dt_unit *u)
 {
 	const dt_program *p = u->prog;
+	bool current = false; /* some probe is spelled begin/end, bpftrace's current language */
 
 	for (uint32_t i = 0; i < p->nprobes; i++)
-		for (uint32_t j = 0; j < p->probes[i]->nattach; j++)
-			if (p->probes[i]->attach[j]->provider != DT_P_BEGIN &&
-			    p->probes[i]->attach[j]->provider != DT_P_END)
+		for (uint32_t j = 0; j < p->probes[i]->nattach; j++) {
+			const dt_attach *a = p->probes[i]->attach[j];
+
+			if (a->provider != DT_P_BEGIN && a->provider != DT_P_END)
 				return false;
-	return true;
+			if (a->text && (!strncmp(a->text, "begin", 5) || !strncmp(a->text, "end", 3)))
+				current = true;
+		}
+	/* 0.17's BEGIN/END alone run until Ctrl-C, as they did there: old scripts unchanged. */
+	return current;
 }
 
 int dt_session_detach(dt_session *s, dt_unit *u)
