@@ -121,6 +121,8 @@ LLVMValueRef cg_prologue_ptr(cg *c, dt_aux_map which, uint32_t key);
 void cg_emit_prologue(cg *c);
 /* Emits `return 0` and leaves the builder in a fresh unreachable block. */
 void cg_return(cg *c);
+/* Returns v (an i64) from the program: `return EXPR;`. */
+void cg_return_value(cg *c, LLVMValueRef v);
 /* Builds the string constant `s` (NUL-padded to size) in a new buffer with integer stores. */
 LLVMValueRef cg_const_str(cg *c, const char *s, uint32_t len, uint32_t size);
 /* Where an event's payload starts in a cg_event_new buffer: after its struct dt_event_hdr. */

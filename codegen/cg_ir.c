@@ -287,7 +287,12 @@ void cg_br_nonnull(cg *c, LLVMValueRef p, LLVMBasicBlockRef t, LLVMBasicBlockRef
 
 void cg_return(cg *c)
 {
-	LLVMBuildRet(c->b, cg_i64(c, 0));
+	cg_return_value(c, cg_i64(c, 0));
+}
+
+void cg_return_value(cg *c, LLVMValueRef v)
+{
+	LLVMBuildRet(c->b, v);
 	LLVMPositionBuilderAtEnd(c->b, cg_block(c, "dead"));
 }
 

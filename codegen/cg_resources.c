@@ -76,7 +76,11 @@ static void visit_stmts(const visit *v, const dt_stmt_list *l)
 			visit_stmts(v, &s->while_.body);
 			break;
 		case DT_S_BLOCK: visit_stmts(v, &s->block); break;
-		case DT_S_RETURN: case DT_S_BREAK: case DT_S_CONTINUE: break;
+		case DT_S_RETURN:
+			if (s->expr)
+				visit_expr(v, s->expr);
+			break;
+		case DT_S_BREAK: case DT_S_CONTINUE: break;
 		}
 	}
 }

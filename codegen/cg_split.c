@@ -168,7 +168,11 @@ static void stmt_cost(cost *k, const dt_stmt *s)
 	case DT_S_BLOCK:
 		stmts_cost(k, &s->block, 1);
 		break;
-	case DT_S_RETURN: case DT_S_BREAK: case DT_S_CONTINUE:
+	case DT_S_RETURN:
+		if (s->expr)
+			cg_visit_expr(s->expr, add_expr_cost, k);
+		break;
+	case DT_S_BREAK: case DT_S_CONTINUE:
 		break;
 	}
 }

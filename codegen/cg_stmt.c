@@ -715,7 +715,10 @@ static void stmt(cg *c, const dt_stmt *s)
 		LLVMPositionBuilderAtEnd(c->b, cg_block(c, "after.jump"));
 		break;
 	case DT_S_RETURN:
-		cg_return(c);
+		if (s->expr)
+			cg_return_value(c, cg_expr(c, s->expr));
+		else
+			cg_return(c);
 		break;
 	case DT_S_BLOCK:
 		cg_stmts(c, &s->block);
@@ -1037,7 +1040,9 @@ void cg_emit_program(cg *c, const dt_cg_prog *pg, const char *section, const cg_
 		}
 	}
 
-	bool begin_end = a->provider == DT_P_BEGIN || a->provider == DT_P_END;
+	bool begin_end = a->provider == DT_P_BEGIN || a->provider == DT_P_END ||
+			 a->provider == DT_P_SELF || a->provider == DT_P_TEST ||
+			 a->provider == DT_P_BENCH;
 	/* -p/-c restrict probes that run in a process's context. BEGIN/END run in ours, and an
 	 * interval timer fires in whatever task the CPU happens to run: filtering it on the traced
 	 * process would make `interval:s:1 { exit(); }` wait for that process to be on the CPU at

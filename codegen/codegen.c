@@ -63,8 +63,12 @@ void dt_cg_result_free(dt_cg_result *r)
 enum bpf_prog_type cg_prog_type_of(dt_provider p)
 {
 	switch (p) {
-	case DT_P_BEGIN: case DT_P_END:
+	case DT_P_BEGIN: case DT_P_END: case DT_P_SELF: /* test-run by dwarftrace */
 		return BPF_PROG_TYPE_RAW_TRACEPOINT;
+	case DT_P_TEST: case DT_P_BENCH:
+		/* Test-run too, but repeated and timed by the kernel: raw tracepoint programs
+		 * cannot be (bpftrace runs these as XDP programs too). */
+		return BPF_PROG_TYPE_XDP;
 	case DT_P_INTERVAL: case DT_P_PROFILE: case DT_P_SOFTWARE: case DT_P_HARDWARE:
 	case DT_P_WATCHPOINT: case DT_P_ASYNCWATCHPOINT: /* the breakpoint's perf event */
 		return BPF_PROG_TYPE_PERF_EVENT;
@@ -105,6 +109,9 @@ static const char *short_name(dt_provider p)
 	case DT_P_FENTRY: return "fentry";
 	case DT_P_FEXIT: return "fexit";
 	case DT_P_ITER: return "iter";
+	case DT_P_SELF: return "self";
+	case DT_P_TEST: return "test";
+	case DT_P_BENCH: return "bench";
 	default: return "x";
 	}
 }

@@ -492,9 +492,32 @@ static const dt_type *btf_retval(checker *c, dt_expr *e)
 	return t;
 }
 
+static bool is_test_bench(dt_provider p) { return p == DT_P_TEST || p == DT_P_BENCH; }
+
+/* test and bench probes run as BPF_PROG_TYPE_XDP programs (the type whose test run repeats and
+ * is timed by the kernel), which have no current task: what reads one is refused there. */
+static bool needs_task(dt_builtin b)
+{
+	switch (b) {
+	case DT_B_PID: case DT_B_TID: case DT_B_UID: case DT_B_GID: case DT_B_COMM:
+	case DT_B_CGROUP: case DT_B_KSTACK: case DT_B_USTACK: case DT_B_USTACK_DWARF:
+	case DT_B_USERNAME: case DT_B_CURTASK: case DT_B_USERMODE: case DT_B_ARG: case DT_B_SARG:
+	case DT_B_RETVAL: case DT_B_FUNC: case DT_B_ARGS:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static const dt_type *check_builtin(checker *c, dt_expr *e)
 {
 	const char *name = dt_builtin_name(e->builtin.id);
+	if (needs_task(e->builtin.id) && all_attach(c, is_test_bench)) {
+		ERR(c, e->span, "%s is not available in %s probes", name,
+		    dt_provider_name(c->probe->attach[0]->provider));
+		HINT(c, "test and bench probes run by themselves, outside any task or event");
+		return &t_none;
+	}
 	switch (e->builtin.id) {
 	case DT_B_PID: case DT_B_TID: case DT_B_UID: case DT_B_GID: case DT_B_CPU:
 	case DT_B_NSECS: case DT_B_ELAPSED: case DT_B_CGROUP: case DT_B_RAND:
@@ -1547,7 +1570,9 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 			return dt_type_void();
 		for (uint32_t i = 0; i < c->probe->nattach; i++) {
 			dt_provider p = c->probe->attach[i]->provider;
-			if (p == DT_P_BEGIN || p == DT_P_END) {
+			/* These run in dwarftrace itself: the signal would be sent to it. */
+			if (p == DT_P_BEGIN || p == DT_P_END || p == DT_P_SELF || p == DT_P_TEST ||
+			    p == DT_P_BENCH) {
 				ERR(c, e->span, "signal can not be used with \"%s\" probes",
 				    dt_provider_name(p));
 				return dt_type_void();
@@ -2674,6 +2699,11 @@ static void check_stmt(checker *c, dt_stmt *s)
 		check_block(c, &s->block);
 		return;
 	case DT_S_RETURN:
+		if (s->expr) {
+			const dt_type *t = check_expr(c, s->expr);
+			if (!is_none(t) && !is_int(t))
+				ERR(c, s->expr->span, "return needs an integer, not %s", tname(c, t));
+		}
 		return;
 	}
 }
@@ -2928,6 +2958,29 @@ static void check_kernel_attach(checker *c, dt_attach *a)
 			"'rawtracepoint:*'`");
 }
 
+/* test:NAME and bench:NAME are reported by name: each name once among its kind, and the probe
+ * alone in its body (it runs by itself, not on an event). */
+static void check_test_name(checker *c, dt_attach *a)
+{
+	const char *kind = a->provider == DT_P_TEST ? "test" : "bench";
+
+	if (c->probe->nattach > 1) {
+		ERR(c, a->span, "a %s probe cannot share its body with other attach points", kind);
+		return;
+	}
+	for (uint32_t i = 0; i < c->p->nprobes && c->p->probes[i] != c->probe; i++) {
+		const dt_probe *o = c->p->probes[i];
+
+		if (o->nattach == 1 && o->attach[0]->provider == a->provider &&
+		    !strcmp(o->attach[0]->target, a->target)) {
+			ERR(c, a->span, "\"%s\" was used as the name for more than one %s probe",
+			    a->target, kind);
+			NOTE(c, o->attach[0]->span, "this is the other instance");
+			return;
+		}
+	}
+}
+
 static void check_attach(checker *c, dt_attach *a)
 {
 	switch (a->provider) {
@@ -2936,6 +2989,18 @@ static void check_attach(checker *c, dt_attach *a)
 		return;
 	case DT_P_WATCHPOINT: case DT_P_ASYNCWATCHPOINT:
 		check_watchpoint(c, a);
+		return;
+	case DT_P_SELF:
+		if (strcmp(a->target, "signal")) {
+			ERR(c, a->span, "%s is not a supported trigger", a->target);
+			HINT(c, "self:signal:SIGUSR1 runs when dwarftrace gets SIGUSR1");
+		} else if (strcmp(a->func, "SIGUSR1")) {
+			ERR(c, a->span, "%s is not a supported signal", a->func);
+			HINT(c, "self:signal:SIGUSR1 is the one signal probe");
+		}
+		return;
+	case DT_P_TEST: case DT_P_BENCH:
+		check_test_name(c, a);
 		return;
 	case DT_P_INTERVAL: case DT_P_PROFILE: {
 		if (a->unit == DT_UNIT_NONE)
@@ -3070,6 +3135,25 @@ static void walk(checker *c)
 	}
 }
 
+/* test probes exist only under --test and bench probes only under --bench; otherwise they are
+ * ignored, as bpftrace ignores them (a probe of both kinds or mixed with others stays, and its
+ * check says why it cannot be). */
+static void drop_other_modes(dt_program *p, dt_run_mode mode)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < p->nprobes; i++) {
+		const dt_probe *pr = p->probes[i];
+		dt_provider pv = pr->nattach == 1 ? pr->attach[0]->provider : DT_P__COUNT;
+
+		if ((pv == DT_P_TEST && mode != DT_MODE_TEST) ||
+		    (pv == DT_P_BENCH && mode != DT_MODE_BENCH))
+			continue;
+		p->probes[n++] = p->probes[i];
+	}
+	p->nprobes = n;
+}
+
 int dt_check(dt_program *p, dt_arena *a, dt_diags *d, const dt_check_opts *opts)
 {
 	checker c = { .p = p, .a = a, .o = opts };
@@ -3083,6 +3167,7 @@ int dt_check(dt_program *p, dt_arena *a, dt_diags *d, const dt_check_opts *opts)
 	/* Types the script defines come before everything that may name them. */
 	if (opts && opts->cdefs && opts->cdefs(opts->ctype_ctx, a, d, p))
 		return -EINVAL;
+	drop_other_modes(p, opts ? opts->mode : DT_MODE_RUN);
 	for (uint32_t i = 0; i < p->nprobes; i++) {
 		dt_probe *pr = p->probes[i];
 		pr->index = i;

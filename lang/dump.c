@@ -317,6 +317,8 @@ static void dump_stmt(dumper *d, const dt_stmt *s, int depth)
 		return;
 	case DT_S_RETURN:
 		fputs("return\n", o);
+		if (s->expr)
+			dump_expr(d, s->expr, depth + 1);
 		return;
 	case DT_S_BLOCK:
 		fputs("block\n", o);

@@ -242,6 +242,11 @@ typedef enum dt_provider {
 	DT_P_RAWTRACEPOINT, /* rawtracepoint[:MODULE]:EVENT — args typed by BTF's btf_trace_EVENT */
 	DT_P_FENTRY, DT_P_FEXIT, /* fentry/fexit[:MODULE]:FUNC (kfunc/kretfunc) — BPF trampolines */
 	DT_P_ITER,          /* iter:task|task_file|task_vma — a BPF iterator, run once */
+	/* self:signal:SIGUSR1 — run by dwarftrace itself (a test run) each time it gets the signal */
+	DT_P_SELF,
+	/* test:NAME, bench:NAME — run only with --test / --bench (ignored otherwise): each test
+	 * once, each benchmark repeatedly (BPF_PROG_TEST_RUN), instead of attaching the probes */
+	DT_P_TEST, DT_P_BENCH,
 	DT_P__COUNT
 } dt_provider;
 
@@ -589,6 +594,11 @@ void dt_dump_tokens(const dt_source *src, FILE *out);
  * returned program holds what could be recovered (check dt_diags_error_count before going on). */
 dt_program *dt_parse(dt_arena *a, const dt_source *src, dt_diags *d);
 
+/* What a run does with the probes: attach them (the default), or run the test:NAME probes once
+ * each (--test), or the bench:NAME probes repeatedly (--bench); the other mode's probes are
+ * dropped by dt_check. */
+typedef enum dt_run_mode { DT_MODE_RUN, DT_MODE_TEST, DT_MODE_BENCH } dt_run_mode;
+
 /* How dt_check learns about the world and about maps that already exist (the REPL). All optional. */
 typedef struct dt_check_opts {
 	size_t sz;                  /* sizeof(struct dt_check_opts) */
@@ -652,6 +662,8 @@ typedef struct dt_check_opts {
 			 uint64_t *size, bool *biased);
 	/* How kstack/ustack/ustack_dwarf print when the script names no mode (BPFTRACE_STACK_MODE). */
 	dt_stack_mode stack_mode;
+	/* --test / --bench: which of test:/bench: probes are kept (neither by default). */
+	dt_run_mode mode;
 } dt_check_opts;
 
 /* The address space a C value designated by e lives in (the pointer it was reached through),

@@ -15,7 +15,7 @@ static const char *const provider_names[DT_P__COUNT] = {
 	[DT_P_USDT] = "usdt",
 	[DT_P_WATCHPOINT] = "watchpoint", [DT_P_ASYNCWATCHPOINT] = "asyncwatchpoint",
 	[DT_P_RAWTRACEPOINT] = "rawtracepoint", [DT_P_FENTRY] = "fentry", [DT_P_FEXIT] = "fexit",
-	[DT_P_ITER] = "iter",
+	[DT_P_ITER] = "iter", [DT_P_SELF] = "self", [DT_P_TEST] = "test", [DT_P_BENCH] = "bench",
 };
 
 /* Everything a user may write before the first ':' (NULL-terminated for dt_closest). `begin`
@@ -24,7 +24,7 @@ static const char *const provider_spellings[] = {
 	"BEGIN", "END", "begin", "end", "interval", "i", "profile", "p", "uprobe", "u",
 	"uretprobe", "ur", "kprobe", "k", "kretprobe", "kr", "tracepoint", "t", "software", "s",
 	"hardware", "h", "xprobe", "x", "usdt", "U", "watchpoint", "w", "asyncwatchpoint", "rawtracepoint", "rt",
-	"fentry", "f", "kfunc", "fexit", "fr", "kretfunc", "iter", "it", NULL,
+	"fentry", "f", "kfunc", "fexit", "fr", "kretfunc", "iter", "it", "self", "test", "bench", NULL,
 };
 static const dt_provider provider_of_spelling[] = {
 	DT_P_BEGIN, DT_P_END, DT_P_BEGIN, DT_P_END, DT_P_INTERVAL, DT_P_INTERVAL, DT_P_PROFILE,
@@ -34,7 +34,7 @@ static const dt_provider provider_of_spelling[] = {
 	DT_P_SOFTWARE, DT_P_HARDWARE, DT_P_HARDWARE, DT_P_XPROBE, DT_P_XPROBE, DT_P_USDT, DT_P_USDT,
 	DT_P_WATCHPOINT, DT_P_WATCHPOINT, DT_P_ASYNCWATCHPOINT, DT_P_RAWTRACEPOINT,
 	DT_P_RAWTRACEPOINT, DT_P_FENTRY, DT_P_FENTRY, DT_P_FENTRY, DT_P_FEXIT, DT_P_FEXIT, DT_P_FEXIT,
-	DT_P_ITER, DT_P_ITER,
+	DT_P_ITER, DT_P_ITER, DT_P_SELF, DT_P_TEST, DT_P_BENCH,
 };
 
 const char *dt_provider_name(dt_provider p)

@@ -1043,7 +1043,14 @@ static dt_stmt *parse_stmt(parser *p)
 	}
 	if (is_kw(p, &p->cur, "return")) {
 		advance(p);
-		return new_stmt(p, DT_S_RETURN, start);
+		dt_stmt *s = new_stmt(p, DT_S_RETURN, start);
+		/* `return EXPR;`: the program's return value (a test probe's verdict). */
+		if (p->cur.kind != DT_TOK_SEMI && p->cur.kind != DT_TOK_RBRACE &&
+		    p->cur.kind != DT_TOK_EOF && !(p->cur.kind == DT_TOK_GT && p->angle_top)) {
+			s->expr = parse_expr(p);
+			s->span = span_from(p, start);
+		}
+		return s;
 	}
 	if (is_kw(p, &p->cur, "let"))
 		return parse_let(p, start);
@@ -1263,6 +1270,9 @@ static const char *attach_form(dt_provider pr)
 	case DT_P_FENTRY: return "fentry[:MODULE]:FUNCTION";
 	case DT_P_FEXIT: return "fexit[:MODULE]:FUNCTION";
 	case DT_P_ITER: return "iter:task|task_file|task_vma";
+	case DT_P_SELF: return "self:signal:SIGUSR1";
+	case DT_P_TEST: return "test:NAME";
+	case DT_P_BENCH: return "bench:NAME";
 	default: return "?";
 	}
 }
@@ -1389,7 +1399,8 @@ static dt_attach *parse_attach(parser *p, const dt_token *t)
 		else
 			dt_diag_hint(p->d, "probe types: BEGIN END interval profile uprobe uretprobe "
 					   "kprobe kretprobe tracepoint software hardware xprobe usdt "
-					   "watchpoint asyncwatchpoint rawtracepoint fentry fexit iter");
+					   "watchpoint asyncwatchpoint rawtracepoint fentry fexit iter "
+					   "self test bench");
 		return at;
 	}
 	bool ok = true;
@@ -1503,6 +1514,19 @@ static dt_attach *parse_attach(parser *p, const dt_token *t)
 		ok = nf == 2 && fl[1];
 		if (ok)
 			at->func = dt_arena_strndup(p->a, f[1], fl[1]);
+		break;
+	case DT_P_SELF:
+		/* self:TRIGGER:WHICH; the checker says which triggers exist. */
+		ok = nf == 3 && fl[1] && fl[2];
+		if (ok) {
+			at->target = dt_arena_strndup(p->a, f[1], fl[1]);
+			at->func = dt_arena_strndup(p->a, f[2], fl[2]);
+		}
+		break;
+	case DT_P_TEST: case DT_P_BENCH:
+		ok = nf == 2 && fl[1];
+		if (ok)
+			at->target = dt_arena_strndup(p->a, f[1], fl[1]);
 		break;
 	case DT_P_KPROBE: case DT_P_KRETPROBE:
 		ok = nf == 2 && fl[1] && split_offset(p, at, f[1], fl[1]) &&

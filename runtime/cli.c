@@ -34,7 +34,7 @@ enum {
 	OPT_DRY_RUN = 1000, OPT_NO_DEMANGLE, OPT_NO_INLINE, OPT_SRCLINE, OPT_DEBUGINFO, OPT_PPROF,
 	OPT_FLAMEGRAPH, OPT_UNWIND_BUDGET, OPT_UNWIND_STACKS, OPT_NO_WARNINGS, OPT_INFO, OPT_UNSAFE,
 	OPT_INCLUDE, OPT_JSON_FRAMES, OPT_NO_MERGE_STACKS, OPT_FLAMEGRAPH_MAP,
-	OPT_USDT_FILE_ACTIVATION,
+	OPT_USDT_FILE_ACTIVATION, OPT_TEST, OPT_BENCH, OPT_MODE,
 };
 
 static const struct cli_opt cli_opts[] = {
@@ -108,6 +108,16 @@ static const struct cli_opt cli_opts[] = {
 	  "(kprobes, hardware events) is an error, as in the real run" },
 	{ 0, "unsafe", no_argument, OPT_UNSAFE, "--unsafe",
 	  "allow `system()`, `signal()` and `override()`, which act outside tracing" },
+	{ 0, "test", no_argument, OPT_TEST, "--test",
+	  "run the program's `test:NAME` probes, each once, and report which pass (return 0, "
+	  "no `exit()` with a status); `BEGIN` and `END` run, nothing attaches. Without it "
+	  "`test:` probes are ignored" },
+	{ 0, "bench", no_argument, OPT_BENCH, "--bench",
+	  "run the program's `bench:NAME` probes repeatedly (the kernel's timed test run) and "
+	  "print each one's average time in ns; `BEGIN` and `END` run, nothing attaches. "
+	  "Without it `bench:` probes are ignored" },
+	{ 0, "mode", required_argument, OPT_MODE, "--mode test|bench",
+	  "bpftrace's spelling of `--test` and `--bench`" },
 	{ 0, "usdt-file-activation", no_argument, OPT_USDT_FILE_ACTIVATION, "--usdt-file-activation",
 	  "accepted for bpftrace's scripts: USDT semaphores are always counted by the kernel while "
 	  "a probe is attached" },
@@ -315,6 +325,7 @@ struct cli {
 	int verbose;
 	uint32_t dump;
 	bool dry_run, repl, quiet, list, no_warnings, unsafe;
+	dt_run_mode mode;      /* --test, --bench */
 	uint32_t helper_check; /* -k, -kk */
 	const char *search;       /* -l SEARCH */
 	const char **params;
@@ -559,6 +570,21 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 			break;
 		case OPT_UNSAFE:
 			c->unsafe = true;
+			break;
+		case OPT_TEST:
+			c->mode = DT_MODE_TEST;
+			break;
+		case OPT_BENCH:
+			c->mode = DT_MODE_BENCH;
+			break;
+		case OPT_MODE:
+			if (!strcmp(optarg, "test"))
+				c->mode = DT_MODE_TEST;
+			else if (!strcmp(optarg, "bench"))
+				c->mode = DT_MODE_BENCH;
+			else
+				return usage_error("--mode: '%s' is not a mode here (test or bench)",
+						   optarg);
 			break;
 		case OPT_USDT_FILE_ACTIVATION:
 			/* bpftrace's way to count USDT semaphores up in the processes that map
@@ -866,7 +892,8 @@ static int cli_run(int argc, char **argv)
 	so.verbose = c.verbose;
 	so.dump = c.dump;
 	so.dry_run = c.dry_run;
-	so.announce = !c.dry_run && !c.quiet;
+	so.announce = !c.dry_run && !c.quiet && c.mode == DT_MODE_RUN;
+	so.mode = c.mode;
 	so.no_warnings = c.no_warnings;
 	so.end_on_attach_error = true;
 	so.params = c.params;
@@ -916,6 +943,13 @@ static int cli_run(int argc, char **argv)
 	 * (on stderr, after "Attaching N probes..."; -q leaves only this). */
 	if (getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED"))
 		fprintf(stderr, "__BPFTRACE_NOTIFY_PROBES_ATTACHED\n");
+	/* --test/--bench: BEGIN has run; the tests or benchmarks run, then END. */
+	if (u && c.mode != DT_MODE_RUN) {
+		rc = dt_session_run_tests(s, u);
+		dt_session_finish(s);
+		status = rc < 0 ? 1 : rc ? rc : dt_session_exit_code(s);
+		goto out;
+	}
 	/* Only BEGIN and END: BEGIN has run, its output is delivered, and the run ends — but
 	 * for a -c command, which runs to its end as it did in 0.17 (bpftrace would end it). */
 	if (u && !c.cmd && dt_unit_begin_end_only(u))

@@ -561,12 +561,15 @@ static const struct {
 	{ SIGQUIT, "SIGQUIT", SIGTERM },
 };
 
-/* SIGUSR1 prints every map and tracing goes on, as in bpftrace. */
+/* SIGUSR1 runs the self:signal:SIGUSR1 probes (bpftrace's current language), or, when the
+ * program has none, prints every map (0.17's) and tracing goes on. */
 #define PRINT_SIGNAL SIGUSR1
 
 static void on_signal(dt_session *s, const struct signalfd_siginfo *si)
 {
 	if ((int)si->ssi_signo == PRINT_SIGNAL) {
+		if (dt_session_signal_probes(s))
+			return;
 		before_output(s);
 		dt_session_print_maps(s);
 		return;

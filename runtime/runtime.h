@@ -60,6 +60,9 @@ typedef struct dt_session_opts {
 	bool has_child;         /* a -c command runs (or would, with dry_run): `cpid` is valid */
 	const char *child_cmd;  /* that command, when it is not started (dry_run) */
 	bool unsafe;            /* --unsafe: system() and signal() are allowed */
+	/* --test / --bench: BEGIN runs, then the test:/bench: probes (dt_session_run_tests), and
+	 * nothing else attaches; the default attaches every probe and ignores those. */
+	dt_run_mode mode;
 	uint32_t helper_check;  /* -k (1), -kk (2): report helpers that fail at run time */
 	dt_stack_mode stack_mode; /* BPFTRACE_STACK_MODE: stacks printed without a mode */
 	/* Symbols and profile files (symbols/, output/profile.c). */
@@ -130,6 +133,14 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out);
  * BEGIN's output is delivered (bpftrace does since 0.24), as if BEGIN had called exit(). A
  * program spelled only with 0.17's BEGIN/END runs until Ctrl-C, as it did in 0.17. */
 bool dt_unit_begin_end_only(const dt_unit *u);
+
+/* --test: runs each test:NAME probe of the unit once, in script order, and prints bpftrace's
+ * report (a test passes when it returns 0 and calls no exit() with a status; the output of a
+ * failing one is shown, of a passing one suppressed). --bench: runs each bench:NAME probe
+ * repeatedly (the kernel's timed test run, the count raised until a run takes 1 ms) and prints
+ * its average time in ns and the repetitions, as bpftrace's table (or `benchmark_result`
+ * objects in JSON). 0 when every test passed, 1 otherwise, -errno when one could not run. */
+int dt_session_run_tests(dt_session *s, dt_unit *u);
 
 /* Detaches and unloads one unit; its maps live on (the REPL's `detach`). The unit is freed. */
 int dt_session_detach(dt_session *s, dt_unit *u);

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +128,7 @@ dt_session *dt_session_new(const dt_session_opts *o)
 	oo.json_frames = s->o.json_frames;
 	oo.stacks_apart = s->o.no_merge_stacks;
 	s->out = dt_out_new(&oo);
+	s->out_opts = oo;
 	s->stats_fd = s->scratch_fd = s->stats_enable_fd = s->frame_fd = -1;
 	s->child_pidfd = s->child_go_fd = s->child_err_fd = s->pidfd = s->detach_helper_fd = -1;
 	s->start_ns = boot_ns();
@@ -179,6 +181,9 @@ static void unit_free(dt_unit *u)
 	/* begin/end fds are also in prog_fds: only free the arrays. */
 	free(u->begin_fds.v);
 	free(u->end_fds.v);
+	free(u->signal_fds.v);
+	free(u->test_fds.v);
+	free(u->test_names.v);
 	free(u->end_types.v);
 	free(u->begin_types.v);
 	if (u->events_fd >= 0)
@@ -1197,6 +1202,11 @@ static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 		} else if (is_begin_end(p, DT_P_END)) {
 			DT_VEC_PUSH(&u->end_fds, u->prog_fds.v[i]);
 			DT_VEC_PUSH(&u->end_types, p->prog_type);
+		} else if (is_begin_end(p, DT_P_SELF) && s->o.mode == DT_MODE_RUN) {
+			DT_VEC_PUSH(&u->signal_fds, u->prog_fds.v[i]);
+		} else if (is_begin_end(p, DT_P_TEST) || is_begin_end(p, DT_P_BENCH)) {
+			DT_VEC_PUSH(&u->test_fds, u->prog_fds.v[i]);
+			DT_VEC_PUSH(&u->test_names, p->attach->target);
 		}
 	}
 	/* BEGIN runs before any other probe is attached, as in bpftrace: its output comes first,
@@ -1222,8 +1232,11 @@ static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 
 		bool live = false;
 
+		/* --test/--bench attach nothing: BEGIN, the tests, END (as bpftrace). self probes
+		 * are run by the loop, test and bench probes by dt_session_run_tests. */
 		if (p->is_continuation || !p->attach || is_begin_end(p, DT_P_BEGIN) ||
-		    is_begin_end(p, DT_P_END) ||
+		    is_begin_end(p, DT_P_END) || s->o.mode != DT_MODE_RUN ||
+		    is_begin_end(p, DT_P_SELF) ||
 		    runs_newest_first(p->attach->provider) != (step >= cg->nprogs))
 			continue;
 		/* Every attach point of it was skipped (validate_probe warned). */
@@ -1507,6 +1520,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 		.ctype = dt_ctypes_lookup, .cdefs = dt_ctypes_cdefs,
 		.uprobe_args = dt_ctypes_uprobe_args, .kernel_args = dt_ctypes_kernel_args,
 		.ctype_ctx = s->ctypes, .constant = dt_ctypes_constant, .stack_mode = s->o.stack_mode,
+		.mode = s->o.mode,
 		.usym_addr = dt_rt_usym_addr,
 	};
 	struct cg_ctx gc = { .s = s, .u = u };
@@ -1985,4 +1999,254 @@ int dt_session_finish(dt_session *s)
 	if (s->o.verbose)
 		report_verbose(s);
 	return 0;
+}
+
+/* ---------------------------------------------------------------- self, test and bench probes */
+
+bool dt_session_signal_probes(dt_session *s)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < s->units.n; i++) {
+		const dt_unit *u = s->units.v[i];
+
+		for (size_t j = 0; j < u->signal_fds.n; j++) {
+			char *err = NULL;
+
+			any = true;
+			if (dt_rt_run_once(u->signal_fds.v[j], BPF_PROG_TYPE_RAW_TRACEPOINT, &err) < 0) {
+				fprintf(s->err, "dwarftrace: self:signal:SIGUSR1: %s\n", err);
+				free(err);
+			}
+		}
+	}
+	return any;
+}
+
+/* One timed test run of an XDP program repeated `repeat` times: the kernel's average ns per run
+ * in *ns and the program's return value in *retval. */
+static int test_run(int fd, uint32_t repeat, uint64_t *ns, uint32_t *retval)
+{
+	unsigned char pkt[64] = { 0 }; /* an Ethernet header at least, or the kernel refuses */
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = pkt, .data_size_in = sizeof(pkt),
+		    .repeat = repeat);
+
+	if (bpf_prog_test_run_opts(fd, &opts) < 0)
+		return -errno;
+	*ns = opts.duration;
+	*retval = opts.retval;
+	return 0;
+}
+
+/* Runs program i of the unit with its output going to a buffer (*text, malloc'd) rather than
+ * the session's output. An exit() in it sets *exit_code and is forgotten afterwards, as
+ * bpftrace resets it for the next test. */
+static int run_captured(dt_session *s, dt_unit *u, size_t i, uint32_t repeat, uint64_t *ns,
+			uint32_t *retval, int *exit_code, char **text)
+{
+	size_t len = 0;
+	FILE *f = open_memstream(text, &len);
+	dt_out_opts oo = s->out_opts;
+	dt_out *saved = s->out;
+	int rc;
+
+	if (!f)
+		return -errno;
+	oo.file = f;
+	oo.notice = f;
+	s->out = dt_out_new(&oo);
+	s->exit_code = 0;
+	rc = test_run(u->test_fds.v[i], repeat, ns, retval);
+	dt_loop_drain(s);
+	dt_out_flush(s->out);
+	dt_out_free(s->out);
+	s->out = saved;
+	fclose(f);
+	*exit_code = s->exit_code;
+	s->exit_code = 0;
+	s->stop_reason = NULL;
+	s->muted = false;
+	return rc;
+}
+
+static void print_duration(FILE *f, uint64_t ns)
+{
+	if (ns >= 1000000000ull)
+		fprintf(f, "%" PRIu64 " s", ns / UINT64_C(1000000000));
+	else if (ns >= 1000000ull)
+		fprintf(f, "%" PRIu64 " ms", ns / UINT64_C(1000000));
+	else if (ns >= 1000ull)
+		fprintf(f, "%" PRIu64 " us", ns / UINT64_C(1000));
+	else
+		fprintf(f, "%" PRIu64 " ns", ns);
+}
+
+static void json_string(FILE *f, const char *t)
+{
+	fputc('"', f);
+	for (; *t; t++) {
+		unsigned char ch = (unsigned char)*t;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch == '\n')
+			fputs("\\n", f);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+/* bpftrace's report of one test: RUN, the output when it failed, OK or FAILED with the time. */
+static void report_test(dt_session *s, const char *name, bool passed, uint64_t ns,
+			const char *text)
+{
+	FILE *f = s->o.out;
+	bool color = isatty(fileno(f));
+	const char *green = color ? "\033[32m" : "", *red = color ? "\033[31m" : "",
+		   *off = color ? "\033[0m" : "";
+
+	if (s->o.format == DT_FORMAT_JSON) {
+		fputs("{\"type\": \"test_result\", \"data\": {", f);
+		json_string(f, name);
+		fprintf(f, ": {\"duration\": %" PRIu64 ", \"passed\": %s, \"output\": ", ns,
+			passed ? "true" : "false");
+		json_string(f, text);
+		fputs("}}}\n", f);
+		return;
+	}
+	fprintf(f, "%s[ RUN      ]%s %s\n", green, off, name);
+	if (!passed) {
+		for (const char *l = text; *l;) {
+			size_t n = strcspn(l, "\n");
+
+			if (n)
+				fprintf(f, "%.*s\n", (int)n, l);
+			l += n + (l[n] == '\n');
+		}
+	}
+	fprintf(f, "%s %s (", passed ? "[       OK ]" : "[  FAILED  ]", name);
+	print_duration(f, ns);
+	fputs(")\n", f);
+	(void)red;
+}
+
+static int run_tests(dt_session *s, dt_unit *u)
+{
+	FILE *f = s->o.out;
+	bool color = isatty(fileno(f)) && s->o.format != DT_FORMAT_JSON;
+	const char *green = color ? "\033[32m" : "", *red = color ? "\033[31m" : "",
+		   *off = color ? "\033[0m" : "";
+	bool *passed = xcalloc(u->test_fds.n + 1, sizeof(bool));
+	size_t npassed = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < u->test_fds.n && rc >= 0; i++) {
+		uint64_t ns = 0;
+		uint32_t ret = 0;
+		int code = 0;
+		char *text = NULL;
+
+		rc = run_captured(s, u, i, 1, &ns, &ret, &code, &text);
+		if (rc < 0) {
+			fprintf(s->err, "dwarftrace: test:%s cannot run: %s\n", u->test_names.v[i],
+				dt_strerror(-rc));
+		} else {
+			passed[i] = ret == 0 && code == 0;
+			npassed += passed[i];
+			report_test(s, u->test_names.v[i], passed[i], ns, text ? text : "");
+		}
+		free(text);
+	}
+	if (rc >= 0 && s->o.format != DT_FORMAT_JSON) {
+		size_t n = u->test_fds.n, nfailed = n - npassed;
+
+		fprintf(f, "%s[==========]%s %zu test%s ran.\n", green, off, n, n == 1 ? "" : "s");
+		fprintf(f, "%s[  PASSED  ]%s %zu test%s.\n", green, off, npassed,
+			npassed == 1 ? "" : "s");
+		if (nfailed) {
+			fprintf(f, "%s[  FAILED  ]%s %zu test%s, listed below:\n", red, off, nfailed,
+				nfailed == 1 ? "" : "s");
+			for (size_t i = 0; i < n; i++)
+				if (!passed[i])
+					fprintf(f, "%s[  FAILED  ]%s %s\n", red, off,
+						u->test_names.v[i]);
+		}
+	}
+	fflush(f);
+	rc = rc < 0 ? rc : npassed == u->test_fds.n ? 0 : 1;
+	free(passed);
+	return rc;
+}
+
+static int run_benches(dt_session *s, dt_unit *u)
+{
+	FILE *f = s->o.out;
+	size_t width = 40; /* bpftrace's table: the names' column at least 40 wide */
+	int rc = 0, failed = 0;
+	bool header = false;
+
+	for (size_t i = 0; i < u->test_names.n; i++)
+		width = DT_MAX(width, strlen(u->test_names.v[i]));
+	for (size_t i = 0; i < u->test_fds.n && rc >= 0; i++) {
+		uint64_t ns = 0;
+		uint32_t ret = 0, iters = 1;
+		int code = 0;
+
+		/* Repeat until a run takes 1 ms in all, as bpftrace: the average is then the
+		 * kernel's over enough runs to mean something. */
+		for (;;) {
+			char *text = NULL;
+			uint64_t total;
+
+			rc = run_captured(s, u, i, iters, &ns, &ret, &code, &text);
+			free(text); /* a benchmark's output is dropped */
+			if (rc < 0 || (code == 0 && ret != 0)) /* returning non-zero skips it */
+				break;
+			total = ns * iters;
+			if (iters >= (1u << 30) || total >= 1000000)
+				break;
+			iters *= total < 1000 ? 1000 : total < 10000 ? 100 : total < 100000 ? 10 : 2;
+		}
+		if (rc < 0) {
+			fprintf(s->err, "dwarftrace: bench:%s cannot run: %s\n", u->test_names.v[i],
+				dt_strerror(-rc));
+			break;
+		}
+		if (code != 0) {
+			fprintf(s->err, "dwarftrace: ERROR: Benchmark '%s' failed.\n",
+				u->test_names.v[i]);
+			failed = 1;
+			continue;
+		}
+		if (ret != 0)
+			continue;
+		if (s->o.format == DT_FORMAT_JSON) {
+			fputs("{\"type\": \"benchmark_result\", \"data\": {", f);
+			json_string(f, u->test_names.v[i]);
+			fprintf(f, ": {\"average\": %" PRIu64 ", \"iters\": %u}}}\n", ns, iters);
+			continue;
+		}
+		if (!header) {
+			header = true;
+			fprintf(f, "%-*s%-15s%s\n", (int)width + 1, "Benchmark", "Time(ns)",
+				"Iterations");
+			for (size_t k = 0; k < width + 1 + 15 + strlen("Iterations"); k++)
+				fputc('-', f);
+			fputc('\n', f);
+		}
+		fprintf(f, "%-*s%-15" PRIu64 "%u\n", (int)width + 1, u->test_names.v[i], ns, iters);
+	}
+	fflush(f);
+	return rc < 0 ? rc : failed;
+}
+
+int dt_session_run_tests(dt_session *s, dt_unit *u)
+{
+	/* What BEGIN printed comes first. */
+	dt_loop_drain(s);
+	dt_out_flush(s->out);
+	return s->o.mode == DT_MODE_TEST ? run_tests(s, u) : run_benches(s, u);
 }

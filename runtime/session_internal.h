@@ -188,6 +188,9 @@ struct dt_unit {
 	dt_fdvec prog_fds;    /* every loaded program (entries and continuations) */
 	dt_fdvec attached;    /* perf event fds */
 	dt_fdvec begin_fds, end_fds;
+	dt_fdvec signal_fds;  /* self:signal:SIGUSR1 programs, run by the loop on SIGUSR1 */
+	dt_fdvec test_fds;    /* test:/bench: programs (under --test/--bench), in script order */
+	DT_VEC(const char *) test_names; /* their names (the unit's arena) */
 	DT_VEC(enum bpf_prog_type) begin_types, end_types;
 	/* The chain slots its later parts fill (emptied when the unit goes). */
 	DT_VEC(struct dt_chain_slot { enum bpf_prog_type type; int slot; }) chain_slots;
@@ -206,6 +209,7 @@ struct dt_session {
 	dt_symbolizer *sym;
 	dt_elf_cache *elfc;    /* ELF objects the unwinder and the symbolizer share; --debuginfo */
 	dt_out *out;
+	dt_out_opts out_opts; /* what made `out`: a test's output is captured with another */
 	int ncpus;
 	DT_VEC(dt_smap *) maps;
 	dt_strmap map_names;  /* name -> dt_smap (NULL once dropped): O(1) dt_session_find_map */
@@ -319,6 +323,8 @@ int dt_loop_sync(dt_session *s);
 /* Delivers the records waiting in every unit's ring (also for dt_session_detach and
  * dt_session_finish); how many. */
 int dt_loop_drain(dt_session *s);
+/* Runs every unit's self:signal:SIGUSR1 programs; false when there are none. */
+bool dt_session_signal_probes(dt_session *s);
 /* Takes the SIGINT/SIGTERM that came in, if the session catches them (a stop, as dispatch
  * would): for work that runs long outside the loop, such as attaching. */
 void dt_loop_poll_signals(dt_session *s);

@@ -23,11 +23,13 @@ for dt in *.dt; do
 	name=${dt%.dt}
 	args=
 	[ -f "$name.args" ] && args=$(cat "$name.args")
+	opts=
+	[ -f "$name.opts" ] && opts=$(cat "$name.opts") # dt-langdump options: --test, --bench
 	for mode in tokens ast checked types diag; do
 		exp=$name.$mode
 		[ -f "$exp" ] || continue
 		# shellcheck disable=SC2086
-		"$dump" --$mode --tracefs tracefs --name "$dt" "$dt" $args >"$tmp" 2>&1
+		"$dump" --$mode $opts --tracefs tracefs --name "$dt" "$dt" $args >"$tmp" 2>&1
 		if [ "$update" = "--update" ]; then
 			cp "$tmp" "$exp"
 			continue

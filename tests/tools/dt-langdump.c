@@ -17,13 +17,14 @@ static const char *g_tracefs;
 static void usage(void)
 {
 	fprintf(stderr, "usage: dt-langdump --tokens|--ast|--checked|--types|--diag [--tracefs DIR] "
-			"[--name NAME] (-e PROGRAM | FILE) [PARAM…]\n");
+			"[--test|--bench] [--name NAME] (-e PROGRAM | FILE) [PARAM…]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	const char *mode = NULL, *prog = NULL, *file = NULL, *name = NULL;
+	dt_run_mode run_mode = DT_MODE_RUN;
 	int i = 1;
 	for (; i < argc; i++) {
 		if (!strcmp(argv[i], "--tokens") || !strcmp(argv[i], "--ast") ||
@@ -36,6 +37,10 @@ int main(int argc, char **argv)
 			name = argv[++i];
 		else if (!strcmp(argv[i], "-e") && i + 1 < argc)
 			prog = argv[++i];
+		else if (!strcmp(argv[i], "--test"))
+			run_mode = DT_MODE_TEST;
+		else if (!strcmp(argv[i], "--bench"))
+			run_mode = DT_MODE_BENCH;
 		else if (argv[i][0] == '-' && argv[i][1])
 			usage();
 		else {
@@ -74,7 +79,8 @@ int main(int argc, char **argv)
 	} else if (!dt_diags_error_count(d)) {
 		dt_check_opts o = { .sz = sizeof(o), .tracefs = g_tracefs, .expand = dt_fake_expand,
 				    .ctx = (void *)g_tracefs,
-				    .params = (const char **)argv + i, .nparams = (uint32_t)(argc - i) };
+				    .params = (const char **)argv + i, .nparams = (uint32_t)(argc - i),
+				    .mode = run_mode };
 		int err = dt_check(p, a, d, &o);
 		if (!strcmp(mode, "checked"))
 			dt_dump_ast(p, stdout);
