@@ -20,7 +20,7 @@
  *   anything else (TASK_INTERRUPTIBLE, stopped, traced) -> blocked. A wakeup marks where a blocked
  *   or iowait sleep ended (woke_ns); the wait for a CPU after it is runq (contention, not sleep).
  *   Switching in charges the off-CPU time so split and starts the on-CPU time where the scheduler
- *   started it (next section). tp_btf/sched_process_exit deletes the thread's entry, so threads
+ *   started it; switching out charges the task's CPU time over the interval (next section). tp_btf/sched_process_exit deletes the thread's entry, so threads
  *   that exit inside a call leak nothing.
  *
  *   The kernel does not report every switch: on this host (6.18) a thread is now and then put
@@ -34,27 +34,37 @@
  * ON-CPU IS THE SCHEDULER'S
  *
  *   oncpu is the thread's CPU time as the kernel counts it (CLOCK_THREAD_CPUTIME_ID, getrusage,
- *   /proc), and never less than that for the same span: the probes' traps and the return path
- *   add to it, nothing takes from it. The kernel counts a task's CPU time in its run queue's
- *   clock (rq->clock_task), from se.exec_start (the clock as of its last update before the
- *   switch to the task) to its last update before the switch away; and neither is where
- *   sched_switch fires. The start can lie far before it: a wakeup that preempts the running task
- *   (the idle task, most often) has the switch skip its clock update (rq_clock_skip_update()),
- *   so the woken thread's CPU time starts at its wakeup's enqueue, and the time until the switch
- *   (the rest of the interrupt, leaving idle) is its CPU time. Timed by the sched_switch event,
- *   that time went to runq and oncpu came out 5-20 us short per wakeup (6-11 % for functions
- *   that sleep once or a few times a call). So each thread keeps a reading of its run queue's
- *   clock against ktime (clk_off = clock_task - ktime, clk_rq), taken at its switch-out (prev's
- *   exec_start: where its CPU time stopped) and at its wakeup (the enqueue just updated the
- *   clock), the fresher kept; a switch-in on that run queue places se.exec_start in ktime with
- *   it. Where the switch-out's reading serves, the off-CPU time is the scheduler's to the
- *   nanosecond: the reading is late by as much as the switch-out counted on-CPU after the
- *   clock's update, and the start comes out as late. What remains counts a little more on-CPU
- *   than the thread clock: the scheduler's pick after the switch-out's update, steal time. The
- *   start may precede the wakeup event itself (by the enqueue's work before the event, ~10 us
- *   for I/O wakeups here); that part of the sleep stays in its bucket. Where the kernel has no
- *   sched_entity.cfs_rq (no CONFIG_FAIR_GROUP_SCHED), there is no reading and on-CPU starts at
- *   the sched_switch event (short by the skipped time).
+ *   /proc) over the call, up to the probes' own work inside it. The kernel counts a task's CPU
+ *   time (se.sum_exec_runtime) in its run queue's clock_task: the raw clock (rq->clock,
+ *   sched_clock) less the time the hypervisor ran something else on the virtual CPU (steal) and,
+ *   with IRQ_TIME_ACCOUNTING, interrupts. ktime runs with the raw clock (up to NTP's slew); it
+ *   does not stop for steal. Two things follow, and the arithmetic is in dt_xclock.h:
+ *   - A running interval's on-CPU part is the task's CPU time over it, not its ktime length: at a
+ *     switch-out, se.sum_exec_runtime (just updated) minus its value where the interval started;
+ *     in a uprobe program, the same plus the run since the task's last update (se.exec_start). The
+ *     rest of the interval -- stolen time, and the tail of a switch whose time the kernel gives the
+ *     next task -- is runq: the thread was runnable, not running. Timed by ktime, a loaded host's
+ *     steal went to oncpu: 0.24-0.4 ms a blocking call above the thread clock (single steals of
+ *     20 ms are seen here).
+ *   - Where the CPU time of a switched-in thread starts is se.exec_start, the clock_task of the
+ *     run queue's last update before the switch -- and that update is not always just before the
+ *     switch: a wakeup that preempts the running task (the idle task most often) has the switch
+ *     skip its clock update (rq_clock_skip_update()), so the woken thread's CPU time starts at its
+ *     wakeup's enqueue and the wait until the switch (the rest of the interrupt, leaving idle:
+ *     5-20 us here) is its CPU time. Timed by the sched_switch event, that went to runq and oncpu
+ *     came out short. So the start is placed in ktime through the raw clock: exec_start's raw time
+ *     is rq->clock - (rq->clock_task - exec_start) (exact when exec_start is the last update's, as
+ *     at every switch), and each thread keeps a reading of that raw clock against ktime (clk_off
+ *     = rq->clock - ktime, clk_rq, clk_ns) taken at its switches and wakeups. A reading can only
+ *     be late (by the work between the clock's update and the hook: ~1 us for the pick), so the
+ *     largest is kept, unless a new one beats what NTP's slew (at most 500 ppm of its age) may have
+ *     made of it, or comes from another run queue. Placing the start through clock_task instead
+ *     moved it earlier by all the steal between the reading and the switch (the old way: a long
+ *     sleep on a loaded host put most of it on-CPU). The start may precede the wakeup event itself
+ *     (by the enqueue's work, ~10 us for I/O wakeups here); that part of the sleep stays in its
+ *     bucket. Where the kernel has no sched_entity.cfs_rq (no CONFIG_FAIR_GROUP_SCHED), there is
+ *     no reading: on-CPU starts at the sched_switch event and a running interval read in a uprobe
+ *     is all on-CPU.
  *
  * CALL STACK AND MATCHING
  *
@@ -133,12 +143,13 @@ struct dt_xthread {
 	__u32 pad;
 	__u64 woke_ns;             /* when a BLOCKED or IOWAIT thread was woken; 0: not (yet) */
 	__u64 sum_exec;            /* the task's se.sum_exec_runtime as of last_ns */
-	__s64 clk_off;             /* the clock_task of clk_rq minus ktime (ON-CPU IS THE ...) */
+	__s64 clk_off;             /* the raw clock (rq->clock) of clk_rq minus ktime (ON-CPU ...) */
 	__u64 clk_rq;              /* that run queue's address; 0: no reading */
+	__u64 clk_ns;              /* ktime of that reading */
 	__u64 cum[DT_XB__COUNT];
 	struct dt_xframe frames[DT_XPROBE_MAX_DEPTH];
 };
-DT_ABI_ASSERT(sizeof(struct dt_xthread) == 96 + 64 * DT_XPROBE_MAX_DEPTH, "dt_xthread");
+DT_ABI_ASSERT(sizeof(struct dt_xthread) == 104 + 64 * DT_XPROBE_MAX_DEPTH, "dt_xthread");
 
 /* The filter of the entry and return programs (see WHOSE CALLS): a call is measured when its
  * process matches every non-zero field. */

@@ -13,12 +13,15 @@
 #include <bpf/bpf_tracing.h>
 
 #include "dt_xprobe.h"
+#define DT_XC_INLINE static __always_inline
+#include "dt_xclock.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 /* Only the fields we read; libbpf relocates their offsets against the running kernel's BTF.
  * sched_entity.cfs_rq exists with CONFIG_FAIR_GROUP_SCHED only (see task_rq()). */
 struct rq {
+	__u64 clock;
 	__u64 clock_task;
 } __attribute__((preserve_access_index));
 struct cfs_rq {
@@ -98,55 +101,7 @@ static __always_inline struct dt_xframe *frame(struct dt_xthread *t, __u32 k)
 	return &t->frames[k & (DT_XPROBE_MAX_DEPTH - 1)];
 }
 
-/* cum[b] += v for an off-CPU bucket, with constant indices: a variable one is another bound the
- * verifier would have to be shown. */
-static __always_inline void charge_off(struct dt_xthread *t, __u32 b, __u64 v)
-{
-	if (b == DT_XB_RUNQ)
-		t->cum[DT_XB_RUNQ] += v;
-	else if (b == DT_XB_BLOCKED)
-		t->cum[DT_XB_BLOCKED] += v;
-	else if (b == DT_XB_IOWAIT)
-		t->cum[DT_XB_IOWAIT] += v;
-}
-
 #define barrier() asm volatile("" ::: "memory")
-
-/* Charges the off-CPU time [last_ns, end) of a thread: to its sleep's bucket `off` until its
- * wakeup (woke_ns; 0: none yet), to runq from there. A wakeup at or after `end` is one whose
- * enqueue the scheduler already counted as the start of the thread's CPU time (see
- * clock_start()): the time to `end` was sleep. */
-static __always_inline void charge_wait(struct dt_xthread *t, __u64 end)
-{
-	__u64 from = t->last_ns, w = t->woke_ns;
-
-	if (end <= from)
-		return;
-	if (!w || w >= end) {
-		charge_off(t, t->off, end - from);
-	} else if (w <= from) {
-		charge_off(t, DT_XB_RUNQ, end - from);
-	} else {
-		charge_off(t, t->off, w - from);
-		charge_off(t, DT_XB_RUNQ, end - w);
-	}
-}
-
-/* The interval [last_ns, now) of a thread whose switch the kernel did not report: `exec` is its
- * on-CPU total now, so exec - sum_exec of the interval was on CPU and the rest off CPU (the
- * thread's wait, per charge_wait(): a switch-in was missed; a missed switch-out is a preemption,
- * the caller sets runq). Where the on-CPU part lay is unknown; it is put last. */
-static __always_inline void charge_split(struct dt_xthread *t, __u64 now, __u64 exec)
-{
-	__u64 total = now > t->last_ns ? now - t->last_ns : 0;
-	__u64 on = exec > t->sum_exec ? exec - t->sum_exec : 0;
-
-	if (on > total)
-		on = total;
-	t->cum[DT_XB_ONCPU] += on;
-	charge_wait(t, t->last_ns + (total - on));
-}
-
 #define READ_ONCE_U64(x) (*(volatile __u64 *)&(x))
 
 /* The run queue `p` is on (its CPU's), or NULL where the kernel does not say (no
@@ -161,65 +116,17 @@ static __always_inline struct rq *task_rq(struct task_struct *p)
 	return c ? c->rq : 0;
 }
 
-/* A reading of the scheduler's clock on `rq` (the clock_task in which the kernel keeps every
- * task's CPU time): `clock` was its value at about ktime `now`. The thread keeps the offset
- * clock - ktime of the freshest reading of its current off-CPU time (the largest: a reading can
- * only be late, by the work between the kernel's clock update and the hook), so that a point of
- * that clock can be placed in ktime: clock c happened at c - clk_off. The switch-out starts the
- * off-CPU time with a fresh reading; a reading on another run queue replaces the one held. */
-static __always_inline void take_reading(struct dt_xthread *t, struct rq *rq, __u64 clock,
-					 __u64 now, bool fresh)
-{
-	__s64 off = (__s64)(clock - now);
-
-	if (!rq)
-		return;
-	if (fresh || (__u64)rq != t->clk_rq || off > t->clk_off) {
-		t->clk_off = off;
-		t->clk_rq = (__u64)rq;
-	}
-}
-
-/* Where, in ktime, the scheduler started the CPU time of `p`, which it is switching to at `now`
- * (dt_xprobe.h, ON-CPU IS THE SCHEDULER'S). The kernel counts a task's CPU time from
- * se.exec_start, its run queue's clock as of the last update before the switch -- and that
- * update is not always just before the switch: a wakeup that preempts the current task (the
- * idle task above all) has __schedule skip its clock update (wakeup_preempt() ->
- * rq_clock_skip_update()), so the woken thread's CPU time starts at its wakeup's enqueue, and
- * the wait for the switch (the rest of the interrupt, leaving idle: 5-20 us a wakeup on this
- * VM) is its CPU time for CLOCK_THREAD_CPUTIME_ID, getrusage and /proc alike. Taking the switch
- * event's time instead charged that wait to runq and put oncpu below the thread's own clock.
- * The start can even precede the wakeup event, by the enqueue's own work (cgroup PSI updates:
- * 10 us and more for an I/O wakeup here); charge_wait() leaves that to the sleep's bucket.
- * Clamped to [last_ns, now] (the switch-out, the switch-in); `now` without a reading on p's run
- * queue. */
-static __always_inline __u64 clock_start(struct dt_xthread *t, struct task_struct *p, __u64 now)
+/* What the clock arithmetic (dt_xclock.h) needs of task `p` and its run queue, at `now`. */
+static __always_inline void sched_of(struct dt_xsched *s, struct task_struct *p, __u64 now)
 {
 	struct rq *rq = task_rq(p);
-	__s64 start;
 
-	if (!rq || (__u64)rq != t->clk_rq)
-		return now;
-	start = (__s64)p->se.exec_start - t->clk_off;
-	if (start < (__s64)t->last_ns)
-		return t->last_ns;
-	return start < (__s64)now ? (__u64)start : now;
-}
-
-/* The scheduler's on-CPU total of the current task `me` at `now`. se.sum_exec_runtime lags: it
- * stops at se.exec_start, the last update (a tick, a switch, a wakeup on this CPU), and the run
- * since is the scheduler's clock now (placed through the thread's reading, when it was taken on
- * this run queue) minus exec_start. Without a reading, the lagging total. */
-static __always_inline __u64 exec_now(struct dt_xthread *t, struct task_struct *me, __u64 now)
-{
-	struct rq *rq = task_rq(me);
-	__u64 exec = me->se.sum_exec_runtime;
-	__s64 run;
-
-	if (!rq || (__u64)rq != t->clk_rq)
-		return exec;
-	run = (__s64)now + t->clk_off - (__s64)me->se.exec_start;
-	return run > 0 ? exec + run : exec;
+	s->now = now;
+	s->rq = (__u64)rq;
+	s->clock = rq ? rq->clock : 0;
+	s->clock_task = rq ? rq->clock_task : 0;
+	s->exec_start = p->se.exec_start;
+	s->sum_exec = p->se.sum_exec_runtime;
 }
 
 /* Reads the thread's clock as of now: the counters with the running interval added to on-CPU.
@@ -235,35 +142,31 @@ static __always_inline __u64 exec_now(struct dt_xthread *t, struct task_struct *
  * which is what makes a call's buckets add up to its wall time exactly. */
 static __always_inline int read_clock(struct dt_xthread *t, __u64 *now, __u64 *v)
 {
+	struct task_struct *me = bpf_get_current_task_btf();
+
 	for (int i = 0; i < 4; i++) {
-		__u64 l1 = READ_ONCE_U64(t->last_ns), n;
+		__u64 l1 = READ_ONCE_U64(t->last_ns);
+		struct dt_xsched s;
 		__u32 running;
 
 		barrier();
 		for (int k = 0; k < DT_XB__COUNT; k++)
 			v[k] = t->cum[k];
 		running = t->running;
-		n = bpf_ktime_get_ns();
+		sched_of(&s, me, bpf_ktime_get_ns());
+		if (running)
+			dt_xc_read(t, &s, v);
 		barrier();
 		if (READ_ONCE_U64(t->last_ns) != l1)
 			continue;
 		if (!running) {
 			/* We are running, so the kernel switched us in without telling: close the
 			 * interval now (the one write to a live clock, see dt_xprobe.h). */
-			struct task_struct *me = bpf_get_current_task_btf();
-			__u64 exec = exec_now(t, me, n);
-
-			charge_split(t, n, exec);
-			t->sum_exec = exec;
-			t->woke_ns = 0;
-			t->last_ns = n;
-			t->running = 1;
+			dt_xc_missed_in(t, &s);
 			barrier();
 			continue;
 		}
-		if (n > l1)
-			v[DT_XB_ONCPU] += n - l1;
-		*now = n;
+		*now = s.now;
 		return 0;
 	}
 	return -1;
@@ -337,12 +240,10 @@ int dt_xp_entry(struct pt_regs *ctx)
 	if (d == 0) {
 		/* The clock is stopped and the hooks ignore this thread: start it, charging
 		 * nothing. Only this thread writes it until depth becomes 1 below. */
-		struct task_struct *me = bpf_get_current_task_btf();
+		struct dt_xsched s;
 
-		t->sum_exec = me->se.sum_exec_runtime;
-		t->woke_ns = 0;
-		t->last_ns = bpf_ktime_get_ns();
-		t->running = 1;
+		sched_of(&s, bpf_get_current_task_btf(), bpf_ktime_get_ns());
+		dt_xc_start(t, &s);
 		barrier();
 	}
 	d = drop_stale(t, d, sp, slot, true);
@@ -455,54 +356,24 @@ int BPF_PROG(dt_xp_switch, bool preempt, struct task_struct *prev, struct task_s
 {
 	__u32 tid = (__u32)prev->pid;
 	struct dt_xthread *t;
+	struct dt_xsched s;
 	__u64 now = 0;
 
 	t = tid ? bpf_map_lookup_elem(&xthreads, &tid) : 0;
 	if (t && t->depth) {
-		__u64 exec = prev->se.sum_exec_runtime;
-
 		now = bpf_ktime_get_ns();
-		if (!t->running)
-			charge_split(t, now, exec); /* its switch-in was not reported */
-		else if (now > t->last_ns)
-			t->cum[DT_XB_ONCPU] += now - t->last_ns;
-		t->last_ns = now;
-		t->woke_ns = 0;
-		t->sum_exec = exec;
-		t->running = 0;
-		/* prev's exec_start is where the scheduler stopped its CPU time (the dequeue or the
-		 * put_prev updated it; the pick ran since). Placing the next start of its CPU time
-		 * with this reading (clock_start()) makes the off-CPU time the scheduler's to the
-		 * nanosecond when no fresher one comes: the lateness of the reading that adds
-		 * on-CPU time here takes as much off the next start. */
-		take_reading(t, task_rq(prev), prev->se.exec_start, now, true);
-		t->off = off_bucket(preempt, prev_state);
-		t->cum[DT_XB_NSWITCH]++;
+		/* prev's CPU time is exact here: the switch just updated it. */
+		sched_of(&s, prev, now);
+		dt_xc_switch_out(t, &s, off_bucket(preempt, prev_state));
 		stat_inc(DT_XS_SWITCH, 1);
 	}
 	tid = (__u32)next->pid;
 	t = tid ? bpf_map_lookup_elem(&xthreads, &tid) : 0;
 	if (t && t->depth) {
-		__u64 exec = next->se.sum_exec_runtime, start;
-
 		if (!now)
 			now = bpf_ktime_get_ns();
-		if (t->running) {
-			/* Its switch-out was not reported: a preemption. */
-			t->off = DT_XB_RUNQ;
-			t->woke_ns = 0;
-			charge_split(t, now, exec);
-			start = now;
-		} else {
-			/* On-CPU from where the scheduler started next's CPU time, at or before
-			 * now; exec is its total as of then. */
-			start = clock_start(t, next, now);
-			charge_wait(t, start);
-		}
-		t->last_ns = start;
-		t->woke_ns = 0;
-		t->sum_exec = exec;
-		t->running = 1;
+		sched_of(&s, next, now);
+		dt_xc_switch_in(t, &s);
 		stat_inc(DT_XS_SWITCH, 1);
 	}
 	return 0;
@@ -513,27 +384,15 @@ int BPF_PROG(dt_xp_wakeup, struct task_struct *p)
 {
 	__u32 tid = (__u32)p->pid;
 	struct dt_xthread *t = bpf_map_lookup_elem(&xthreads, &tid);
-	struct rq *rq;
-	__u64 now;
-	__u32 b;
+	struct dt_xsched s;
 
-	if (!t || !t->depth || t->running || t->woke_ns)
+	if (!t || !t->depth)
 		return 0;
-	b = t->off;
-	if (b != DT_XB_BLOCKED && b != DT_XB_IOWAIT)
-		return 0;
-	/* Only marks where the sleep ended: the switch-in charges it (charge_wait()), once it
-	 * knows where the thread's CPU time started. The thread is asleep, so none of its own
-	 * readers can be inside read_clock() to see this write. */
-	now = bpf_ktime_get_ns();
-	t->woke_ns = now;
 	/* The enqueue has just updated the clock of p's run queue (every wakeup path does, under
-	 * its lock, before this event): a reading, late by the enqueue's work (cgroup PSI walks
-	 * take microseconds), but not by the drift between ktime and the scheduler's clock over a
-	 * long sleep, as the switch-out's can be. The fresher of the two places the start. */
-	rq = task_rq(p);
-	if (rq)
-		take_reading(t, rq, rq->clock_task, now, false);
+	 * its lock, before this event): a fresh reading. The thread is asleep, so none of its own
+	 * readers can be inside read_clock() to see these writes. */
+	sched_of(&s, p, bpf_ktime_get_ns());
+	dt_xc_wakeup(t, &s);
 	return 0;
 }
 
