@@ -21,6 +21,7 @@ typedef struct visit {
 } visit;
 
 static void visit_expr(const visit *v, const dt_expr *e);
+static void visit_stmts(const visit *v, const dt_stmt_list *l);
 
 static void visit_exprs(const visit *v, dt_expr *const *es, uint32_t n)
 {
@@ -50,6 +51,7 @@ static void visit_expr(const visit *v, const dt_expr *e)
 	case DT_E_SIZEOF: case DT_E_OFFSETOF: case DT_E_IDENT: break; /* folded by the checker */
 	case DT_E_TUPLE: visit_exprs(v, e->tuple.elems, e->tuple.n); break;
 	case DT_E_TUPLE_GET: visit_expr(v, e->tget.base); break;
+	case DT_E_BLOCK: visit_stmts(v, &e->block.stmts); visit_expr(v, e->block.value); break;
 	default: break;
 	}
 }

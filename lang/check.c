@@ -2271,6 +2271,8 @@ static const dt_type *check_incdec(checker *c, dt_expr *target, dt_span at)
 	return target->type;
 }
 
+static void check_stmts(checker *c, dt_stmt_list *l);
+
 static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 {
 	switch (e->kind) {
@@ -2395,6 +2397,18 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 		return check_index(c, e);
 	case DT_E_SIZEOF: case DT_E_OFFSETOF:
 		return check_sizeof(c, e);
+	case DT_E_BLOCK: {
+		const dt_type *t = dt_type_void();
+		scope_open(c);
+		check_stmts(c, &e->block.stmts);
+		if (e->block.value)
+			t = check_expr(c, e->block.value);
+		scope_close(c);
+		return t;
+	}
+	case DT_E_MACRO:
+		ERR(c, e->span, "macro %s() was not expanded", e->macro.name);
+		return &t_none;
 	case DT_E_TUPLE: {
 		const dt_type **el = dt_arena_alloc(c->a, sizeof(*el) * e->tuple.n);
 		bool ok = true;

@@ -106,6 +106,7 @@ static void end_expr(dumper *d, const dt_expr *e)
 }
 
 static void dump_expr(dumper *d, const dt_expr *e, int depth);
+static void dump_stmts(dumper *d, const dt_stmt_list *l, int depth);
 
 static void dump_exprs(dumper *d, dt_expr *const *v, uint32_t n, int depth)
 {
@@ -252,6 +253,17 @@ static void dump_expr(dumper *d, const dt_expr *e, int depth)
 	case DT_E_IDENT:
 		fprintf(o, "ident %s", e->ident.name);
 		end_expr(d, e);
+		return;
+	case DT_E_BLOCK:
+		fprintf(o, "block%s", e->block.value ? " value" : "");
+		end_expr(d, e);
+		dump_stmts(d, &e->block.stmts, depth + 1);
+		dump_expr(d, e->block.value, depth + 1);
+		return;
+	case DT_E_MACRO:
+		fprintf(o, "macro %s%s", e->macro.name, e->macro.bare ? " bare" : "");
+		end_expr(d, e);
+		dump_exprs(d, e->macro.args, e->macro.nargs, depth + 1);
 		return;
 	}
 }

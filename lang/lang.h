@@ -392,6 +392,10 @@ typedef enum dt_expr_kind {
 	DT_E_OFFSETOF, /* offsetof(type, member): folded to DT_E_INT by dt_check */
 	DT_E_IDENT,   /* a bare name: an enum value or a #define of the C definitions or of kernel
 	               * BTF's enums, folded to DT_E_INT by dt_check (else "unknown identifier") */
+	DT_E_BLOCK,   /* `{ stmts; value }`: the statements in a scope of their own, then the value
+	               * (NULL: none, the block is a statement). Macro calls expand to these. */
+	DT_E_MACRO,   /* a call of a script macro, `name(args)` or a bare `name`: replaced by its
+	               * expansion (a DT_E_BLOCK) before dt_parse returns; never reaches dt_check */
 } dt_expr_kind;
 
 /* A C type as written in a cast, sizeof or offsetof: a base name ("uint8", "struct
@@ -404,6 +408,10 @@ typedef struct dt_ctype_ref {
 
 typedef struct dt_expr dt_expr;
 typedef struct dt_stmt dt_stmt;
+typedef struct dt_stmt_list {
+	dt_stmt **v;
+	uint32_t n;
+} dt_stmt_list;
 typedef struct dt_map_sym dt_map_sym;
 typedef struct dt_var_sym dt_var_sym;
 
@@ -412,7 +420,7 @@ struct dt_expr {
 	dt_span span;
 	const dt_type *type; /* set by dt_check */
 	union {
-		struct { uint64_t value; } i;                       /* 42, 0x2a, 1e3? no: ints only */
+		struct { uint64_t value; bool is_bool; } i;         /* 42, 0x2a; true, false */
 		struct { const char *s; uint32_t len; } str;         /* escapes already decoded */
 		struct {
 			dt_builtin id;
@@ -463,13 +471,10 @@ struct dt_expr {
 		struct { uint32_t n; } posparam; /* $1, $2: substituted from the command line by dt_check */
 		struct { const char *name; } ident;
 		struct { dt_expr *base; uint32_t index; } tget;
+		struct { dt_stmt_list stmts; dt_expr *value; } block;
+		struct { const char *name; dt_expr **args; uint32_t nargs; bool bare; } macro;
 	};
 };
-
-typedef struct dt_stmt_list {
-	dt_stmt **v;
-	uint32_t n;
-} dt_stmt_list;
 
 typedef enum dt_stmt_kind {
 	DT_S_EXPR,    /* an expression evaluated for effect: calls, x++ */

@@ -133,6 +133,26 @@ dt_program *dt_parse_recording(dt_arena *a, const dt_source *src, dt_diags *d, d
  * dumps what its own parse recorded instead of parsing a second time. */
 void dt_dump_token_vec(const dt_source *src, const dt_token_vec *rec, FILE *out);
 
+/* ---------------------------------------------------------------- macros (macro.c) */
+
+/* A `macro NAME(params) { body }` definition. params are DT_E_VAR ($x: the caller passes a
+ * $variable, which the body may change), DT_E_MAP (@m: a map, likewise) and DT_E_IDENT (x: any
+ * expression, put in wherever the body says x); body is a DT_E_BLOCK. */
+typedef struct dt_macro_def {
+	const char *name;
+	dt_span span;          /* `macro NAME` */
+	dt_expr **params;
+	uint32_t nparams;
+	dt_expr *body;
+} dt_macro_def;
+
+/* Replaces every DT_E_MACRO of the program's probes by the expansion of the definition it
+ * names, as bpftrace's documentation defines it: arguments matched by kind, $variables the body
+ * assigns renamed per expansion (hygiene), maps and outside variables only through parameters,
+ * macros calling macros, recursion refused. Reports what is wrong into d. */
+void dt_macro_expand(dt_arena *a, dt_diags *d, dt_program *p, dt_macro_def *const *defs,
+		     uint32_t ndefs);
+
 /* The hint after "unknown function/identifier 'NAME'": the closest name in the namespace the
  * syntax points at (functions for a call, builtins otherwise), then the other one, else how
  * variables and maps are spelled. */

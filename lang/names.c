@@ -108,6 +108,10 @@ int dt_reg_offset(const char *name)
 bool dt_builtin_lookup(const char *s, size_t n, dt_builtin *out, uint32_t *argn)
 {
 	*argn = 0;
+	/* `__builtin_comm`: bpftrace's name for the builtin itself, beside the standard library's
+	 * `comm` a script macro may replace. */
+	if (n > 10 && !memcmp(s, "__builtin_", 10))
+		return dt_builtin_lookup(s + 10, n - 10, out, argn);
 	if (n == 4 && memcmp(s, "arg", 3) == 0 && s[3] >= '0' && s[3] <= '9') {
 		*out = DT_B_ARG;
 		*argn = (uint32_t)(s[3] - '0');

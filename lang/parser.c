@@ -28,6 +28,12 @@
 
 #define MAX_DEPTH 256
 
+/* A macro's name (in the text) and number of parameters. */
+struct macro_sig {
+	const char *name;
+	uint32_t len, n;
+};
+
 typedef struct parser {
 	dt_arena *a;
 	const dt_source *src;
@@ -47,6 +53,13 @@ typedef struct parser {
 	 * after a syntax error, so then they are reported as unknown here. */
 	DT_VEC(dt_expr *) idents;
 	bool config_seen;  /* a config block was read (only one is allowed) */
+	/* Macros: the names and parameter counts of every `macro NAME(…)` of the text, found
+	 * before parsing (a macro may be used above its definition), the definitions parsed, and
+	 * the parameters of the one whose body is being parsed (a bare name among them is the
+	 * parameter, not a macro or a constant). */
+	DT_VEC(struct macro_sig) sigs;
+	DT_VEC(dt_macro_def *) macros;
+	const dt_macro_def *in_macro;
 } parser;
 
 static void lex_at(parser *p, uint32_t from, bool attach)
@@ -172,6 +185,7 @@ static dt_stmt_list stmt_vec_finish(parser *p, stmt_vec *v)
 }
 
 static dt_expr *parse_expr(parser *p);
+static dt_expr *parse_block_expr(parser *p);
 
 /* Parsing inside ( ) [ ] and argument lists: neither `>` (rule 1) nor `/` ends anything there. */
 struct nest_save {
@@ -463,6 +477,88 @@ static void parse_builtin_call(parser *p, dt_expr *e, const dt_token *t, uint32_
 	}
 }
 
+static bool is_word(const char *s, size_t n, const char *w)
+{
+	return strlen(w) == n && !memcmp(s, w, n);
+}
+
+/* Whether `s` is an identifier parameter of the macro being parsed. */
+static bool macro_param(parser *p, const char *s, size_t n)
+{
+	if (!p->in_macro)
+		return false;
+	for (uint32_t i = 0; i < p->in_macro->nparams; i++) {
+		const dt_expr *pe = p->in_macro->params[i];
+		if (pe->kind == DT_E_IDENT && is_word(s, n, pe->ident.name))
+			return true;
+	}
+	return false;
+}
+
+/* The number of arguments of the call whose '(' is current, counted on the tokens. */
+static uint32_t count_call_args(parser *p)
+{
+	dt_token t;
+	uint32_t off = p->cur.off + p->cur.len, n = 0;
+	int depth = 1;
+	bool any = false;
+	for (;;) {
+		dt_lex(p->src, off, &t);
+		off = t.off + (t.len ? t.len : 1);
+		if (t.kind == DT_TOK_EOF)
+			break;
+		if (t.kind == DT_TOK_LPAREN || t.kind == DT_TOK_LBRACK || t.kind == DT_TOK_LBRACE)
+			depth++;
+		else if (t.kind == DT_TOK_RPAREN || t.kind == DT_TOK_RBRACK ||
+			 t.kind == DT_TOK_RBRACE) {
+			if (--depth == 0)
+				break;
+		} else if (t.kind == DT_TOK_COMMA && depth == 1) {
+			n++;
+		}
+		any = true;
+	}
+	return any ? n + 1 : 0;
+}
+
+/* Whether the name just read calls a macro: a macro of that name exists, and either the name
+ * is no builtin or function, or a macro of that name takes as many arguments as are written
+ * (a macro overrides a builtin of the same name only with the same number of arguments). */
+static bool starts_macro_call(parser *p, const char *s, size_t len, bool call)
+{
+	bool named = false;
+	uint32_t n = UINT32_MAX;
+	for (size_t i = 0; i < p->sigs.n; i++) {
+		if (p->sigs.v[i].len != len || memcmp(p->sigs.v[i].name, s, len))
+			continue;
+		named = true;
+		if (n == UINT32_MAX)
+			n = call ? count_call_args(p) : 0;
+		if (p->sigs.v[i].n == n)
+			return true;
+	}
+	if (!named)
+		return false;
+	dt_builtin b;
+	uint32_t argn;
+	dt_func f;
+	return !dt_builtin_lookup(s, len, &b, &argn) && !dt_func_lookup(s, len, &f);
+}
+
+static dt_expr *parse_macro_call(parser *p, const char *s, size_t len, bool call, uint32_t start)
+{
+	dt_expr *e = new_expr(p, DT_E_MACRO, start);
+	e->macro.name = dt_arena_strndup(p->a, s, len);
+	e->macro.bare = !call;
+	if (call) {
+		advance(p);
+		e->macro.args = parse_list(p, DT_TOK_RPAREN, "expected ',' or ')' in arguments",
+					   &e->macro.nargs);
+		e->span = span_from(p, start);
+	}
+	return e;
+}
+
 static dt_expr *parse_ident(parser *p)
 {
 	dt_token t = p->cur;
@@ -475,6 +571,19 @@ static dt_expr *parse_ident(parser *p)
 	dt_func f;
 	if ((t.len == 6 && !memcmp(s, "sizeof", 6)) || (t.len == 8 && !memcmp(s, "offsetof", 8)))
 		return parse_sizeof(p, t.len == 8, start);
+	if (!call && macro_param(p, s, t.len)) {
+		dt_expr *e = new_expr(p, DT_E_IDENT, start);
+		e->ident.name = dt_arena_strndup(p->a, s, t.len);
+		return e;
+	}
+	if (!call && (is_word(s, t.len, "true") || is_word(s, t.len, "false"))) {
+		dt_expr *e = new_expr(p, DT_E_INT, start);
+		e->i.value = t.len == 4;
+		e->i.is_bool = true;
+		return e;
+	}
+	if (starts_macro_call(p, s, t.len, call))
+		return parse_macro_call(p, s, t.len, call, start);
 	if (dt_builtin_lookup(s, t.len, &b, &argn)) {
 		dt_expr *e = new_expr(p, DT_E_BUILTIN, start);
 		e->builtin.id = b;
@@ -603,6 +712,12 @@ static dt_expr *parse_primary(parser *p)
 	}
 	case DT_TOK_IDENT:
 		return parse_ident(p);
+	case DT_TOK_LBRACE: {
+		struct nest_save s = nest_enter(p);
+		dt_expr *e = parse_block_expr(p);
+		nest_leave(p, s);
+		return e;
+	}
 	default:
 		syntax_error(p, "expected an expression");
 		return error_expr(p, start);
@@ -890,10 +1005,13 @@ static void sync_stmt(parser *p)
 	p->panic = p->cur.kind == DT_TOK_EOF;
 }
 
-/* `{ stmts }` — the `{` is current. */
-static dt_stmt_list parse_brace_block(parser *p)
+/* `{ stmts }` — the `{` is current. *tail (when asked) is set when the last statement is an
+ * expression with no ';' before the '}': a block expression's value. */
+static dt_stmt_list parse_brace_block_tail(parser *p, bool *tail)
 {
 	stmt_vec v = { 0 };
+	if (tail)
+		*tail = false;
 	bool saved_top = p->angle_top;
 	p->angle_top = false;
 	if (!expect(p, DT_TOK_LBRACE, "expected '{'")) {
@@ -916,6 +1034,8 @@ static dt_stmt_list parse_brace_block(parser *p)
 			sync_stmt(p);
 			continue;
 		}
+		if (tail)
+			*tail = s && s->kind == DT_S_EXPR && p->cur.kind == DT_TOK_RBRACE;
 		if (p->cur.kind == DT_TOK_SEMI)
 			advance(p);
 		else if (p->cur.kind != DT_TOK_RBRACE && !compound) {
@@ -934,6 +1054,27 @@ static dt_stmt_list parse_brace_block(parser *p)
 	else
 		advance(p);
 	return stmt_vec_finish(p, &v);
+}
+
+static dt_stmt_list parse_brace_block(parser *p)
+{
+	return parse_brace_block_tail(p, NULL);
+}
+
+/* A block expression `{ stmts; value }` (the `{` is current): a last expression with no ';'
+ * is its value; without one the block has none. */
+static dt_expr *parse_block_expr(parser *p)
+{
+	uint32_t start = p->cur.off;
+	bool tail;
+	dt_stmt_list l = parse_brace_block_tail(p, &tail);
+	dt_expr *e = new_expr(p, DT_E_BLOCK, start);
+	if (tail && l.n) {
+		e->block.value = l.v[l.n - 1]->expr;
+		l.n--;
+	}
+	e->block.stmts = l;
+	return e;
 }
 
 /* The condition after `if` or `while` (the keyword is current): `(cond)` as C and 0.17 write
@@ -1791,6 +1932,117 @@ static bool starts_config(parser *p)
 	return n.kind == DT_TOK_ASSIGN;
 }
 
+/* ---------------------------------------------------------------- macros */
+
+/* Whether `macro NAME` starts here (no probe type is called macro). */
+static bool starts_macro(parser *p)
+{
+	if (!is_kw(p, &p->cur, "macro"))
+		return false;
+	dt_token n;
+	dt_lex(p->src, p->cur.off + p->cur.len, &n);
+	return n.kind == DT_TOK_IDENT;
+}
+
+/* Finds every top-level `macro NAME(…)` of the text and its number of parameters, before the
+ * parse, so a call above the definition (or in another macro) is known as one. */
+static void scan_macros(parser *p)
+{
+	dt_token t, n;
+	uint32_t off = 0;
+	int depth = 0;
+	for (;;) {
+		dt_lex(p->src, off, &t);
+		if (t.kind == DT_TOK_EOF)
+			return;
+		off = t.off + (t.len ? t.len : 1);
+		if (t.kind == DT_TOK_LBRACE)
+			depth++;
+		else if (t.kind == DT_TOK_RBRACE && depth > 0)
+			depth--;
+		if (depth || t.kind != DT_TOK_IDENT || !is_kw(p, &t, "macro"))
+			continue;
+		dt_lex(p->src, off, &n);
+		if (n.kind != DT_TOK_IDENT)
+			continue;
+		struct macro_sig sig = { p->src->text + n.off, n.len, 0 };
+		off = n.off + n.len;
+		dt_lex(p->src, off, &t);
+		if (t.kind != DT_TOK_LPAREN)
+			continue;
+		off = t.off + 1;
+		bool any = false;
+		for (;;) {
+			dt_lex(p->src, off, &t);
+			if (t.kind == DT_TOK_EOF || t.kind == DT_TOK_RPAREN || t.kind == DT_TOK_LBRACE)
+				break;
+			off = t.off + (t.len ? t.len : 1);
+			if (t.kind == DT_TOK_COMMA)
+				sig.n++;
+			any = true;
+		}
+		sig.n += any;
+		DT_VEC_PUSH(&p->sigs, sig);
+	}
+}
+
+/* `macro NAME(params) { body }` at the top level ('macro' is current). */
+static void parse_macro(parser *p)
+{
+	dt_macro_def *m = dt_arena_alloc(p->a, sizeof(*m));
+	expr_vec params = { 0 };
+	uint32_t start = p->cur.off;
+	p->panic = false;
+	advance(p);
+	m->name = tok_text(p, &p->cur);
+	advance(p);
+	m->span = span_from(p, start);
+	if (!expect(p, DT_TOK_LPAREN, "expected '(' after the macro's name")) {
+		skip_probe(p);
+		return;
+	}
+	while (p->cur.kind != DT_TOK_RPAREN) {
+		uint32_t at = p->cur.off;
+		dt_token t = p->cur;
+		dt_builtin b;
+		uint32_t argn;
+		if (t.kind == DT_TOK_VAR || t.kind == DT_TOK_MAP) {
+			DT_VEC_PUSH(&params, parse_primary(p));
+			if (t.kind == DT_TOK_MAP && params.v[params.n - 1]->map.nkeys)
+				dt_diag(p->d, DT_DIAG_ERROR, params.v[params.n - 1]->span,
+					"a map parameter is a map's name alone");
+		} else if (t.kind == DT_TOK_IDENT &&
+			   dt_builtin_lookup(p->src->text + t.off, t.len, &b, &argn)) {
+			dt_diag(p->d, DT_DIAG_ERROR, tok_span(&t),
+				"builtin '%.*s' can't be used as a macro argument", (int)t.len,
+				p->src->text + t.off);
+			advance(p);
+		} else if (t.kind == DT_TOK_IDENT) {
+			advance(p);
+			dt_expr *e = new_expr(p, DT_E_IDENT, at);
+			e->ident.name = tok_text(p, &t);
+			DT_VEC_PUSH(&params, e);
+		} else {
+			syntax_error(p, "expected macro argument ($var, @map, or identifier)");
+			break;
+		}
+		if (p->cur.kind != DT_TOK_COMMA)
+			break;
+		advance(p);
+	}
+	m->params = expr_vec_finish(p, &params, &m->nparams);
+	if (!expect(p, DT_TOK_RPAREN, "expected ',' or ')' after the macro's parameters") ||
+	    p->cur.kind != DT_TOK_LBRACE) {
+		syntax_error(p, "expected '{' to open the macro's body");
+		skip_probe(p);
+		return;
+	}
+	p->in_macro = m;
+	m->body = parse_block_expr(p);
+	p->in_macro = NULL;
+	DT_VEC_PUSH(&p->macros, m);
+}
+
 dt_program *dt_parse_recording(dt_arena *a, const dt_source *src, dt_diags *d, dt_token_vec *rec)
 {
 	parser p = { .a = a, .src = src, .d = d, .rec = rec };
@@ -1798,6 +2050,7 @@ dt_program *dt_parse_recording(dt_arena *a, const dt_source *src, dt_diags *d, d
 	prog->src = src;
 	DT_VEC(dt_probe *) probes = { 0 };
 	DT_VEC(dt_span) cdecls = { 0 };
+	scan_macros(&p);
 	lex_at(&p, 0, false);
 	if (p.cur.kind == DT_TOK_EOF)
 		dt_diag(d, DT_DIAG_ERROR, (dt_span){ 0, 1 }, "empty program: no probes");
@@ -1813,7 +2066,13 @@ dt_program *dt_parse_recording(dt_arena *a, const dt_source *src, dt_diags *d, d
 			continue;
 		}
 		if (starts_config(&p)) {
-			parse_config(&p, prog, probes.n > 0);
+			parse_config(&p, prog, probes.n > 0 || p.macros.n > 0);
+			continue;
+		}
+		if (starts_macro(&p)) {
+			parse_macro(&p);
+			if (p.cur.off == before && p.cur.kind != DT_TOK_EOF)
+				advance(&p);
 			continue;
 		}
 		DT_VEC_PUSH(&probes, parse_probe(&p));
@@ -1842,6 +2101,10 @@ dt_program *dt_parse_recording(dt_arena *a, const dt_source *src, dt_diags *d, d
 	if (probes.n)
 		memcpy(prog->probes, probes.v, sizeof(dt_probe *) * probes.n);
 	free(probes.v);
+	if (!dt_diags_error_count(d))
+		dt_macro_expand(a, d, prog, p.macros.v, (uint32_t)p.macros.n);
+	free(p.macros.v);
+	free(p.sigs.v);
 	return prog;
 }
 
