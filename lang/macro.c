@@ -174,7 +174,7 @@ static void locals_of_stmts(subst *s, const dt_stmt_list *l)
 			locals_of_expr(s, st->assign.value);
 			break;
 		}
-		case DT_S_EXPR: locals_of_expr(s, st->expr); break;
+		case DT_S_EXPR: case DT_S_RETURN: locals_of_expr(s, st->expr); break;
 		case DT_S_IF:
 			locals_of_stmts(s, &st->if_.then);
 			locals_of_stmts(s, &st->if_.els);
@@ -311,7 +311,7 @@ static dt_stmt *clone_stmt(expander *x, subst *s, const dt_stmt *st)
 	dt_stmt *n = dt_arena_alloc(x->a, sizeof(*n));
 	*n = *st;
 	switch (st->kind) {
-	case DT_S_EXPR:
+	case DT_S_EXPR: case DT_S_RETURN:
 		n->expr = clone_expr(x, s, st->expr);
 		break;
 	case DT_S_ASSIGN: {
@@ -342,7 +342,7 @@ static dt_stmt *clone_stmt(expander *x, subst *s, const dt_stmt *st)
 	case DT_S_BLOCK:
 		n->block = clone_stmts(x, s, &st->block);
 		break;
-	case DT_S_RETURN: case DT_S_BREAK: case DT_S_CONTINUE:
+	case DT_S_BREAK: case DT_S_CONTINUE:
 		break;
 	}
 	return n;
@@ -485,7 +485,7 @@ static void expand_stmts(expander *x, dt_stmt_list *l)
 	for (uint32_t i = 0; i < l->n; i++) {
 		dt_stmt *st = l->v[i];
 		switch (st->kind) {
-		case DT_S_EXPR: expand_expr(x, &st->expr); break;
+		case DT_S_EXPR: case DT_S_RETURN: expand_expr(x, &st->expr); break;
 		case DT_S_ASSIGN:
 			expand_expr(x, &st->assign.target);
 			expand_expr(x, &st->assign.value);
