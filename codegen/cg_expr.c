@@ -540,11 +540,17 @@ static LLVMValueRef builtin(cg *c, const dt_expr *e)
 	}
 }
 
-/* args.f / args->f of a tracepoint: the raw record is the context. */
+/* args.f / args->f of a tracepoint: the raw record is the context. The field is where this
+ * program's tracepoint has it (dt_attach.own_prog: the probe's tracepoints differ). */
 static LLVMValueRef tp_field(cg *c, const dt_expr *e)
 {
 	const dt_tp_field *f = e->field.tp;
 	const dt_type *t = e->type;
+	const dt_type *rec = c->attach->tp_record;
+
+	for (uint32_t i = 0; f && rec && i < rec->record.nfields; i++)
+		if (!strcmp(rec->record.fields[i].name, f->name))
+			f = &rec->record.fields[i];
 
 	if (!f || c->ptype != BPF_PROG_TYPE_TRACEPOINT) {
 		cg_fail(c, e->span, "field access '%s' outside a tracepoint", e->field.field);
@@ -825,6 +831,9 @@ LLVMValueRef cg_cond(cg *c, const dt_expr *e)
 {
 	LLVMValueRef v = cg_expr(c, e);
 
+	if (v && e->type && e->type->kind == DT_T_STR) /* true when not empty */
+		return LLVMBuildICmp(c->b, LLVMIntNE, cg_load_int(c, v, 0, 1, false), cg_i64(c, 0),
+				     "");
 	if (!v || !cg_is_scalar(e->type)) {
 		cg_fail(c, e->span, "condition is not an integer");
 		return LLVMConstInt(c->i1, 0, false);

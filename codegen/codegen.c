@@ -157,8 +157,8 @@ static void set_types(cg *c)
 
 bool dt_cg_same_set(const dt_attach *a, const dt_attach *b)
 {
-	if (a->provider != b->provider || (!a->target) != (!b->target) ||
-	    (a->target && strcmp(a->target, b->target)))
+	if (a->provider != b->provider || a->own_prog || b->own_prog ||
+	    (!a->target) != (!b->target) || (a->target && strcmp(a->target, b->target)))
 		return false;
 	return a->provider == DT_P_UPROBE || a->provider == DT_P_URETPROBE ||
 	       a->provider == DT_P_TRACEPOINT;

@@ -1127,24 +1127,44 @@ static const dt_type *check_field(checker *c, dt_expr *e)
 			HINT(c, "did you mean '%s'?", s);
 		return &t_none;
 	}
-	/* Every tracepoint of the probe must lay the field out the same way. */
+	/* Every tracepoint of the probe must have the field, with one type; where its offset
+	 * differs, each attach point gets its own program (dt_attach.own_prog). */
 	const char *root = tracefs(c);
-	for (uint32_t i = 1; root && i < c->probe->nattach; i++) {
-		const dt_attach *a = c->probe->attach[i];
-		dt_type *ri;
-		if (dt_tracefs_record(c->a, root, a->target, a->func, &ri))
-			continue;
-		bool same = false;
-		for (uint32_t j = 0; j < ri->record.nfields; j++)
-			if (!strcmp(ri->record.fields[j].name, f->name))
-				same = ri->record.fields[j].offset == f->offset &&
-				       ri->record.fields[j].size == f->size;
-		if (!same) {
-			ERR(c, e->span, "field '%s' differs between %s:%s and %s:%s", f->name,
-			    r->record.subsys, r->record.event, a->target, a->func);
+	bool moved = false;
+	for (uint32_t i = 0; root && i < c->probe->nattach; i++) {
+		dt_attach *a = c->probe->attach[i];
+		const dt_tp_field *fi = NULL;
+		if (!a->tp_record) {
+			dt_type *ri;
+			if (i == 0)
+				a->tp_record = r;
+			else if (!dt_tracefs_record(c->a, root, a->target, a->func, &ri))
+				a->tp_record = ri;
+			else
+				continue; /* an unknown tracepoint is reported at its attach point */
+		}
+		for (uint32_t j = 0; j < a->tp_record->record.nfields; j++)
+			if (!strcmp(a->tp_record->record.fields[j].name, f->name))
+				fi = &a->tp_record->record.fields[j];
+		if (!fi) {
+			ERR(c, e->span, "tracepoint %s:%s has no field '%s' (%s:%s has it)",
+			    a->target, a->func, f->name, r->record.subsys, r->record.event);
+			HINT(c, "every tracepoint of a probe must have the fields it reads; split "
+				"the probe");
 			return &t_none;
 		}
+		if (fi->size != f->size || fi->is_signed != f->is_signed ||
+		    fi->is_string != f->is_string || fi->is_data_loc != f->is_data_loc ||
+		    fi->is_array != f->is_array || strcmp(fi->ctype, f->ctype)) {
+			ERR(c, e->span, "field '%s' has type '%s' in %s:%s and '%s' in %s:%s",
+			    f->name, f->ctype, r->record.subsys, r->record.event, fi->ctype,
+			    a->target, a->func);
+			return &t_none;
+		}
+		moved |= fi->offset != f->offset;
 	}
+	for (uint32_t i = 0; moved && i < c->probe->nattach; i++)
+		c->probe->attach[i]->own_prog = true;
 	e->field.tp = f;
 	if (f->is_string)
 		return dt_type_str(f->is_array && !f->is_data_loc ? f->size : str_size(c));
@@ -2670,7 +2690,7 @@ static void check_stmt(checker *c, dt_stmt *s)
 		return;
 	case DT_S_IF: {
 		const dt_type *t = check_expr(c, s->if_.cond);
-		if (!is_none(t) && !is_intlike(t))
+		if (!is_none(t) && !is_intlike(t) && t->kind != DT_T_STR)
 			ERR(c, s->if_.cond->span, "a condition must be an integer, not %s",
 			    tname(c, t));
 		check_block(c, &s->if_.then);
@@ -3129,8 +3149,11 @@ static void walk(checker *c)
 			c->in_pred = true;
 			const dt_type *t = check_expr(c, pr->pred);
 			c->in_pred = false;
-			if (!is_none(t) && !is_intlike(t))
-				ERR(c, pr->pred->span, "a predicate must be an integer, not %s",
+			/* A string is true when it is not empty: where bpftrace tests a saved
+			 * `char *` of a tracepoint (`/@filename[tid]/`), dwarftrace saved the
+			 * string (opensnoop.bt, statsnoop.bt). */
+			if (!is_none(t) && !is_intlike(t) && t->kind != DT_T_STR)
+				ERR(c, pr->pred->span, "a predicate must be an integer or a string, not %s",
 				    tname(c, t));
 		}
 		c->scopes.n = 0;

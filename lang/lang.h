@@ -323,6 +323,12 @@ typedef struct dt_attach {
 	 * type (fexit's retval, at offset 8 * nargs). iter: `ctx`'s type. */
 	const dt_type *kargs, *kret;
 	uint64_t period_ns;   /* interval/profile with s/ms/us: the period in ns; 0 when hz */
+	/* tracepoint, set by dt_check when the probe reads args: this tracepoint's record. When
+	 * a field the probe reads sits at different offsets in its tracepoints, every attach point
+	 * of the probe gets its own program (own_prog), which reads the field where its
+	 * tracepoint has it, as bpftrace does. */
+	const dt_type *tp_record;
+	bool own_prog;
 	uint32_t index;       /* position among all attach points of the program (for naming) */
 } dt_attach;
 
