@@ -1053,15 +1053,20 @@ static LLVMValueRef buf(cg *c, const dt_expr *e)
 static LLVMValueRef ntop(cg *c, const dt_expr *e)
 {
 	const dt_expr *addr = e->call.args[e->call.nargs - 1];
+	/* A buf is a length byte and the bytes; a char array read as a string (dt_check allows
+	 * char[4] and char[16]) is the bytes and a NUL. Both are one byte longer than the
+	 * address. */
+	bool bytes = addr->type->kind == DT_T_BUF || addr->type->kind == DT_T_STR;
 	uint64_t af = e->call.nargs == 2 ? e->call.args[0]->i.value :
-		      addr->type->kind == DT_T_BUF && addr->type->size == 17 ? AF_INET6 : AF_INET;
+		      bytes && addr->type->size == 17 ? AF_INET6 : AF_INET;
 	LLVMValueRef res = cg_buf(c, e->type->size), v = cg_expr(c, addr);
 
 	if (!v)
 		return NULL;
 	cg_store_int(c, res, 0, 8, cg_i64(c, af));
-	if (addr->type->kind == DT_T_BUF)
-		cg_memcpy(c, res, 8, v, 1, DT_MIN(16u, addr->type->size - 1));
+	if (bytes)
+		cg_memcpy(c, res, 8, v, addr->type->kind == DT_T_BUF,
+			  DT_MIN(16u, addr->type->size - 1));
 	else
 		cg_store_int(c, res, 8, af == AF_INET6 ? 8 : 4, v);
 	return res;

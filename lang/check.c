@@ -556,6 +556,41 @@ static const dt_type *check_builtin(checker *c, dt_expr *e)
 			return &t_none;
 		}
 		return dt_type_int(false, 8);
+	case DT_B_PPID: {
+		/* bpftrace's definition, (uint32)TASK.real_parent.pid, as the expression itself. */
+		if (!c->o || !c->o->ctype) {
+			ERR(c, e->span, "ppid needs the kernel's BTF (struct task_struct)");
+			return &t_none;
+		}
+		dt_expr *task = e->builtin.task, *rp = dt_arena_alloc(c->a, sizeof(*rp));
+		dt_expr *pid = dt_arena_alloc(c->a, sizeof(*pid));
+		if (!task) {
+			task = dt_arena_alloc(c->a, sizeof(*task));
+			memset(task, 0, sizeof(*task));
+			task->kind = DT_E_BUILTIN;
+			task->span = e->span;
+			task->builtin.id = DT_B_CURTASK;
+		}
+		memset(rp, 0, sizeof(*rp));
+		rp->kind = DT_E_FIELD;
+		rp->span = e->span;
+		rp->field.base = task;
+		rp->field.field = "real_parent";
+		rp->field.arrow = true;
+		memset(pid, 0, sizeof(*pid));
+		pid->kind = DT_E_FIELD;
+		pid->span = e->span;
+		pid->field.base = rp;
+		pid->field.field = "pid";
+		pid->field.arrow = true;
+		dt_span sp = e->span;
+		memset(e, 0, sizeof(*e));
+		e->kind = DT_E_CAST;
+		e->span = sp;
+		e->cast.to = (dt_ctype_ref){ .name = "uint32", .span = sp };
+		e->cast.e = pid;
+		return check_expr(c, e);
+	}
 	case DT_B_CURTASK:
 		/* The struct's members are fetched only if the script looks into it. */
 		if (!c->o || !c->o->ctype)
@@ -1856,9 +1891,14 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 		const dt_type *t = check_expr(c, addr);
 		if (is_none(t))
 			return &t_none;
-		if (!is_int(t) && t->kind != DT_T_BUF) {
+		/* A char[4] or char[16] struct member (tcpconnect.bt's u6_addr8) is read as a
+		 * string of its bytes and a NUL; ntop takes those bytes, zeros included. */
+		const dt_type *arr = c_array_of(addr);
+		bool bytes = arr && (arr->array.n == 4 || arr->array.n == 16);
+		if (!is_int(t) && t->kind != DT_T_BUF && !bytes) {
 			ERR(c, addr->span, "ntop needs an IPv4 address (an integer) or an address's "
-			    "bytes (pton(), buf()), not %s", tname(c, t));
+			    "bytes (pton(), buf(), a char[4] or char[16] member), not %s",
+			    tname(c, t));
 			return &t_none;
 		}
 		return dt_type_new(c->a, DT_T_INET);

@@ -345,6 +345,8 @@ typedef enum dt_builtin {
 	DT_B_USERNAME, /* the user's name, from uid at print time */
 	DT_B_SARG,     /* sargN: the Nth 64-bit word above the stack pointer, see builtin.arg */
 	DT_B_CTX,      /* the program's context pointer, as an integer (cast it to a struct pointer) */
+	DT_B_PPID,     /* the parent's pid: (uint32)TASK->real_parent->pid, TASK = builtin.task or
+	                * curtask; dt_check rewrites it into that expression */
 	DT_B__COUNT
 } dt_builtin;
 
@@ -436,6 +438,7 @@ struct dt_expr {
 			bool mode_set;        /* written in the call; else the session's default */
 			uint32_t variant;     /* nsecs(CLOCK): dt_clock; pid/tid(NS): dt_pid_ns */
 			bool native;          /* ustack_dwarf(native): no interpreter (CPython) frames */
+			dt_expr *task;        /* ppid(task): the task; NULL for the current one */
 		} builtin;
 		struct { const char *name; dt_var_sym *sym; } var;   /* name includes the '$' */
 		struct {

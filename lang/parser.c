@@ -436,6 +436,13 @@ static void parse_builtin_call(parser *p, dt_expr *e, const dt_token *t, uint32_
 											  : NULL;
 	const char *name = dt_builtin_name(e->builtin.id);
 	advance(p);
+	if (e->builtin.id == DT_B_PPID && p->cur.kind != DT_TOK_RPAREN) {
+		/* ppid(task): the parent of that task (a struct task_struct *). */
+		e->builtin.task = parse_expr(p);
+		expect(p, DT_TOK_RPAREN, "expected ')' after ppid's task");
+		e->span = span_from(p, start);
+		return;
+	}
 	if (p->cur.kind == DT_TOK_RPAREN) {
 		advance(p);
 		e->span = span_from(p, start);
