@@ -1337,6 +1337,98 @@ static dt_span literal_span(checker *c, const dt_expr *lit, uint32_t from, uint3
 	return (dt_span){ start, i - start };
 }
 
+/* A printf-style format's dialect: what may stand between a '%' and its conversion letter, and
+ * which letters it takes. printf (also cat and system) formats in userspace; debugf's go to the
+ * kernel's bpf_trace_printk, whose parser (bpf_bprintf_prepare) takes less. */
+typedef struct fmt_dialect {
+	const char *name;   /* in messages: "invalid NAME conversion" */
+	const char *flags;  /* flag characters */
+	bool precision;     /* ".N" after the width */
+	const char *mods;   /* length modifier letters, each up to twice (l, ll, h, hh) */
+	const char *plain;  /* conversions without a modifier */
+	const char *modded; /* conversions with one */
+	bool r_suffix;      /* %rx, %rh: how %r prints a buffer */
+	const char *hint;   /* what the dialect takes, after an invalid conversion */
+} fmt_dialect;
+
+static const fmt_dialect printf_fmt = {
+	"printf", "-+ 0#", true, "lh", "diuxXoscpr", "duxXoi", true,
+	"supported: %d %i %u %x %X %o %s %p %c %r, with l/ll/h/hh on integer conversions, flags "
+	"-+ 0#, width and precision; %% for a '%'",
+};
+
+static const fmt_dialect debugf_fmt = {
+	"debugf", "0+- ", false, "l", "diuxXscp", "diuxX", false,
+	"bpf_trace_printk takes %d %i %u %x %X (with l or ll), %s, %c and %p, with flags 0+- and "
+	"a width",
+};
+
+/* The next conversion of call e's format literal fe from *pos on, in dialect d: its letter, with
+ * [*start, *pos) its text ('%' to the letter). Returns 0 at the end of the format; after an
+ * invalid conversion, or one with no argument left (argi: the argument it takes), reports it and
+ * returns -1. */
+static int next_conversion(checker *c, dt_expr *e, dt_expr *fe, const fmt_dialect *d,
+			   uint32_t argi, uint32_t *pos, uint32_t *start, char *conv)
+{
+	const char *s = fe->str.s;
+	uint32_t n = fe->str.len, i = *pos;
+
+	for (; i < n; i++) {
+		if (s[i] != '%')
+			continue;
+		*start = i++;
+		if (i < n && s[i] == '%')
+			continue;
+		while (i < n && strchr(d->flags, s[i]))
+			i++;
+		while (i < n && isdigit((unsigned char)s[i]))
+			i++;
+		if (d->precision && i < n && s[i] == '.') {
+			i++;
+			while (i < n && isdigit((unsigned char)s[i]))
+				i++;
+		}
+		int mods = 0;
+		char mod = i < n && s[i] && strchr(d->mods, s[i]) ? s[i] : 0;
+		while (mod && i < n && s[i] == mod && mods < 2) {
+			i++;
+			mods++;
+		}
+		char cv = i < n ? s[i] : 0;
+		if (d->r_suffix && cv == 'r' && !mods && i + 1 < n && (s[i + 1] == 'x' || s[i + 1] == 'h'))
+			i++;
+		if (!cv || !strchr(mods ? d->modded : d->plain, cv)) {
+			ERR(c, literal_span(c, fe, *start, i + (cv ? 1 : 0)),
+			    "invalid %s conversion '%.*s'", d->name, (int)(i - *start + (cv ? 1 : 0)),
+			    s + *start);
+			HINT(c, "%s", d->hint);
+			return -1;
+		}
+		if (argi >= e->call.nargs) {
+			ERR(c, literal_span(c, fe, *start, i + 1),
+			    "%s format has more conversions than arguments (%u given)",
+			    e->call.name, e->call.nargs - 1);
+			return -1;
+		}
+		*conv = cv;
+		*pos = i + 1;
+		return 1;
+	}
+	*pos = i;
+	return 0;
+}
+
+/* After a format's conversions took argi - 1 arguments: an error at the first one left over. */
+static bool args_left_over(checker *c, dt_expr *e, uint32_t argi)
+{
+	if (argi >= e->call.nargs)
+		return false;
+	ERR(c, e->call.args[argi]->span, "%s has %u argument%s but its format has %u conversion%s",
+	    e->call.name, e->call.nargs - 1, e->call.nargs == 2 ? "" : "s", argi - 1,
+	    argi == 2 ? "" : "s");
+	return true;
+}
+
 /* printf, cat and system: a format string literal and the arguments of its conversions. */
 static const dt_type *check_printf(checker *c, dt_expr *e)
 {
@@ -1356,67 +1448,21 @@ static const dt_type *check_printf(checker *c, dt_expr *e)
 		if (is_none(at[i - 1]))
 			ok = false;
 	}
-	const char *s = fe->str.s;
-	uint32_t argi = 1;
-	for (uint32_t i = 0; i < fe->str.len; i++) {
-		if (s[i] != '%')
-			continue;
-		uint32_t start = i++;
-		if (i < fe->str.len && s[i] == '%')
-			continue;
-		while (i < fe->str.len && strchr("-+ 0#", s[i]))
-			i++;
-		while (i < fe->str.len && isdigit((unsigned char)s[i]))
-			i++;
-		if (i < fe->str.len && s[i] == '.') {
-			i++;
-			while (i < fe->str.len && isdigit((unsigned char)s[i]))
-				i++;
-		}
-		/* Length modifiers: l/ll (the argument's 64 bits), h/hh (its low 16/8 bits). */
-		int mods = 0;
-		char mod = i < fe->str.len && (s[i] == 'l' || s[i] == 'h') ? s[i] : 0;
-		while (mod && i < fe->str.len && s[i] == mod && mods < 2) {
-			i++;
-			mods++;
-		}
-		char conv = i < fe->str.len ? s[i] : 0;
-		const char *valid = mods ? "duxXoi" : "diuxXoscpr";
-		/* %r prints a buffer; %rx all of it in \xNN escapes, %rh as hex bytes. */
-		if (conv == 'r' && !mods && i + 1 < fe->str.len && (s[i + 1] == 'x' || s[i + 1] == 'h'))
-			i++;
-		if (!conv || !strchr(valid, conv)) {
-			ERR(c, literal_span(c, fe, start, i + (conv ? 1 : 0)),
-			    "invalid printf conversion '%.*s'", (int)(i - start + (conv ? 1 : 0)),
-			    s + start);
-			HINT(c, "supported: %%d %%i %%u %%x %%X %%o %%s %%p %%c %%r, with l/ll/h/hh on "
-				"integer conversions, flags -+ 0#, width and precision; %%%% for a '%%'");
-			return dt_type_void();
-		}
-		if (argi >= e->call.nargs) {
-			ERR(c, literal_span(c, fe, start, i + 1),
-			    "%s format has more conversions than arguments (%u given)",
-			    e->call.name, e->call.nargs - 1);
-			return dt_type_void();
-		}
+	uint32_t argi = 1, pos = 0, start;
+	char conv;
+	int r;
+	while ((r = next_conversion(c, e, fe, &printf_fmt, argi, &pos, &start, &conv)) > 0) {
 		const dt_type *t = at[argi - 1];
 		if (!is_none(t) && !printf_arg_ok(conv, t)) {
 			ERR(c, e->call.args[argi]->span, "printf conversion '%%%c' needs %s, not %s",
 			    conv, conv == 's' ? "a printable value" : conv == 'r' ? "a buffer (buf())" :
 			    "an integer", tname(c, t));
-			NOTE(c, literal_span(c, fe, start, i + 1), "the conversion is here");
+			NOTE(c, literal_span(c, fe, start, pos), "the conversion is here");
 			ok = false;
 		}
 		argi++;
 	}
-	if (argi < e->call.nargs) {
-		ERR(c, e->call.args[argi]->span,
-		    "%s has %u argument%s but its format has %u conversion%s", e->call.name,
-		    e->call.nargs - 1,
-		    e->call.nargs == 2 ? "" : "s", argi - 1, argi == 2 ? "" : "s");
-		return dt_type_void();
-	}
-	if (!ok)
+	if (r < 0 || args_left_over(c, e, argi) || !ok)
 		return dt_type_void();
 	for (uint32_t i = 0; i + 1 < e->call.nargs; i++)
 		at[i] = storage_type(at[i]);
@@ -1433,8 +1479,8 @@ static const dt_type *check_printf(checker *c, dt_expr *e)
 }
 
 /* debugf("format", args…): bpf_trace_printk, whose kernel side (bpf_bprintf_prepare) takes at
- * most three arguments and the conversions `[0 +-][width]` then %s %c %p, or %d %i %u %x %X
- * with l/ll. The line goes to the kernel's trace buffer (tracefs `trace`, `trace_pipe`). */
+ * most three arguments and the conversions of debugf_fmt. The line goes to the kernel's trace
+ * buffer (tracefs `trace`, `trace_pipe`). */
 static const dt_type *check_debugf(checker *c, dt_expr *e)
 {
 	if (!nargs_ok(c, e, 1, 4, "debugf(\"format\", up to 3 args)"))
@@ -1446,53 +1492,23 @@ static const dt_type *check_debugf(checker *c, dt_expr *e)
 		return dt_type_void();
 	}
 	fe->type = dt_type_str(fe->str.len + 1);
-	const char *s = fe->str.s;
-	uint32_t argi = 1;
-	for (uint32_t i = 0; i < fe->str.len; i++) {
-		if (s[i] != '%')
-			continue;
-		uint32_t start = i++;
-		if (i < fe->str.len && s[i] == '%')
-			continue;
-		while (i < fe->str.len && strchr("0+- ", s[i]))
-			i++;
-		while (i < fe->str.len && isdigit((unsigned char)s[i]))
-			i++;
-		uint32_t longs = 0;
-		while (i < fe->str.len && s[i] == 'l' && longs < 2) {
-			i++;
-			longs++;
-		}
-		char conv = i < fe->str.len ? s[i] : 0;
-		if (!conv || !strchr(longs ? "diuxX" : "diuxXscp", conv)) {
-			ERR(c, literal_span(c, fe, start, i + (conv ? 1 : 0)),
-			    "invalid debugf conversion '%.*s'", (int)(i - start + (conv ? 1 : 0)),
-			    s + start);
-			HINT(c, "bpf_trace_printk takes %%d %%i %%u %%x %%X (with l or ll), %%s, %%c "
-				"and %%p, with flags 0+- and a width");
-			return dt_type_void();
-		}
-		if (argi >= e->call.nargs) {
-			ERR(c, literal_span(c, fe, start, i + 1),
-			    "debugf format has more conversions than arguments (%u given)",
-			    e->call.nargs - 1);
-			return dt_type_void();
-		}
+	uint32_t argi = 1, pos = 0, start;
+	char conv;
+	int r;
+	while ((r = next_conversion(c, e, fe, &debugf_fmt, argi, &pos, &start, &conv)) > 0) {
 		dt_expr *a = e->call.args[argi++];
 		const dt_type *t = check_expr(c, a);
 		if (!is_none(t) && (conv == 's' ? t->kind != DT_T_STR : !is_intlike(t))) {
 			ERR(c, a->span, "debugf conversion '%%%c' needs %s, not %s", conv,
 			    conv == 's' ? "a string" : "an integer", tname(c, t));
-			NOTE(c, literal_span(c, fe, start, i + 1), "the conversion is here");
+			NOTE(c, literal_span(c, fe, start, pos), "the conversion is here");
 		}
 	}
-	if (argi < e->call.nargs) {
-		for (uint32_t i = argi; i < e->call.nargs; i++)
-			check_expr(c, e->call.args[i]);
-		ERR(c, e->call.args[argi]->span, "debugf has %u argument%s but its format has %u "
-		    "conversion%s", e->call.nargs - 1, e->call.nargs == 2 ? "" : "s", argi - 1,
-		    argi == 2 ? "" : "s");
-	}
+	if (r < 0)
+		return dt_type_void();
+	for (uint32_t i = argi; i < e->call.nargs; i++)
+		check_expr(c, e->call.args[i]);
+	args_left_over(c, e, argi);
 	return dt_type_void();
 }
 
