@@ -260,18 +260,50 @@ static void print_option_help(FILE *f, const char *syntax, const char *help)
 	fputc('\n', f);
 }
 
+/* The two tables -h and README.md show, cli_opts and cli_env, as rows of (what a user types, its
+ * help), walked by the same code. */
+struct help_table {
+	size_t n;
+	void (*row)(size_t i, const char **label, const char **help);
+	const char *head; /* the markdown table's first column */
+};
+
+static void opt_row(size_t i, const char **label, const char **help)
+{
+	*label = cli_opts[i].syntax;
+	*help = cli_opts[i].help;
+}
+
+static void env_row(size_t i, const char **label, const char **help)
+{
+	*label = cli_env[i].name;
+	*help = cli_env[i].help;
+}
+
+static const struct help_table opt_table = { DT_ARRAY_SIZE(cli_opts), opt_row, "option" };
+static const struct help_table env_table = { DT_ARRAY_SIZE(cli_env), env_row, "variable" };
+
+static void print_table_help(FILE *f, const struct help_table *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		const char *label, *help;
+
+		t->row(i, &label, &help);
+		print_option_help(f, label, help);
+	}
+}
+
 static void print_help(FILE *f)
 {
 	fputs(usage_line, f);
 	fputs(usage_intro, f);
-	for (size_t i = 0; i < DT_ARRAY_SIZE(cli_opts); i++)
-		print_option_help(f, cli_opts[i].syntax, cli_opts[i].help);
+	print_table_help(f, &opt_table);
 	fputs("\nENVIRONMENT (as in bpftrace):\n", f);
-	for (size_t i = 0; i < DT_ARRAY_SIZE(cli_env); i++)
-		print_option_help(f, cli_env[i].name, cli_env[i].help);
+	print_table_help(f, &env_table);
 	fputs(usage_rest, f);
 }
 
+/* A markdown table cell: a `|` inside one is written `\|`. */
 static void markdown_cell(FILE *f, const char *text)
 {
 	for (const char *c = text; *c; c++) {
@@ -281,29 +313,29 @@ static void markdown_cell(FILE *f, const char *text)
 	}
 }
 
-void dt_cli_env_markdown(FILE *f)
+static void markdown_table(FILE *f, const struct help_table *t)
 {
-	fputs("| variable | |\n|---|---|\n", f);
-	for (size_t i = 0; i < DT_ARRAY_SIZE(cli_env); i++) {
-		fprintf(f, "| `%s` | ", cli_env[i].name);
-		markdown_cell(f, cli_env[i].help);
+	fprintf(f, "| %s | |\n|---|---|\n", t->head);
+	for (size_t i = 0; i < t->n; i++) {
+		const char *label, *help;
+
+		t->row(i, &label, &help);
+		fputs("| `", f);
+		markdown_cell(f, label);
+		fputs("` | ", f);
+		markdown_cell(f, help);
 		fputs(" |\n", f);
 	}
 }
 
+void dt_cli_env_markdown(FILE *f)
+{
+	markdown_table(f, &env_table);
+}
+
 void dt_cli_options_markdown(FILE *f)
 {
-	fputs("| option | |\n|---|---|\n", f);
-	for (size_t i = 0; i < DT_ARRAY_SIZE(cli_opts); i++) {
-		const struct cli_opt *o = &cli_opts[i];
-
-		/* Markdown cells: a `|` inside one is written `\|`. */
-		fputs("| `", f);
-		markdown_cell(f, o->syntax);
-		fputs("` | ", f);
-		markdown_cell(f, o->help);
-		fputs(" |\n", f);
-	}
+	markdown_table(f, &opt_table);
 }
 
 struct cli {
