@@ -38,8 +38,16 @@ static void store_mem(cg *c, LLVMValueRef db, uint32_t doff, const dt_type *dst,
 		for (uint32_t off = 0; off < dst->size; off++)
 			cg_store_int(c, db, doff + off, 1, cg_i64(c, 0));
 		for (uint32_t i = 0; i < dst->tuple.n; i++) {
-			const dt_type *se = src->tuple.elems[i], *de = dst->tuple.elems[i];
-			uint32_t so = soff + src->tuple.offsets[i], d = doff + dst->tuple.offsets[i];
+			/* A record's elements go by name: one written in another order lands
+			 * in the slot's order, evaluated as written. */
+			int k = dst->tuple.names ? dt_record_index(src, dst->tuple.names[i]) : (int)i;
+
+			if (k < 0) {
+				cg_fail(c, (dt_span){ 0, 0 }, "record fields differ in store");
+				return;
+			}
+			const dt_type *se = src->tuple.elems[k], *de = dst->tuple.elems[i];
+			uint32_t so = soff + src->tuple.offsets[k], d = doff + dst->tuple.offsets[i];
 
 			if (cg_is_scalar(se))
 				cg_store(c, db, d, de, cg_load_int(c, sb, so, se->kind == DT_T_INT ?

@@ -1112,6 +1112,19 @@ static const dt_type *check_field(checker *c, dt_expr *e)
 		const dt_type *bt = check_expr(c, b);
 		if (is_none(bt))
 			return &t_none;
+		if (bt->kind == DT_T_TUPLE && bt->tuple.names) {
+			/* A record's field: from here on the element it is. */
+			int j = dt_record_index(bt, e->field.field);
+			if (j < 0) {
+				ERR(c, e->span, "the record %s has no field '%s'", tname(c, bt),
+				    e->field.field);
+				return &t_none;
+			}
+			e->kind = DT_E_TUPLE_GET;
+			e->tget.base = b;
+			e->tget.index = (uint32_t)j;
+			return bt->tuple.elems[j];
+		}
 		return check_cfield(c, e, bt);
 	}
 	const dt_type *r = check_expr(c, b);
@@ -2486,7 +2499,7 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 		ERR(c, e->span, "macro %s() was not expanded", e->macro.name);
 		return &t_none;
 	case DT_E_TUPLE: {
-		const dt_type **el = dt_arena_alloc(c->a, sizeof(*el) * e->tuple.n);
+		const dt_type **el = dt_arena_alloc(c->a, sizeof(*el) * (e->tuple.n + 1));
 		bool ok = true;
 		/* Elements keep their sizes ((int8)1 is one byte), as bpftrace lays tuples out. */
 		for (uint32_t i = 0; i < e->tuple.n; i++) {
@@ -2494,12 +2507,17 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 			if (is_none(el[i]))
 				ok = false;
 			else if (!value_type_ok(el[i])) {
-				ERR(c, e->tuple.elems[i]->span, "%s cannot be part of a tuple",
-				    tname(c, el[i]));
+				ERR(c, e->tuple.elems[i]->span, "%s cannot be part of a %s",
+				    tname(c, el[i]), e->tuple.names ? "record" : "tuple");
 				ok = false;
 			}
 		}
-		return ok ? dt_type_tuple(c->a, el, e->tuple.n) : &t_none;
+		if (!ok)
+			return &t_none;
+		if (e->tuple.names)
+			return dt_type_record(c->a, el, (const char *const *)e->tuple.names,
+					      e->tuple.n);
+		return dt_type_tuple(c->a, el, e->tuple.n);
 	}
 	}
 	return &t_none;

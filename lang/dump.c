@@ -237,7 +237,9 @@ static void dump_expr(dumper *d, const dt_expr *e, int depth)
 			dump_expr(d, e->size.e, depth + 1);
 		return;
 	case DT_E_TUPLE:
-		fprintf(o, "tuple %u", e->tuple.n);
+		fprintf(o, "%s %u", e->tuple.names ? "record" : "tuple", e->tuple.n);
+		for (uint32_t i = 0; e->tuple.names && i < e->tuple.n; i++)
+			fprintf(o, " %s", e->tuple.names[i]);
 		end_expr(d, e);
 		dump_exprs(d, e->tuple.elems, e->tuple.n, depth + 1);
 		return;

@@ -76,7 +76,8 @@ typedef enum dt_type_kind {
 	DT_T_INT,    /* integer; arithmetic is 64-bit, `size` is the storage size (1,2,4,8) */
 	DT_T_STR,    /* NUL-padded char array of `size` bytes (DT_STRLEN by default) */
 	DT_T_STACK,  /* a stack reference (struct dt_stack_ref, 16 bytes), see `stack` */
-	DT_T_TUPLE,  /* ordered elements at fixed offsets: map keys with several parts, printf args */
+	DT_T_TUPLE,  /* ordered elements at fixed offsets: map keys with several parts, printf args;
+	              * a record when its elements are named (tuple.names) */
 	DT_T_KSYM,   /* u64 kernel address printed as a symbol (ksym(), func in kprobes) */
 	DT_T_USYM,   /* u64 user address + u32 pid, printed as a symbol (usym(), func in uprobes) */
 	DT_T_TIMESTAMP, /* strftime(): u64 ns since boot, printed as wall-clock time with ts.fmt */
@@ -149,6 +150,9 @@ struct dt_type {
 			uint32_t n;
 			dt_type **elems;
 			uint32_t *offsets; /* byte offset of each element */
+			/* A record (`(color="green", size=2)`): each element's name; NULL in a
+			 * tuple. Records of the same names in another order unify (by name). */
+			const char **names;
 		} tuple;
 		struct {
 			int64_t min, max, step; /* lhist(v, min, max, step) */
@@ -221,6 +225,8 @@ const dt_type *dt_type_array(dt_arena *a, const dt_type *elem, uint32_t n);
 /* The member `name` of struct/union t, looking through anonymous members; *off gets its byte
  * offset from the start of t. NULL when there is none. */
 const dt_member *dt_type_member(const dt_type *t, const char *name, uint32_t *off);
+/* The index of record t's element `name`, or -1 (also when t is not a record). */
+int dt_record_index(const dt_type *t, const char *name);
 
 /* ---------------------------------------------------------------- AST */
 
@@ -476,7 +482,8 @@ struct dt_expr {
 		struct { dt_expr *base, *index; } index;
 		/* sizeof: ty.name NULL when it measures an expression e. offsetof: ty, field. */
 		struct { dt_ctype_ref ty; dt_expr *e; const char *field; } size;
-		struct { dt_expr **elems; uint32_t n; } tuple;
+		/* names: a record literal's field names, NULL for a tuple */
+		struct { dt_expr **elems; uint32_t n; const char **names; } tuple;
 		struct { uint32_t n; } posparam; /* $1, $2: substituted from the command line by dt_check */
 		struct { const char *name; } ident;
 		struct { dt_expr *base; uint32_t index; } tget;

@@ -79,6 +79,9 @@ bool dt_func_lookup(const char *s, size_t n, dt_func *out);
 dt_type *dt_type_new(dt_arena *a, dt_type_kind k);
 /* A tuple over `n` element types with offsets and size computed by the layout rules. */
 dt_type *dt_type_tuple(dt_arena *a, const dt_type *const *elems, uint32_t n);
+/* A record: a tuple whose elements have names (kept, not copied). */
+dt_type *dt_type_record(dt_arena *a, const dt_type *const *elems, const char *const *names,
+			uint32_t n);
 /* buf()'s type: a length byte and n bytes of data. */
 const dt_type *dt_type_buf(dt_arena *a, uint32_t n);
 const dt_type *dt_type_stack(dt_arena *a, dt_stack_kind k, dt_stack_mode m, uint32_t depth);

@@ -186,6 +186,8 @@ static dt_stmt_list stmt_vec_finish(parser *p, stmt_vec *v)
 
 static dt_expr *parse_expr(parser *p);
 static dt_expr *parse_block_expr(parser *p);
+static bool starts_record(parser *p);
+static dt_expr *parse_record(parser *p, uint32_t start);
 
 /* Parsing inside ( ) [ ] and argument lists: neither `>` (rule 1) nor `/` ends anything there. */
 struct nest_save {
@@ -698,6 +700,8 @@ static dt_expr *parse_primary(parser *p)
 			e->span = span_from(p, start);
 			return e;
 		}
+		if (starts_record(p))
+			return parse_record(p, start);
 		struct nest_save s = nest_enter(p);
 		dt_expr *first = parse_expr(p);
 		if (p->cur.kind == DT_TOK_COMMA) {
@@ -729,6 +733,56 @@ static dt_expr *parse_primary(parser *p)
 		syntax_error(p, "expected an expression");
 		return error_expr(p, start);
 	}
+}
+
+/* After '(': `NAME =` (not `==`) starts a record, `(color="green", size=2)`. */
+static bool starts_record(parser *p)
+{
+	dt_token next;
+
+	if (p->cur.kind != DT_TOK_IDENT)
+		return false;
+	dt_lex(p->src, p->cur.off + p->cur.len, &next);
+	return next.kind == DT_TOK_ASSIGN;
+}
+
+/* A record after its '(': NAME = EXPR, … ')'; each name once. */
+static dt_expr *parse_record(parser *p, uint32_t start)
+{
+	struct nest_save s = nest_enter(p);
+	expr_vec v = { 0 };
+	DT_VEC(const char *) names = { 0 };
+	dt_expr *e = new_expr(p, DT_E_TUPLE, start);
+
+	for (;;) {
+		if (p->cur.kind != DT_TOK_IDENT) {
+			syntax_error(p, "expected a field name in a record (NAME = value)");
+			break;
+		}
+		const char *name = tok_text(p, &p->cur);
+		dt_token nt = p->cur;
+		advance(p);
+		for (size_t i = 0; i < names.n; i++)
+			if (!strcmp(names.v[i], name))
+				dt_diag(p->d, DT_DIAG_ERROR, tok_span(&nt),
+					"the record has two fields named '%s'", name);
+		if (!expect(p, DT_TOK_ASSIGN, "expected '=' after a record's field name"))
+			break;
+		DT_VEC_PUSH(&names, name);
+		DT_VEC_PUSH(&v, parse_expr(p));
+		if (p->cur.kind != DT_TOK_COMMA)
+			break;
+		advance(p);
+	}
+	nest_leave(p, s);
+	expect(p, DT_TOK_RPAREN, "expected ',' or ')' in a record");
+	e->tuple.elems = expr_vec_finish(p, &v, &e->tuple.n);
+	e->tuple.names = dt_arena_alloc(p->a, sizeof(char *) * (names.n + 1));
+	for (size_t i = 0; i < names.n && i < e->tuple.n; i++)
+		e->tuple.names[i] = names.v[i];
+	free(names.v);
+	e->span = span_from(p, start);
+	return e;
 }
 
 static bool is_lvalue(const dt_expr *e)

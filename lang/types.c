@@ -108,6 +108,25 @@ dt_type *dt_type_tuple(dt_arena *a, const dt_type *const *elems, uint32_t n)
 	return t;
 }
 
+dt_type *dt_type_record(dt_arena *a, const dt_type *const *elems, const char *const *names,
+			uint32_t n)
+{
+	dt_type *t = dt_type_tuple(a, elems, n);
+
+	t->tuple.names = dt_arena_alloc(a, sizeof(char *) * (n ? n : 1));
+	for (uint32_t i = 0; i < n; i++)
+		t->tuple.names[i] = names[i];
+	return t;
+}
+
+int dt_record_index(const dt_type *t, const char *name)
+{
+	for (uint32_t i = 0; t->kind == DT_T_TUPLE && t->tuple.names && i < t->tuple.n; i++)
+		if (!strcmp(t->tuple.names[i], name))
+			return (int)i;
+	return -1;
+}
+
 const dt_type *dt_type_buf(dt_arena *a, uint32_t n)
 {
 	dt_type *t = dt_type_new(a, DT_T_BUF);
@@ -138,10 +157,11 @@ bool dt_type_equal(const dt_type *a, const dt_type *b)
 		return a->stack.kind == b->stack.kind && a->stack.mode == b->stack.mode &&
 		       a->stack.depth == b->stack.depth;
 	case DT_T_TUPLE:
-		if (a->tuple.n != b->tuple.n)
+		if (a->tuple.n != b->tuple.n || !a->tuple.names != !b->tuple.names)
 			return false;
 		for (uint32_t i = 0; i < a->tuple.n; i++)
-			if (!dt_type_equal(a->tuple.elems[i], b->tuple.elems[i]))
+			if (!dt_type_equal(a->tuple.elems[i], b->tuple.elems[i]) ||
+			    (a->tuple.names && strcmp(a->tuple.names[i], b->tuple.names[i])))
 				return false;
 		return true;
 	case DT_T_LHIST:
@@ -181,17 +201,25 @@ const dt_type *dt_type_unify(dt_arena *ar, const dt_type *a, const dt_type *b)
 	    (a->kind == DT_T_BUF && b->kind == DT_T_BUF))
 		return a->size >= b->size ? a : b;
 	if (a->kind == DT_T_TUPLE && b->kind == DT_T_TUPLE) {
-		if (a->tuple.n != b->tuple.n)
+		if (a->tuple.n != b->tuple.n || !a->tuple.names != !b->tuple.names)
 			return NULL;
 		bool same = true;
 		const dt_type **el = dt_arena_alloc(ar, sizeof(*el) * (a->tuple.n ? a->tuple.n : 1));
 		for (uint32_t i = 0; i < a->tuple.n; i++) {
-			el[i] = dt_type_unify(ar, a->tuple.elems[i], b->tuple.elems[i]);
+			/* A record's elements pair by name: the first order written stays. */
+			int j = a->tuple.names ? dt_record_index(b, a->tuple.names[i]) : (int)i;
+			if (j < 0)
+				return NULL;
+			el[i] = dt_type_unify(ar, a->tuple.elems[i], b->tuple.elems[j]);
 			if (!el[i])
 				return NULL;
 			same = same && el[i] == a->tuple.elems[i];
 		}
-		return same ? a : dt_type_tuple(ar, el, a->tuple.n);
+		if (same)
+			return a;
+		return a->tuple.names ? dt_type_record(ar, el, (const char *const *)a->tuple.names,
+						       a->tuple.n)
+				      : dt_type_tuple(ar, el, a->tuple.n);
 	}
 	return dt_type_equal(a, b) ? a : NULL;
 }
@@ -229,9 +257,13 @@ dt_type *dt_type_clone(dt_arena *a, const dt_type *t)
 		uint32_t n = t->tuple.n ? t->tuple.n : 1;
 		c->tuple.elems = dt_arena_alloc(a, sizeof(dt_type *) * n);
 		c->tuple.offsets = dt_arena_alloc(a, sizeof(uint32_t) * n);
+		if (t->tuple.names)
+			c->tuple.names = dt_arena_alloc(a, sizeof(char *) * n);
 		for (uint32_t i = 0; i < t->tuple.n; i++) {
 			c->tuple.elems[i] = dt_type_clone(a, t->tuple.elems[i]);
 			c->tuple.offsets[i] = t->tuple.offsets[i];
+			if (t->tuple.names)
+				c->tuple.names[i] = arena_str(a, t->tuple.names[i]);
 		}
 	} else if (t->kind == DT_T_TIMESTAMP && t->ts.fmt) {
 		c->ts.fmt = dt_arena_strndup(a, t->ts.fmt, strlen(t->ts.fmt));
@@ -334,7 +366,9 @@ const char *dt_type_name(dt_arena *a, const dt_type *t)
 	case DT_T_TUPLE: {
 		char *s = "(";
 		for (uint32_t i = 0; i < t->tuple.n; i++)
-			s = dt_arena_printf(a, "%s%s%s", s, i ? ", " : "",
+			s = dt_arena_printf(a, "%s%s%s%s%s", s, i ? ", " : "",
+					    t->tuple.names ? t->tuple.names[i] : "",
+					    t->tuple.names ? "=" : "",
 					    dt_type_name(a, t->tuple.elems[i]));
 		return dt_arena_printf(a, "%s)", s);
 	}

@@ -469,6 +469,23 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
 		break;
 	}
 	case DT_T_TUPLE:
+		if (t->tuple.names) {
+			/* A record, as bpftrace prints one: `{ .a = 1, .b = str }`, an object in
+			 * JSON. */
+			dt_sb_puts(b, json ? "{" : "{ ");
+			for (uint32_t i = 0; i < t->tuple.n; i++) {
+				if (i)
+					dt_sb_puts(b, ", ");
+				if (json)
+					dt_sb_printf(b, "\"%s\": ", t->tuple.names[i]);
+				else
+					dt_sb_printf(b, ".%s = ", t->tuple.names[i]);
+				dt_fmt_value(o, b, t->tuple.elems[i],
+					     (const char *)data + t->tuple.offsets[i], ctx);
+			}
+			dt_sb_puts(b, json ? "}" : " }");
+			break;
+		}
 		dt_sb_putc(b, json ? '[' : '(');
 		for (uint32_t i = 0; i < t->tuple.n; i++) {
 			if (i)

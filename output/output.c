@@ -301,10 +301,12 @@ static int cmp_key_elems(const ent *a, const ent *b, void *p)
 {
 	const struct sort_ctx *c = p;
 	const dt_type *k = c->m->key;
-	uint32_t n = k->kind == DT_T_TUPLE ? k->tuple.n : 1;
+	/* A key of several parts; a record is one part. */
+	bool parts = k->kind == DT_T_TUPLE && !k->tuple.names;
+	uint32_t n = parts ? k->tuple.n : 1;
 	for (uint32_t i = 0; i < n; i++) {
-		const dt_type *e = k->kind == DT_T_TUPLE ? k->tuple.elems[i] : k;
-		uint32_t off = k->kind == DT_T_TUPLE ? k->tuple.offsets[i] : 0;
+		const dt_type *e = parts ? k->tuple.elems[i] : k;
+		uint32_t off = parts ? k->tuple.offsets[i] : 0;
 		int r = 0;
 		if (e->kind == DT_T_INT || e->kind == DT_T_PTR) {
 			uint64_t x = (uint64_t)dt_fmt_read_int(a->key + off, e->size, false);
@@ -337,11 +339,12 @@ static void put_key(dt_out *o, dt_sbuf *b, const dt_map_sym *m, const uint8_t *k
 		dt_sb_puts(b, ", \"value\": ");
 		return;
 	}
-	uint32_t n = k->kind == DT_T_TUPLE ? k->tuple.n : 1;
+	bool parts = k->kind == DT_T_TUPLE && !k->tuple.names; /* a record is one part */
+	uint32_t n = parts ? k->tuple.n : 1;
 	dt_sbuf tmp = {0};
 	for (uint32_t i = 0; i < n; i++) {
-		const dt_type *e = k->kind == DT_T_TUPLE ? k->tuple.elems[i] : k;
-		uint32_t off = k->kind == DT_T_TUPLE ? k->tuple.offsets[i] : 0;
+		const dt_type *e = parts ? k->tuple.elems[i] : k;
+		uint32_t off = parts ? k->tuple.offsets[i] : 0;
 		if (i)
 			dt_sb_puts(&tmp, json ? "," : ", ");
 		dt_fmt_value(o, &tmp, e, key + off, DT_FMT_KEY);

@@ -57,7 +57,7 @@ static const dt_type *print_value_type(const dt_event_desc *e)
 {
 	const dt_type *t = e->args;
 
-	if (t && t->kind == DT_T_TUPLE && t->tuple.n == 1)
+	if (t && t->kind == DT_T_TUPLE && t->tuple.n == 1 && !t->tuple.names)
 		return t->tuple.elems[0];
 	return t;
 }
