@@ -95,6 +95,17 @@ void cg_store(cg *c, LLVMValueRef base, uint32_t off, const dt_type *dst, LLVMVa
 	store_mem(c, base, off, dst, v, 0, src);
 }
 
+void cg_store_expr(cg *c, LLVMValueRef base, uint32_t off, const dt_type *dst, const dt_expr *e)
+{
+	if (e->kind == DT_E_TUPLE && dst->kind == DT_T_TUPLE && dst->tuple.n == e->tuple.n) {
+		for (uint32_t i = 0; i < e->tuple.n; i++)
+			cg_store_expr(c, base, off + dst->tuple.offsets[i], dst->tuple.elems[i],
+				      e->tuple.elems[i]);
+		return;
+	}
+	cg_store(c, base, off, dst, cg_expr(c, e), e->type);
+}
+
 LLVMValueRef cg_load(cg *c, LLVMValueRef p, const dt_type *t)
 {
 	switch (t->kind) {
@@ -613,15 +624,15 @@ LLVMValueRef cg_map_key(cg *c, const dt_map_sym *m, dt_expr *const *keys, uint32
 	LLVMValueRef k = cg_buf(c, lay->key_size);
 
 	if (nkeys == 1) {
-		cg_store(c, k, 0, m->key, cg_expr(c, keys[0]), keys[0]->type);
+		cg_store_expr(c, k, 0, m->key, keys[0]);
 	} else if (nkeys > 1) {
 		if (!m->key || m->key->kind != DT_T_TUPLE || m->key->tuple.n != nkeys) {
 			cg_fail(c, m->decl, "map %s: key shape does not match its uses", m->name);
 			return k;
 		}
 		for (uint32_t i = 0; i < nkeys; i++)
-			cg_store(c, k, m->key->tuple.offsets[i], m->key->tuple.elems[i],
-				 cg_expr(c, keys[i]), keys[i]->type);
+			cg_store_expr(c, k, m->key->tuple.offsets[i], m->key->tuple.elems[i],
+				      keys[i]);
 	}
 	return k;
 }
@@ -1024,8 +1035,7 @@ static LLVMValueRef tuple(cg *c, const dt_expr *e)
 	LLVMValueRef b = cg_buf(c, t->size);
 
 	for (uint32_t i = 0; i < e->tuple.n && i < t->tuple.n; i++)
-		cg_store(c, b, t->tuple.offsets[i], t->tuple.elems[i],
-			 cg_expr(c, e->tuple.elems[i]), e->tuple.elems[i]->type);
+		cg_store_expr(c, b, t->tuple.offsets[i], t->tuple.elems[i], e->tuple.elems[i]);
 	return b;
 }
 

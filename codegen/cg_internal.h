@@ -165,6 +165,13 @@ LLVMValueRef cg_cond(cg *c, const dt_expr *e);
  * differ: strings are truncated or NUL-padded, tuples converted element by element). */
 void cg_store(cg *c, LLVMValueRef base, uint32_t off, const dt_type *dst, LLVMValueRef v,
 	      const dt_type *src);
+/* Evaluates e straight into base+off laid out as dst, which must be zeroed memory that e does not
+ * read (a fresh tuple or key buffer): the elements of a tuple literal are written where they go,
+ * each nested tuple in place rather than in a buffer of its own that is then copied. So a tuple
+ * nested n deep costs its own bytes, not n copies, and only the outermost buffer's pointer stays
+ * live while the elements (helper calls, with BPF's four callee-saved registers) are evaluated:
+ * a pointer per level, spilled, once overflowed the 512-byte stack. */
+void cg_store_expr(cg *c, LLVMValueRef base, uint32_t off, const dt_type *dst, const dt_expr *e);
 /* Loads a value of type t from memory into the IR representation (copying buffers). */
 LLVMValueRef cg_load(cg *c, LLVMValueRef p, const dt_type *t);
 /* Builds the key buffer of map m for `keys` (layout.key_size bytes, bucket suffix zero). */

@@ -389,6 +389,27 @@ static void statement_past_scratch(void)
 }
 
 
+/* A tuple literal nested in a tuple or a key is built in place: a tuple nested 30 deep costs its
+ * own 480 bytes, where building each level in a buffer of its own and copying it into the next
+ * took more than the 8192 bytes of scratch memory (and, 15 deep, code the verifier refused). */
+static void nested_tuples_in_place(void)
+{
+	fake f = { 0 };
+	int nerr;
+	char t[2048] = "BEGIN { @[", tail[64] = "";
+	dt_cg_result *r;
+
+	for (int i = 0; i < 30; i++) {
+		strcat(t, "(comm, ");
+		strcat(tail, ")");
+	}
+	snprintf(t + strlen(t), sizeof(t) - strlen(t), "comm%s] = count(); $t = ((1, (2, comm)), "
+		 "pid); printf(\"%%s\\n\", $t.0.1.1); }", tail);
+	r = compile(t, &f, 0, &nerr);
+	CHECK(r != NULL);
+	CHECK_EQ_INT(nerr, 0);
+	dt_cg_result_free(r);
+}
 
 /* Where x86-64 instructions start: a uprobe's +OFFSET must be one of those places. */
 static void insn_boundaries(void)
@@ -414,6 +435,7 @@ int main(void)
 	T_RUN(split_limits);
 	T_RUN(split_programs_chain);
 	T_RUN(statement_past_scratch);
+	T_RUN(nested_tuples_in_place);
 	T_RUN(missing_fd_is_a_diagnostic);
 	T_RUN(insn_boundaries);
 	dt_codegen_shutdown();
