@@ -333,7 +333,15 @@ LLVMValueRef cg_prologue_ptr(cg *c, dt_aux_map which, uint32_t key)
 		}
 		c->pro[c->npro++] = (struct cg_pro){ which, key, entry_alloca(c, c->i8p, "pro") };
 	}
-	return LLVMBuildLoad2(c->b, c->i8p, c->pro[i].slot, "");
+	/* A volatile load, each use its own: otherwise the slot becomes one register value, and
+	 * LLVM merges the same address computed in two statements (the same scratch offset,
+	 * reused) into one long-lived pointer. Twenty of those, spilled across the helper calls
+	 * between (BPF keeps only four registers across a call), overflowed the 512-byte stack;
+	 * a reload is one instruction where it is used. */
+	LLVMValueRef v = LLVMBuildLoad2(c->b, c->i8p, c->pro[i].slot, "");
+
+	LLVMSetVolatile(v, true);
+	return v;
 }
 
 void cg_emit_prologue(cg *c)

@@ -411,6 +411,28 @@ static void nested_tuples_in_place(void)
 	dt_cg_result_free(r);
 }
 
+/* Scratch-memory pointers are not kept live across a program: 20 usym values built twice
+ * (unroll), all in scratch, once left a pointer per value spilled to the 512-byte stack (LLVM
+ * merged the second iteration's address computations into the first's). Found by fuzz_codegen. */
+static void scratch_pointers_not_spilled(void)
+{
+	fake f = { 0 };
+	int nerr;
+	char t[2048] = "BEGIN { unroll(2) { $c = (0, 7, ", tail[64] = "usym(1)";
+	dt_cg_result *r;
+
+	for (int i = 2; i <= 20; i++)
+		strcat(t, "(");
+	strcat(t, tail);
+	for (int i = 2; i <= 20; i++)
+		snprintf(t + strlen(t), sizeof(t) - strlen(t), ", usym(%d))", i);
+	strcat(t, "); } }");
+	r = compile(t, &f, 0, &nerr);
+	CHECK(r != NULL);
+	CHECK_EQ_INT(nerr, 0);
+	dt_cg_result_free(r);
+}
+
 /* Where x86-64 instructions start: a uprobe's +OFFSET must be one of those places. */
 static void insn_boundaries(void)
 {
@@ -436,6 +458,7 @@ int main(void)
 	T_RUN(split_programs_chain);
 	T_RUN(statement_past_scratch);
 	T_RUN(nested_tuples_in_place);
+	T_RUN(scratch_pointers_not_spilled);
 	T_RUN(missing_fd_is_a_diagnostic);
 	T_RUN(insn_boundaries);
 	dt_codegen_shutdown();
