@@ -198,6 +198,9 @@ LLVMValueRef cg_cast(cg *c, const dt_expr *e)
 	LLVMValueRef v = cg_expr(c, e->cast.e);
 	const dt_type *t = e->type;
 
+	if (v && t->kind == DT_T_BOOL)
+		return LLVMBuildZExt(c->b, LLVMBuildICmp(c->b, LLVMIntNE, v, cg_i64(c, 0), ""), c->i64,
+				     "");
 	if (!v || t->kind != DT_T_INT || t->size >= 8)
 		return v;
 	/* (uint8)x keeps the low byte; the signedness of the cast extends it back to 64 bits. */

@@ -20,7 +20,7 @@ bool cg_is_scalar(const dt_type *t)
 {
 	switch (t->kind) {
 	case DT_T_INT: case DT_T_KSYM: case DT_T_TIMESTAMP: case DT_T_USERNAME: case DT_T_PTR:
-	case DT_T_CGROUP_PATH: case DT_T_STRERROR: case DT_T_COUNT: case DT_T_SUM: case DT_T_MIN: case DT_T_MAX: case DT_T_AVG:
+	case DT_T_CGROUP_PATH: case DT_T_STRERROR: case DT_T_BOOL: case DT_T_COUNT: case DT_T_SUM: case DT_T_MIN: case DT_T_MAX: case DT_T_AVG:
 		return true;
 	default:
 		return false;
@@ -112,7 +112,7 @@ LLVMValueRef cg_load(cg *c, LLVMValueRef p, const dt_type *t)
 	case DT_T_INT:
 		return cg_load_int(c, p, 0, t->size, t->is_signed);
 	case DT_T_KSYM: case DT_T_TIMESTAMP: case DT_T_USERNAME: case DT_T_CGROUP_PATH: case DT_T_PTR:
-	case DT_T_STRERROR:
+	case DT_T_STRERROR: case DT_T_BOOL:
 		return cg_load_int(c, p, 0, 8, t->kind == DT_T_TIMESTAMP);
 	case DT_T_COUNT: case DT_T_SUM:
 		return cg_load_int(c, p, offsetof(struct dt_agg_count, count), 8, true);

@@ -86,10 +86,10 @@ static bool is_ptr(const dt_type *t)
 	return t && t->kind == DT_T_PTR;
 }
 
-/* Integers and pointers: what arithmetic, comparisons and conditions take. */
+/* Integers, pointers and bools: what arithmetic, comparisons and conditions take. */
 static bool is_intlike(const dt_type *t)
 {
-	return is_int(t) || is_ptr(t);
+	return is_int(t) || is_ptr(t) || (t && t->kind == DT_T_BOOL);
 }
 
 static const char *tracefs(checker *c)
@@ -189,7 +189,7 @@ static bool key_elem_ok(checker *c, const dt_expr *k, const dt_type *t)
 	    t->kind == DT_T_KSYM || t->kind == DT_T_USYM || t->kind == DT_T_TUPLE ||
 	    t->kind == DT_T_USERNAME || t->kind == DT_T_BUF || t->kind == DT_T_TIMESTAMP ||
 	    t->kind == DT_T_INET || t->kind == DT_T_CGROUP_PATH || t->kind == DT_T_MACADDR ||
-	    t->kind == DT_T_STRERROR ||
+	    t->kind == DT_T_STRERROR || t->kind == DT_T_BOOL ||
 	    t->kind == DT_T_PTR || t->kind == DT_T_CSTRUCT || t->kind == DT_T_ARRAY)
 		return true;
 	ERR(c, k->span, "%s cannot be a map key", tname(c, t));
@@ -767,7 +767,8 @@ static bool is_int_name(const char *name)
 /* The type a cast, sizeof or offsetof names; NULL (reported) when it does not exist. */
 static const dt_type *resolve_ctype(checker *c, const dt_ctype_ref *r)
 {
-	const dt_type *t = NULL;
+	/* bpftrace's bool, before C's (a uint8 in the table, for C definitions). */
+	const dt_type *t = strcmp(r->name, "bool") ? NULL : dt_type_bool();
 	for (size_t i = 0; i < DT_ARRAY_SIZE(int_names) && !t; i++)
 		if (!strcmp(int_names[i].name, r->name))
 			t = dt_type_int(int_names[i].is_signed, int_names[i].size);
@@ -1309,14 +1310,14 @@ static bool printf_arg_ok(char conv, const dt_type *t)
 		       t->kind == DT_T_KSYM || t->kind == DT_T_USYM || t->kind == DT_T_USERNAME ||
 		       t->kind == DT_T_TIMESTAMP || t->kind == DT_T_INET ||
 		       t->kind == DT_T_CGROUP_PATH || t->kind == DT_T_MACADDR ||
-		       t->kind == DT_T_STRERROR;
+		       t->kind == DT_T_STRERROR || t->kind == DT_T_BOOL;
 	case 'p':
 		return t->kind == DT_T_INT || t->kind == DT_T_KSYM || t->kind == DT_T_USYM ||
 		       t->kind == DT_T_PTR;
 	case 'r':
 		return t->kind == DT_T_BUF;
 	default:
-		return t->kind == DT_T_INT || t->kind == DT_T_PTR;
+		return t->kind == DT_T_INT || t->kind == DT_T_PTR || t->kind == DT_T_BOOL;
 	}
 }
 
@@ -2366,7 +2367,7 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 {
 	switch (e->kind) {
 	case DT_E_INT:
-		return dt_type_int(true, 8);
+		return e->i.is_bool ? dt_type_bool() : dt_type_int(true, 8);
 	case DT_E_STR:
 		return dt_type_str(e->str.len + 1);
 	case DT_E_POSPARAM: {
@@ -2790,7 +2791,7 @@ static void check_stmt(checker *c, dt_stmt *s)
 	}
 	case DT_S_WHILE: {
 		const dt_type *t = check_expr(c, s->while_.cond);
-		if (!is_none(t) && !is_int(t))
+		if (!is_none(t) && !is_int(t) && t->kind != DT_T_BOOL)
 			ERR(c, s->while_.cond->span, "a condition must be an integer, not %s",
 			    tname(c, t));
 		c->loop_depth++;

@@ -91,6 +91,7 @@ typedef enum dt_type_kind {
 	DT_T_ARRAY,  /* a C array of array.n elements (char arrays are read as strings) */
 	DT_T_MACADDR, /* macaddr(): 6 bytes, printed as XX:XX:XX:XX:XX:XX */
 	DT_T_STRERROR, /* strerror(): u64 errno value, printed as the C library's text for it */
+	DT_T_BOOL,   /* true/false, (bool)x: a u64 0 or 1, printed as false/true; a condition */
 	/* Map values produced by aggregation functions. */
 	DT_T_COUNT, DT_T_SUM, DT_T_AVG, DT_T_MIN, DT_T_MAX, DT_T_STATS, DT_T_HIST, DT_T_LHIST,
 } dt_type_kind;
@@ -210,6 +211,7 @@ struct dt_tp_field {
 const dt_type *dt_type_void(void);
 const dt_type *dt_type_int(bool is_signed, uint32_t size);
 const dt_type *dt_type_str(uint32_t size);
+const dt_type *dt_type_bool(void);
 bool dt_type_equal(const dt_type *a, const dt_type *b);
 /* Deep copy into another arena (the REPL keeps map types across compilations). */
 dt_type *dt_type_clone(dt_arena *a, const dt_type *t);

@@ -25,6 +25,12 @@ const dt_type *dt_type_void(void)
 	return &t_void;
 }
 
+const dt_type *dt_type_bool(void)
+{
+	static const dt_type t_bool = { .kind = DT_T_BOOL, .size = 8, .align = 8 };
+	return &t_bool;
+}
+
 const dt_type *dt_type_int(bool is_signed, uint32_t size)
 {
 	int i = size <= 1 ? 0 : size <= 2 ? 1 : size <= 4 ? 2 : 3;
@@ -59,7 +65,7 @@ dt_type *dt_type_new(dt_arena *a, dt_type_kind k)
 	t->align = 8;
 	switch (k) {
 	case DT_T_COUNT: case DT_T_SUM: case DT_T_HIST: case DT_T_LHIST: case DT_T_KSYM:
-	case DT_T_USERNAME: case DT_T_TIMESTAMP: case DT_T_CGROUP_PATH: case DT_T_STRERROR:
+	case DT_T_USERNAME: case DT_T_TIMESTAMP: case DT_T_CGROUP_PATH: case DT_T_STRERROR: case DT_T_BOOL:
 		t->size = 8;
 		break;
 	case DT_T_MACADDR:
@@ -380,6 +386,7 @@ const char *dt_type_name(dt_arena *a, const dt_type *t)
 	case DT_T_CGROUP_PATH: return "cgroup_path";
 	case DT_T_MACADDR: return "macaddr";
 	case DT_T_STRERROR: return "strerror";
+	case DT_T_BOOL: return "bool";
 	case DT_T_TIMESTAMP: return "timestamp";
 	case DT_T_PTR:
 		if (!t->ptr.to)

@@ -410,6 +410,12 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
 			dt_sb_puts(b, text);
 		break;
 	}
+	case DT_T_BOOL: {
+		uint64_t v;
+		memcpy(&v, data, 8);
+		dt_sb_puts(b, v ? "true" : "false");
+		break;
+	}
 	case DT_T_STRERROR: {
 		int64_t err;
 		memcpy(&err, data, 8);
@@ -1044,7 +1050,8 @@ void dt_fmt_printf(dt_out *o, dt_sbuf *b, const char *fmt, const dt_type *args, 
 			continue;
 		const char *ap = (const char *)data + off;
 
-		if ((at->kind == DT_T_INT || at->kind == DT_T_PTR) && cv.c != 's') {
+		if ((at->kind == DT_T_INT || at->kind == DT_T_PTR || at->kind == DT_T_BOOL) &&
+		    cv.c != 's') {
 			conv_int(b, &cv, dt_fmt_read_int(ap, at->size, at->is_signed), at->size);
 			continue;
 		}
