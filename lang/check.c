@@ -2902,7 +2902,9 @@ static void expand_probe(checker *c, dt_probe *pr)
 		if ((p == DT_P_UPROBE || p == DT_P_URETPROBE || p == DT_P_KPROBE ||
 		     p == DT_P_KRETPROBE || p == DT_P_TRACEPOINT || p == DT_P_XPROBE ||
 		     is_btf_args(p)) &&
-		    (has_wildcard(a->func) || (is_btf_args(p) && has_wildcard(a->target)) || (p == DT_P_TRACEPOINT && has_wildcard(a->target))))
+		    (has_wildcard(a->func) || (is_btf_args(p) && has_wildcard(a->target)) ||
+		     ((p == DT_P_TRACEPOINT || p == DT_P_KPROBE || p == DT_P_KRETPROBE) &&
+		      has_wildcard(a->target))))
 			any = true;
 	}
 	if (!any)
@@ -2917,8 +2919,9 @@ static void expand_probe(checker *c, dt_probe *pr)
 				expand_usdt(c, a, &out);
 			continue;
 		}
+		bool kp = a->provider == DT_P_KPROBE || a->provider == DT_P_KRETPROBE;
 		bool wild = has_wildcard(a->func) ||
-			    ((a->provider == DT_P_TRACEPOINT || is_btf_args(a->provider)) &&
+			    ((a->provider == DT_P_TRACEPOINT || is_btf_args(a->provider) || kp) &&
 			     has_wildcard(a->target));
 		if (!wild || a->provider == DT_P_BEGIN || a->provider == DT_P_END) {
 			DT_VEC_PUSH(&out, a);
@@ -2939,8 +2942,9 @@ static void expand_probe(checker *c, dt_probe *pr)
 			dt_attach *x = dt_arena_alloc(c->a, sizeof(*x));
 			*x = *a;
 			const char *name = names[j];
-			if (a->provider == DT_P_TRACEPOINT && strchr(name, ':')) {
-				/* A tracepoint expansion may name "subsys:event". */
+			if ((a->provider == DT_P_TRACEPOINT || kp) && strchr(name, ':')) {
+				/* A tracepoint expansion may name "subsys:event", a kprobe's
+				 * "module:function". */
 				const char *colon = strchr(name, ':');
 				x->target = dt_arena_strndup(c->a, name, (size_t)(colon - name));
 				x->func = dt_arena_strndup(c->a, colon + 1, strlen(colon + 1));

@@ -1458,8 +1458,8 @@ static const char *attach_form(dt_provider pr)
 	case DT_P_PROFILE: return "profile:hz:N, profile:s|ms|us:N or profile:PERIOD";
 	case DT_P_UPROBE: return "uprobe:PATH_OR_LIB:SYMBOL[+OFFSET]";
 	case DT_P_URETPROBE: return "uretprobe:PATH_OR_LIB:SYMBOL";
-	case DT_P_KPROBE: return "kprobe:SYMBOL[+OFFSET]";
-	case DT_P_KRETPROBE: return "kretprobe:SYMBOL";
+	case DT_P_KPROBE: return "kprobe:[MODULE:]SYMBOL[+OFFSET]";
+	case DT_P_KRETPROBE: return "kretprobe:[MODULE:]SYMBOL";
 	case DT_P_TRACEPOINT: return "tracepoint:SUBSYSTEM:EVENT";
 	case DT_P_SOFTWARE: return "software:EVENT[:PERIOD]";
 	case DT_P_HARDWARE: return "hardware:EVENT[:PERIOD]";
@@ -1731,8 +1731,13 @@ static dt_attach *parse_attach(parser *p, const dt_token *t)
 			at->target = dt_arena_strndup(p->a, f[1], fl[1]);
 		break;
 	case DT_P_KPROBE: case DT_P_KRETPROBE:
-		ok = nf == 2 && fl[1] && split_offset(p, at, f[1], fl[1]) &&
+		/* [MODULE:]FUNC[+OFF]: MODULE as bpftrace has it since 0.18 ("vmlinux": the
+		 * kernel itself). */
+		ok = (nf == 2 || nf == 3) && fl[nf - 1] && fl[1] &&
+		     split_offset(p, at, f[nf - 1], fl[nf - 1]) &&
 		     !(at->has_offset && at->provider == DT_P_KRETPROBE);
+		if (ok && nf == 3)
+			at->target = dt_arena_strndup(p->a, f[1], fl[1]);
 		break;
 	case DT_P_TRACEPOINT:
 		ok = nf == 3 && fl[1] && fl[2];

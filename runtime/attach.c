@@ -1239,20 +1239,35 @@ static int no_kprobes(const dt_attach *a, char **err)
 		    "instead", a->text);
 }
 
+/* The module a kprobe names, NULL for the kernel itself (none, "vmlinux", or a pattern, which
+ * expansion resolved already). */
+static const char *kprobe_module(const dt_attach *a)
+{
+	return a->target && strcmp(a->target, "vmlinux") && !strpbrk(a->target, "*?[") ? a->target
+										      : NULL;
+}
+
 static int attach_kprobe(const dt_attach *a, int prog_fd, dt_fdvec *fds, char **err)
 {
 	bool ret = a->provider == DT_P_KRETPROBE;
 	struct perf_event_attr attr = { .size = sizeof(attr), .disabled = 1 };
+	const char *mod = kprobe_module(a);
+	char name[512];
 	int type, bit = 0, pfd, rc;
 
 	if (read_pmu_type("kprobe", &type) < 0 || (ret && read_retprobe_bit("kprobe", &bit) < 0))
 		return no_kprobes(a, err);
+	/* The kernel looks "MODULE:FUNC" up in that module's symbols. */
+	snprintf(name, sizeof(name), "%s%s%s", mod ? mod : "", mod ? ":" : "", a->func ? a->func : "");
 	attr.type = (uint32_t)type;
 	attr.config = ret ? 1ull << bit : 0;
-	attr.config1 = (uint64_t)(uintptr_t)a->func;
+	attr.config1 = (uint64_t)(uintptr_t)name;
 	attr.config2 = a->offset;
 	pfd = perf_open(&attr, -1, 0);
 	if (pfd < 0) {
+		if (pfd == -EILSEQ) /* x86 decodes the function: func+OFF is inside an instruction */
+			return dt_rt_fail(err, pfd, "%s: Possible attachment attempt in the middle of "
+					  "an instruction, try a different offset.", a->text);
 		if (pfd == -ENOENT || pfd == -EINVAL)
 			return dt_rt_fail(err, pfd, "%s: no kernel function '%s' can be probed (see "
 				    "/proc/kallsyms)", a->text, a->func ? a->func : "");
@@ -1318,9 +1333,10 @@ static int attach_tracepoint(const dt_attach *a, int prog_fd, dt_fdvec *fds, cha
 
 static int cmp_str(const void *a, const void *b);
 
-/* Whether `name` is in tracefs's available_filter_functions, the functions a kprobe may take
- * (read once, sorted). Unreadable: true, and attaching will say. */
-static bool kernel_function_known(const char *name)
+/* Whether `name` (of module `mod`, "vmlinux" for the kernel; NULL: any) is in tracefs's
+ * available_filter_functions, the functions a kprobe may take (read once, sorted: each as
+ * "name" and "module:name"). Unreadable: true, and attaching will say. */
+static bool kernel_function_known(const char *mod, const char *name)
 {
 	static DT_VEC(char *) fns;
 	static bool read_once, readable;
@@ -1336,14 +1352,147 @@ static bool kernel_function_known(const char *name)
 		if (f) {
 			readable = true;
 			while (fgets(line, sizeof(line), f)) {
+				char *tag = strchr(line, '['), both[600];
+
 				line[strcspn(line, " \t\n")] = 0; /* "name [module]" */
+				if (tag)
+					tag[strcspn(tag, "]\n")] = 0;
+				snprintf(both, sizeof(both), "%s:%s", tag ? tag + 1 : "vmlinux",
+					 line);
 				DT_VEC_PUSH(&fns, xstrdup(line));
+				DT_VEC_PUSH(&fns, xstrdup(both));
 			}
 			fclose(f);
 			qsort(fns.v, fns.n, sizeof(*fns.v), cmp_str);
 		}
 	}
-	return !readable || bsearch(&name, fns.v, fns.n, sizeof(*fns.v), cmp_str);
+	char key[600];
+	const char *k = key;
+
+	snprintf(key, sizeof(key), "%s%s%s", mod ? mod : "", mod ? ":" : "", name);
+	return !readable || bsearch(&k, fns.v, fns.n, sizeof(*fns.v), cmp_str);
+}
+
+/* Whether kernel module `mod` is loaded (/proc/modules); unreadable: true. */
+static bool module_loaded(const char *mod)
+{
+	FILE *f = fopen("/proc/modules", "re");
+	char line[512];
+	bool found = false;
+	size_t n = strlen(mod);
+
+	if (!f)
+		return true;
+	while (!found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, mod, n) && line[n] == ' ';
+	fclose(f);
+	return found;
+}
+
+/* Where kernel function `name` (of module `mod`, NULL: the kernel's) starts and how long it is,
+ * from /proc/kallsyms: the next symbol's address bounds it. -ENOENT when it is not there,
+ * -EPERM when the addresses are hidden (kptr_restrict). */
+static int kernel_function_extent(const char *mod, const char *name, uint64_t *addr,
+				  uint64_t *size)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[600], sym[512], tag[128];
+	uint64_t a, at = 0, next = UINT64_MAX;
+	char type;
+	bool found = false;
+
+	if (!f)
+		return -errno;
+	for (int pass = 0; pass < 2; pass++) {
+		rewind(f);
+		while (fgets(line, sizeof(line), f)) {
+			tag[0] = 0;
+			if (sscanf(line, "%" SCNx64 " %c %511s [%127[^]]]", &a, &type, sym, tag) < 3)
+				continue;
+			if (pass == 0 && !found && (type == 't' || type == 'T') && !strcmp(sym, name) &&
+			    !strcmp(tag, mod ? mod : "")) {
+				found = true;
+				at = a;
+			} else if (pass == 1 && a > at && a < next) {
+				next = a;
+			}
+		}
+		if (!found)
+			break;
+	}
+	fclose(f);
+	if (!found)
+		return -ENOENT;
+	if (!at)
+		return -EPERM;
+	*addr = at;
+	*size = next == UINT64_MAX ? 0 : next - at;
+	return 0;
+}
+
+/* Up to `len` bytes of kernel text at `addr`, from /proc/kcore (an ELF core of the kernel's
+ * memory). The bytes read, or -errno (no kcore: CONFIG_PROC_KCORE unset, or not root). */
+static ssize_t read_kernel_text(uint64_t addr, uint8_t *buf, size_t len)
+{
+	int fd = open("/proc/kcore", O_RDONLY | O_CLOEXEC);
+	Elf64_Ehdr eh;
+	ssize_t rc = -ENOENT;
+
+	if (fd < 0)
+		return -errno;
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64) {
+		close(fd);
+		return -EINVAL;
+	}
+	for (uint32_t i = 0; i < eh.e_phnum; i++) {
+		Elf64_Phdr ph;
+
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (uint64_t)i * eh.e_phentsize)) !=
+		    (ssize_t)sizeof(ph))
+			break;
+		if (ph.p_type != PT_LOAD || addr < ph.p_vaddr || addr - ph.p_vaddr >= ph.p_memsz)
+			continue;
+		len = (size_t)DT_MIN((uint64_t)len, ph.p_memsz - (addr - ph.p_vaddr));
+		rc = pread(fd, buf, len, (off_t)(ph.p_offset + (addr - ph.p_vaddr)));
+		if (rc < 0)
+			rc = -errno;
+		break;
+	}
+	close(fd);
+	return rc;
+}
+
+/* kprobe:F+OFF, bpftrace's checks: OFF inside F (else its words), and on an instruction's start,
+ * decoded from the live kernel text (dt_cg_insn_boundary). Where the text cannot be read, the
+ * kernel's own check stands (x86 refuses with EILSEQ, see attach_kprobe). */
+static int check_kprobe_offset(const dt_attach *a, char **err)
+{
+	uint64_t addr = 0, size = 0;
+	uint8_t code[4096];
+	ssize_t n;
+	int rc = kernel_function_extent(kprobe_module(a), a->func, &addr, &size);
+
+	if (rc == -ENOENT)
+		return dt_rt_fail(err, rc, "%s: no kernel function '%s'%s%s (see /proc/kallsyms)",
+				  a->text, a->func, kprobe_module(a) ? " in module " : "",
+				  kprobe_module(a) ? kprobe_module(a) : "");
+	if (rc < 0)
+		return 0;
+	if (size && a->offset >= size)
+		return dt_rt_fail(err, -ERANGE, "%s: Offset outside the function bounds ('%s' size "
+				  "is %" PRIu64 ")", a->text, a->func, size);
+	n = read_kernel_text(addr, code, (size_t)DT_MIN(size ? size : a->offset + 16,
+							 (uint64_t)sizeof(code)));
+	if (n <= 0 || (uint64_t)n <= a->offset)
+		return 0;
+	rc = dt_cg_insn_boundary(code, (size_t)n, a->offset);
+	if (rc == 0)
+		return dt_rt_fail(err, -EILSEQ, "%s: Could not add %s into middle of instruction: "
+				  "%s+%" PRIu64 " (a kprobe there would corrupt it; offsets that "
+				  "start an instruction are in `objdump -d` of the function)",
+				  a->text, dt_provider_name(a->provider), a->func, a->offset);
+	return 0;
 }
 
 int dt_rt_validate(const dt_attach *a, int pid, char **err)
@@ -1364,10 +1513,19 @@ int dt_rt_validate(const dt_attach *a, int pid, char **err)
 	case DT_P_KRETPROBE:
 		if (access("/sys/bus/event_source/devices/kprobe", F_OK) != 0)
 			return no_kprobes(a, err);
-		if (a->func && !a->has_offset && !kernel_function_known(a->func))
-			return dt_rt_fail(err, -ENOENT, "%s: no kernel function '%s' can be probed "
+		if (kprobe_module(a) && !module_loaded(a->target))
+			return dt_rt_fail(err, -ENOENT, "specified module %s in probe %s is not loaded.",
+					  a->target, a->text);
+		if (a->func && !a->has_offset &&
+		    !kernel_function_known(a->target && !strpbrk(a->target, "*?[") ? a->target
+										   : NULL,
+					   a->func))
+			return dt_rt_fail(err, -ENOENT, "%s: no kernel function '%s'%s%s can be probed "
 				    "(see %s/available_filter_functions)", a->text, a->func,
+				    a->target ? " in " : "", a->target ? a->target : "",
 				    dt_rt_tracefs());
+		if (a->func && a->has_offset && a->offset)
+			return check_kprobe_offset(a, err);
 		return 0;
 	case DT_P_TRACEPOINT:
 		return dt_rt_tracepoint_id(a, &v, err);
@@ -1593,9 +1751,21 @@ static int expand_tracefs_list(const char *file, const dt_attach *a, bool tracep
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
-		char *name = line, *colon;
+		char *name = line, *colon, *tag = strchr(line, '['), both[600];
 
 		line[strcspn(line, " \t\n")] = 0; /* available_filter_functions: "name [module]" */
+		if (tag) /* the module, else the kernel itself ("vmlinux", as bpftrace names it) */
+			tag[strcspn(tag, "]\n")] = 0;
+		if (!tracepoint && a->target) {
+			const char *mod = tag ? tag + 1 : "vmlinux";
+
+			if (fnmatch(a->target, mod, 0) || fnmatch(a->func ? a->func : "", line, 0))
+				continue;
+			/* kprobe:MODULE_PATTERN:F: "module:function", each its own module. */
+			snprintf(both, sizeof(both), "%s:%s", mod, line);
+			DT_VEC_PUSH(out, xstrdup(strpbrk(a->target, "*?[") ? both : line));
+			continue;
+		}
 		if (tracepoint) {
 			colon = strchr(line, ':');
 			if (!colon)
