@@ -4,7 +4,7 @@ shows: a probe typed over several lines attaches and runs, statements act on liv
 leave the session as it was, Tab completes, output from running probes does not garble the line
 being typed, Ctrl-C cancels an entry, .probes/.maps/.detach/.save/.load work, a map used with
 another type is refused, Ctrl-D ends the session printing the maps, SIGUSR1 prints them while it
-goes on and SIGHUP ends it as Ctrl-D does. A saved session runs as a script. The rough edges:
+goes on and SIGHUP, SIGTERM and SIGQUIT end it as Ctrl-D does. A saved session runs as a script. The rough edges:
 a multi-line entry is one history item (Up, and Ctrl-R in the next session), .probes shows whole
 bodies, probe ids are consecutive, .detach without an id says how to use it, completion adds no
 space inside an expression, .save writes an executable file. Needs root (BPF) and tmux.
@@ -257,6 +257,27 @@ def main():
              "end ran" in s and "@u: " in s.split("alive 42")[-1] and dead == "1", s)
     finally:
         tmux("kill-session", "-t", SESSION, check=False)
+
+    # SIGTERM and SIGQUIT end the REPL as SIGHUP does: END runs and the maps print.
+    for signame, signo in (("SIGTERM", 15), ("SIGQUIT", 3)):
+        tmux("kill-session", "-t", SESSION, check=False)
+        tmux("new-session", "-d", "-s", SESSION, "-x", "150", "-y", "50")
+        tmux("set-option", "-t", SESSION, "remain-on-exit", "on")
+        tmux("respawn-pane", "-k", "-t", SESSION, env_cmd)
+        try:
+            wait_for(lambda s: "dt>" in s)
+            line('interval:ms:100 { @v = count(); } END { printf("end ran\\n"); }')
+            wait_for(lambda s: "probe 1 attached" in s)
+            pid = int(tmux("display-message", "-p", "-t", SESSION, "#{pane_pid}").stdout.strip())
+            time.sleep(0.5)
+            os.kill(pid, signo)
+            s = wait_for(lambda s: "end ran" in s and "@v: " in s)
+            time.sleep(0.3)
+            dead = tmux("display-message", "-p", "-t", SESSION, "#{pane_dead}").stdout.strip()
+            case("%s ends the REPL with END and the maps" % signame,
+                 "end ran" in s and "@v: " in s and dead == "1", s)
+        finally:
+            tmux("kill-session", "-t", SESSION, check=False)
 
     # The saved session runs as a script.
     p = subprocess.Popen([DT, saved], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
