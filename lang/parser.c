@@ -1571,8 +1571,8 @@ static dt_attach *parse_attach(parser *p, const dt_token *t)
 	}
 	at->text = dt_arena_strndup(p->a, s, n);
 	/* Fields split on ':'; f[0] is the provider. */
-	const char *f[8];
-	size_t fl[8];
+	const char *f[8] = { 0 };
+	size_t fl[8] = { 0 };
 	size_t nf = 0;
 	bool quoted = false;
 	for (size_t i = 0, b = 0; i <= n; i++) {
@@ -1681,7 +1681,7 @@ static dt_attach *parse_attach(parser *p, const dt_token *t)
 			at->target = nf == 2 ? "" : unquote_field(p, f[1], fl[1]);
 			at->usdt_provider = nf == 4 && fl[2] ? unquote_field(p, f[2], fl[2]) : NULL;
 			at->func = unquote_field(p, f[nf - 1], fl[nf - 1]);
-			ok = at->target && at->func && (nf == 3 || !fl[2] || at->usdt_provider) &&
+			ok = at->target && at->func && (nf != 4 || !fl[2] || at->usdt_provider) &&
 			     *at->func;
 		}
 		break;

@@ -151,6 +151,32 @@ static void attach_fields(void)
 	done(&r);
 }
 
+/* Fills the stack below the caller with non-zero bytes, so that a read of a variable the parser
+ * never set sees garbage rather than the zeros of a fresh stack. */
+static __attribute__((noinline)) void dirty_stack(void)
+{
+	volatile unsigned char junk[65536];
+
+	memset((void *)junk, 0x5a, sizeof(junk));
+}
+
+/* usdt:NAME alone (bpftrace's `usdt:*`) has two fields; its check read the third field's length,
+ * which the splitter never set: the same text was "malformed" or "matches no USDT probe" from one
+ * run to the next. */
+static void usdt_two_fields_on_a_dirty_stack(void)
+{
+	dirty_stack();
+	parsed r = parse("usdt:/x { }");
+	CHECK_EQ_INT(dt_diags_error_count(r.d), 0);
+	if (r.p && r.p->nprobes) {
+		dt_attach *a = r.p->probes[0]->attach[0];
+		CHECK_EQ_STR(a->target, "");
+		CHECK_EQ_STR(a->func, "/x");
+		CHECK(a->usdt_provider == NULL);
+	}
+	done(&r);
+}
+
 static void precedence(void)
 {
 	parsed r = parse("BEGIN { @x = 1 + 2 * 3 == 7 && 1 | 2; @y = -1 - -2; }");
@@ -261,6 +287,7 @@ int main(void)
 	T_RUN(gt_nested_always_compares);
 	T_RUN(gt_ambiguous_error_names_the_gt);
 	T_RUN(attach_fields);
+	T_RUN(usdt_two_fields_on_a_dirty_stack);
 	T_RUN(precedence);
 	T_RUN(predicate_division);
 	T_RUN(statements);
