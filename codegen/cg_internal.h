@@ -63,6 +63,10 @@ typedef struct cg {
 	LLVMValueRef dwarf_ref;     /* continuation: i8* to the walker's result stack ref */
 	LLVMValueRef frame;         /* a probe in parts: i8* to its frame (cg_split.c) */
 	LLVMBasicBlockRef loop_break, loop_cont; /* the innermost while loop's exits (else NULL) */
+	/* In a for loop's callback (cg_stmt.c): the caller's "returned" flag, an i8* to its
+	 * context's first slot (NULL elsewhere). With no while loop around, break returns 1 from
+	 * the callback, continue 0; return sets the flag and returns 1. */
+	LLVMValueRef for_ret;
 	LLVMValueRef key32;         /* i64 alloca used as the u32 key of array-map lookups */
 	/* Stack buffers, reused from one statement to the next (a statement's temporaries are
 	 * dead when it ends; values that outlive it are in variables or maps). Slots below
@@ -100,6 +104,9 @@ LLVMValueRef cg_buf(cg *c, uint32_t size);
 /* A buffer with no initialisation (the caller writes every byte before use). */
 LLVMValueRef cg_buf_raw(cg *c, uint32_t size);
 LLVMValueRef cg_alloca_i64(cg *c);
+/* `size` bytes (8-aligned, uninitialised) always on the stack, for helpers that take only a
+ * stack pointer (a callback's context). */
+LLVMValueRef cg_alloca_stack(cg *c, uint32_t size);
 /* A stack u32 key holding v, for array-map lookups (stats, scratch, walker state). */
 LLVMValueRef cg_key32(cg *c, uint32_t v);
 LLVMValueRef cg_gep(cg *c, LLVMValueRef p, uint32_t off);
@@ -119,7 +126,8 @@ void cg_count_if_negative(cg *c, LLVMValueRef r, enum dt_stat stat);
 LLVMValueRef cg_prologue_ptr(cg *c, dt_aux_map which, uint32_t key);
 /* Emits the prologue's lookups and its branch to the body (finish_function). */
 void cg_emit_prologue(cg *c);
-/* Emits `return 0` and leaves the builder in a fresh unreachable block. */
+/* Emits `return 0` (in a for loop's callback: the return from the probe, see for_ret) and
+ * leaves the builder in a fresh unreachable block. */
 void cg_return(cg *c);
 /* Returns v (an i64) from the program: `return EXPR;`. */
 void cg_return_value(cg *c, LLVMValueRef v);
@@ -235,6 +243,8 @@ LLVMValueRef cg_set_slot(cg *c, LLVMBasicBlockRef absent);
 /* Calls fn on every expression of a probe's predicate and body, each before its operands,
  * including those of unrolled and untaken branches: what a probe may evaluate. */
 void cg_visit_probe(const dt_probe *p, void (*fn)(void *ctx, const dt_expr *e), void *ctx);
+/* The same for a list of statements. */
+void cg_visit_stmts(const dt_stmt_list *l, void (*fn)(void *ctx, const dt_expr *e), void *ctx);
 /* The same for one expression (NULL: nothing). */
 void cg_visit_expr(const dt_expr *e, void (*fn)(void *ctx, const dt_expr *e), void *ctx);
 
@@ -287,9 +297,14 @@ LLVMValueRef cg_xprobe_value(cg *c, const dt_expr *e);
 
 /* ------------------------------------------------------------ cg_elf.c, cg_asm.c */
 
-/* Finds section `name` in the in-memory ELF object; fails if it carries relocations. */
-int cg_elf_section(const void *obj, size_t len, const char *name, const void **data,
-		   size_t *size);
+/* A copy (xmalloc'd, the caller frees) of the instructions of section `name` of the in-memory
+ * ELF object, the addresses of its own functions (callbacks) resolved; -ENOTSUP for any other
+ * relocation. */
+int cg_elf_section(const void *obj, size_t len, const char *name, struct bpf_insn **insns,
+		   size_t *ninsns);
+/* The first instruction of each function of a program (0 and each call's or callback's
+ * target, ascending) when it passes a callback to a helper (xmalloc'd); NULL and 0 when not. */
+void cg_func_starts(const struct bpf_insn *insns, size_t n, uint32_t **offs, uint32_t *nfuncs);
 /* Appends a listing of `n` instructions to *out (xrealloc'd, NUL-terminated). */
 void cg_disasm(const struct bpf_insn *insns, size_t n, const char *title, char **out,
 	       size_t *len);

@@ -140,6 +140,14 @@ LLVMValueRef cg_alloca_i64(cg *c)
 	return entry_alloca(c, c->i64, "v");
 }
 
+LLVMValueRef cg_alloca_stack(cg *c, uint32_t size)
+{
+	uint32_t sz = DT_ALIGN(size ? size : 1, 8);
+
+	c->stack_used += sz;
+	return LLVMBuildBitCast(c->b, entry_alloca(c, LLVMArrayType(c->i8, sz), "stk"), c->i8p, "");
+}
+
 LLVMValueRef cg_buf_raw(cg *c, uint32_t size)
 {
 	uint32_t sz = DT_ALIGN(size ? size : 1, 8);
@@ -292,6 +300,15 @@ void cg_return(cg *c)
 
 void cg_return_value(cg *c, LLVMValueRef v)
 {
+	if (c->for_ret) {
+		/* In a for loop's body: tell the caller (the flag, then the value), which returns
+		 * in turn, and stop the loop. */
+		cg_store_int(c, c->for_ret, 0, 8, cg_i64(c, 1));
+		cg_store_int(c, c->for_ret, 8, 8, v);
+		LLVMBuildRet(c->b, cg_i64(c, 1));
+		LLVMPositionBuilderAtEnd(c->b, cg_block(c, "dead"));
+		return;
+	}
 	LLVMBuildRet(c->b, v);
 	LLVMPositionBuilderAtEnd(c->b, cg_block(c, "dead"));
 }

@@ -82,6 +82,13 @@ static void visit_stmts(const visit *v, const dt_stmt_list *l)
 			if (s->expr)
 				visit_expr(v, s->expr);
 			break;
+		case DT_S_FOR:
+			visit_expr(v, s->for_.var);
+			visit_expr(v, s->for_.map);
+			visit_expr(v, s->for_.start);
+			visit_expr(v, s->for_.end);
+			visit_stmts(v, &s->for_.body);
+			break;
 		case DT_S_BREAK: case DT_S_CONTINUE: break;
 		}
 	}
@@ -93,6 +100,13 @@ void cg_visit_probe(const dt_probe *p, void (*fn)(void *ctx, const dt_expr *e), 
 
 	visit_expr(&v, p->pred);
 	visit_stmts(&v, &p->body);
+}
+
+void cg_visit_stmts(const dt_stmt_list *l, void (*fn)(void *ctx, const dt_expr *e), void *ctx)
+{
+	visit v = { fn, ctx };
+
+	visit_stmts(&v, l);
 }
 
 void cg_visit_expr(const dt_expr *e, void (*fn)(void *ctx, const dt_expr *e), void *ctx)

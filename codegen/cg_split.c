@@ -165,6 +165,13 @@ static void stmt_cost(cost *k, const dt_stmt *s)
 		cg_visit_expr(s->while_.cond, add_expr_cost, k);
 		stmts_cost(k, &s->while_.body, 1);
 		break;
+	case DT_S_FOR:
+		/* Its body is a callback of the statement's program: whole in one part. */
+		cg_visit_expr(s->for_.map, add_expr_cost, k);
+		cg_visit_expr(s->for_.start, add_expr_cost, k);
+		cg_visit_expr(s->for_.end, add_expr_cost, k);
+		stmts_cost(k, &s->for_.body, 1);
+		break;
 	case DT_S_BLOCK:
 		stmts_cost(k, &s->block, 1);
 		break;

@@ -135,9 +135,53 @@ static LLVMValueRef sub_find(cg *c, uint32_t kind, uint32_t value_size)
 	return NULL;
 }
 
-/* Starts subprogram `fty` and points c at it, with the same vocabulary (buffers, the
- * prologue's counter lookup) as a program; `saved` keeps the caller's state for sub_close.
- * NULL when the program has too many. */
+/* Starts function `name` of type `fty` in the program's section and points c at it, with the
+ * same vocabulary (buffers, the prologue's counter lookup) as a program; `saved` keeps the
+ * caller's state for fn_close. */
+static LLVMValueRef fn_open(cg *c, const char *name, LLVMTypeRef fty, sub_saved *saved)
+{
+	LLVMValueRef fn = LLVMAddFunction(c->mod, name, fty);
+
+	LLVMSetLinkage(fn, LLVMInternalLinkage);
+	LLVMSetSection(fn, LLVMGetSection(c->fn));
+	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+				LLVMCreateStringAttribute(c->ctx, "no-builtins", 11, "", 0));
+	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+				LLVMCreateEnumAttribute(c->ctx,
+							LLVMGetEnumAttributeKindForName("noinline", 8), 0));
+	saved->c = *c;
+	saved->from = LLVMGetInsertBlock(c->b);
+	c->fn = fn;
+	c->ctxp = NULL;
+	c->stack_used = c->scratch_used = c->scratch_base = 0;
+	c->npro = 0;
+	c->key32 = NULL;
+	c->slots = (typeof(c->slots)){ 0 };
+	c->pool_from = 0;
+	c->for_ret = NULL;
+	c->loop_break = c->loop_cont = NULL;
+	c->allocas = cg_block(c, "entry");
+	c->prologue = cg_block(c, "prologue");
+	c->body = cg_block(c, "body");
+	LLVMPositionBuilderAtEnd(c->b, c->body);
+	return fn;
+}
+
+/* Finishes the function and gives c back to the caller where it was; the subprograms made
+ * meanwhile stay known to the program. */
+static void fn_close(cg *c, sub_saved *saved)
+{
+	finish_function(c);
+	free(c->slots.v);
+	saved->c.err = c->err;
+	saved->c.nsubs = c->nsubs;
+	memcpy(saved->c.subs, c->subs, sizeof(c->subs));
+	*c = saved->c;
+	LLVMPositionBuilderAtEnd(c->b, saved->from);
+}
+
+/* Starts subprogram `fty` (fn_open), made once per program and key; NULL when the program has
+ * too many. */
 static LLVMValueRef sub_open(cg *c, uint32_t kind, uint32_t value_size, LLVMTypeRef fty,
 			     sub_saved *saved)
 {
@@ -149,39 +193,10 @@ static LLVMValueRef sub_open(cg *c, uint32_t kind, uint32_t value_size, LLVMType
 		return NULL;
 	}
 	snprintf(name, sizeof(name), "%s.sub%u_%u", LLVMGetValueName(c->fn), kind, value_size);
-	fn = LLVMAddFunction(c->mod, name, fty);
-	LLVMSetLinkage(fn, LLVMInternalLinkage);
-	LLVMSetSection(fn, LLVMGetSection(c->fn));
-	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-				LLVMCreateStringAttribute(c->ctx, "no-builtins", 11, "", 0));
-	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-				LLVMCreateEnumAttribute(c->ctx,
-							LLVMGetEnumAttributeKindForName("noinline", 8), 0));
+	fn = fn_open(c, name, fty, saved);
+	saved->c.subs[saved->c.nsubs++] = (struct cg_sub){ kind, value_size, fn };
 	c->subs[c->nsubs++] = (struct cg_sub){ kind, value_size, fn };
-	saved->c = *c;
-	saved->from = LLVMGetInsertBlock(c->b);
-	c->fn = fn;
-	c->ctxp = NULL;
-	c->stack_used = c->scratch_used = c->scratch_base = 0;
-	c->npro = 0;
-	c->key32 = NULL;
-	c->slots = (typeof(c->slots)){ 0 };
-	c->pool_from = 0;
-	c->allocas = cg_block(c, "entry");
-	c->prologue = cg_block(c, "prologue");
-	c->body = cg_block(c, "body");
-	LLVMPositionBuilderAtEnd(c->b, c->body);
 	return fn;
-}
-
-/* Finishes the subprogram and gives c back to the caller where it was. */
-static void sub_close(cg *c, sub_saved *saved)
-{
-	finish_function(c);
-	free(c->slots.v);
-	saved->c.err = c->err;
-	*c = saved->c;
-	LLVMPositionBuilderAtEnd(c->b, saved->from);
 }
 
 /* Calls subprogram fn (NULL after an internal error: nothing). */
@@ -207,7 +222,7 @@ static LLVMValueRef hist_bucket_sub(cg *c)
 	if (!fn)
 		return NULL;
 	LLVMBuildRet(c->b, hist_bucket(c, LLVMGetParam(fn, 0)));
-	sub_close(c, &saved);
+	fn_close(c, &saved);
 	return fn;
 }
 
@@ -237,7 +252,7 @@ static LLVMValueRef agg_sub(cg *c, dt_type_kind k, uint32_t value_size)
 	agg_apply(c, k, buf, LLVMGetParam(fn, 2));
 	cg_map_update(c, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), buf);
 	LLVMBuildRet(c->b, cg_i64(c, 0));
-	sub_close(c, &saved);
+	fn_close(c, &saved);
 	return fn;
 }
 
@@ -654,6 +669,243 @@ LLVMValueRef cg_call_action(cg *c, const dt_expr *e)
 	return cg_i64(c, 0);
 }
 
+/* ------------------------------------------------------------ for loops */
+
+/* A for loop's body is a callback: bpf_for_each_map_elem calls it for each element of a map,
+ * bpf_loop for each number of a range, so the verifier checks the body once whatever the count
+ * (bpftrace's way). It reaches the probe through its context, an array of u64 on the caller's
+ * stack (the helpers take no other memory): FOR_RET, set to 1 when the body returned from the
+ * probe, and FOR_RETVAL, the value it returned; the program's context and the continuation's
+ * walker result, for the builtins that read them; a range's start and its number of passes;
+ * then the address of each $variable the body uses, in id order, so what the body writes is
+ * seen after the loop. continue returns 0 from the callback (the next element), break 1
+ * (stop); return sets FOR_RET and returns 1, and the caller returns in turn. */
+enum { FOR_RET, FOR_RETVAL, FOR_CTX, FOR_DWARF, FOR_START, FOR_COUNT, FOR_VARS };
+
+static void for_mark_var(void *ctx, const dt_expr *e)
+{
+	bool *used = ctx;
+
+	if (e->kind == DT_E_VAR && e->var.sym)
+		used[e->var.sym->id] = true;
+}
+
+static LLVMValueRef for_slot(cg *c, LLVMValueRef fctx, uint32_t slot)
+{
+	return cg_load_int(c, fctx, 8 * slot, 8, false);
+}
+
+/* The value of a per-CPU aggregation at `key` of map m (layout lay), combined over the CPUs as
+ * the printer combines it: count and sum add up, min and max over the CPUs that saw a value,
+ * avg is the total over the count. */
+static LLVMValueRef percpu_value(cg *c, const dt_map_sym *m, const dt_map_layout *lay,
+				 LLVMValueRef key)
+{
+	dt_type_kind k = m->value->kind;
+	LLVMValueRef map = cg_map_ref(c, cg_script_map_fd(c, m));
+	LLVMValueRef cpu = cg_alloca_i64(c), acc = cg_alloca_i64(c), n = cg_alloca_i64(c);
+	LLVMBasicBlockRef head = cg_block(c, "cpu.head"), body = cg_block(c, "cpu.body");
+	LLVMBasicBlockRef hit = cg_block(c, "cpu.hit"), next = cg_block(c, "cpu.next");
+	LLVMBasicBlockRef done = cg_block(c, "cpu.done");
+	LLVMValueRef args[3], v, ncpu = cg_i64(c, c->env->ncpus ? c->env->ncpus : 1);
+
+	(void)lay;
+	LLVMBuildStore(c->b, cg_i64(c, 0), cpu);
+	LLVMBuildStore(c->b, cg_i64(c, 0), acc);
+	LLVMBuildStore(c->b, cg_i64(c, 0), n);
+	LLVMBuildBr(c->b, head);
+	LLVMPositionBuilderAtEnd(c->b, head);
+	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntULT, LLVMBuildLoad2(c->b, c->i64, cpu, ""),
+					    ncpu, ""), body, done);
+	LLVMPositionBuilderAtEnd(c->b, body);
+	args[0] = map;
+	args[1] = key;
+	args[2] = LLVMBuildLoad2(c->b, c->i64, cpu, "");
+	v = cg_helper(c, BPF_FUNC_map_lookup_percpu_elem, c->i8p, args, 3);
+	cg_br_nonnull(c, v, hit, next);
+	LLVMPositionBuilderAtEnd(c->b, hit);
+	LLVMValueRef a = LLVMBuildLoad2(c->b, c->i64, acc, ""), cnt = LLVMBuildLoad2(c->b, c->i64, n, "");
+	switch (k) {
+	case DT_T_MIN: case DT_T_MAX: {
+		LLVMValueRef x = cg_load_int(c, v, offsetof(struct dt_agg_minmax, value), 8, true);
+		LLVMValueRef set = cg_load_int(c, v, offsetof(struct dt_agg_minmax, set), 8, false);
+		LLVMValueRef better = LLVMBuildICmp(c->b, k == DT_T_MIN ? LLVMIntSLT : LLVMIntSGT, x,
+						    a, "");
+		LLVMValueRef first = LLVMBuildICmp(c->b, LLVMIntEQ, cnt, cg_i64(c, 0), "");
+		LLVMValueRef take = LLVMBuildAnd(c->b, LLVMBuildICmp(c->b, LLVMIntNE, set,
+								     cg_i64(c, 0), ""),
+						 LLVMBuildOr(c->b, first, better, ""), "");
+
+		LLVMBuildStore(c->b, LLVMBuildSelect(c->b, take, x, a, ""), acc);
+		LLVMBuildStore(c->b, LLVMBuildAdd(c->b, cnt, LLVMBuildZExt(c->b, take, c->i64, ""), ""),
+			       n);
+		break;
+	}
+	case DT_T_AVG:
+		LLVMBuildStore(c->b, LLVMBuildAdd(c->b, a, cg_load_int(c, v, offsetof(struct dt_agg_avg,
+									      total), 8, true), ""), acc);
+		LLVMBuildStore(c->b, LLVMBuildAdd(c->b, cnt, cg_load_int(c, v, offsetof(struct dt_agg_avg,
+										  count), 8, false), ""), n);
+		break;
+	default: /* count, sum */
+		LLVMBuildStore(c->b, LLVMBuildAdd(c->b, a, cg_load_int(c, v, offsetof(struct dt_agg_count,
+									      count), 8, false), ""), acc);
+		break;
+	}
+	LLVMBuildBr(c->b, next);
+	LLVMPositionBuilderAtEnd(c->b, next);
+	LLVMBuildStore(c->b, LLVMBuildAdd(c->b, LLVMBuildLoad2(c->b, c->i64, cpu, ""), cg_i64(c, 1), ""),
+		       cpu);
+	LLVMBuildBr(c->b, head);
+	LLVMPositionBuilderAtEnd(c->b, done);
+	if (k == DT_T_AVG)
+		return cg_arith(c, DT_OP_DIV, LLVMBuildLoad2(c->b, c->i64, acc, ""),
+				LLVMBuildLoad2(c->b, c->i64, n, ""), true);
+	return LLVMBuildLoad2(c->b, c->i64, acc, "");
+}
+
+/* Makes the callback of loop s: `i64 (map, key, value, ctx)` for a map, `i64 (index, ctx)` for
+ * a range. `used` marks the variables whose addresses the context holds. */
+static LLVMValueRef for_callback(cg *c, const dt_stmt *s, const bool *used)
+{
+	static unsigned serial;
+	bool is_map = s->for_.map != NULL;
+	LLVMTypeRef mt[4] = { c->i8p, c->i8p, c->i8p, c->i8p }, rt[2] = { c->i64, c->i8p };
+	LLVMTypeRef fty = is_map ? LLVMFunctionType(c->i64, mt, 4, false)
+				 : LLVMFunctionType(c->i64, rt, 2, false);
+	const dt_probe *p = c->probe;
+	const dt_var_sym *var = s->for_.var->var.sym;
+	LLVMValueRef fn, fctx, *outer = c->vars;
+	uint32_t slot = FOR_VARS, scratch = c->scratch_used, budget = c->stack_budget;
+	sub_saved saved;
+	char name[96];
+
+	snprintf(name, sizeof(name), "%s.for%u", LLVMGetValueName(c->fn), serial++);
+	fn = fn_open(c, name, fty, &saved);
+	/* The caller's buffers stay live under the call: the callback's come after them. Its
+	 * stack adds to the caller's (512 bytes for the chain), so it keeps little. */
+	c->scratch_used = c->scratch_base = scratch;
+	c->stack_budget = DT_MIN(budget, 64u);
+	fctx = LLVMGetParam(fn, is_map ? 3 : 1);
+	c->vars = xcalloc(p->nvars ? p->nvars : 1, sizeof(*c->vars));
+	for (uint32_t i = 0; i < p->nvars; i++)
+		if (used[i])
+			c->vars[i] = LLVMBuildIntToPtr(c->b, for_slot(c, fctx, slot++),
+						       LLVMTypeOf(outer[i]), "");
+	if (saved.c.ctxp)
+		c->ctxp = LLVMBuildIntToPtr(c->b, for_slot(c, fctx, FOR_CTX), c->i8p, "");
+	if (saved.c.dwarf_ref)
+		c->dwarf_ref = LLVMBuildIntToPtr(c->b, for_slot(c, fctx, FOR_DWARF), c->i8p, "");
+	c->for_ret = fctx;
+	cg_pin_temps(c);
+
+	if (is_map) {
+		const dt_map_sym *m = s->for_.map->map.sym;
+		const dt_type *tt = var->type;
+		dt_map_layout lay;
+
+		dt_map_layout_of(m, &lay);
+		cg_memcpy(c, c->vars[var->id], tt->tuple.offsets[0], LLVMGetParam(fn, 1), 0,
+			  tt->tuple.elems[0]->size);
+		if (lay.percpu)
+			cg_store_int(c, c->vars[var->id], tt->tuple.offsets[1], 8,
+				     percpu_value(c, m, &lay, LLVMGetParam(fn, 1)));
+		else
+			cg_memcpy(c, c->vars[var->id], tt->tuple.offsets[1], LLVMGetParam(fn, 2), 0,
+				  tt->tuple.elems[1]->size);
+	} else {
+		LLVMValueRef ix = LLVMBuildAnd(c->b, LLVMGetParam(fn, 0), cg_i64(c, 0xffffffffu), "");
+		LLVMBasicBlockRef pass = cg_block(c, "for.pass"), stop = cg_block(c, "for.stop");
+
+		LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntULT, ix,
+						    for_slot(c, fctx, FOR_COUNT), ""), pass, stop);
+		LLVMPositionBuilderAtEnd(c->b, stop);
+		LLVMBuildRet(c->b, cg_i64(c, 1));
+		LLVMPositionBuilderAtEnd(c->b, pass);
+
+		LLVMBuildStore(c->b, LLVMBuildAdd(c->b, for_slot(c, fctx, FOR_START), ix, ""),
+			       c->vars[var->id]);
+	}
+	cg_stmts(c, &s->for_.body);
+	free(c->vars);
+	fn_close(c, &saved);
+	return fn;
+}
+
+static void for_loop(cg *c, const dt_stmt *s)
+{
+	const dt_probe *p = c->probe;
+	bool *used = xcalloc(p->nvars + 1, sizeof(*used));
+	uint32_t nslots = FOR_VARS, slot = FOR_VARS;
+	LLVMValueRef fctx, fn, start = NULL, count = NULL, r;
+	LLVMBasicBlockRef ret, go;
+
+	used[s->for_.var->var.sym->id] = true;
+	cg_visit_stmts(&s->for_.body, for_mark_var, used);
+	for (uint32_t i = 0; i < p->nvars; i++)
+		nslots += used[i];
+	if (!s->for_.map) {
+		/* The ends are read once, before the first pass (bpftrace's rule). */
+		start = cg_expr(c, s->for_.start);
+		LLVMValueRef end = cg_expr(c, s->for_.end);
+
+		if (!start || !end) {
+			free(used);
+			return;
+		}
+		count = LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntSGT, end, start, ""),
+					LLVMBuildSub(c->b, end, start, ""), cg_i64(c, 0), "");
+	}
+	fctx = cg_alloca_stack(c, 8 * nslots);
+	cg_store_int(c, fctx, 8 * FOR_RET, 8, cg_i64(c, 0));
+	cg_store_int(c, fctx, 8 * FOR_RETVAL, 8, cg_i64(c, 0));
+	cg_store_int(c, fctx, 8 * FOR_CTX, 8,
+		     c->ctxp ? LLVMBuildPtrToInt(c->b, c->ctxp, c->i64, "") : cg_i64(c, 0));
+	cg_store_int(c, fctx, 8 * FOR_DWARF, 8,
+		     c->dwarf_ref ? LLVMBuildPtrToInt(c->b, c->dwarf_ref, c->i64, "") : cg_i64(c, 0));
+	cg_store_int(c, fctx, 8 * FOR_START, 8, start ? start : cg_i64(c, 0));
+	cg_store_int(c, fctx, 8 * FOR_COUNT, 8, count ? count : cg_i64(c, 0));
+	for (uint32_t i = 0; i < p->nvars; i++)
+		if (used[i])
+			cg_store_int(c, fctx, 8 * slot++, 8,
+				     LLVMBuildPtrToInt(c->b, c->vars[i], c->i64, ""));
+	fn = for_callback(c, s, used);
+	free(used);
+	if (c->err)
+		return;
+	LLVMValueRef cb = LLVMBuildBitCast(c->b, fn, c->i8p, "");
+	if (s->for_.map) {
+		LLVMValueRef args[4] = { cg_map_ref(c, cg_script_map_fd(c, s->for_.map->map.sym)), cb,
+					 fctx, cg_i64(c, 0) };
+
+		r = cg_helper(c, BPF_FUNC_for_each_map_elem, c->i64, args, 4);
+		(void)r;
+	} else {
+		/* bpf_loop runs at most 1 << 23 passes; a longer range stops there. An empty
+		 * range still calls it, once, for a callback that stops at once (FOR_COUNT): the
+		 * verifier, when it knows the count is 0, skips the callback and then drops its
+		 * code from under the callback's address. */
+		LLVMValueRef nr = LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntUGT, count,
+								      cg_i64(c, 1 << 23), ""),
+						  cg_i64(c, 1 << 23), count, "");
+		LLVMValueRef args[4] = { LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, nr,
+									    cg_i64(c, 0), ""),
+							 cg_i64(c, 1), nr, ""),
+					 cb, fctx, cg_i64(c, 0) };
+
+		r = cg_helper(c, BPF_FUNC_loop, c->i64, args, 4);
+		(void)r;
+	}
+	ret = cg_block(c, "for.ret");
+	go = cg_block(c, "for.done");
+	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntNE, for_slot(c, fctx, FOR_RET),
+					    cg_i64(c, 0), ""), ret, go);
+	LLVMPositionBuilderAtEnd(c->b, ret);
+	cg_return_value(c, for_slot(c, fctx, FOR_RETVAL));
+	LLVMBuildBr(c->b, go);
+	LLVMPositionBuilderAtEnd(c->b, go);
+}
+
 /* ------------------------------------------------------------ statements */
 
 static void stmt(cg *c, const dt_stmt *s)
@@ -706,6 +958,12 @@ static void stmt(cg *c, const dt_stmt *s)
 		break;
 	}
 	case DT_S_BREAK: case DT_S_CONTINUE:
+		if (!c->loop_break && c->for_ret) {
+			/* A for loop's callback: 1 stops the helper, 0 goes on. */
+			LLVMBuildRet(c->b, cg_i64(c, s->kind == DT_S_BREAK));
+			LLVMPositionBuilderAtEnd(c->b, cg_block(c, "after.jump"));
+			break;
+		}
 		if (!c->loop_break) {
 			cg_fail(c, s->span, "break or continue outside a loop");
 			break;
@@ -722,6 +980,9 @@ static void stmt(cg *c, const dt_stmt *s)
 		break;
 	case DT_S_BLOCK:
 		cg_stmts(c, &s->block);
+		break;
+	case DT_S_FOR:
+		for_loop(c, s);
 		break;
 	}
 }

@@ -52,8 +52,10 @@ void dt_cg_result_free(dt_cg_result *r)
 {
 	if (!r)
 		return;
-	for (uint32_t i = 0; i < r->nprogs; i++)
+	for (uint32_t i = 0; i < r->nprogs; i++) {
 		free(r->progs[i].insns);
+		free(r->progs[i].func_offs);
+	}
 	free(r->progs);
 	free(r->ir);
 	free(r->asm_text);
@@ -374,11 +376,11 @@ static int compile(const dt_program *p, const dt_cg_env *env, const plan *plans,
 	size_t asm_len = 0;
 
 	for (uint32_t i = 0; i < nplans; i++) {
-		const void *data;
-		size_t size;
+		struct bpf_insn *insns;
+		size_t n;
 
 		ret = cg_elf_section(LLVMGetBufferStart(obj), LLVMGetBufferSize(obj), plans[i].section,
-				     &data, &size);
+				     &insns, &n);
 		if (ret) {
 			dt_diag(d, DT_DIAG_ERROR, plans[i].prog.probe->span,
 				"internal code generation error: section %s: %s", plans[i].section,
@@ -386,19 +388,20 @@ static int compile(const dt_program *p, const dt_cg_env *env, const plan *plans,
 			ret = -EINVAL;
 			goto out_result;
 		}
-		if (size / sizeof(struct bpf_insn) > CG_MAX_JUMP) {
+		if (n > CG_MAX_JUMP) {
 			dt_diag(d, DT_DIAG_ERROR, plans[i].prog.probe->span,
 				"internal code generation error: program %s came out at %zu "
 				"instructions, more than BPF jumps can span (%d)", plans[i].prog.name,
-				size / sizeof(struct bpf_insn), CG_MAX_JUMP);
+				n, CG_MAX_JUMP);
 			dt_diag_hint(d, "this is a dwarftrace bug; please report it with the script");
+			free(insns);
 			ret = -EINVAL;
 			goto out_result;
 		}
 		r->progs[i] = plans[i].prog;
-		r->progs[i].insns = xmalloc(size ? size : 1);
-		memcpy(r->progs[i].insns, data, size);
-		r->progs[i].ninsns = size / sizeof(struct bpf_insn);
+		r->progs[i].insns = insns;
+		r->progs[i].ninsns = n;
+		cg_func_starts(insns, n, &r->progs[i].func_offs, &r->progs[i].nfuncs);
 		r->nprogs = i + 1;
 		if (env->want_asm) {
 			char title[96];

@@ -140,6 +140,11 @@ typedef struct dt_cg_prog {
 	char name[16];            /* BPF object name, e.g. "p0_profile" */
 	struct bpf_insn *insns;
 	size_t ninsns;
+	/* The first instruction of each of its functions (0, then each subprogram's), when it
+	 * passes one of them to a helper as a callback (a for loop): the kernel then wants BTF
+	 * func_info naming every function (runtime's loader makes it). NULL, 0 otherwise. */
+	uint32_t *func_offs;
+	uint32_t nfuncs;
 	bool is_continuation;     /* tail-called by the walker, never attached */
 	int cont_slot;            /* the entry program: slot in DT_AUX_CONT_PROGS of its continuation; -1 */
 	int chain_slot;           /* a later part: its slot in DT_AUX_CHAIN_PROGS, never attached; -1 */

@@ -57,7 +57,7 @@ typedef struct checker {
 	const dt_type *record;   /* its tracepoint args, loaded on first use */
 	bool record_failed;
 	bool in_pred;
-	uint32_t loop_depth; /* while loops around the statement being checked */
+	uint32_t loop_depth; /* while and for loops around the statement being checked */
 	const char *tracefs;
 	bool tracefs_looked;
 } checker;
@@ -2742,6 +2742,89 @@ static void check_plain_assign(checker *c, dt_stmt *s)
 	target->type = m->sym.value ? m->sym.value : &t_none;
 }
 
+/* What `for ($kv : @map)` gives $kv: (key, value), the key a tuple when the map has several.
+ * A per-CPU aggregation (count, sum, min, max, avg) is read combined over the CPUs, as an
+ * integer; hist, lhist and stats cannot be (bpftrace's rule). NONE when reported or not known
+ * yet (the collecting walk, before the map's first assignment). */
+static const dt_type *for_map_type(checker *c, dt_expr *e)
+{
+	map_info *m = map_lookup(c, e);
+	e->map.sym = &m->sym;
+	e->type = dt_type_void();
+	if (!m->sym.value) {
+		if (c->d && !m->assigned)
+			ERR(c, e->span, "%s is iterated but never assigned", m->sym.name);
+		return &t_none;
+	}
+	if (m->shape_known && !m->keyed) {
+		ERR(c, e->span, "%s has no explicit keys (scalar map), and cannot be used for "
+		    "iteration", m->sym.name);
+		return &t_none;
+	}
+	const dt_type *v = m->sym.value;
+	switch (v->kind) {
+	case DT_T_COUNT:
+		v = dt_type_int(false, 8);
+		break;
+	case DT_T_SUM: case DT_T_MIN: case DT_T_MAX: case DT_T_AVG:
+		v = dt_type_int(v->is_signed, 8);
+		break;
+	case DT_T_HIST: case DT_T_LHIST: case DT_T_STATS:
+		ERR(c, e->span, "Loop expression does not support type: %s", tname(c, v));
+		HINT(c, "a for loop reads count, sum, min, max and avg maps, combined over the CPUs; "
+			"print(%s) shows this one", m->sym.name);
+		return &t_none;
+	default:
+		break;
+	}
+	if (!m->sym.key)
+		return &t_none;
+	const dt_type *el[2] = { m->sym.key, v };
+	return dt_type_tuple(c->a, el, 2);
+}
+
+/* `for ($v : @map)` and `for ($v : START..END)`: $v is a new variable of the loop's block
+ * (bpftrace refuses a name that is already a variable there); break and continue act on the
+ * loop. The body's variables are the probe's own (codegen passes their addresses to the
+ * callback), so what the body assigns is seen after the loop. */
+static void check_for(checker *c, dt_stmt *s)
+{
+	dt_expr *var = s->for_.var;
+	const dt_type *t = &t_none;
+	if (!var || var->kind != DT_E_VAR)
+		return; /* reported by the parser */
+	if (s->for_.map) {
+		t = for_map_type(c, s->for_.map);
+	} else {
+		dt_expr *ends[2] = { s->for_.start, s->for_.end };
+		bool ok = true;
+		for (int i = 0; i < 2; i++) {
+			const dt_type *et = check_expr(c, ends[i]);
+			if (!is_none(et) && !is_int(et)) {
+				ERR(c, ends[i]->span, "the %s of a range must be an integer, not %s",
+				    i ? "end" : "start", tname(c, et));
+			}
+			ok = ok && is_int(et);
+		}
+		t = ok ? dt_type_int(true, 8) : &t_none;
+	}
+	var_info *old = var_find(c, var->var.name);
+	if (old && scope_is_open(c, old->scope)) {
+		ERR(c, var->span, "Loop declaration shadows existing variable: %s", var->var.name);
+		NOTE(c, old->sym.decl, "%s was %s here", old->sym.name,
+		     old->by_let ? "declared" : "first assigned");
+	}
+	scope_open(c);
+	var_info *v = var_new(c, var, t);
+	v->by_let = true;
+	var->var.sym = &v->sym;
+	var->type = v->sym.type;
+	c->loop_depth++;
+	check_stmts(c, &s->for_.body);
+	c->loop_depth--;
+	scope_close(c);
+}
+
 static void check_stmt(checker *c, dt_stmt *s)
 {
 	switch (s->kind) {
@@ -2806,6 +2889,9 @@ static void check_stmt(checker *c, dt_stmt *s)
 		return;
 	case DT_S_BLOCK:
 		check_block(c, &s->block);
+		return;
+	case DT_S_FOR:
+		check_for(c, s);
 		return;
 	case DT_S_RETURN:
 		if (s->expr) {

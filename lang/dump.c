@@ -338,6 +338,14 @@ static void dump_stmt(dumper *d, const dt_stmt *s, int depth)
 		fputs("block\n", o);
 		dump_stmts(d, &s->block, depth + 1);
 		return;
+	case DT_S_FOR:
+		fputs(s->for_.map ? "for map\n" : "for range\n", o);
+		dump_expr(d, s->for_.var, depth + 1);
+		dump_expr(d, s->for_.map, depth + 1);
+		dump_expr(d, s->for_.start, depth + 1);
+		dump_expr(d, s->for_.end, depth + 1);
+		dump_stmts(d, &s->for_.body, depth + 1);
+		return;
 	}
 }
 

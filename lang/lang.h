@@ -501,8 +501,9 @@ typedef enum dt_stmt_kind {
 	DT_S_UNROLL,
 	DT_S_RETURN,
 	DT_S_WHILE,
-	DT_S_BREAK, DT_S_CONTINUE, /* inside a while loop only */
+	DT_S_BREAK, DT_S_CONTINUE, /* inside a while or for loop only */
 	DT_S_BLOCK,
+	DT_S_FOR,     /* for ($kv : @map) { … } and for ($i : START..END) { … } */
 } dt_stmt_kind;
 
 struct dt_stmt {
@@ -525,6 +526,14 @@ struct dt_stmt {
 		struct { uint32_t count; dt_expr *count_expr; dt_stmt_list body; } unroll;
 		struct { dt_expr *cond; dt_stmt_list body; } while_;
 		dt_stmt_list block;
+		/* `for (var : map)` (map set, start/end NULL) or `for (var : start..end)`. The
+		 * variable is the probe's own, of the loop's block; the body runs as a callback
+		 * that reaches the probe's variables through their addresses (codegen), so what it
+		 * writes is seen after the loop, as bpftrace defines. */
+		struct {
+			dt_expr *var, *map, *start, *end;
+			dt_stmt_list body;
+		} for_;
 	};
 };
 

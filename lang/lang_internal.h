@@ -20,7 +20,8 @@ char *dt_arena_vprintf(dt_arena *a, const char *fmt, va_list ap) __attribute__((
 	X(MAP, "map") X(ATTACH, "attach point")                                              \
 	X(LBRACE, "'{'") X(RBRACE, "'}'") X(LPAREN, "'('") X(RPAREN, "')'")                    \
 	X(LBRACK, "'['") X(RBRACK, "']'") X(COMMA, "','") X(SEMI, "';'") X(QUESTION, "'?'")    \
-	X(COLON, "':'") X(DOT, "'.'") X(ARROW, "'->'") X(ASSIGN, "'='")                        \
+	X(COLON, "':'") X(DOT, "'.'") X(DOTDOT, "'..'") X(ARROW, "'->'")                           \
+	X(ASSIGN, "'='")                                                                     \
 	X(PLUS, "'+'") X(MINUS, "'-'") X(STAR, "'*'") X(SLASH, "'/'") X(PERCENT, "'%'")        \
 	X(AMP, "'&'") X(PIPE, "'|'") X(CARET, "'^'") X(TILDE, "'~'") X(BANG, "'!'")            \
 	X(LT, "'<'") X(GT, "'>'") X(LE, "'<='") X(GE, "'>='") X(EQ, "'=='") X(NE, "'!='")      \

@@ -221,7 +221,7 @@ static uint32_t lex_op(const dt_source *src, uint32_t i, dt_tok_kind *k)
 	case ';': return op(k, DT_TOK_SEMI, 1);
 	case '?': return op(k, DT_TOK_QUESTION, 1);
 	case ':': return op(k, DT_TOK_COLON, 1);
-	case '.': return op(k, DT_TOK_DOT, 1);
+	case '.': return c1 == '.' ? op(k, DT_TOK_DOTDOT, 2) : op(k, DT_TOK_DOT, 1);
 	case '~': return op(k, DT_TOK_TILDE, 1);
 	case '=': return eq ? op(k, DT_TOK_EQ, 2) : op(k, DT_TOK_ASSIGN, 1);
 	case '!': return eq ? op(k, DT_TOK_NE, 2) : op(k, DT_TOK_BANG, 1);

@@ -1090,7 +1090,8 @@ static dt_stmt_list parse_brace_block_tail(parser *p, bool *tail)
 		if (s)
 			DT_VEC_PUSH(&v, s);
 		bool compound = s && (s->kind == DT_S_IF || s->kind == DT_S_UNROLL ||
-				      s->kind == DT_S_WHILE || s->kind == DT_S_BLOCK);
+				      s->kind == DT_S_WHILE || s->kind == DT_S_BLOCK ||
+				      s->kind == DT_S_FOR);
 		if (p->panic || p->cur.off == before) {
 			sync_stmt(p);
 			continue;
@@ -1212,6 +1213,50 @@ static dt_stmt *parse_let(parser *p, uint32_t start)
 	return s;
 }
 
+/* `for ($v : @map) { … }` or `for ($v : START..END) { … }` ('for' is current). START and END
+ * are unary expressions, as bpftrace reads them: `(1+1)..(2*4)`, `$a..$b`, `0..@n`. */
+static dt_stmt *parse_for(parser *p, uint32_t start)
+{
+	dt_stmt *s = new_stmt(p, DT_S_FOR, start);
+	advance(p);
+	if (!expect(p, DT_TOK_LPAREN, "expected '(' after 'for'"))
+		return s;
+	if (p->cur.kind != DT_TOK_VAR) {
+		syntax_error(p, "expected a $variable in the for loop");
+		return s;
+	}
+	s->for_.var = parse_primary(p);
+	if (!expect(p, DT_TOK_COLON, "expected ':' after the for loop's variable"))
+		return s;
+	dt_expr *e = parse_unary(p);
+	if (p->panic)
+		return s;
+	if (p->cur.kind == DT_TOK_DOTDOT) {
+		advance(p);
+		s->for_.start = e;
+		s->for_.end = parse_unary(p);
+		if (p->panic)
+			return s;
+	} else if (e->kind == DT_E_MAP && !e->map.nkeys) {
+		s->for_.map = e;
+	} else if (p->cur.kind == DT_TOK_RPAREN) {
+		dt_diag(p->d, DT_DIAG_ERROR, e->span,
+			"a for loop iterates over a map (@name) or a range (START..END)");
+		p->panic = true;
+		return s;
+	}
+	if (!expect(p, DT_TOK_RPAREN, s->for_.start ? "expected ')' after the range"
+						     : "expected ')' or '..' in the for loop")) {
+		if (s->for_.start || e->kind != DT_E_MAP)
+			dt_diag_hint(p->d, "the ends of a range are unary expressions: parenthesise "
+					   "others, as in (1+1)..(2*4)");
+		return s;
+	}
+	s->for_.body = parse_brace_block(p);
+	s->span = span_from(p, start);
+	return s;
+}
+
 static dt_stmt *parse_stmt(parser *p)
 {
 	uint32_t start = p->cur.off;
@@ -1243,6 +1288,8 @@ static dt_stmt *parse_stmt(parser *p)
 		s->span = span_from(p, start);
 		return s;
 	}
+	if (is_kw(p, &p->cur, "for"))
+		return parse_for(p, start);
 	if (is_kw(p, &p->cur, "return")) {
 		advance(p);
 		dt_stmt *s = new_stmt(p, DT_S_RETURN, start);
@@ -1338,7 +1385,8 @@ static dt_stmt_list parse_angle_block(parser *p)
 		if (s)
 			DT_VEC_PUSH(&v, s);
 		bool compound = s && (s->kind == DT_S_IF || s->kind == DT_S_UNROLL ||
-				      s->kind == DT_S_WHILE || s->kind == DT_S_BLOCK);
+				      s->kind == DT_S_WHILE || s->kind == DT_S_BLOCK ||
+				      s->kind == DT_S_FOR);
 		if (p->panic || p->cur.off == before) {
 			sync_stmt(p);
 		} else if (p->cur.kind == DT_TOK_SEMI) {

@@ -11,6 +11,7 @@
 #include "runtime/session_internal.h"
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <limits.h>
@@ -552,6 +553,9 @@ static void note_writers(const dt_stmt_list *l, const dt_probe *p, const char *n
 		case DT_S_WHILE:
 			note_writers(&st->while_.body, p, name, w);
 			break;
+		case DT_S_FOR:
+			note_writers(&st->for_.body, p, name, w);
+			break;
 		case DT_S_BLOCK:
 			note_writers(&st->block, p, name, w);
 			break;
@@ -982,6 +986,31 @@ static void print_log_tail(FILE *f, const char *log, int lines)
 	fprintf(f, "%s\n", p);
 }
 
+/* The BTF a program with callbacks loads with (the kernel wants func_info for each of its
+ * functions then): one static function type `long dt_func(void)` that every function names
+ * (the verifier checks the arguments of global functions only). Its BTF object, or NULL with
+ * -errno in *err. */
+static struct btf *func_btf(uint32_t *func_id, int *err)
+{
+	struct btf *b = btf__new_empty();
+	int lng, proto, fn;
+
+	if (!b) {
+		*err = -errno;
+		return NULL;
+	}
+	lng = btf__add_int(b, "long", 8, BTF_INT_SIGNED);
+	proto = lng > 0 ? btf__add_func_proto(b, lng) : lng;
+	fn = proto > 0 ? btf__add_func(b, "dt_func", BTF_FUNC_STATIC, proto) : proto;
+	*err = fn > 0 ? btf__load_into_kernel(b) : fn;
+	if (*err) {
+		btf__free(b);
+		return NULL;
+	}
+	*func_id = (uint32_t)fn;
+	return b;
+}
+
 /* Loads one program. The first try has no log (cheap); a failure, or -d verifier, loads again
  * with a log, growing the buffer on ENOSPC. */
 int dt_rt_load_prog(dt_session *s, const dt_cg_prog *p, int *fd_out)
@@ -1003,6 +1032,30 @@ int dt_rt_load_prog(dt_session *s, const dt_cg_prog *p, int *fd_out)
 		opts.attach_btf_id = id;
 		if (obj_fd >= 0)
 			opts.attach_btf_obj_fd = (uint32_t)obj_fd;
+	}
+	struct btf *btf = NULL;
+	struct bpf_func_info *finfo = NULL;
+
+	if (p->nfuncs) {
+		uint32_t fid = 0;
+		int r = 0;
+
+		btf = func_btf(&fid, &r);
+		if (!btf) {
+			fprintf(s->err, "dwarftrace: probe %s: cannot load the BTF its loop callbacks "
+				"need: %s\n", prog_label(p), dt_strerror(-r));
+			if (obj_fd >= 0)
+				close(obj_fd);
+			*fd_out = -1;
+			return r;
+		}
+		finfo = xcalloc(p->nfuncs, sizeof(*finfo));
+		for (uint32_t i = 0; i < p->nfuncs; i++)
+			finfo[i] = (struct bpf_func_info){ .insn_off = p->func_offs[i], .type_id = fid };
+		opts.prog_btf_fd = (uint32_t)btf__fd(btf);
+		opts.func_info = finfo;
+		opts.func_info_cnt = p->nfuncs;
+		opts.func_info_rec_size = sizeof(*finfo);
 	}
 	size_t logsz = s->o.log_size ? s->o.log_size : 1u << 18;
 	char *log = NULL;
@@ -1035,6 +1088,8 @@ int dt_rt_load_prog(dt_session *s, const dt_cg_prog *p, int *fd_out)
 	}
 	if (obj_fd >= 0)
 		close(obj_fd);
+	btf__free(btf);
+	free(finfo);
 	if (fd < 0 && rc == -EPERM && geteuid() == 0 && p->attach &&
 	    (p->attach->provider == DT_P_FENTRY || p->attach->provider == DT_P_FEXIT)) {
 		/* Root, and still refused: the kernel does not let BPF trampolines be made here. */
