@@ -182,6 +182,16 @@ static void locals_of_stmts(subst *s, const dt_stmt_list *l)
 		case DT_S_UNROLL: locals_of_stmts(s, &st->unroll.body); break;
 		case DT_S_WHILE: locals_of_stmts(s, &st->while_.body); break;
 		case DT_S_BLOCK: locals_of_stmts(s, &st->block); break;
+		case DT_S_FOR: {
+			const dt_expr *v = st->for_.var;
+			if (v && v->kind == DT_E_VAR && !is_param(s, DT_E_VAR, v->var.name) &&
+			    !is_local(s, v->var.name))
+				DT_VEC_PUSH(&s->locals, v->var.name);
+			locals_of_expr(s, st->for_.start);
+			locals_of_expr(s, st->for_.end);
+			locals_of_stmts(s, &st->for_.body);
+			break;
+		}
 		default: break;
 		}
 	}
@@ -342,6 +352,13 @@ static dt_stmt *clone_stmt(expander *x, subst *s, const dt_stmt *st)
 	case DT_S_BLOCK:
 		n->block = clone_stmts(x, s, &st->block);
 		break;
+	case DT_S_FOR:
+		n->for_.var = clone_expr(x, s, st->for_.var);
+		n->for_.map = clone_expr(x, s, st->for_.map);
+		n->for_.start = clone_expr(x, s, st->for_.start);
+		n->for_.end = clone_expr(x, s, st->for_.end);
+		n->for_.body = clone_stmts(x, s, &st->for_.body);
+		break;
 	case DT_S_BREAK: case DT_S_CONTINUE:
 		break;
 	}
@@ -501,6 +518,11 @@ static void expand_stmts(expander *x, dt_stmt_list *l)
 			expand_stmts(x, &st->while_.body);
 			break;
 		case DT_S_BLOCK: expand_stmts(x, &st->block); break;
+		case DT_S_FOR:
+			expand_expr(x, &st->for_.start);
+			expand_expr(x, &st->for_.end);
+			expand_stmts(x, &st->for_.body);
+			break;
 		default: break;
 		}
 	}
