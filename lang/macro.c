@@ -159,6 +159,15 @@ static void locals_of_expr(subst *s, const dt_expr *e)
 	}
 }
 
+/* Variable t (an assignment's target, a for loop's variable) is the body's own, unless it is
+ * a parameter. */
+static void add_local(subst *s, const dt_expr *t)
+{
+	if (t && t->kind == DT_E_VAR && !is_param(s, DT_E_VAR, t->var.name) &&
+	    !is_local(s, t->var.name))
+		DT_VEC_PUSH(&s->locals, t->var.name);
+}
+
 /* The $variables the body assigns or declares (those it only reads are the caller's, which
  * it may not touch). Block expressions inside it count: they are the body's too. */
 static void locals_of_stmts(subst *s, const dt_stmt_list *l)
@@ -166,14 +175,10 @@ static void locals_of_stmts(subst *s, const dt_stmt_list *l)
 	for (uint32_t i = 0; i < l->n; i++) {
 		const dt_stmt *st = l->v[i];
 		switch (st->kind) {
-		case DT_S_ASSIGN: {
-			const dt_expr *t = st->assign.target;
-			if (t && t->kind == DT_E_VAR && !is_param(s, DT_E_VAR, t->var.name) &&
-			    !is_local(s, t->var.name))
-				DT_VEC_PUSH(&s->locals, t->var.name);
+		case DT_S_ASSIGN:
+			add_local(s, st->assign.target);
 			locals_of_expr(s, st->assign.value);
 			break;
-		}
 		case DT_S_EXPR: case DT_S_RETURN: locals_of_expr(s, st->expr); break;
 		case DT_S_IF:
 			locals_of_stmts(s, &st->if_.then);
@@ -182,16 +187,12 @@ static void locals_of_stmts(subst *s, const dt_stmt_list *l)
 		case DT_S_UNROLL: locals_of_stmts(s, &st->unroll.body); break;
 		case DT_S_WHILE: locals_of_stmts(s, &st->while_.body); break;
 		case DT_S_BLOCK: locals_of_stmts(s, &st->block); break;
-		case DT_S_FOR: {
-			const dt_expr *v = st->for_.var;
-			if (v && v->kind == DT_E_VAR && !is_param(s, DT_E_VAR, v->var.name) &&
-			    !is_local(s, v->var.name))
-				DT_VEC_PUSH(&s->locals, v->var.name);
+		case DT_S_FOR:
+			add_local(s, st->for_.var);
 			locals_of_expr(s, st->for_.start);
 			locals_of_expr(s, st->for_.end);
 			locals_of_stmts(s, &st->for_.body);
 			break;
-		}
 		default: break;
 		}
 	}
