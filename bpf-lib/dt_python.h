@@ -9,7 +9,8 @@
  *      `libpython3.N.so`, embedded or not), finds `_PyRuntime` and `_PyEval_EvalFrameDefault`
  *      in its dynamic symbols, and the structure offsets for its version (struct
  *      dt_py_offsets: `_Py_DebugOffsets` on 3.13+, DWARF, or the table of known releases), and
- *      writes struct dt_py_proc under the tgid in `pyprocs`.
+ *      writes struct dt_py_proc under the tgid in `pyprocs`, with the range of the loop's
+ *      `.cold` part (GCC's unlikely blocks) when a symbol table names it.
  *   2. When the native walk is over, a walk of a process in `pyprocs` (and not asked for native
  *      frames only, DT_WALKER_NATIVE_ONLY) tail-calls DT_WALKER_SLOT_PY instead of storing.
  *   3. The Python step finds the thread's PyThreadState: `pythreads` caches tid -> tstate, checked
@@ -17,7 +18,7 @@
  *      CPython stores there; unlike native_thread_id it needs no pid-namespace translation and
  *      exists on 3.10 too); on a miss, _PyRuntime.interpreters.head -> threads.head -> next.
  *   4. It rewrites the native frames in place, leaf first: each native frame whose pc is inside
- *      `_PyEval_EvalFrameDefault` is replaced by the interpreter frames that C frame runs — from
+ *      `_PyEval_EvalFrameDefault` (or its `.cold` part) is replaced by the interpreter frames that C frame runs — from
  *      the thread's current frame along `previous`, up to and including the first entry frame
  *      (3.11: is_entry; 3.12+: the owner == FRAME_OWNED_BY_CSTACK shim, which is not shown;
  *      3.10: one PyFrameObject per C frame).
@@ -26,8 +27,15 @@
  *   5. A Python frame is one word of the stack: DT_PY_FRAME_BIT | lasti << 48 | code object
  *      address (user addresses are below 2^47). The first time (pid, code object) is seen the
  *      step copies its name, file name, first line and line table into `pycode`, so names
- *      outlive the process; userspace computes the line from the table and lasti.
+ *      outlive the process; userspace computes the line from the table and lasti. A table
+ *      longer than DT_PY_LT_MAX takes more records (key.part 1, 2, …, at most DT_PY_LT_PARTS),
+ *      written before part 0, which marks the code object as seen.
  *   6. The step then stores the frames and tail-calls the continuation, as the walker does.
+ *
+ * Lazy maps: `pycode` and `pythreads` are LRU maps, which the kernel preallocates (about
+ * 6.8 MB), so each is the one slot of an array of maps that unwind/python.c fills when it first
+ * sees a CPython process; until then (and in a session that never sees one) the step has no
+ * map to read and `pyprocs` (allocated per entry) is empty, so the step never runs.
  *
  * Counters: DT_WSTAT_PY_* in dt_walker.h's table.
  */
@@ -49,7 +57,9 @@
 #define DT_PY_THREAD_SCAN 256     /* interpreter + thread-state steps when looking up a tstate */
 #define DT_PY_NAME_MAX 128        /* bytes of a code object's name kept */
 #define DT_PY_FILE_MAX 256        /* bytes of its file name kept */
-#define DT_PY_LT_MAX 1024         /* bytes of its line table kept */
+#define DT_PY_LT_MAX 1024         /* bytes of its line table in one pycode record */
+#define DT_PY_LT_PARTS 32         /* records a line table may take: longer tables lose their end */
+#define DT_PY_MAX_THREADS 8192    /* pythreads entries (LRU) */
 
 /* How the interpreter's frames are laid out. */
 enum dt_py_layout {
@@ -102,16 +112,18 @@ DT_ABI_ASSERT(sizeof(struct dt_py_offsets) == 48, "dt_py_offsets");
 struct dt_py_proc {
 	__u64 runtime;              /* address of _PyRuntime */
 	__u64 eval_start, eval_end; /* _PyEval_EvalFrameDefault: [start, end) in the process */
+	__u64 cold_start, cold_end; /* its .cold part (GCC's unlikely blocks), [0, 0) if unknown */
 	__u32 version;              /* PY_VERSION_HEX, for messages */
 	__u32 pad;
 	struct dt_py_offsets off;
 };
-DT_ABI_ASSERT(sizeof(struct dt_py_proc) == 32 + 48, "dt_py_proc");
+DT_ABI_ASSERT(sizeof(struct dt_py_proc) == 48 + 48, "dt_py_proc");
 
 /* Key of pycode. */
 struct dt_py_code_key {
 	__u32 pid;
-	__u32 pad;
+	__u32 part;                 /* 0: names and the line table's start; k: its bytes from
+				     * k * DT_PY_LT_MAX */
 	__u64 code;                 /* the code object's address */
 };
 DT_ABI_ASSERT(sizeof(struct dt_py_code_key) == 16, "dt_py_code_key");
@@ -120,8 +132,8 @@ DT_ABI_ASSERT(sizeof(struct dt_py_code_key) == 16, "dt_py_code_key");
  * PEP 393 text: `kind` bytes per character (1: Latin-1, ASCII when ascii; 2: UCS-2; 4: UCS-4). */
 struct dt_py_code {
 	__s32 firstlineno;
-	__u32 lt_len;               /* line table bytes copied */
-	__u32 lt_total;             /* the table's size in the process */
+	__u32 lt_len;               /* line table bytes in lt */
+	__u32 lt_total;             /* the table's size in the process (part 0) */
 	__u16 name_len, file_len;   /* bytes copied */
 	__u8 name_kind, file_kind;
 	__u8 layout;                /* enum dt_py_layout: which line-table format lt holds */

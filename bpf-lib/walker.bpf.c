@@ -109,37 +109,59 @@ struct {
 	__type(value, __u8);
 } mmap_pending SEC(".maps");
 
-/* CPython processes (dt_python.h): tgid -> where its runtime is and how its structures lie. */
+/* CPython processes (dt_python.h): tgid -> where its runtime is and how its structures lie.
+ * Written by userspace only, so allocated per entry (no kernel memory while no CPython runs). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, DT_PY_MAX_PROCS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32);
 	__type(value, struct dt_py_proc);
 } pyprocs SEC(".maps");
 
-/* tid -> its PyThreadState, checked on use (dt_python.h, step 3). */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 8192);
-	__type(key, __u32);
-	__type(value, __u64);
-} pythreads SEC(".maps");
-
-/* (pid, code object) -> its names and line table, copied at first sight. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, DT_PY_MAX_CODES);
-	__type(key, struct dt_py_code_key);
-	__type(value, struct dt_py_code);
-} pycode SEC(".maps");
-
-/* Where a pycode value is assembled (too big for the stack). */
+/* Where a pycode value is assembled (too big for the stack). Defined
+ * before pycode: clang gives a map-in-map's inner value type only a forward declaration in BTF
+ * unless an earlier map definition named it in full. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct dt_py_code);
 } pyscratch SEC(".maps");
+
+/* The Python step's two LRU maps are preallocated by the kernel (about 6.8 MB together), so they
+ * live inside one-slot outer maps and are created by unwind/python.c when the first CPython
+ * process is seen (dt_python.h, "Lazy maps"); until then the step finds no inner map. An inner
+ * hash map may have other max_entries than its template (kernel 5.10+), so the templates libbpf
+ * makes to create the outer maps have one entry. */
+
+/* tid -> its PyThreadState, checked on use (dt_python.h, step 3). */
+struct pythreads_map {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1); /* the template's; python.c makes DT_PY_MAX_THREADS */
+	__type(key, __u32);
+	__type(value, __u64);
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct pythreads_map);
+} pythreads SEC(".maps");
+
+/* (pid, code object, part) -> its names and line table, copied at first sight. */
+struct pycode_map {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1); /* the template's; python.c makes DT_PY_MAX_CODES */
+	__type(key, struct dt_py_code_key);
+	__type(value, struct dt_py_code);
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct pycode_map);
+} pycode SEC(".maps");
 
 /* The native frames, read from while the state's frames are rewritten. */
 struct {
@@ -846,16 +868,19 @@ static __always_inline __u64 py_tstate(const struct dt_py_proc *pp, __u32 tid)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct tscan_ctx tc = {.o = &pp->off, .runtime = pp->runtime};
-	__u64 *cached, v = 0;
+	__u64 *cached = NULL, v = 0;
+	__u32 zero = 0;
+	void *threads = bpf_map_lookup_elem(&pythreads, &zero);
 
 	tc.want = task->thread.fsbase;
-	cached = bpf_map_lookup_elem(&pythreads, &tid);
+	if (threads)
+		cached = bpf_map_lookup_elem(threads, &tid);
 	if (cached && *cached && !read_user(&v, *cached + pp->off.tstate_thread_id) && v == tc.want)
 		return *cached;
 	stat_inc(DT_WSTAT_PY_SCANS);
 	bpf_loop(DT_PY_THREAD_SCAN, tscan_cb, &tc, 0);
-	if (tc.found)
-		bpf_map_update_elem(&pythreads, &tid, &tc.found, BPF_ANY);
+	if (tc.found && threads)
+		bpf_map_update_elem(threads, &tid, &tc.found, BPF_ANY);
 	return tc.found;
 }
 
@@ -886,19 +911,48 @@ static __always_inline __u32 py_str(char *buf, __u32 cap, __u8 *kind, __u64 obj,
 	return n;
 }
 
-/* Copies what names code object `code` of `pid` into pycode, once. */
+struct ltpart_ctx {
+	struct dt_py_code_key key;
+	struct dt_py_code *v;
+	void *codes;
+	__u64 data, size;   /* the line table's bytes in the process, and their count */
+};
+
+/* Copies part k + 1 of a line table longer than one record's (dt_python.h, step 5). */
+static long ltpart_cb(__u32 k, struct ltpart_ctx *lc)
+{
+	__u64 at = (__u64)(k + 1) * DT_PY_LT_MAX, n;
+
+	if (at >= lc->size)
+		return 1;
+	n = lc->size - at;
+	if (n > DT_PY_LT_MAX)
+		n = DT_PY_LT_MAX;
+	if (bpf_probe_read_user(lc->v->lt, n, (const void *)(lc->data + at)))
+		return 1;
+	lc->v->lt_len = (__u32)n;
+	lc->key.part = k + 1;
+	bpf_map_update_elem(lc->codes, &lc->key, lc->v, BPF_ANY);
+	return 0;
+}
+
+/* Copies what names code object `code` of `pid` into pycode, once: part 0 holds the names and
+ * the line table's first DT_PY_LT_MAX bytes, parts 1… the rest of a longer table. Part 0 goes in
+ * last, so a code object is seen only once its parts are there. */
 static __always_inline void py_note_code(__u32 pid, __u64 code, const struct dt_py_offsets *o)
 {
-	struct dt_py_code_key key = {.pid = pid, .code = code};
+	struct ltpart_ctx lc = {.key = {.pid = pid, .code = code}};
 	struct dt_py_code *v;
-	__u64 p = 0, size = 0;
-	__u32 zero = 0, n;
+	__u64 p = 0, size = 0, data;
+	__u32 zero = 0, n, lt_len = 0, lt_total = 0;
 
-	if (bpf_map_lookup_elem(&pycode, &key))
+	lc.codes = bpf_map_lookup_elem(&pycode, &zero);
+	if (!lc.codes || bpf_map_lookup_elem(lc.codes, &lc.key))
 		return;
 	v = bpf_map_lookup_elem(&pyscratch, &zero);
 	if (!v)
 		return;
+	lc.v = v;
 	v->firstlineno = 0;
 	bpf_probe_read_user(&v->firstlineno, sizeof(v->firstlineno),
 			    (const void *)(code + o->code_firstlineno));
@@ -909,17 +963,26 @@ static __always_inline void py_note_code(__u32 pid, __u64 code, const struct dt_
 	read_user(&p, code + o->code_filename);
 	v->file_len = (__u16)py_str(v->file, DT_PY_FILE_MAX, &v->file_kind, p, o);
 	v->layout = (__u8)o->layout;
-	v->lt_len = v->lt_total = 0;
 	p = 0;
 	if (!read_user(&p, code + o->code_linetable) && p &&
 	    !read_user(&size, p + o->bytes_size) && size < (1u << 30)) {
+		data = p + o->bytes_data;
+		if (size > DT_PY_LT_MAX) {
+			lc.data = data;
+			lc.size = size > DT_PY_LT_MAX * DT_PY_LT_PARTS ?
+					  DT_PY_LT_MAX * DT_PY_LT_PARTS : size;
+			bpf_loop(DT_PY_LT_PARTS - 1, ltpart_cb, &lc, 0);
+		}
 		n = size > DT_PY_LT_MAX ? DT_PY_LT_MAX : (__u32)size;
-		if (!bpf_probe_read_user(v->lt, n, (const void *)(p + o->bytes_data))) {
-			v->lt_len = n;
-			v->lt_total = (__u32)size;
+		if (!bpf_probe_read_user(v->lt, n, (const void *)data)) {
+			lt_len = n;
+			lt_total = (__u32)size;
 		}
 	}
-	if (bpf_map_update_elem(&pycode, &key, v, BPF_NOEXIST) == 0)
+	v->lt_len = lt_len;
+	v->lt_total = lt_total;
+	lc.key.part = 0;
+	if (bpf_map_update_elem(lc.codes, &lc.key, v, BPF_NOEXIST) == 0)
 		stat_inc(DT_WSTAT_PY_CODES);
 }
 
@@ -991,7 +1054,9 @@ static long pymerge_cb(__u32 k, struct pymerge_ctx *mc)
 	if (mc->i >= mc->n)
 		return 1;
 	pc = nat->pc[mc->i & (DT_WALKER_MAX_FRAMES - 1)];
-	if (pc >= mc->pp->eval_start && pc < mc->pp->eval_end) {
+	/* The evaluation loop, or its cold part (GCC's .cold: the same C frame). */
+	if ((pc >= mc->pp->eval_start && pc < mc->pp->eval_end) ||
+	    (pc >= mc->pp->cold_start && pc < mc->pp->cold_end)) {
 		if (mc->frame) {
 			mc->inpy = 1;
 			return 0;

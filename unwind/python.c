@@ -2,9 +2,13 @@
  * When the unwinder reads a process's mappings it asks here whether the process runs CPython: an
  * object named `python3.N` or `libpython3.N….so` (the interpreter, or an embedding program's
  * library) with `_PyRuntime` and `_PyEval_EvalFrameDefault` among its dynamic symbols. Its
- * version comes from the `Py_Version` word (3.11+) or the name, its structure offsets from the
- * table of known releases below (3.10-3.12; 3.13 publishes its own), and the walker's `pyprocs` entry for the pid is written from
- * them; a version without known offsets is said once, and the process keeps native frames.
+ * version comes from the `Py_Version` word (3.11+) or the name; its structure offsets from what
+ * the interpreter publishes (3.13's _Py_DebugOffsets), else from its DWARF (its own or its debug
+ * file's: python_dwarf.c), else from the table of known releases below (3.10-3.13, release
+ * builds only); and the walker's `pyprocs` entry for the pid is written from them. A version
+ * without offsets is said once, and the process keeps native frames. A symbol table (the
+ * object's or its debug file's) also gives the range of `_PyEval_EvalFrameDefault.cold`.
+ * The walker's LRU maps are made here when the first CPython process is seen.
  * Afterwards the Python frames of a stack are named from the code-object records the walker's
  * Python step copied (`pycode`): name, file, and the line computed from CPython's line table
  * for the frame's instruction. */
@@ -206,11 +210,14 @@ typedef struct pyobj {
 	bool ok;              /* offsets known and symbols found */
 	uint32_t version;     /* PY_VERSION_HEX, or 3.N as 0x030N0000 from the name */
 	uint64_t runtime, eval_start, eval_end; /* ELF vaddrs */
+	uint64_t cold_start, cold_end;          /* _PyEval_EvalFrameDefault.cold, 0 if unknown */
 	struct dt_py_offsets off;
 } pyobj;
 
 struct dt_py {
-	int procs_fd, code_fd;
+	int procs_fd, codes_fd, threads_fd; /* pyprocs, and the outer maps of pycode, pythreads */
+	int code_fd, thread_fd;             /* their inner maps once made, else -1 */
+	bool maps_failed;                   /* making them failed (said once) */
 	dt_elf_cache *elfc;
 	void (*notice)(void *ctx, const char *msg);
 	void *notice_ctx;
@@ -219,7 +226,7 @@ struct dt_py {
 	DT_VEC(pyobj) objs;
 };
 
-dt_py *dt_py_new(dt_elf_cache *elfc, int procs_fd, int code_fd,
+dt_py *dt_py_new(dt_elf_cache *elfc, int procs_fd, int codes_fd, int threads_fd,
 		 void (*notice)(void *ctx, const char *msg), void *notice_ctx,
 		 void (*log)(void *ctx, const char *msg), void *log_ctx)
 {
@@ -229,7 +236,9 @@ dt_py *dt_py_new(dt_elf_cache *elfc, int procs_fd, int code_fd,
 	p->log_ctx = log_ctx;
 	p->elfc = elfc;
 	p->procs_fd = procs_fd;
-	p->code_fd = code_fd;
+	p->codes_fd = codes_fd;
+	p->threads_fd = threads_fd;
+	p->code_fd = p->thread_fd = -1;
 	p->notice = notice;
 	p->notice_ctx = notice_ctx;
 	return p;
@@ -242,7 +251,59 @@ void dt_py_free(dt_py *p)
 	for (size_t i = 0; i < p->objs.n; i++)
 		free(p->objs.v[i].ident);
 	free(p->objs.v);
+	if (p->code_fd >= 0)
+		close(p->code_fd);
+	if (p->thread_fd >= 0)
+		close(p->thread_fd);
 	free(p);
+}
+
+/* An LRU map of `max` entries in slot 0 of outer map `outer`: its fd, or -errno. */
+static int make_inner(int outer, const char *name, uint32_t ksize, uint32_t vsize, uint32_t max)
+{
+	uint32_t zero = 0;
+	int fd = bpf_map_create(BPF_MAP_TYPE_LRU_HASH, name, ksize, vsize, max, NULL), ret;
+
+	if (fd < 0)
+		return -errno;
+	if (bpf_map_update_elem(outer, &zero, &fd, BPF_ANY) < 0) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+static void notice(dt_py *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The walker's pycode and pythreads, made when the first CPython process is seen: false (said
+ * once) when the kernel refuses them. */
+static bool make_maps(dt_py *p)
+{
+	int fd;
+
+	if (p->code_fd >= 0 && p->thread_fd >= 0)
+		return true;
+	if (p->maps_failed)
+		return false;
+	if (p->code_fd < 0) {
+		fd = make_inner(p->codes_fd, "pycode", sizeof(struct dt_py_code_key),
+				sizeof(struct dt_py_code), DT_PY_MAX_CODES);
+		if (fd < 0)
+			goto fail;
+		p->code_fd = fd;
+	}
+	fd = make_inner(p->threads_fd, "pythreads", sizeof(uint32_t), sizeof(uint64_t),
+			DT_PY_MAX_THREADS);
+	if (fd >= 0) {
+		p->thread_fd = fd;
+		return true;
+	}
+fail:
+	p->maps_failed = true;
+	notice(p, "cannot create the maps of Python frames: %s; stacks of CPython processes show "
+	       "the interpreter's native frames", dt_strerror(-fd));
+	return false;
 }
 
 /* The minor version N when `path`'s basename names a CPython 3.N interpreter object
@@ -271,7 +332,8 @@ static int py_minor_of(const char *path)
 }
 
 struct symfind {
-	uint64_t runtime, eval, eval_size, version;
+	uint64_t runtime, eval, eval_size, version, cold, cold_size;
+	bool debug_build;
 };
 
 static int symfind_cb(void *ctx, const dt_elf_sym *s)
@@ -283,8 +345,13 @@ static int symfind_cb(void *ctx, const dt_elf_sym *s)
 	else if (!strcmp(s->name, "_PyEval_EvalFrameDefault")) {
 		f->eval = s->value;
 		f->eval_size = s->size;
+	} else if (!strcmp(s->name, "_PyEval_EvalFrameDefault.cold")) {
+		f->cold = s->value;
+		f->cold_size = s->size;
 	} else if (!strcmp(s->name, "Py_Version"))
 		f->version = s->value;
+	else if (!strcmp(s->name, "_Py_NegativeRefcount"))
+		f->debug_build = true; /* Py_DEBUG: the table's layouts are not its */
 	return 0;
 }
 
@@ -309,7 +376,6 @@ static int read_vaddr(dt_elf *e, const char *path, uint64_t va, void *buf, size_
 	return ret;
 }
 
-static void notice(dt_py *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void notice(dt_py *p, const char *fmt, ...)
 {
 	char msg[512];
@@ -324,7 +390,7 @@ static void notice(dt_py *p, const char *fmt, ...)
 }
 
 /* -v: which interpreter, and where its offsets came from. */
-static void log_found(dt_py *p, const char *display, uint32_t version, bool published)
+static void log_found(dt_py *p, const char *display, uint32_t version, const char *from)
 {
 	char ver[32];
 
@@ -335,18 +401,55 @@ static void log_found(dt_py *p, const char *display, uint32_t version, bool publ
 	else
 		snprintf(ver, sizeof(ver), "%u.%u", version >> 24, (version >> 16) & 0xff);
 	dt_unwind_log(p->log, p->log_ctx, "python: %s: CPython %s, offsets from %s", display, ver,
-		      published ? "its _Py_DebugOffsets" : "the table of known releases");
+		      from);
+}
+
+const struct dt_py_offsets *dt_py_table_offsets(int minor)
+{
+	for (size_t i = 0; i < DT_ARRAY_SIZE(known); i++)
+		if (known[i].minor == (uint32_t)minor)
+			return &known[i].off;
+	return NULL;
+}
+
+/* The offsets from the DWARF of e (shown as display) or of its debug file dbg: 0, or why not
+ * (`missing`: what the DWARF lacks). */
+static int dwarf_offsets(dt_elf *e, dt_elf *dbg, const char *display, int minor,
+			 struct dt_py_offsets *o, char *from, size_t fromn, char *missing,
+			 size_t mn)
+{
+	dt_elf *src = dt_elf_has_section(e, ".debug_info") ? e :
+		      dbg && dt_elf_has_section(dbg, ".debug_info") ? dbg : NULL;
+	int rc;
+
+	missing[0] = '\0';
+	if (!src)
+		return -ENODATA;
+	rc = dt_py_dwarf_offsets(dt_elf_handle(src), minor, o, missing, mn);
+	if (rc == 0)
+		snprintf(from, fromn, "its DWARF (%s)", src == e ? display : dt_elf_path(src));
+	return rc;
+}
+
+/* Whether the table of known releases may be used (DT_PY_NO_TABLE=1 turns it off: a test hook
+ * for the DWARF path and the unknown-version line on an interpreter the table knows). */
+static bool table_allowed(void)
+{
+	const char *v = getenv("DT_PY_NO_TABLE");
+
+	return !v || !*v || !strcmp(v, "0");
 }
 
 /* The interpreter facts of the object at `path` (a map_files link) shown as `display`; NULL when
  * it is no CPython runtime (no _PyRuntime: e.g. python3.N linked to libpython, which has it). */
 static const pyobj *py_object(dt_py *p, const char *path, const char *display, int minor)
 {
-	struct symfind f = {0};
+	struct symfind f = {0}, fd = {0};
 	pyobj o = {0};
 	uint32_t hex = 0;
 	int rc;
-	dt_elf *e = dt_elf_open(p->elfc, path);
+	char from[600] = "", missing[160] = "";
+	dt_elf *e = dt_elf_open(p->elfc, path), *dbg;
 
 	if (!e)
 		return NULL;
@@ -360,33 +463,61 @@ static const pyobj *py_object(dt_py *p, const char *path, const char *display, i
 		dt_elf_put(e);
 		return NULL; /* not the object holding the runtime */
 	}
+	/* The separate debug file (elfproc's search): DWARF, and a full symbol table for .cold. */
+	dbg = dt_elf_has_symtab(e) && dt_elf_has_section(e, ".debug_info") ? NULL :
+	      dt_elf_debug_file(p->elfc, e);
+	if (dbg)
+		dt_elf_sym_each(dbg, symfind_cb, &fd);
 	o.ident = xstrdup(dt_elf_ident(e));
 	o.runtime = f.runtime;
 	o.eval_start = f.eval;
 	o.eval_end = f.eval + (f.eval_size ? f.eval_size : 1);
+	if (!f.cold && fd.cold) {
+		f.cold = fd.cold;
+		f.cold_size = fd.cold_size;
+	}
+	if (f.cold && f.cold_size) {
+		o.cold_start = f.cold;
+		o.cold_end = f.cold + f.cold_size;
+	}
 	/* The version: Py_Version (3.11+) over the file's name. */
 	o.version = 0x03000000u | (uint32_t)minor << 16;
 	if (f.version && read_vaddr(e, path, f.version, &hex, sizeof(hex)) == 0 &&
 	    (hex >> 24) == 3)
 		o.version = hex;
 	minor = (int)((o.version >> 16) & 0xff);
-	/* The offsets: what the interpreter publishes, else the table of known releases. */
+	/* The offsets: what the interpreter publishes, else its DWARF, else the table of known
+	 * releases (release builds: a debug build's structures are not the table's). */
 	rc = debug_offsets(e, path, f.runtime, &o.version, &o.off);
 	o.ok = rc == 0;
-	for (size_t i = 0; i < DT_ARRAY_SIZE(known) && rc == -ENOENT; i++)
-		if (known[i].minor == (uint32_t)minor) {
-			o.off = known[i].off;
-			o.ok = true;
-		}
+	if (o.ok)
+		snprintf(from, sizeof(from), "its _Py_DebugOffsets");
+	if (rc == -ENOENT) {
+		o.ok = dwarf_offsets(e, dbg, display, minor, &o.off, from, sizeof(from), missing,
+				     sizeof(missing)) == 0;
+	}
+	if (!o.ok && rc == -ENOENT && table_allowed() && !f.debug_build && !fd.debug_build &&
+	    dt_py_table_offsets(minor)) {
+		o.off = *dt_py_table_offsets(minor);
+		o.ok = true;
+		snprintf(from, sizeof(from), "the table of known releases");
+	}
+	dt_elf_put(dbg);
 	dt_elf_put(e);
 	if (rc == -EOPNOTSUPP)
 		notice(p, "%s: CPython 3.%d built free-threaded: its stacks show the "
 		       "interpreter's native frames, not Python's", display, minor);
 	else if (!o.ok)
-		notice(p, "%s: CPython 3.%d has no known structure offsets here; its stacks show "
-		       "the interpreter's native frames, not Python's", display, minor);
+		notice(p, "%s: CPython 3.%d%s has no known structure offsets here (%s%s); its stacks "
+		       "show the interpreter's native frames, not Python's", display, minor,
+		       f.debug_build || fd.debug_build ? ", a debug build," : "",
+		       missing[0] ? "its DWARF has no " : "no debug file with DWARF",
+		       missing);
 	else
-		log_found(p, display, o.version, rc == 0);
+		log_found(p, display, o.version, from);
+	if (o.ok && o.cold_end)
+		dt_unwind_log(p->log, p->log_ctx, "python: %s: the evaluation loop's .cold part at "
+			      "0x%" PRIx64 "-0x%" PRIx64, display, o.cold_start, o.cold_end);
 	DT_VEC_PUSH(&p->objs, o);
 	return &p->objs.v[p->objs.n - 1];
 }
@@ -433,13 +564,17 @@ void dt_py_scan(dt_py *p, uint32_t pid, const dt_proc_mappings *maps)
 			pp.runtime = o->runtime + bias;
 			pp.eval_start = o->eval_start + bias;
 			pp.eval_end = o->eval_end + bias;
+			if (o->cold_end) {
+				pp.cold_start = o->cold_start + bias;
+				pp.cold_end = o->cold_end + bias;
+			}
 			pp.version = o->version;
 			pp.off = o->off;
 			found = true;
 		}
 		dt_elf_put(e);
 	}
-	if (found)
+	if (found && make_maps(p))
 		bpf_map_update_elem(p->procs_fd, &pid, &pp, BPF_ANY);
 	else
 		bpf_map_delete_elem(p->procs_fd, &pid);
@@ -563,15 +698,39 @@ int dt_py_line_310(const uint8_t *lt, uint32_t len, int32_t firstlineno, uint32_
 	return -1;
 }
 
+/* The line table of a pycode record v whose table is longer than one record: its parts put
+ * together (malloc'd, *len bytes), up to the first part missing (an LRU eviction). */
+static uint8_t *long_table(dt_py *p, struct dt_py_code_key key, const struct dt_py_code *v,
+			   uint32_t *len)
+{
+	uint32_t total = DT_MIN(v->lt_total, (uint32_t)DT_PY_LT_MAX * DT_PY_LT_PARTS);
+	uint8_t *lt = xmalloc(total);
+	struct dt_py_code *part = xmalloc(sizeof(*part));
+	uint32_t n = DT_MIN(v->lt_len, DT_PY_LT_MAX);
+
+	memcpy(lt, v->lt, n);
+	for (key.part = 1; n == key.part * DT_PY_LT_MAX && n < total; key.part++) {
+		if (bpf_map_lookup_elem(p->code_fd, &key, part) < 0)
+			break;
+		memcpy(lt + n, part->lt, DT_MIN(DT_MIN(part->lt_len, DT_PY_LT_MAX), total - n));
+		n += DT_MIN(DT_MIN(part->lt_len, DT_PY_LT_MAX), total - n);
+	}
+	free(part);
+	*len = n;
+	return lt;
+}
+
 int dt_py_frame_name(dt_py *p, uint32_t pid, uint64_t word, char *name, size_t nn, char *file,
 		     size_t fnn, uint32_t *line)
 {
 	struct dt_py_code_key key = {.pid = pid, .code = DT_PY_CODE_OF(word)};
 	struct dt_py_code *v = xmalloc(sizeof(*v));
-	uint32_t lasti = DT_PY_LASTI_OF(word);
+	uint32_t lasti = DT_PY_LASTI_OF(word), ltn;
+	const uint8_t *lt;
+	uint8_t *big = NULL;
 	int l = -1;
 
-	if (bpf_map_lookup_elem(p->code_fd, &key, v) < 0) {
+	if (p->code_fd < 0 || bpf_map_lookup_elem(p->code_fd, &key, v) < 0) {
 		free(v);
 		return -ENOENT;
 	}
@@ -579,11 +738,16 @@ int dt_py_frame_name(dt_py *p, uint32_t pid, uint64_t word, char *name, size_t n
 		nn);
 	utf8_of((const uint8_t *)v->file, DT_MIN(v->file_len, DT_PY_FILE_MAX), v->file_kind, file,
 		fnn);
+	lt = v->lt;
+	ltn = DT_MIN(v->lt_len, DT_PY_LT_MAX);
+	if (v->lt_total > ltn && ltn == DT_PY_LT_MAX)
+		lt = big = long_table(p, key, v, &ltn);
 	if (lasti < DT_PY_LASTI_MAX && v->layout == DT_PY_LAYOUT_310)
-		l = dt_py_line_310(v->lt, DT_MIN(v->lt_len, DT_PY_LT_MAX), v->firstlineno, lasti);
+		l = dt_py_line_310(lt, ltn, v->firstlineno, lasti);
 	else if (lasti < DT_PY_LASTI_MAX)
-		l = dt_py_line_311(v->lt, DT_MIN(v->lt_len, DT_PY_LT_MAX), v->firstlineno, lasti);
+		l = dt_py_line_311(lt, ltn, v->firstlineno, lasti);
 	*line = l > 0 ? (uint32_t)l : 0;
+	free(big);
 	free(v);
 	return 0;
 }

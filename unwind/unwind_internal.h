@@ -87,9 +87,19 @@ void dt_exec_follower_release_held(dt_exec_follower *f);
 typedef struct dt_py dt_py;
 /* notice: the one line said when an interpreter's version has no known offsets; log: -v's
  * details (where the offsets came from). Either may be NULL. */
-dt_py *dt_py_new(dt_elf_cache *elfc, int procs_fd, int code_fd,
+/* procs_fd: pyprocs; codes_fd, threads_fd: the outer maps of pycode and pythreads, whose
+ * inner maps are made when the first CPython process is seen (dt_python.h, "Lazy maps"). */
+dt_py *dt_py_new(dt_elf_cache *elfc, int procs_fd, int codes_fd, int threads_fd,
 		 void (*notice)(void *ctx, const char *msg), void *notice_ctx,
 		 void (*log)(void *ctx, const char *msg), void *log_ctx);
+/* Structure offsets of CPython 3.minor from the DWARF of elf (the interpreter object, or its
+ * debug file): 0; -ENODATA without DWARF, -ENOENT (`missing` names the structure or member) or
+ * -EOVERFLOW when one is not there or too far, -EOPNOTSUPP for a version before 3.10. */
+struct dt_py_offsets;
+int dt_py_dwarf_offsets(Elf *elf, int minor, struct dt_py_offsets *out, char *missing,
+			size_t mn);
+/* The table of known releases' offsets for 3.minor (release builds), or NULL. */
+const struct dt_py_offsets *dt_py_table_offsets(int minor);
 void dt_py_free(dt_py *p);
 /* Writes pid's pyprocs entry when its mappings hold a CPython runtime of a known version, else
  * deletes it. */

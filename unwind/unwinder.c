@@ -282,7 +282,8 @@ dt_unwinder *dt_unwinder_new(const dt_unwinder_opts *opts)
 	u->requests_fd = map_fd(u, "requests");
 	u->wstats_fd = map_fd(u, "wstats");
 	u->throttle_fd = map_fd(u, "throttle");
-	u->py = dt_py_new(u->elfc, map_fd(u, "pyprocs"), map_fd(u, "pycode"), u->opts.notice,
+	u->py = dt_py_new(u->elfc, map_fd(u, "pyprocs"), map_fd(u, "pycode"),
+			  map_fd(u, "pythreads"), u->opts.notice,
 			  u->opts.notice_ctx, u->opts.log, u->opts.log_ctx);
 	u->rb = ring_buffer__new(u->requests_fd, request_cb, u, NULL);
 	if (!u->rb) {

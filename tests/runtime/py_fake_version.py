@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""py_fake_version.py SRC DST HEX -- copies a CPython executable or library SRC to DST with its
-Py_Version word (PY_VERSION_HEX, 3.11+) set to HEX: an interpreter of a version dwarftrace has no
-structure offsets for, to check that it says so in one line and keeps the native frames
-(python.test). Reads the ELF64 .dynsym with the standard library only."""
+"""py_fake_version.py SRC DST HEX [--no-build-id] -- copies a CPython executable or library SRC to
+DST with its Py_Version word (PY_VERSION_HEX, 3.11+) set to HEX: an interpreter of a version
+dwarftrace has no structure offsets for, to check that it says so in one line and keeps the native
+frames (python.test). --no-build-id also zeroes its GNU build-id, so that no separate debug file
+(and no DWARF) is found for the copy. Reads the ELF64 sections with the standard library only."""
 import shutil
 import struct
 import sys
@@ -28,6 +29,13 @@ def main():
             break
     else:
         sys.exit(f"{src}: no Py_Version")
+    if "--no-build-id" in sys.argv[4:]:
+        note = by_name.get(".note.gnu.build-id")
+        if not note:
+            sys.exit(f"{src}: no build-id note")
+        namesz, descsz, _ = struct.unpack_from("<III", data, note[4])
+        desc = note[4] + 12 + (namesz + 3) // 4 * 4
+        data[desc:desc + descsz] = bytes(descsz)
     open(dst, "wb").write(data)
     shutil.copymode(src, dst)
 

@@ -7,8 +7,12 @@
 #include "common/common.h"
 #include "unwind/unwind.h"
 #include "unwind/unwind_internal.h"
+#include "bpf-lib/dt_python.h"
 
+#include <errno.h>
 #include <stdint.h>
+#include <string.h>
+#include <unistd.h>
 
 /* python3.11: sample: co_firstlineno 2 */
 static const uint8_t lt_sample[] = {
@@ -119,11 +123,58 @@ static void malformed_and_truncated(void)
 	CHECK_EQ_INT(dt_py_line_311(NULL, 0, 2, 0), -1);
 }
 
+/* The DWARF of each interpreter here gives the offsets the table of known releases has for its
+ * version (checked there against the headers): Debian's python3.11 through its debug file
+ * (python3.11-dbg), pyenv's libpython3.N with their own. An interpreter not installed is
+ * skipped; the case is skipped when none is. */
+static void dwarf_offsets_match_table(void)
+{
+	static const struct { const char *path; int minor; } interps[] = {
+		{ "/usr/bin/python3.11", 11 },
+		{ "/root/.pyenv/versions/3.10.13/lib/libpython3.10.so.1.0", 10 },
+		{ "/root/.pyenv/versions/3.12.1/lib/libpython3.12.so.1.0", 12 },
+		{ "/root/.pyenv/versions/3.13.0/lib/libpython3.13.so.1.0", 13 },
+	};
+	dt_elf_cache *c = dt_elf_cache_new();
+	int checked = 0;
+
+	for (size_t i = 0; i < DT_ARRAY_SIZE(interps); i++) {
+		dt_elf *e = dt_elf_open(c, interps[i].path), *src = NULL;
+		struct dt_py_offsets o;
+		char missing[160];
+
+		if (e && dt_elf_has_section(e, ".debug_info"))
+			src = dt_elf_ref(e);
+		else if (e)
+			src = dt_elf_debug_file(c, e);
+		if (src && dt_elf_has_section(src, ".debug_info")) {
+			checked++;
+			CHECK_EQ_INT(dt_py_dwarf_offsets(dt_elf_handle(src), interps[i].minor, &o,
+							 missing, sizeof(missing)), 0);
+			CHECK_EQ_STR(missing, "");
+			if (memcmp(&o, dt_py_table_offsets(interps[i].minor), sizeof(o)))
+				CHECK_EQ_STR(interps[i].path, "offsets equal to the table's");
+		}
+		if (interps[i].minor == 11 && src && dt_elf_has_section(src, ".debug_info")) {
+			/* 3.13's names are not 3.11's: what is missing is said. */
+			CHECK_EQ_INT(dt_py_dwarf_offsets(dt_elf_handle(src), 13, &o, missing,
+							 sizeof(missing)), -ENOENT);
+			CHECK_EQ_STR(missing, "PyThreadState.current_frame");
+		}
+		dt_elf_put(src);
+		dt_elf_put(e);
+	}
+	if (!checked)
+		t_case_failed = -1;
+	dt_elf_cache_free(c);
+}
+
 int main(void)
 {
 	T_RUN(lines_310);
 	T_RUN(lines_311);
 	T_RUN(lines_312);
 	T_RUN(malformed_and_truncated);
+	T_RUN(dwarf_offsets_match_table);
 	return t_done();
 }
