@@ -130,6 +130,17 @@ static cloc loc_of(cg *c, const dt_expr *e)
 	}
 }
 
+LLVMValueRef cg_cmem_addr(cg *c, const dt_expr *e)
+{
+	cloc l = loc_of(c, e);
+
+	if (l.buf) {
+		cg_fail(c, e->span, "the address of a copied value");
+		return cg_i64(c, 0);
+	}
+	return l.p;
+}
+
 /* The bytes [l, l+size) in a buffer of `bufsize` bytes (zero-padded). */
 static LLVMValueRef fetch(cg *c, cloc l, uint32_t size, uint32_t bufsize)
 {

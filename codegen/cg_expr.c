@@ -1181,6 +1181,18 @@ static LLVMValueRef call(cg *c, const dt_expr *e)
 		return LLVMBuildSelect(c->b, neg, cg_i64(c, 0),
 				       LLVMBuildLShr(c->b, r, cg_i64(c, 3), ""), "");
 	}
+	case DT_F_PATH: {
+		/* bpf_d_path(path, buf, size): the path, or a negative error and the buffer's
+		 * zeros. */
+		uint32_t size = e->type->size;
+		LLVMValueRef b = cg_buf(c, size);
+		LLVMValueRef args[3] = { a0->type->kind == DT_T_CSTRUCT ? cg_cmem_addr(c, a0)
+									 : cg_expr(c, a0),
+					 b, cg_i64(c, size) };
+
+		cg_helper(c, BPF_FUNC_d_path, c->i64, args, 3);
+		return b;
+	}
 	case DT_F_UADDR: {
 		v = cg_i64(c, e->call.uaddr.addr);
 		if (!e->call.uaddr.biased)

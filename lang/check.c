@@ -2150,6 +2150,44 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 		return check_debugf(c, e);
 	case DT_F_UADDR:
 		return check_uaddr(c, e);
+	case DT_F_PATH: {
+		/* bpf_d_path: a struct path the program reached through BTF-typed pointers (a
+		 * member such as args->filp->f_path, whose address is taken, or a pointer). */
+		if (!nargs_ok(c, e, 1, 2, "path(struct path *[, size])"))
+			return &t_none;
+		dt_expr *a0 = e->call.args[0];
+		const dt_type *t = check_expr(c, a0);
+		if (is_none(t))
+			return &t_none;
+		const dt_type *st = t->kind == DT_T_PTR ? t->ptr.to : t;
+		bool in_mem = a0->kind == DT_E_FIELD || a0->kind == DT_E_DEREF ||
+			      a0->kind == DT_E_INDEX;
+		if (!st || st->kind != DT_T_CSTRUCT || strcmp(st->cstruct.name, "struct path") ||
+		    (t->kind == DT_T_CSTRUCT && !in_mem)) {
+			ERR(c, a0->span, "path needs a struct path or a pointer to one, not %s",
+			    tname(c, t));
+			return &t_none;
+		}
+		if (!all_attach(c, is_btf_args) && !all_attach(c, is_iter)) {
+			ERR(c, e->span, "path() can only be used in fentry/fexit (kfunc/kretfunc) "
+			    "and iter probes");
+			HINT(c, "bpf_d_path is allowed only there, for the kernel functions of "
+				"btf_allowlist_d_path (vfs_*, filp_close, security_file_open, …)");
+			return &t_none;
+		}
+		uint32_t size = str_size(c);
+		if (e->call.nargs == 2) {
+			dt_expr *a1 = e->call.args[1];
+			check_expr(c, a1);
+			if (a1->kind != DT_E_INT || !a1->i.value || a1->i.value > DT_MAX_VALUE_SIZE) {
+				ERR(c, a1->span, "path's size must be an integer literal of 1 to %d",
+				    DT_MAX_VALUE_SIZE);
+				return &t_none;
+			}
+			size = (uint32_t)a1->i.value;
+		}
+		return dt_type_str(size);
+	}
 	case DT_F_LEN: {
 		if (!nargs_ok(c, e, 1, 1, "len(kstack) or len(ustack)"))
 			return &t_none;

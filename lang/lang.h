@@ -380,6 +380,7 @@ typedef enum dt_func {
 	DT_F_UADDR,   /* uaddr("sym"): the run-time address of a symbol of the uprobe's binary */
 	DT_F_LEN,     /* len(kstack|ustack): the frames of the stack here (bpf_get_stack) */
 	DT_F_UNWATCH, /* unwatch(addr): userspace removes every watchpoint on addr */
+	DT_F_PATH,    /* path(struct path [*][, size]): bpf_d_path's string (fentry/fexit/iter) */
 	DT_F__COUNT
 } dt_func;
 

@@ -1105,6 +1105,11 @@ int dt_rt_load_prog(dt_session *s, const dt_cg_prog *p, int *fd_out)
 			prog_label(p), p->name, p->ninsns, log);
 	} else if (fd < 0 && rc == -EPERM && geteuid() != 0) {
 		perm_error(s, rc);
+	} else if (fd < 0 && log && strstr(log, "helper call is not allowed in probe")) {
+		/* bpf_d_path (path()) outside the kernel's btf_allowlist_d_path: 0.17's words. */
+		fprintf(s->err, "dwarftrace: %s: helper bpf_d_path not supported in probe (the "
+			"kernel allows path() only in the functions of its btf_allowlist_d_path: "
+			"vfs_*, filp_close, security_file_open, …)\n", prog_label(p));
 	} else if (fd < 0) {
 		fprintf(s->err, "dwarftrace: internal error: the verifier rejected generated code for probe %s "
 			"(this is a dwarftrace bug; please report it with the output of "
