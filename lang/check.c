@@ -939,10 +939,19 @@ static const dt_type *check_deref(checker *c, dt_expr *e)
 	const dt_type *t = check_expr(c, e->un.e);
 	if (is_none(t))
 		return &t_none;
+	if (is_int(t)) {
+		/* bpftrace: `*` of an integer reads the uint64 at that address (loads.bt's
+		 * `*kaddr("avenrun")`), as `*(uint64 *)x` does. */
+		dt_expr *x = dt_arena_alloc(c->a, sizeof(*x));
+		x->kind = DT_E_CAST;
+		x->span = e->un.e->span;
+		x->cast.to = (dt_ctype_ref){ .name = "uint64", .nptr = 1, .span = e->un.e->span };
+		x->cast.e = e->un.e;
+		x->type = t = dt_type_ptr(c->a, dt_type_int(false, 8), DT_AS_NONE);
+		e->un.e = x;
+	}
 	if (!is_ptr(t)) {
 		ERR(c, e->span, "cannot dereference %s", tname(c, t));
-		if (is_int(t))
-			HINT(c, "cast it to a pointer first: *(uint64 *)x");
 		return &t_none;
 	}
 	if (!t->ptr.to) {
@@ -3033,7 +3042,7 @@ static void expand_probe(checker *c, dt_probe *pr)
 	}
 	if (!any)
 		return;
-	attach_vec out = { 0 };
+	attach_vec out = { 0 }, empty = { 0 };
 	for (uint32_t i = 0; i < pr->nattach; i++) {
 		dt_attach *a = pr->attach[i];
 		if (a->provider == DT_P_USDT) {
@@ -3060,7 +3069,7 @@ static void expand_probe(checker *c, dt_probe *pr)
 			else if (err)
 				ERR(c, a->span, "cannot expand '%s': %s", a->text, dt_strerror(-err));
 			else
-				ERR(c, a->span, "'%s' matches nothing", a->text);
+				DT_VEC_PUSH(&empty, a); /* said below: an error only if all are */
 		}
 		for (uint32_t j = 0; j < n; j++) {
 			dt_attach *x = dt_arena_alloc(c->a, sizeof(*x));
@@ -3097,6 +3106,18 @@ static void expand_probe(checker *c, dt_probe *pr)
 		}
 		free(names);
 	}
+	/* As in bpftrace, a pattern that matches nothing is skipped when the probe has other
+	 * attach points (dcsnoop.bt's `kprobe:lookup_fast, kprobe:lookup_fast.constprop.*` on a
+	 * kernel without the clone); the probe matching nothing at all is the error. */
+	for (size_t i = 0; i < empty.n; i++) {
+		dt_attach *a = empty.v[i];
+		if (out.n)
+			dt_diag(c->d, DT_DIAG_WARNING, a->span, "'%s' matches nothing: skipped",
+				a->text);
+		else
+			ERR(c, a->span, "'%s' matches nothing", a->text);
+	}
+	free(empty.v);
 	pr->nattach = (uint32_t)out.n;
 	pr->attach = dt_arena_alloc(c->a, sizeof(dt_attach *) * (out.n ? out.n : 1));
 	if (out.n)
