@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # run-vm.sh — runs one command inside Debian 12's own 6.1 cloud kernel booted under qemu, for what
-# the host kernel cannot do (kprobes). The guest is an initramfs: busybox-static, a tiny /init that
-# mounts proc/sys/devtmpfs/tracefs/bpffs/debugfs (the rootfs itself is writable), the dwarftrace binary and the target programs at
-# the same absolute paths as on the host (so test scripts need no rewriting), and the `ldd` closure
-# of all of them. /init runs the command, prints its output on the serial console between markers
-# and powers off; this script prints that output and exits with the command's status.
+# the host kernel cannot do (kprobes). The guest's root is an ext4 image on a virtio disk (see "the
+# guest's root disk" below): busybox-static, a tiny /init that mounts proc/sys/devtmpfs/tracefs/
+# bpffs/debugfs, the dwarftrace binary and the target programs at the same
+# absolute paths as on the host (so test scripts need no rewriting), libclang, C headers, bash,
+# libssl, and the `ldd` closure of all of them. /init runs the command, prints its output on the
+# serial console between markers and powers off; this script prints that output and exits with
+# the command's status.
 #
-#   tests/vm/run-vm.sh [--build-dir DIR] [--] CMD [ARG...]
+#   tests/vm/run-vm.sh [--build-dir DIR] [--with PATH]... [--] CMD [ARG...]
 #
-# The kernel package is found with apt-cache (the one linux-image-cloud-amd64 depends on, its
-# -unsigned twin when there is one), fetched with `apt-get download` and unpacked with dpkg-deb into
-# DIR/vm-cache, once. The initramfs base is rebuilt only when a binary in it changed. With /dev/kvm
-# the guest runs under TCG (VM_ACCEL=kvm to try KVM). Exit status: the command's, or 125
+# --with PATH puts a file or directory into this run's guest at the same path (e.g. scripts to
+# load). The kernel package is found with apt-cache (the one linux-image-cloud-amd64 depends on,
+# its -unsigned twin when there is one), fetched with `apt-get download` and unpacked with
+# dpkg-deb into DIR/vm-cache, once. The root image is rebuilt only when a file in it changed. The
+# guest runs under TCG (VM_ACCEL=kvm to try KVM). Exit status: the command's, or 125
 # when the harness itself failed (no kernel, no qemu, the guest never printed the end marker).
 # Environment: VM_TIMEOUT (seconds, default 240), VM_MEM (default 1536M), VM_VERBOSE=1 shows the
 # guest's boot log on stderr.
@@ -19,14 +22,16 @@ set -euo pipefail
 
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BUILD=$SRC/build
+WITH=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--build-dir) BUILD=$(cd "$2" && pwd); shift 2 ;;
+	--with) WITH+=("$(readlink -f "$2")"); shift 2 ;;
 	--) shift; break ;;
 	*) break ;;
 	esac
 done
-[ $# -gt 0 ] || { echo "usage: $0 [--build-dir DIR] [--] CMD [ARG...]" >&2; exit 125; }
+[ $# -gt 0 ] || { echo "usage: $0 [--build-dir DIR] [--with PATH]... [--] CMD [ARG...]" >&2; exit 125; }
 
 CACHE=$BUILD/vm-cache
 VM_TIMEOUT=${VM_TIMEOUT:-240}
@@ -71,7 +76,16 @@ if [ -z "$VMLINUZ" ]; then
 	[ -n "$VMLINUZ" ] || fail "no vmlinuz in the kernel package"
 fi
 
-# ---------------------------------------------------------------- the initramfs base
+# ---------------------------------------------------------------- the guest's root disk
+# The guest's root is an ext4 image on a virtio disk, read lazily: libclang and its LLVM (~200 MB)
+# would cost every boot their unpacking if they were in the initramfs. What it holds, at the
+# host's paths: dwarftrace and the target programs with their `ldd` closure; libclang (dwarftrace
+# dlopens it for C definitions), its closure and clang's resource headers; the C headers of
+# libc6-dev and linux-libc-dev (scripts #include <sys/socket.h>, <linux/...> uapi); bash,
+# libssl and libcrypto (scripts probe them: bashreadline, sslsnoop); this source tree's tests/vm.
+# qemu's snapshot=on makes the disk writable for the guest and leaves the image as it was.
+# The initramfs only loads the virtio modules (from the kernel package), mounts the disk and
+# switch_roots into it. Both are rebuilt only when a file in them changed.
 DT=$BUILD/runtime/dwarftrace
 [ -x "$DT" ] || fail "$DT is not built"
 BINS=("$DT")
@@ -79,35 +93,74 @@ if [ -d "$BUILD/tests/targets" ]; then
 	while IFS= read -r f; do BINS+=("$f"); done < <(find "$BUILD/tests/targets" -maxdepth 1 \
 		-type f \( -perm -u+x -o -name '*.so' \))
 fi
-
-BASE=$CACHE/base.cpio
-stale=0
-[ -f "$BASE" ] || stale=1
-for f in "${BINS[@]}" "$0"; do
-	[ "$f" -nt "$BASE" ] 2>/dev/null && stale=1
+# Programs and libraries scripts probe or need, wherever the host has them.
+for f in /bin/bash /usr/lib/x86_64-linux-gnu/libssl.so.3 /usr/lib/x86_64-linux-gnu/libcrypto.so.3 \
+	/usr/bin/openssl; do
+	[ -e "$f" ] && BINS+=("$f")
 done
+# libclang under the first name dwarftrace's dlopen tries that the host has (ctypes/clang.c).
+for f in /usr/lib/x86_64-linux-gnu/{libclang-14.so.1,libclang-14.so.13,libclang.so.1,libclang-14.so}; do
+	[ -e "$f" ] && { BINS+=("$f"); break; }
+done
+# Whole trees: clang's resource headers (next to the library's LLVM), the C headers, tests/vm.
+TREES=("$SRC/tests/vm")
+for d in /usr/lib/llvm-14/lib/clang; do [ -d "$d" ] && TREES+=("$d"); done
+HEADERS=$CACHE/headers.list
+dpkg -L libc6-dev linux-libc-dev 2>/dev/null | grep '^/usr/include/' >"$HEADERS.tmp" || true
+mv "$HEADERS.tmp" "$HEADERS"
 
-build_base() {
-	local root=$CACHE/root f lib
+KVER=$(basename "$VMLINUZ"); KVER=${KVER#vmlinuz-}
+MODDIR=$CACHE/kernel/lib/modules/$KVER/kernel
+# The virtio disk's modules, dependencies first (their .modinfo says `depends=`).
+MODULES=(virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_blk)
+
+ROOTIMG=$CACHE/root.ext4
+STAGE1=$CACHE/stage1.cpio
+stale=0
+[ -f "$ROOTIMG" ] && [ -f "$STAGE1" ] || stale=1
+for f in "${BINS[@]}" "$0"; do
+	[ "$f" -nt "$ROOTIMG" ] 2>/dev/null && stale=1
+done
+for d in "${TREES[@]}"; do
+	[ -n "$(find "$d" -newer "$ROOTIMG" -print -quit 2>/dev/null)" ] && stale=1
+done
+[ "$(tail -c +1 "$HEADERS" | wc -l)" -gt 0 ] || fail "dpkg -L libc6-dev linux-libc-dev listed no headers"
+
+# Copies FILE to the same path under ROOT, its directory resolved (usrmerge: /lib/x/libc.so.6
+# lands in /usr/lib/x, which the root's /lib symlink names too); the file's own name is kept.
+put() {
+	local root=$1 f=$2 dst
+	dst=$(readlink -f "$(dirname "$f")")/$(basename "$f")
+	[ -e "$root$dst" ] && return 0
+	mkdir -p "$root$(dirname "$dst")"
+	cp -L "$f" "$root$dst"
+}
+
+build_root() {
+	local root=$CACHE/root f lib d m kb
 	rm -rf "$root"
-	mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,etc,root,usr/bin,usr/sbin}
+	mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,etc,root,usr/bin,usr/sbin,usr/lib}
 	cp /bin/busybox "$root/bin/busybox"
 	for f in "${BINS[@]}"; do
-		mkdir -p "$root$(dirname "$f")"
-		cp "$f" "$root$f"
+		put "$root" "$f"
 		# The ldd closure, at the same paths (static binaries have none).
 		for lib in $(ldd "$f" 2>/dev/null | awk '/=> \// { print $3 } /^[ \t]*\/[^ ]+ \(/ { print $1 }'); do
-			[ -e "$root$lib" ] || { mkdir -p "$root$(dirname "$lib")"; cp -L "$lib" "$root$lib"; }
+			put "$root" "$lib"
 		done
 	done
-	# Debian's usrmerge: /lib64 and /lib are symlinks into /usr on the host; give the guest the same.
-	for d in lib lib64; do
-		if [ -L "/$d" ] && [ ! -e "$root/$d" ]; then ln -s "usr/$d" "$root/$d"; fi
-		if [ -d "$root/$d" ] && [ ! -L "$root/$d" ] && [ -L "/$d" ]; then
-			mkdir -p "$root/usr/$d"; cp -a "$root/$d/." "$root/usr/$d/"; rm -rf "${root:?}/$d"
-			ln -s "usr/$d" "$root/$d"
-		fi
+	for d in "${TREES[@]}"; do
+		mkdir -p "$root$d"
+		cp -a "$d/." "$root$d/"
 	done
+	while IFS= read -r f; do
+		[ -f "$f" ] && put "$root" "$f"
+	done <"$HEADERS"
+	# Debian's usrmerge: /lib, /lib64, /bin and /sbin are symlinks into /usr on the host.
+	for d in lib lib64; do
+		[ -L "/$d" ] && [ ! -e "$root/$d" ] && ln -s "usr/$d" "$root/$d"
+	done
+	# bash where the host has it (scripts name /bin/bash), beside busybox's applets in /bin.
+	[ -e "$root/usr/bin/bash" ] && ln -sf /usr/bin/bash "$root/bin/bash"
 	cat >"$root/init" <<-INIT
 	#!/bin/busybox sh
 	/bin/busybox --install -s /bin
@@ -129,23 +182,60 @@ build_base() {
 	poweroff -f
 	INIT
 	chmod +x "$root/init"
-	(cd "$root" && find . | cpio -o -H newc --quiet) >"$BASE.tmp" || fail "cpio failed"
-	mv "$BASE.tmp" "$BASE"
+	# Room for what the guest writes (the image is sparse: free space costs nothing here).
+	kb=$(du -sk "$root" | cut -f1)
+	rm -f "$ROOTIMG.tmp"
+	mke2fs -q -F -t ext4 -O ^has_journal -L dtvm -d "$root" "$ROOTIMG.tmp" "$((kb * 5 / 4 + 262144))k" >/dev/null ||
+		fail "mke2fs -d failed"
 	rm -rf "$root"
+
+	# The initramfs: busybox, the modules, an init that mounts the disk and switches to it.
+	root=$CACHE/stage1
+	rm -rf "$root"
+	mkdir -p "$root"/{bin,dev,proc,newroot,modules}
+	cp /bin/busybox "$root/bin/busybox"
+	for m in "${MODULES[@]}"; do
+		f=$(find "$MODDIR" -name "$m.ko" -print -quit)
+		[ -n "$f" ] || fail "no $m.ko in the kernel package"
+		cp "$f" "$root/modules/"
+	done
+	cat >"$root/init" <<-INIT
+	#!/bin/busybox sh
+	B=/bin/busybox
+	\$B mount -t devtmpfs devtmpfs /dev
+	for m in ${MODULES[*]}; do \$B insmod /modules/\$m.ko || echo "stage1: insmod \$m failed"; done
+	i=0
+	while [ ! -b /dev/vda ] && [ \$i -lt 200 ]; do \$B usleep 20000; i=\$((i + 1)); done
+	\$B mount -t ext4 -o noatime /dev/vda /newroot || { echo "stage1: cannot mount /dev/vda"; \$B poweroff -f; }
+	# This run's files (the command, --with paths), over the disk's.
+	\$B cp -a /run/. /newroot/ 2>/dev/null
+	\$B umount /dev
+	exec \$B switch_root /newroot /init
+	INIT
+	chmod +x "$root/init"
+	(cd "$root" && find . | cpio -o -H newc --quiet) >"$STAGE1.tmp" || fail "cpio failed"
+	rm -rf "$root"
+	mv "$STAGE1.tmp" "$STAGE1"
+	mv "$ROOTIMG.tmp" "$ROOTIMG"
 }
-[ $stale -eq 0 ] || build_base
+[ $stale -eq 0 ] || build_root
 
 # ---------------------------------------------------------------- this run's command
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 quote() { printf "'%s' " "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
+mkdir -p "$WORK/run"
 {
 	printf 'cd %s 2>/dev/null || cd /\n' "$(quote "$BUILD")"
 	for a in "$@"; do quote "$a"; done
 	printf '\n'
-} >"$WORK/cmd.sh"
-(cd "$WORK" && echo cmd.sh | cpio -o -H newc --quiet) >"$WORK/cmd.cpio"
-cat "$BASE" "$WORK/cmd.cpio" >"$WORK/initrd"
+} >"$WORK/run/cmd.sh"
+for p in "${WITH[@]}"; do
+	mkdir -p "$WORK/run$(dirname "$p")"
+	cp -a "$p" "$WORK/run$p"
+done
+(cd "$WORK" && find run | cpio -o -H newc --quiet) >"$WORK/run.cpio"
+cat "$STAGE1" "$WORK/run.cpio" >"$WORK/initrd"
 
 # TCG by default: KVM nested in this kind of host fails to emulate some guest instructions
 # (cmpxchg16b: "KVM internal error"), and TCG boots this kernel in a few seconds anyway.
@@ -156,6 +246,7 @@ set +e
 timeout "$VM_TIMEOUT" qemu-system-x86_64 "${ACCEL[@]}" -m "$VM_MEM" -smp 2 -nographic \
 	-no-reboot -monitor none -serial stdio -nic none \
 	-kernel "$VMLINUZ" -initrd "$WORK/initrd" \
+	-drive "file=$ROOTIMG,format=raw,if=virtio,snapshot=on" \
 	-append "console=ttyS0 quiet loglevel=1 panic=-1 rdinit=/init" \
 	</dev/null >"$WORK/console" 2>"$WORK/qemu.err"
 qst=$?
