@@ -28,6 +28,15 @@ def tmux(*args, check=True):
     return subprocess.run(["tmux"] + list(args), check=check, capture_output=True, text=True)
 
 
+def start_session(cmd):
+    """A fresh tmux session running cmd; the pane stays after it exits so that its exit output
+    can still be read."""
+    tmux("kill-session", "-t", SESSION, check=False)
+    tmux("new-session", "-d", "-s", SESSION, "-x", "150", "-y", "50")
+    tmux("set-option", "-t", SESSION, "remain-on-exit", "on")
+    tmux("respawn-pane", "-k", "-t", SESSION, cmd)
+
+
 def screen():
     return tmux("capture-pane", "-t", SESSION, "-p", "-S", "-200").stdout
 
@@ -83,11 +92,7 @@ def main():
     home = tempfile.mkdtemp(prefix="dtrepl.")
     saved = os.path.join(home, "session.dt")
     env_cmd = "env HOME=%s TERM=xterm %s" % (home, DT)
-    tmux("kill-session", "-t", SESSION, check=False)
-    tmux("new-session", "-d", "-s", SESSION, "-x", "150", "-y", "50")
-    # Keep the pane after dwarftrace exits so the exit output can still be read.
-    tmux("set-option", "-t", SESSION, "remain-on-exit", "on")
-    tmux("respawn-pane", "-k", "-t", SESSION, env_cmd)
+    start_session(env_cmd)
     try:
         s = wait_for(lambda s: "dt>" in s)
         case("prompt", "dt>" in s, s)
@@ -225,10 +230,7 @@ def main():
 
     # Signals: SIGUSR1 prints every map and the REPL goes on; SIGHUP (as SIGTERM and SIGQUIT)
     # ends it as Ctrl-D does, END and maps included, where it used to die with nothing printed.
-    tmux("kill-session", "-t", SESSION, check=False)
-    tmux("new-session", "-d", "-s", SESSION, "-x", "150", "-y", "50")
-    tmux("set-option", "-t", SESSION, "remain-on-exit", "on")
-    tmux("respawn-pane", "-k", "-t", SESSION, env_cmd)
+    start_session(env_cmd)
     try:
         wait_for(lambda s: "dt>" in s)
         # The last session's multi-line entry comes back whole through Ctrl-R.
@@ -260,10 +262,7 @@ def main():
 
     # SIGTERM and SIGQUIT end the REPL as SIGHUP does: END runs and the maps print.
     for signame, signo in (("SIGTERM", 15), ("SIGQUIT", 3)):
-        tmux("kill-session", "-t", SESSION, check=False)
-        tmux("new-session", "-d", "-s", SESSION, "-x", "150", "-y", "50")
-        tmux("set-option", "-t", SESSION, "remain-on-exit", "on")
-        tmux("respawn-pane", "-k", "-t", SESSION, env_cmd)
+        start_session(env_cmd)
         try:
             wait_for(lambda s: "dt>" in s)
             line('interval:ms:100 { @v = count(); } END { printf("end ran\\n"); }')
