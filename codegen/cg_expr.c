@@ -1181,6 +1181,22 @@ static LLVMValueRef call(cg *c, const dt_expr *e)
 		return LLVMBuildSelect(c->b, neg, cg_i64(c, 0),
 				       LLVMBuildLShr(c->b, r, cg_i64(c, 3), ""), "");
 	}
+	case DT_F_PERCPU_KADDR: {
+		/* __per_cpu_offset[cpu] + the variable's offset; 0 past the possible CPUs. */
+		LLVMValueRef cpu = e->call.nargs == 2 ? cg_expr(c, e->call.args[1])
+				   : LLVMBuildAnd(c->b, helper0(c, BPF_FUNC_get_smp_processor_id),
+						  cg_i64(c, 0xffffffffu), "");
+		LLVMValueRef ok = LLVMBuildICmp(c->b, LLVMIntULT, cpu, cg_i64(c, c->env->ncpus), "");
+		LLVMValueRef ix = LLVMBuildSelect(c->b, ok, cpu, cg_i64(c, 0), "");
+		LLVMValueRef tmp = cg_buf(c, 8);
+
+		cg_read(c, tmp, 8, NULL, LLVMBuildAdd(c->b, cg_i64(c, e->call.percpu.table),
+						      LLVMBuildMul(c->b, ix, cg_i64(c, 8), ""), ""),
+			CG_READ_KERNEL, false);
+		v = LLVMBuildAdd(c->b, cg_load_int(c, tmp, 0, 8, false),
+				 cg_i64(c, e->call.percpu.off), "");
+		return LLVMBuildSelect(c->b, ok, v, cg_i64(c, 0), "");
+	}
 	case DT_F_PATH: {
 		/* bpf_d_path(path, buf, size): the path, or a negative error and the buffer's
 		 * zeros. */

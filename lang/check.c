@@ -1972,6 +1972,32 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 		e->i.value = addr;
 		return dt_type_int(false, 8);
 	}
+	case DT_F_PERCPU_KADDR: {
+		if (!nargs_ok(c, e, 1, 2, "percpu_kaddr(\"variable\"[, cpu])"))
+			return &t_none;
+		dt_expr *a0 = literal_arg(c, e, "a per-cpu variable's name");
+		if (!a0)
+			return &t_none;
+		if (e->call.nargs == 2 && !is_intlike(check_expr(c, e->call.args[1]))) {
+			ERR(c, e->call.args[1]->span, "percpu_kaddr's cpu must be an integer");
+			return &t_none;
+		}
+		int err = dt_kallsyms_percpu(a0->str.s, &e->call.percpu.off, &e->call.percpu.table);
+		if (err == -EINVAL) {
+			ERR(c, a0->span, "%s is not a per-cpu variable", a0->str.s);
+			HINT(c, "kaddr(\"%s\") is its address", a0->str.s);
+			return &t_none;
+		}
+		if (err) {
+			ERR(c, e->span, "Failed to resolve kernel symbol %s%s", a0->str.s,
+			    err == -EPERM ? ": /proc/kallsyms hides addresses (kptr_restrict)" :
+			    err == -ENOENT ? " (per-cpu variables are in /proc/kallsyms only when "
+			    "the kernel has CONFIG_KALLSYMS_ALL)" : "");
+			return &t_none;
+		}
+		/* NULL (0) for a CPU the machine cannot have, as bpf_per_cpu_ptr gives. */
+		return dt_type_ptr(c->a, NULL, DT_AS_KERNEL);
+	}
 	case DT_F_HAS_KEY: {
 		if (!nargs_ok(c, e, 2, 2, "has_key(@map, key)"))
 			return &t_none;

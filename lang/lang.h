@@ -381,6 +381,7 @@ typedef enum dt_func {
 	DT_F_LEN,     /* len(kstack|ustack): the frames of the stack here (bpf_get_stack) */
 	DT_F_UNWATCH, /* unwatch(addr): userspace removes every watchpoint on addr */
 	DT_F_PATH,    /* path(struct path [*][, size]): bpf_d_path's string (fentry/fexit/iter) */
+	DT_F_PERCPU_KADDR, /* percpu_kaddr("var"[, cpu]): that CPU's (this CPU's) copy of var */
 	DT_F__COUNT
 } dt_func;
 
@@ -469,6 +470,9 @@ struct dt_expr {
 			 * probed instruction's ELF address `at`, which the program subtracts from
 			 * its IP to find the load bias. */
 			struct { uint64_t addr, at; bool biased; } uaddr;
+			/* percpu_kaddr: the variable's offset in the per-cpu area and the address
+			 * of the kernel's __per_cpu_offset[] (each CPU's area). */
+			struct { uint64_t off, table; } percpu;
 		} call;
 		struct { dt_binop op; dt_expr *l, *r; } bin;
 		struct { dt_unop op; dt_expr *e; } un;

@@ -123,6 +123,11 @@ int dt_tracefs_record(dt_arena *a, const char *root, const char *subsys, const c
 		      dt_type **out);
 /* The address of kernel symbol `name` from /proc/kallsyms: 0, -ENOENT, or another -errno. */
 int dt_kallsyms_lookup(const char *name, uint64_t *addr);
+/* Per-cpu variable `name`: its offset in the per-cpu area (*off) and the address of
+ * __per_cpu_offset[] (*table), from /proc/kallsyms. 0; -ENOENT (no such symbol, or the kernel
+ * lists only functions: CONFIG_KALLSYMS_ALL unset), -EPERM (addresses hidden), -EINVAL (not a
+ * per-cpu variable). */
+int dt_kallsyms_percpu(const char *name, uint64_t *off, uint64_t *table);
 /* The closest event name in events/SUBSYS (or closest subsystem when `event` is NULL). */
 const char *dt_tracefs_closest(dt_arena *a, const char *root, const char *subsys,
 			       const char *event);

@@ -153,7 +153,7 @@ static const char *const func_names[DT_F__COUNT + 1] = {
 	[DT_F_CGROUP_PATH] = "cgroup_path", [DT_F_JOIN] = "join", [DT_F_MACADDR] = "macaddr",
 	[DT_F_STRERROR] = "strerror", [DT_F_UPTR] = "uptr", [DT_F_KPTR] = "kptr",
 	[DT_F_DEBUGF] = "debugf", [DT_F_UADDR] = "uaddr", [DT_F_LEN] = "len",
-	[DT_F_UNWATCH] = "unwatch", [DT_F_PATH] = "path",
+	[DT_F_UNWATCH] = "unwatch", [DT_F_PATH] = "path", [DT_F_PERCPU_KADDR] = "percpu_kaddr",
 	[DT_F__COUNT] = NULL,
 };
 

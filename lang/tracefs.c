@@ -148,6 +148,38 @@ const char *dt_tracefs_closest(dt_arena *a, const char *root, const char *subsys
 	return best;
 }
 
+int dt_kallsyms_percpu(const char *name, uint64_t *off, uint64_t *table)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], sym[256], type;
+	unsigned long long a;
+	uint64_t end = 0;
+	bool found = false;
+
+	if (!f)
+		return -errno;
+	*table = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &a, &type, sym) != 3)
+			continue;
+		if (!strcmp(sym, name) && !found) {
+			found = true;
+			*off = a;
+		} else if (!strcmp(sym, "__per_cpu_offset")) {
+			*table = a;
+		} else if (!strcmp(sym, "__per_cpu_end")) {
+			end = a;
+		}
+	}
+	fclose(f);
+	if (!found || (!*table && !end))
+		return -ENOENT; /* also: no data symbols listed at all */
+	if (!*table)
+		return -EPERM;
+	/* x86-64 lists per-cpu variables at their offsets, below __per_cpu_end. */
+	return end && *off < end ? 0 : -EINVAL;
+}
+
 int dt_kallsyms_lookup(const char *name, uint64_t *addr)
 {
 	FILE *f = fopen("/proc/kallsyms", "r");
