@@ -92,6 +92,15 @@ static bool is_intlike(const dt_type *t)
 	return is_int(t) || is_ptr(t) || (t && t->kind == DT_T_BOOL);
 }
 
+/* Folds an expression node into an integer constant in place (both walks see the folded node).
+ * The node's union held another kind's fields: is_bool is set here, not left to what they were. */
+static void fold_int(dt_expr *e, uint64_t v)
+{
+	e->kind = DT_E_INT;
+	e->i.value = v;
+	e->i.is_bool = false;
+}
+
 static const char *tracefs(checker *c)
 {
 	if (!c->tracefs_looked) {
@@ -1033,8 +1042,7 @@ static const dt_type *check_sizeof(checker *c, dt_expr *e)
 	    c->o->ctype(c->o->ctype_ctx, c->a, e->size.ty.name, &t) == -ENOENT &&
 	    c->o->constant(c->o->ctype_ctx, c->a, e->size.ty.name, &k) == 0) {
 		/* sizeof(NAME) of an enum value or a #define: the size of its integer. */
-		e->kind = DT_E_INT;
-		e->i.value = 8;
+		fold_int(e, 8);
 		return dt_type_int(false, 8);
 	}
 	if (e->size.ty.name) {
@@ -1069,8 +1077,7 @@ static const dt_type *check_sizeof(checker *c, dt_expr *e)
 		v = t->size;
 	}
 	/* A constant from here on (both walks see the folded node). */
-	e->kind = DT_E_INT;
-	e->i.value = v;
+	fold_int(e, v);
 	return dt_type_int(false, 8);
 }
 
@@ -1679,8 +1686,7 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 				HINT(c, "a name like \"KILL\" or \"SIGUSR1\", or a number 1..64");
 				return dt_type_void();
 			}
-			a0->kind = DT_E_INT;
-			a0->i.value = (uint64_t)sig;
+			fold_int(a0, (uint64_t)sig);
 			a0->type = dt_type_int(true, 8);
 		} else if (!is_int(t)) {
 			ERR(c, a0->span, "signal needs a signal name or number, not %s", tname(c, t));
@@ -1968,8 +1974,7 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 			ERR(c, e->span, "Failed to resolve kernel symbol %s", a0->str.s);
 			return &t_none;
 		}
-		e->kind = DT_E_INT; /* the address, a constant */
-		e->i.value = addr;
+		fold_int(e, addr); /* the address, a constant */
 		return dt_type_int(false, 8);
 	}
 	case DT_F_PERCPU_KADDR: {
@@ -2057,8 +2062,7 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 			ERR(c, a0->span, "cgroupid: cannot read '%s': %s", a0->str.s, strerror(errno));
 			return &t_none;
 		}
-		e->kind = DT_E_INT; /* the id, a constant */
-		e->i.value = st.st_ino;
+		fold_int(e, st.st_ino); /* the id, a constant */
 		return dt_type_int(false, 8);
 	}
 	case DT_F_OVERRIDE: {
@@ -2454,8 +2458,7 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 		errno = 0;
 		long long v = strtoll(s, &end, 0);
 		if (!*s || (!*end && !errno)) {
-			e->kind = DT_E_INT;
-			e->i.value = *s ? (uint64_t)v : 0;
+			fold_int(e, *s ? (uint64_t)v : 0);
 			return dt_type_int(true, 8);
 		}
 		return posparam_as_str(c, e);
@@ -2464,8 +2467,7 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 		int64_t v;
 		if (c->o && c->o->constant &&
 		    c->o->constant(c->o->ctype_ctx, c->a, e->ident.name, &v) == 0) {
-			e->kind = DT_E_INT; /* the constant, for both walks */
-			e->i.value = (uint64_t)v;
+			fold_int(e, (uint64_t)v); /* the constant, for both walks */
 			return dt_type_int(true, 8);
 		}
 		ERR(c, e->span, "unknown identifier '%s'", e->ident.name);
@@ -2473,8 +2475,7 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 		return &t_none;
 	}
 	case DT_E_PARAMCOUNT:
-		e->kind = DT_E_INT;
-		e->i.value = c->o ? c->o->nparams : 0;
+		fold_int(e, c->o ? c->o->nparams : 0);
 		return dt_type_int(true, 8);
 	case DT_E_TUPLE_GET: {
 		const dt_type *t = check_expr(c, e->tget.base);
