@@ -1168,6 +1168,8 @@ static LLVMValueRef call(cg *c, const dt_expr *e)
 		return b;
 	}
 	case DT_F_LEN: {
+		if (a0->kind == DT_E_MAP)
+			return cg_map_len(c, a0->map.sym);
 		/* bpf_get_stack copies the frames it walked: their bytes / 8 (0 when none). */
 		const dt_type *st = a0->type;
 		uint32_t size = st->stack.depth * 8;

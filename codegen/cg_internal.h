@@ -215,6 +215,8 @@ void cg_read(cg *c, LLVMValueRef dst, uint32_t size, LLVMValueRef len, LLVMValue
 /* The value of a struct member, `*p` or an index expression (its bytes read from where it
  * lives): an i64 for ints and pointers, a buffer for strings, structs and arrays. */
 LLVMValueRef cg_cmem_value(cg *c, const dt_expr *e);
+/* len(@m): the number of elements of script map m (cg_stmt.c). */
+LLVMValueRef cg_map_len(cg *c, const dt_map_sym *m);
 /* The kernel address of the C struct member, `*p` or index expression e (no read). */
 LLVMValueRef cg_cmem_addr(cg *c, const dt_expr *e);
 LLVMValueRef cg_cast(cg *c, const dt_expr *e);

@@ -832,6 +832,25 @@ static LLVMValueRef for_callback(cg *c, const dt_stmt *s, const bool *used)
 	return fn;
 }
 
+LLVMValueRef cg_map_len(cg *c, const dt_map_sym *m)
+{
+	static unsigned serial;
+	LLVMTypeRef mt[4] = { c->i8p, c->i8p, c->i8p, c->i8p };
+	sub_saved saved;
+	char name[96];
+
+	/* bpf_for_each_map_elem returns how many elements it visited; the callback only
+	 * continues (returns 0, what finish_function gives an open block). */
+	snprintf(name, sizeof(name), "%s.len%u", LLVMGetValueName(c->fn), serial++);
+	LLVMValueRef fn = fn_open(c, name, LLVMFunctionType(c->i64, mt, 4, false), &saved);
+	fn_close(c, &saved);
+	LLVMValueRef args[4] = { cg_map_ref(c, cg_script_map_fd(c, m)),
+				 LLVMBuildBitCast(c->b, fn, c->i8p, ""), LLVMConstNull(c->i8p),
+				 cg_i64(c, 0) };
+
+	return cg_helper(c, BPF_FUNC_for_each_map_elem, c->i64, args, 4);
+}
+
 static void for_loop(cg *c, const dt_stmt *s)
 {
 	const dt_probe *p = c->probe;

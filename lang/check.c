@@ -2228,14 +2228,24 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 		return dt_type_str(size);
 	}
 	case DT_F_LEN: {
-		if (!nargs_ok(c, e, 1, 1, "len(kstack) or len(ustack)"))
+		if (!nargs_ok(c, e, 1, 1, "len(@map), len(kstack) or len(ustack)"))
 			return &t_none;
 		dt_expr *a0 = e->call.args[0];
 		if (a0->kind == DT_E_MAP && !a0->map.nkeys) {
-			ERR(c, a0->span, "len() of a map is not supported");
-			HINT(c, "print(%s) shows its entries; a counter map (@n++) can follow how many "
-			     "there are", a0->map.name);
-			return &t_none;
+			/* len(@map): its number of elements (bpf_for_each_map_elem counts them). */
+			map_info *m = map_lookup(c, a0);
+			a0->map.sym = &m->sym;
+			a0->type = dt_type_void();
+			if (!m->assigned) {
+				ERR(c, a0->span, "%s is never assigned", m->sym.name);
+				return &t_none;
+			}
+			if (m->shape_known && !m->keyed) {
+				ERR(c, a0->span, "call to len() expects a map with explicit keys "
+				    "(non-scalar map)");
+				return &t_none;
+			}
+			return dt_type_int(true, 8);
 		}
 		const dt_type *t = check_expr(c, a0);
 		if (is_none(t))
