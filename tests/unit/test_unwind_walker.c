@@ -309,6 +309,23 @@ static int open_event(enum how how, pid_t pid)
 
 /* Samples `pid` for 300 ms and collects the distinct stacks. Uprobe and tracepoint events are
  * opened on CPU 0 only, where start_target pinned the target. */
+/* CPU time the task has run (ns), from /proc/PID/schedstat; 0 when it cannot be read. */
+static uint64_t task_cpu_ns(pid_t pid)
+{
+	char path[64];
+	unsigned long long ns = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &ns) != 1)
+		ns = 0;
+	fclose(f);
+	return ns;
+}
+
 static int sample_how(enum how how, pid_t pid, uint32_t depth, bool pre_add, result *res)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, mo);
@@ -344,9 +361,14 @@ static int sample_how(enum how how, pid_t pid, uint32_t depth, bool pre_add, res
 		fprintf(stderr, "perf_event: %s\n", strerror(errno));
 		goto out;
 	}
-	for (i = 0; i < 30; i++) {
+	/* At least 300 ms of the target's own CPU time, not of wall time: on a loaded machine a
+	 * wall-time window can pass with no sample at all (10 s at most). */
+	uint64_t cpu0 = task_cpu_ns(pid);
+	for (i = 0; i < 1000; i++) {
 		usleep(10000);
 		dt_unwinder_process(u);
+		if (i >= 29 && task_cpu_ns(pid) - cpu0 >= 300000000ull)
+			break;
 	}
 	ioctl(pe_fd, PERF_EVENT_IOC_DISABLE, 0);
 	for (ret = bpf_map_get_next_key(seen_fd, NULL, &key); ret == 0 && res->n < 8;
