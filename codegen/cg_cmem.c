@@ -207,12 +207,49 @@ LLVMValueRef cg_cmem_value(cg *c, const dt_expr *e)
 LLVMValueRef cg_cast(cg *c, const dt_expr *e)
 {
 	LLVMValueRef v = cg_expr(c, e->cast.e);
-	const dt_type *t = e->type;
+	const dt_type *t = e->type, *from = e->cast.e->type;
 
-	if (v && t->kind == DT_T_BOOL)
+	if (!v)
+		return v;
+	if (t->kind == DT_T_BOOL)
 		return LLVMBuildZExt(c->b, LLVMBuildICmp(c->b, LLVMIntNE, v, cg_i64(c, 0), ""), c->i64,
 				     "");
-	if (!v || t->kind != DT_T_INT || t->size >= 8)
+	if (t->kind == DT_T_ARRAY && from->kind == DT_T_INT) {
+		/* The integer's bytes as they are in memory (little-endian). */
+		LLVMValueRef b = cg_buf(c, t->size);
+
+		cg_store_int(c, b, 0, from->size, v);
+		return b;
+	}
+	if (t->kind == DT_T_INT && from->kind == DT_T_ARRAY)
+		return cg_load_int(c, v, 0, t->size, t->is_signed);
+	/* The checker took these bytes as an array (check_cast): a char array read as a
+	 * string, a string's own bytes, pton()'s address after its length byte. */
+	if (t->kind == DT_T_INT && from->kind == DT_T_STR)
+		return cg_load_int(c, v, 0, t->size, t->is_signed);
+	if (t->kind == DT_T_INT && from->kind == DT_T_BUF)
+		return cg_load_int(c, v, 1, t->size, t->is_signed);
+	if (t->kind == DT_T_ARRAY && (from->kind == DT_T_STR || from->kind == DT_T_ARRAY))
+		return v;
+	if ((t->kind == DT_T_STR || t->kind == DT_T_BUF) && t->size != from->size) {
+		/* Resized: cut (a string keeps its NUL) or zero-padded. */
+		LLVMValueRef b = cg_buf(c, t->size);
+
+		cg_memcpy(c, b, 0, v, 0, DT_MIN(t->size, from->size));
+		if (t->kind == DT_T_STR) {
+			cg_store_int(c, b, t->size - 1, 1, cg_i64(c, 0));
+		} else if (t->size < from->size) {
+			/* A buffer's first byte is its length: at most what is left. */
+			LLVMValueRef n = cg_load_int(c, b, 0, 1, false);
+			LLVMValueRef max = cg_i64(c, t->size - 1);
+
+			n = LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntUGT, n, max, ""), max,
+					    n, "");
+			cg_store_int(c, b, 0, 1, n);
+		}
+		return b;
+	}
+	if (t->kind != DT_T_INT || t->size >= 8)
 		return v;
 	/* (uint8)x keeps the low byte; the signedness of the cast extends it back to 64 bits. */
 	v = LLVMBuildTrunc(c->b, v, LLVMIntTypeInContext(c->ctx, t->size * 8), "");

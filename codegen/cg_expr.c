@@ -1336,7 +1336,7 @@ static LLVMValueRef expr_of(cg *c, const dt_expr *e)
 		cg_stmts(c, &e->block.stmts);
 		return e->block.value ? cg_expr(c, e->block.value) : cg_i64(c, 0);
 	case DT_E_POSPARAM: case DT_E_PARAMCOUNT: case DT_E_SIZEOF: case DT_E_OFFSETOF: case DT_E_IDENT:
-	case DT_E_MACRO:
+	case DT_E_MACRO: case DT_E_TYPEOF:
 		break;
 	}
 	cg_fail(c, e->span, "expression kind %d reached code generation", e->kind);

@@ -37,6 +37,9 @@ typedef struct var_info {
 	uint32_t scope;
 	const dt_type *declared;
 	dt_ctype_ref declared_ref;
+	/* The integer type of the values assigned, before they are widened to the 8 bytes a
+	 * $variable stores (`$a = (int8)1`: int8), for typeof and sizeof; NULL: none. */
+	const dt_type *int_type;
 	bool by_let;
 } var_info;
 
@@ -293,6 +296,7 @@ static dt_var_sym *var_read(checker *c, dt_expr *e)
 
 static void var_assign(checker *c, dt_expr *target, const dt_type *t, dt_span at)
 {
+	const dt_type *given = t;
 	t = storage_type(t);
 	var_info *v = var_find(c, target->var.name);
 	/* A variable of a closed block that cannot hold this value is another variable (the
@@ -317,6 +321,8 @@ static void var_assign(checker *c, dt_expr *target, const dt_type *t, dt_span at
 			v->sym.type = u;
 		}
 	}
+	if (given && given->kind == DT_T_INT)
+		v->int_type = v->int_type ? dt_type_unify(c->a, v->int_type, given) : given;
 	target->var.sym = &v->sym;
 	target->type = v->sym.type;
 }
@@ -773,11 +779,85 @@ static bool is_int_name(const char *name)
 	return !strcmp(name, "void");
 }
 
-/* The type a cast, sizeof or offsetof names; NULL (reported) when it does not exist. */
+static const dt_type *resolve_base(checker *c, const dt_ctype_ref *r);
+
+/* The type a cast, sizeof, offsetof, typeof or let names, its modifiers applied left to right
+ * (`int32*[4]`: an array of 4 pointers); NULL (reported) when it does not exist. A `[]` of
+ * unknown size is an array of 0 here: only a cast gives it its size (check_cast). */
 static const dt_type *resolve_ctype(checker *c, const dt_ctype_ref *r)
 {
+	const dt_type *t;
+	uint32_t i = 0;
+
+	/* string[N], buffer[N], inet[N]: the size of the type, not an array of it. */
+	if (!r->typeof_e && !r->typeof_ty &&
+	    (!strcmp(r->name, "string") || !strcmp(r->name, "buffer") ||
+	     !strcmp(r->name, "inet"))) {
+		bool sized = r->nmods && r->mods[0].is_array && !r->mods[0].n_omitted;
+		uint32_t n = sized ? r->mods[0].n : 0;
+
+		if (!strcmp(r->name, "string"))
+			t = dt_type_str(sized ? n : str_size(c));
+		else if (!strcmp(r->name, "buffer"))
+			t = dt_type_buf(c->a, sized ? n : DT_STRLEN);
+		else
+			t = dt_type_new(c->a, DT_T_INET);
+		i = sized;
+	} else {
+		t = resolve_base(c, r);
+	}
+	for (; t && i < r->nmods; i++) {
+		const dt_type_mod *m = &r->mods[i];
+
+		if (!m->is_array) {
+			t = dt_type_ptr(c->a, t, DT_AS_NONE);
+			continue;
+		}
+		if (t->kind == DT_T_VOID || dt_type_is_aggregation(t) || !t->size) {
+			ERR(c, r->span, "an array of %s is not a type", tname(c, t));
+			return NULL;
+		}
+		if ((uint64_t)t->size * (m->n_omitted ? 1 : m->n) > DT_MAX_VALUE_SIZE * 64) {
+			ERR(c, r->span, "the array type %s[%u] is too large", tname(c, t), m->n);
+			return NULL;
+		}
+		t = dt_type_array(c->a, t, m->n_omitted ? 0 : m->n);
+	}
+	return t;
+}
+
+/* The type of e in a type context (typeof, sizeof): a $variable declared with a type
+ * (`let $x: uint16`) has that type there, though it is stored in 8 bytes. */
+static const dt_type *context_type(checker *c, dt_expr *e)
+{
+	const dt_type *t = check_expr(c, e);
+
+	while (e->kind == DT_E_BLOCK && e->block.value)
+		e = e->block.value; /* `{ …; $a }`: $a's */
+	if (!is_none(t) && e->kind == DT_E_VAR && e->var.sym) {
+		const var_info *v = (const var_info *)e->var.sym;
+
+		if (v->declared)
+			return v->declared;
+		if (t->kind == DT_T_INT && v->int_type && v->int_type->kind == DT_T_INT)
+			return v->int_type;
+	}
+	return t;
+}
+
+/* The base type of r, before its modifiers. */
+static const dt_type *resolve_base(checker *c, const dt_ctype_ref *r)
+{
+	const dt_type *t = NULL;
+	if (r->typeof_ty)
+		return resolve_ctype(c, r->typeof_ty);
+	if (r->typeof_e) {
+		/* Typed, never run: codegen does not see the expression. */
+		t = context_type(c, r->typeof_e);
+		return is_none(t) ? NULL : t;
+	}
 	/* bpftrace's bool, before C's (a uint8 in the table, for C definitions). */
-	const dt_type *t = strcmp(r->name, "bool") ? NULL : dt_type_bool();
+	t = strcmp(r->name, "bool") ? NULL : dt_type_bool();
 	for (size_t i = 0; i < DT_ARRAY_SIZE(int_names) && !t; i++)
 		if (!strcmp(int_names[i].name, r->name))
 			t = dt_type_int(int_names[i].is_signed, int_names[i].size);
@@ -802,8 +882,6 @@ static const dt_type *resolve_ctype(checker *c, const dt_ctype_ref *r)
 			return NULL;
 		}
 	}
-	for (uint32_t i = 0; i < r->nptr; i++)
-		t = dt_type_ptr(c->a, t, DT_AS_NONE);
 	return t;
 }
 
@@ -1010,12 +1088,77 @@ static const dt_type *check_index(checker *c, dt_expr *e)
 	return read_type(c, el, dt_expr_addrspace(e));
 }
 
+/* bpftrace's array casts, between integers and arrays of integers of the same size: the bytes
+ * as they are in memory (little-endian here), `(int8[8])12345`, `(uint64)$a`; `(uint8[])x`
+ * takes the number of elements from x's size. */
+static const dt_type *check_array_cast(checker *c, dt_expr *e, const dt_type *from,
+				       const dt_type *to)
+{
+	const dt_type *arr = to->kind == DT_T_ARRAY ? to : from;
+	const dt_type *other = arr == to ? from : to;
+	const dt_type *el = arr->array.elem;
+
+	/* An array of integers to another: the same bytes seen another way. */
+	if (other->kind == DT_T_ARRAY && is_int(other->array.elem))
+		other = dt_type_int(false, 8);
+	if (!is_int(el)) {
+		ERR(c, e->span, "cannot cast %s to %s: array casts are between integers and arrays "
+		    "of integers", tname(c, from), tname(c, to));
+		return &t_none;
+	}
+	if (!is_int(other)) {
+		ERR(c, e->span, "cannot cast %s to %s: an array of integers is cast from or to an "
+		    "integer", tname(c, from), tname(c, to));
+		return &t_none;
+	}
+	if (arr == to && !to->array.n) {
+		if (from->size % el->size) {
+			ERR(c, e->span, "cannot cast %s (%u byte%s) to an array of %s: the size is "
+			    "not a multiple of %u", tname(c, from), from->size,
+			    from->size == 1 ? "" : "s", tname(c, el), el->size);
+			return &t_none;
+		}
+		return dt_type_array(c->a, el, from->size / el->size);
+	}
+	if (from->size != to->size) {
+		ERR(c, e->span, "cannot cast %s (%u bytes) to %s (%u bytes): an array cast keeps "
+		    "the size", tname(c, from), from->size, tname(c, to), to->size);
+		if (arr == to)
+			HINT(c, "`[]` takes the number of elements from the value: (%s[])",
+			     tname(c, el));
+		return &t_none;
+	}
+	return to;
+}
+
 static const dt_type *check_cast(checker *c, dt_expr *e)
 {
 	const dt_type *to = resolve_ctype(c, &e->cast.to);
 	const dt_type *from = check_expr(c, e->cast.e);
 	if (!to || is_none(from))
 		return &t_none;
+	/* A char array member read as a string is its array here, and the bytes of a string
+	 * or of pton()'s buffer are an array of uint8 (bpftrace's types for them). */
+	if (to->kind == DT_T_ARRAY || to->kind == DT_T_INT) {
+		if (c_array_of(e->cast.e))
+			from = c_array_of(e->cast.e);
+		else if (to->kind == DT_T_ARRAY && from->kind == DT_T_STR)
+			from = dt_type_array(c->a, dt_type_int(false, 1), from->size);
+		else if (from->kind == DT_T_BUF && e->cast.e->kind == DT_E_CALL &&
+			 e->cast.e->call.id == DT_F_PTON)
+			from = dt_type_array(c->a, dt_type_int(false, 1), from->size - 1);
+	}
+	if (to->kind == DT_T_ARRAY || (from->kind == DT_T_ARRAY && to->kind == DT_T_INT))
+		return check_array_cast(c, e, from, to);
+	if ((to->kind == DT_T_STR && from->kind == DT_T_STR) ||
+	    (to->kind == DT_T_BUF && from->kind == DT_T_BUF))
+		return to; /* resized: cut or zero-padded */
+	if (to->kind == DT_T_STR || to->kind == DT_T_BUF) {
+		ERR(c, e->span, "cannot cast %s to %s", tname(c, from), tname(c, to));
+		HINT(c, "%s", to->kind == DT_T_STR ? "str(ADDRESS[, N]) reads a string from memory"
+						   : "buf(ADDRESS, N) reads bytes from memory");
+		return &t_none;
+	}
 	if (to->kind == DT_T_VOID || to->kind == DT_T_CSTRUCT || to->kind == DT_T_ARRAY) {
 		ERR(c, e->cast.to.span, "cannot cast to %s", tname(c, to));
 		if (to->kind == DT_T_CSTRUCT)
@@ -1036,8 +1179,8 @@ static const dt_type *check_sizeof(checker *c, dt_expr *e)
 {
 	const dt_type *t;
 	int64_t k;
-	if (e->kind == DT_E_SIZEOF && e->size.ty.name && !e->size.ty.nptr &&
-	    !strchr(e->size.ty.name, ' ') && !is_int_name(e->size.ty.name) && c->o &&
+	if (e->kind == DT_E_SIZEOF && e->size.ty.name && !e->size.ty.nmods &&
+	    !e->size.ty.typeof_e && !e->size.ty.typeof_ty && !strchr(e->size.ty.name, ' ') && !is_int_name(e->size.ty.name) && c->o &&
 	    c->o->constant && c->o->ctype &&
 	    c->o->ctype(c->o->ctype_ctx, c->a, e->size.ty.name, &t) == -ENOENT &&
 	    c->o->constant(c->o->ctype_ctx, c->a, e->size.ty.name, &k) == 0) {
@@ -1050,7 +1193,7 @@ static const dt_type *check_sizeof(checker *c, dt_expr *e)
 		if (!t)
 			return &t_none;
 	} else {
-		t = check_expr(c, e->size.e);
+		t = context_type(c, e->size.e);
 		if (is_none(t))
 			return &t_none;
 		if (c_array_of(e->size.e))
@@ -1060,17 +1203,31 @@ static const dt_type *check_sizeof(checker *c, dt_expr *e)
 		return &t_none;
 	uint64_t v;
 	if (e->kind == DT_E_OFFSETOF) {
-		if (t->kind != DT_T_CSTRUCT) {
-			ERR(c, e->size.ty.span, "offsetof needs a struct or union, not %s",
-			    tname(c, t));
-			return &t_none;
+		/* offsetof(TYPE or EXPR, a.b.c): the members' offsets added up. */
+		dt_span at = e->size.ty.name ? e->size.ty.span : e->size.e->span;
+		const char *path = e->size.field;
+		v = 0;
+		while (path) {
+			const char *dot = strchr(path, '.');
+			const char *name = dot ? dt_arena_strndup(c->a, path, (size_t)(dot - path))
+					       : path;
+			uint32_t off;
+			if (t->kind != DT_T_CSTRUCT) {
+				ERR(c, at, "offsetof needs a struct or union, not %s", tname(c, t));
+				return &t_none;
+			}
+			if (!complete(c, t, e->span))
+				return &t_none;
+			const dt_member *m = find_member(c, t, name, e->span, &off);
+			if (!m)
+				return &t_none;
+			v += off;
+			t = m->type;
+			path = dot ? dot + 1 : NULL;
 		}
-		uint32_t off;
-		if (!find_member(c, t, e->size.field, e->span, &off))
-			return &t_none;
-		v = off;
 	} else {
-		if (t->kind == DT_T_VOID || t->kind == DT_T_RECORD || dt_type_is_aggregation(t)) {
+		if (t->kind == DT_T_VOID || t->kind == DT_T_RECORD || dt_type_is_aggregation(t) ||
+		    (t->kind == DT_T_ARRAY && !t->array.n)) {
 			ERR(c, e->span, "sizeof cannot measure %s", tname(c, t));
 			return &t_none;
 		}
@@ -2583,6 +2740,11 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 	case DT_E_MACRO:
 		ERR(c, e->span, "macro %s() was not expanded", e->macro.name);
 		return &t_none;
+	case DT_E_TYPEOF:
+		ERR(c, e->span, "typeof(…) is a type, not a value");
+		HINT(c, "it goes where a type goes: a cast, sizeof, offsetof, `let $x: TYPE`, or a "
+			"macro's argument");
+		return &t_none;
 	case DT_E_TUPLE: {
 		const dt_type **el = dt_arena_alloc(c->a, sizeof(*el) * (e->tuple.n + 1));
 		bool ok = true;
@@ -2639,15 +2801,16 @@ static void check_block(checker *c, dt_stmt_list *l)
  * NULL (reported) for anything a $variable cannot hold. */
 static const dt_type *let_type(checker *c, const dt_ctype_ref *r)
 {
-	if (!strcmp(r->name, "string") && !r->nptr)
-		return dt_type_str(str_size(c));
 	const dt_type *t = resolve_ctype(c, r);
 	if (!t)
 		return NULL;
+	if (t->kind == DT_T_STR ||
+	    (t->kind == DT_T_ARRAY && t->array.n && is_intlike(t->array.elem)))
+		return t;
 	if (!is_intlike(t)) {
 		ERR(c, r->span, "a $variable cannot be declared %s", tname(c, t));
-		HINT(c, "declare an integer, a pointer or a string; a struct is held through a "
-			"pointer (struct NAME *)");
+		HINT(c, "declare an integer, a pointer, a string or an array of integers "
+			"(int8[4]); a struct is held through a pointer (struct NAME *)");
 		return NULL;
 	}
 	return t;
@@ -2687,6 +2850,16 @@ static const dt_type *assign_declared(checker *c, dt_stmt *s, var_info *v)
 		if (vt->size > dt->size) {
 			ERR(c, value->span, "%s is declared %s, too small for %s", v->sym.name,
 			    tname(c, dt), tname(c, vt));
+			return &t_none;
+		}
+		return dt;
+	}
+	if (dt->kind == DT_T_ARRAY) {
+		if (!dt_type_equal(vt, dt)) {
+			ERR(c, value->span, "%s is declared %s, cannot assign %s", v->sym.name,
+			    tname(c, dt), tname(c, vt));
+			if (is_int(vt))
+				HINT(c, "an integer becomes an array by a cast: (%s)", tname(c, dt));
 			return &t_none;
 		}
 		return dt;

@@ -106,6 +106,39 @@ static void end_expr(dumper *d, const dt_expr *e)
 }
 
 static void dump_expr(dumper *d, const dt_expr *e, int depth);
+
+/* A written type: its base (typeof(…) of a type, or of an expression shown as a child), then
+ * its modifiers, after a space when `space`: `int32 *[4]`. */
+static void dump_ctype(FILE *o, const dt_ctype_ref *r, bool space)
+{
+	if (r->typeof_ty) {
+		fputs("typeof(", o);
+		dump_ctype(o, r->typeof_ty, space);
+		fputc(')', o);
+	} else if (r->typeof_e) {
+		fputs("typeof(expr)", o);
+	} else {
+		fputs(r->name, o);
+	}
+	if (r->nmods && space)
+		fputc(' ', o);
+	for (uint32_t i = 0; i < r->nmods; i++) {
+		if (!r->mods[i].is_array)
+			fputc('*', o);
+		else if (r->mods[i].n_omitted)
+			fputs("[]", o);
+		else
+			fprintf(o, "[%u]", r->mods[i].n);
+	}
+}
+
+/* The expression of a typeof(expr) in a written type, if any, as a child. */
+static void dump_typeof(dumper *d, const dt_ctype_ref *r, int depth)
+{
+	for (; r; r = r->typeof_ty)
+		if (r->typeof_e)
+			dump_expr(d, r->typeof_e, depth);
+}
 static void dump_stmts(dumper *d, const dt_stmt_list *l, int depth);
 
 static void dump_exprs(dumper *d, dt_expr *const *v, uint32_t n, int depth)
@@ -209,9 +242,10 @@ static void dump_expr(dumper *d, const dt_expr *e, int depth)
 		dump_expr(d, e->field.base, depth + 1);
 		return;
 	case DT_E_CAST:
-		fprintf(o, "cast %s%s%.*s", e->cast.to.name, e->cast.to.nptr ? " " : "",
-			(int)e->cast.to.nptr, "****************************************");
+		fputs("cast ", o);
+		dump_ctype(o, &e->cast.to, true);
 		end_expr(d, e);
+		dump_typeof(d, &e->cast.to, depth + 1);
 		dump_expr(d, e->cast.e, depth + 1);
 		return;
 	case DT_E_DEREF:
@@ -227,12 +261,14 @@ static void dump_expr(dumper *d, const dt_expr *e, int depth)
 		return;
 	case DT_E_SIZEOF: case DT_E_OFFSETOF:
 		fputs(e->kind == DT_E_SIZEOF ? "sizeof" : "offsetof", o);
-		if (e->size.ty.name)
-			fprintf(o, " %s%s%.*s", e->size.ty.name, e->size.ty.nptr ? " " : "",
-				(int)e->size.ty.nptr, "****************************************");
+		if (e->size.ty.name) {
+			fputc(' ', o);
+			dump_ctype(o, &e->size.ty, true);
+		}
 		if (e->size.field)
 			fprintf(o, " .%s", e->size.field);
 		end_expr(d, e);
+		dump_typeof(d, &e->size.ty, depth + 1);
 		if (e->size.e)
 			dump_expr(d, e->size.e, depth + 1);
 		return;
@@ -262,6 +298,11 @@ static void dump_expr(dumper *d, const dt_expr *e, int depth)
 		dump_stmts(d, &e->block.stmts, depth + 1);
 		dump_expr(d, e->block.value, depth + 1);
 		return;
+	case DT_E_TYPEOF:
+		dump_ctype(o, e->tyof.ref, true);
+		end_expr(d, e);
+		dump_typeof(d, e->tyof.ref, depth + 1);
+		return;
 	case DT_E_MACRO:
 		fprintf(o, "macro %s%s", e->macro.name, e->macro.bare ? " bare" : "");
 		end_expr(d, e);
@@ -284,9 +325,11 @@ static void dump_stmt(dumper *d, const dt_stmt *s, int depth)
 		dump_expr(d, s->expr, depth + 1);
 		return;
 	case DT_S_ASSIGN:
-		if (s->assign.decl && s->assign.decl_type.name)
-			fprintf(o, "let : %s%.*s\n", s->assign.decl_type.name,
-				(int)s->assign.decl_type.nptr, "********************************");
+		if (s->assign.decl && s->assign.decl_type.name) {
+			fputs("let : ", o);
+			dump_ctype(o, &s->assign.decl_type, false);
+			fputc('\n', o);
+		}
 		else if (s->assign.decl)
 			fputs("let\n", o);
 		else

@@ -414,13 +414,31 @@ typedef enum dt_expr_kind {
 	               * (NULL: none, the block is a statement). Macro calls expand to these. */
 	DT_E_MACRO,   /* a call of a script macro, `name(args)` or a bare `name`: replaced by its
 	               * expansion (a DT_E_BLOCK) before dt_parse returns; never reaches dt_check */
+	DT_E_TYPEOF,  /* typeof(…) as a macro's argument (tyof.ref): a type the expansion puts
+	               * where the body names the parameter in a type; anywhere else an error */
 } dt_expr_kind;
 
-/* A C type as written in a cast, sizeof or offsetof: a base name ("uint8", "struct
- * task_struct", "pid_t", "void") and a number of '*'. */
+/* A type modifier, bpftrace's postfix syntax read left to right: `*` (a pointer to what is to
+ * its left) or `[N]` (an array of N of it; `[]` in a cast: N from the size of the value).
+ * For string, buffer and inet a first `[N]` is their size instead (`string[64]`). */
+typedef struct dt_type_mod {
+	bool is_array;
+	bool n_omitted;   /* `[]` */
+	uint32_t n;
+} dt_type_mod;
+
+#define DT_MAX_TYPE_MODS 8
+
+/* A type as written in a cast, sizeof, offsetof, typeof or `let $x: TYPE`: a base name
+ * ("uint8", "struct task_struct", "pid_t", "void", "string"), or typeof(…) — the type of an
+ * expression (never evaluated) or of a type — then modifiers: `int32*[4]`, `struct foo*`. */
 typedef struct dt_ctype_ref {
-	const char *name;
-	uint32_t nptr;
+	const char *name;     /* "typeof" when the base is typeof_e / typeof_ty */
+	uint32_t nptr;        /* how many of mods are '*' */
+	dt_type_mod mods[DT_MAX_TYPE_MODS];
+	uint32_t nmods;
+	struct dt_expr *typeof_e;          /* typeof(expr) */
+	struct dt_ctype_ref *typeof_ty;    /* typeof(type) */
 	dt_span span;
 } dt_ctype_ref;
 
@@ -496,6 +514,7 @@ struct dt_expr {
 		struct { dt_expr *base; uint32_t index; } tget;
 		struct { dt_stmt_list stmts; dt_expr *value; } block;
 		struct { const char *name; dt_expr **args; uint32_t nargs; bool bare; } macro;
+		struct { struct dt_ctype_ref *ref; } tyof;
 	};
 };
 

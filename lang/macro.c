@@ -228,6 +228,39 @@ static const dt_expr *arg_for(const subst *s, dt_expr_kind k, const char *name)
 	return NULL;
 }
 
+/* A copy of a written type. In a macro's body (s), a base that names an expression parameter
+ * becomes the argument's type: the type itself for a typeof(…) argument, else typeof(the
+ * argument); its own modifiers stay (`(a*)-1` with a = typeof(uint8) is (uint8*)-1). */
+static dt_ctype_ref clone_ref(expander *x, subst *s, const dt_ctype_ref *r)
+{
+	dt_ctype_ref n = *r;
+
+	if (r->typeof_ty) {
+		n.typeof_ty = dt_arena_alloc(x->a, sizeof(*n.typeof_ty));
+		*n.typeof_ty = clone_ref(x, s, r->typeof_ty);
+	} else if (r->typeof_e) {
+		n.typeof_e = clone_expr(x, s, r->typeof_e);
+	} else if (s && r->name && is_param(s, DT_E_IDENT, r->name)) {
+		const dt_expr *arg = arg_for(s, DT_E_IDENT, r->name);
+
+		n.name = "typeof";
+		if (arg->kind == DT_E_TYPEOF) {
+			n.typeof_ty = dt_arena_alloc(x->a, sizeof(*n.typeof_ty));
+			*n.typeof_ty = clone_ref(x, NULL, arg->tyof.ref);
+		} else {
+			n.typeof_e = clone_expr(x, NULL, arg);
+		}
+	}
+	return n;
+}
+
+static void expand_ref(expander *x, dt_ctype_ref *r)
+{
+	for (; r; r = r->typeof_ty)
+		if (r->typeof_e)
+			expand_expr(x, &r->typeof_e);
+}
+
 /* A copy of e; with s (the body of a macro being expanded) parameters are replaced by the
  * call's arguments and the body's own variables renamed. Without s a plain copy: an argument
  * is the caller's text and keeps its names. */
@@ -292,13 +325,19 @@ static dt_expr *clone_expr(expander *x, subst *s, const dt_expr *e)
 		n->field.base = clone_expr(x, s, e->field.base);
 		break;
 	case DT_E_CAST:
+		n->cast.to = clone_ref(x, s, &e->cast.to);
 		n->cast.e = clone_expr(x, s, e->cast.e);
+		break;
+	case DT_E_TYPEOF:
+		n->tyof.ref = dt_arena_alloc(x->a, sizeof(*n->tyof.ref));
+		*n->tyof.ref = clone_ref(x, s, e->tyof.ref);
 		break;
 	case DT_E_INDEX:
 		n->index.base = clone_expr(x, s, e->index.base);
 		n->index.index = clone_expr(x, s, e->index.index);
 		break;
 	case DT_E_SIZEOF: case DT_E_OFFSETOF:
+		n->size.ty = clone_ref(x, s, &e->size.ty);
 		n->size.e = clone_expr(x, s, e->size.e);
 		break;
 	case DT_E_TUPLE:
@@ -335,6 +374,7 @@ static dt_stmt *clone_stmt(expander *x, subst *s, const dt_stmt *st)
 		}
 		n->assign.target = clone_expr(x, s, t);
 		n->assign.value = clone_expr(x, s, st->assign.value);
+		n->assign.decl_type = clone_ref(x, s, &st->assign.decl_type);
 		break;
 	}
 	case DT_S_IF:
@@ -485,9 +525,13 @@ static void expand_expr(expander *x, dt_expr **slot)
 		expand_expr(x, &e->tern.f);
 		break;
 	case DT_E_FIELD: expand_expr(x, &e->field.base); break;
-	case DT_E_CAST: expand_expr(x, &e->cast.e); break;
+	case DT_E_CAST: expand_ref(x, &e->cast.to); expand_expr(x, &e->cast.e); break;
+	case DT_E_TYPEOF: expand_ref(x, e->tyof.ref); break;
 	case DT_E_INDEX: expand_expr(x, &e->index.base); expand_expr(x, &e->index.index); break;
-	case DT_E_SIZEOF: case DT_E_OFFSETOF: expand_expr(x, &e->size.e); break;
+	case DT_E_SIZEOF: case DT_E_OFFSETOF:
+		expand_ref(x, &e->size.ty);
+		expand_expr(x, &e->size.e);
+		break;
 	case DT_E_TUPLE: expand_exprs(x, e->tuple.elems, e->tuple.n); break;
 	case DT_E_TUPLE_GET: expand_expr(x, &e->tget.base); break;
 	case DT_E_BLOCK:
@@ -505,6 +549,7 @@ static void expand_stmts(expander *x, dt_stmt_list *l)
 		switch (st->kind) {
 		case DT_S_EXPR: case DT_S_RETURN: expand_expr(x, &st->expr); break;
 		case DT_S_ASSIGN:
+			expand_ref(x, &st->assign.decl_type);
 			expand_expr(x, &st->assign.target);
 			expand_expr(x, &st->assign.value);
 			break;

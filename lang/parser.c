@@ -270,12 +270,77 @@ static bool starts_cast(parser *p)
 		return false;
 	dt_token n;
 	dt_lex(p->src, t->off + t->len, &n);
-	while (n.kind == DT_TOK_STAR)
-		dt_lex(p->src, n.off + n.len, &n);
+	if (t->len == 6 && !memcmp(s, "typeof", 6))
+		return n.kind == DT_TOK_LPAREN; /* (typeof(…)…) is only ever a type */
+	/* The postfix modifiers: '*', '[N]', '[]'. */
+	for (;;) {
+		if (n.kind == DT_TOK_STAR) {
+			dt_lex(p->src, n.off + n.len, &n);
+		} else if (n.kind == DT_TOK_LBRACK) {
+			dt_lex(p->src, n.off + n.len, &n);
+			if (n.kind == DT_TOK_INT)
+				dt_lex(p->src, n.off + n.len, &n);
+			if (n.kind != DT_TOK_RBRACK)
+				return false;
+			dt_lex(p->src, n.off + n.len, &n);
+		} else {
+			break;
+		}
+	}
 	if (n.kind != DT_TOK_RPAREN)
 		return false;
 	dt_lex(p->src, n.off + n.len, &n);
-	return starts_operand(p, &n);
+	/* bpftrace's rule: `(NAME)` then something that starts an expression is a cast, a
+	 * dereference included: `(myident)*$a` casts *$a (builtins were ruled out above, so
+	 * `(pid)*tid` multiplies). */
+	return starts_operand(p, &n) || n.kind == DT_TOK_STAR;
+}
+
+/* In a type context (sizeof, offsetof, typeof): whether what follows is a type. Type words,
+ * typeof(…) and bare names are (bpftrace never expands a bare name there: `sizeof(ident[1])`
+ * is an array type); a builtin, a call, a variable, a block or anything in parentheses is an
+ * expression. */
+static bool type_context_is_type(parser *p)
+{
+	const dt_token *t = &p->cur;
+	const char *s = p->src->text + t->off;
+	dt_builtin b;
+	uint32_t argn;
+	dt_token n;
+
+	if (t->kind != DT_TOK_IDENT)
+		return false;
+	dt_lex(p->src, t->off + t->len, &n);
+	if (t->len == 6 && !memcmp(s, "typeof", 6))
+		return n.kind == DT_TOK_LPAREN;
+	/* `uint64_t()` calls (a macro): the call syntax forces an expression. */
+	if (n.kind == DT_TOK_LPAREN)
+		return false;
+	if (is_type_word(s, t->len))
+		return true;
+	return !dt_builtin_lookup(s, t->len, &b, &argn);
+}
+
+static bool parse_ctype(parser *p, dt_ctype_ref *out);
+
+/* typeof(TYPE) or typeof(EXPR), after the word: the expression is only typed, never run. */
+static bool parse_typeof_rest(parser *p, dt_ctype_ref *out)
+{
+	if (!expect(p, DT_TOK_LPAREN, "expected '(' after typeof"))
+		return false;
+	struct nest_save s = nest_enter(p);
+	if (type_context_is_type(p)) {
+		out->typeof_ty = dt_arena_alloc(p->a, sizeof(*out->typeof_ty));
+		if (!parse_ctype(p, out->typeof_ty)) {
+			nest_leave(p, s);
+			return false;
+		}
+	} else {
+		out->typeof_e = parse_expr(p);
+	}
+	nest_leave(p, s);
+	out->name = "typeof";
+	return expect(p, DT_TOK_RPAREN, "expected ')' after typeof's operand");
 }
 
 /* A C type name: `struct NAME`, `unsigned int`, `uint8`, `pid_t`, then '*'s. Qualifiers
@@ -284,13 +349,19 @@ static bool parse_ctype(parser *p, dt_ctype_ref *out)
 {
 	uint32_t start = p->cur.off;
 	char *name = NULL;
+	*out = (dt_ctype_ref){ 0 };
 	while (is_kw(p, &p->cur, "const") || is_kw(p, &p->cur, "volatile"))
 		advance(p);
 	if (p->cur.kind != DT_TOK_IDENT) {
 		syntax_error(p, "expected a type name");
 		return false;
 	}
-	if (is_kw(p, &p->cur, "struct") || is_kw(p, &p->cur, "union") || is_kw(p, &p->cur, "enum")) {
+	if (is_kw(p, &p->cur, "typeof")) {
+		advance(p);
+		if (!parse_typeof_rest(p, out))
+			return false;
+		name = "typeof";
+	} else if (is_kw(p, &p->cur, "struct") || is_kw(p, &p->cur, "union") || is_kw(p, &p->cur, "enum")) {
 		dt_token kw = p->cur;
 		advance(p);
 		if (p->cur.kind != DT_TOK_IDENT) {
@@ -315,10 +386,36 @@ static bool parse_ctype(parser *p, dt_ctype_ref *out)
 	while (is_kw(p, &p->cur, "const") || is_kw(p, &p->cur, "volatile"))
 		advance(p);
 	out->name = name;
-	out->nptr = 0;
-	while (p->cur.kind == DT_TOK_STAR) {
-		out->nptr++;
+	/* The modifiers, left to right: `int32*[4]` is an array of 4 pointers to int32. */
+	while (p->cur.kind == DT_TOK_STAR || p->cur.kind == DT_TOK_LBRACK) {
+		if (out->nmods == DT_MAX_TYPE_MODS) {
+			dt_diag(p->d, DT_DIAG_ERROR, tok_span(&p->cur),
+				"a type has at most %d '*' and '[N]' modifiers", DT_MAX_TYPE_MODS);
+			p->panic = true;
+			return false;
+		}
+		dt_type_mod *m = &out->mods[out->nmods++];
+		if (p->cur.kind == DT_TOK_STAR) {
+			out->nptr++;
+			advance(p);
+			continue;
+		}
 		advance(p);
+		m->is_array = true;
+		if (p->cur.kind == DT_TOK_INT) {
+			if (!p->cur.ival || p->cur.ival > DT_MAX_VALUE_SIZE * 64) {
+				dt_diag(p->d, DT_DIAG_ERROR, tok_span(&p->cur),
+					"an array type needs 1 to %d elements", DT_MAX_VALUE_SIZE * 64);
+				p->panic = true;
+				return false;
+			}
+			m->n = (uint32_t)p->cur.ival;
+			advance(p);
+		} else {
+			m->n_omitted = true;
+		}
+		if (!expect(p, DT_TOK_RBRACK, "expected ']' after an array type's size"))
+			return false;
 	}
 	out->span = span_from(p, start);
 	return true;
@@ -333,27 +430,32 @@ static dt_expr *parse_sizeof(parser *p, bool offsetof_, uint32_t start)
 						: "expected '(' after sizeof"))
 		return error_expr(p, start);
 	struct nest_save s = nest_enter(p);
-	if (offsetof_ || starts_cast(p) ||
-	    (p->cur.kind == DT_TOK_IDENT && is_type_word(p->src->text + p->cur.off, p->cur.len))) {
+	/* A type or an expression (bpftrace's type context; sizeof(NAME) of an enum value or a
+	 * #define is told apart by the checker). */
+	if (type_context_is_type(p)) {
 		if (!parse_ctype(p, &e->size.ty))
 			goto out;
-	} else if (p->cur.kind == DT_TOK_IDENT && !starts_operand(p, &p->cur)) {
-		/* sizeof(NAME): a typedef or an enum value — the checker decides. */
-		e->size.ty.name = tok_text(p, &p->cur);
-		e->size.ty.span = tok_span(&p->cur);
-		advance(p);
 	} else {
 		e->size.e = parse_expr(p);
 	}
 	if (offsetof_) {
 		if (!expect(p, DT_TOK_COMMA, "expected ',' after the type in offsetof"))
 			goto out;
-		if (p->cur.kind != DT_TOK_IDENT) {
-			syntax_error(p, "expected a member name");
-			goto out;
+		/* A member, or a path of them: offsetof(struct a, b.c). */
+		char *path = NULL;
+		for (;;) {
+			if (p->cur.kind != DT_TOK_IDENT) {
+				syntax_error(p, "expected a member name");
+				goto out;
+			}
+			path = path ? dt_arena_printf(p->a, "%s.%s", path, tok_text(p, &p->cur))
+				    : (char *)tok_text(p, &p->cur);
+			advance(p);
+			if (p->cur.kind != DT_TOK_DOT)
+				break;
+			advance(p);
 		}
-		e->size.field = tok_text(p, &p->cur);
-		advance(p);
+		e->size.field = path;
 	}
 	nest_leave(p, s);
 	expect(p, DT_TOK_RPAREN, offsetof_ ? "expected ')' after offsetof's member"
@@ -580,6 +682,16 @@ static dt_expr *parse_ident(parser *p)
 	dt_func f;
 	if ((t.len == 6 && !memcmp(s, "sizeof", 6)) || (t.len == 8 && !memcmp(s, "offsetof", 8)))
 		return parse_sizeof(p, t.len == 8, start);
+	if (call && t.len == 6 && !memcmp(s, "typeof", 6)) {
+		/* A type passed to a macro: `my_macro($a, typeof(struct task))`. */
+		dt_expr *e = new_expr(p, DT_E_TYPEOF, start);
+		e->tyof.ref = dt_arena_alloc(p->a, sizeof(*e->tyof.ref));
+		if (!parse_typeof_rest(p, e->tyof.ref))
+			return error_expr(p, start);
+		e->tyof.ref->span = span_from(p, start);
+		e->span = span_from(p, start);
+		return e;
+	}
 	if (!call && macro_param(p, s, t.len)) {
 		dt_expr *e = new_expr(p, DT_E_IDENT, start);
 		e->ident.name = dt_arena_strndup(p->a, s, t.len);
