@@ -575,17 +575,20 @@ static void emit_map_event(cg *c, const dt_expr *e, uint32_t kind)
 	cg_event_output(c, cg_event_new(c, kind, a->map.sym->id, 0), 0);
 }
 
-static void emit_delete(cg *c, const dt_expr *e)
+/* delete(@m[k]) / delete(@m, k); its value (bpftrace's current bool delete()) is whether the key
+ * was there. A per-CPU count's key and a histogram's buckets are deleted by userspace, after the
+ * probe: their delete is true. */
+static LLVMValueRef emit_delete(cg *c, const dt_expr *e)
 {
 	const dt_expr *a = e->call.nargs ? e->call.args[0] : NULL;
 	dt_expr *const *keys;
 	uint32_t nkeys;
 	dt_map_layout lay;
-	LLVMValueRef key;
+	LLVMValueRef key, rc;
 
 	if (!a || a->kind != DT_E_MAP || !a->map.sym) {
 		cg_fail(c, e->span, "delete() needs a map element");
-		return;
+		return cg_i64(c, 0);
 	}
 	/* delete(@m[k]) and delete(@m, k) */
 	keys = e->call.nargs > 1 ? &e->call.args[1] : a->map.keys;
@@ -594,19 +597,21 @@ static void emit_delete(cg *c, const dt_expr *e)
 	if (lay.zero_not_delete) {
 		/* Every CPU's count goes to zero: userspace does it, as for zero(). */
 		cg_event_output(c, cg_event_new(c, DT_EV_ZERO_MAP, a->map.sym->id, 0), 0);
-		return;
+		return cg_i64(c, 1);
 	}
 	key = cg_map_key(c, a->map.sym, keys, nkeys, &lay);
 	if (!lay.bucketed) {
-		cg_helper_check(c, cg_map_delete(c, cg_map_ref(c, cg_script_map_fd(c, a->map.sym)),
-						 key), BPF_FUNC_map_delete_elem, false, 1);
-		return;
+		rc = cg_map_delete(c, cg_map_ref(c, cg_script_map_fd(c, a->map.sym)), key);
+		cg_helper_check(c, rc, BPF_FUNC_map_delete_elem, false, 1);
+		return LLVMBuildZExt(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, rc, cg_i64(c, 0), ""),
+				     c->i64, "");
 	}
 	/* Every bucket of a histogram key is its own BPF key: userspace deletes them all. */
 	LLVMValueRef ev = cg_event_new(c, DT_EV_DELETE_KEY, a->map.sym->id, lay.user_key_size);
 
 	cg_memcpy(c, ev, CG_EV_PAYLOAD, key, 0, lay.user_key_size);
 	cg_event_output(c, ev, lay.user_key_size);
+	return cg_i64(c, 1);
 }
 
 LLVMValueRef cg_call_action(cg *c, const dt_expr *e)
@@ -643,8 +648,7 @@ LLVMValueRef cg_call_action(cg *c, const dt_expr *e)
 		emit_map_event(c, e, DT_EV_ZERO_MAP);
 		break;
 	case DT_F_DELETE:
-		emit_delete(c, e);
-		break;
+		return emit_delete(c, e);
 	case DT_F_UNWATCH: {
 		LLVMValueRef addr = cg_expr(c, e->call.args[0]);
 		LLVMValueRef ev = cg_event_new(c, DT_EV_UNWATCH, 0, sizeof(struct dt_ev_unwatch));

@@ -1913,7 +1913,8 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 		}
 		check_map_use(c, a0);
 		a0->type = dt_type_void();
-		return dt_type_void();
+		/* bpftrace's current delete() says whether the key was there. */
+		return dt_type_bool();
 	}
 	case DT_F_EXIT:
 		if (nargs_ok(c, e, 0, 1, "exit() or exit(code)") && e->call.nargs == 1) {
