@@ -64,8 +64,9 @@ WITH=()
 for s in "${SCRIPTS[@]}"; do WITH+=(--with "$s"); done
 
 if [ $VM -eq 1 ]; then
+	# With every module the guest has (xfs, md: xfsdist.bt, mdflush.bt probe them).
 	VM_TIMEOUT=$((PER * ${#SCRIPTS[@]} + 240)) bash "$SRC/tests/vm/run-vm.sh" --build-dir "$BUILD" \
-		"${WITH[@]}" -- /bin/sh -c "$(cat "$WORK/all.sh")" >"$WORK/vm.out" 2>"$WORK/vm.err"
+		--module all "${WITH[@]}" -- /bin/sh -c "$(cat "$WORK/all.sh")" >"$WORK/vm.out" 2>"$WORK/vm.err"
 	st=$?
 	if ! grep -q '^@@DRY-END ' "$WORK/vm.out"; then
 		cat "$WORK/vm.err" >&2

@@ -8,10 +8,11 @@
 # serial console between markers and powers off; this script prints that output and exits with
 # the command's status.
 #
-#   tests/vm/run-vm.sh [--build-dir DIR] [--with PATH]... [--] CMD [ARG...]
+#   tests/vm/run-vm.sh [--build-dir DIR] [--with PATH]... [--module NAME]... [--] CMD [ARG...]
 #
 # --with PATH puts a file or directory into this run's guest at the same path (e.g. scripts to
-# load). The kernel package is found with apt-cache (the one linux-image-cloud-amd64 depends on,
+# load); --module NAME loads a kernel module of GUEST_MODULES (below) before CMD, --module all
+# each of them. The kernel package is found with apt-cache (the one linux-image-cloud-amd64 depends on,
 # its -unsigned twin when there is one), fetched with `apt-get download` and unpacked with
 # dpkg-deb into DIR/vm-cache, once. The root image is rebuilt only when a file in it changed. The
 # guest runs under TCG (VM_ACCEL=kvm to try KVM). Exit status: the command's, or 125
@@ -23,15 +24,17 @@ set -euo pipefail
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BUILD=$SRC/build
 WITH=()
+LOAD=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--build-dir) BUILD=$(cd "$2" && pwd); shift 2 ;;
 	--with) WITH+=("$(readlink -f "$2")"); shift 2 ;;
+	--module) LOAD+=("$2"); shift 2 ;;
 	--) shift; break ;;
 	*) break ;;
 	esac
 done
-[ $# -gt 0 ] || { echo "usage: $0 [--build-dir DIR] [--with PATH]... [--] CMD [ARG...]" >&2; exit 125; }
+[ $# -gt 0 ] || { echo "usage: $0 [--build-dir DIR] [--with PATH]... [--module NAME]... [--] CMD [ARG...]" >&2; exit 125; }
 
 CACHE=$BUILD/vm-cache
 VM_TIMEOUT=${VM_TIMEOUT:-240}
@@ -98,6 +101,9 @@ for f in /bin/bash /usr/lib/x86_64-linux-gnu/libssl.so.3 /usr/lib/x86_64-linux-g
 	/usr/bin/openssl; do
 	[ -e "$f" ] && BINS+=("$f")
 done
+# All of glibc's libraries (threadsnoop.bt probes libpthread, which nothing links any more).
+while IFS= read -r f; do BINS+=("$f"); done < <(dpkg -L libc6 2>/dev/null |
+	grep -E '^/(usr/)?lib/x86_64-linux-gnu/lib[^/]*\.so(\.[0-9]+)*$')
 # libclang under the first name dwarftrace's dlopen tries that the host has (ctypes/clang.c).
 for f in /usr/lib/x86_64-linux-gnu/{libclang-14.so.1,libclang-14.so.13,libclang.so.1,libclang-14.so}; do
 	[ -e "$f" ] && { BINS+=("$f"); break; }
@@ -113,6 +119,23 @@ KVER=$(basename "$VMLINUZ"); KVER=${KVER#vmlinuz-}
 MODDIR=$CACHE/kernel/lib/modules/$KVER/kernel
 # The virtio disk's modules, dependencies first (their .modinfo says `depends=`).
 MODULES=(virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_blk)
+
+# Modules that bpftrace's tools probe functions of (xfsdist.bt: xfs; mdflush.bt: md): on the
+# disk, loaded by the guest's /init only when a run asks (--module: xfs alone costs a TCG boot
+# about 3 s), dependencies first.
+GUEST_MODULES=(xfs md-mod)
+# A module's .ko in the kernel package (names say '_' where files may say '-').
+ko_of() { find "$MODDIR" \( -name "$1.ko" -o -name "$(echo "$1" | tr _ -).ko" \) -print -quit; }
+# NAME's dependencies (its .modinfo's depends=), recursively, then NAME: one a line.
+with_deps() {
+	local f d
+	f=$(ko_of "$1")
+	[ -n "$f" ] || fail "no $1.ko in the kernel package"
+	for d in $(grep -a -o 'depends=[^[:cntrl:]]*' "$f" | head -n1 | cut -d= -f2 | tr , ' '); do
+		with_deps "$d"
+	done
+	basename "$f" .ko
+}
 
 ROOTIMG=$CACHE/root.ext4
 STAGE1=$CACHE/stage1.cpio
@@ -159,6 +182,10 @@ build_root() {
 	for d in lib lib64; do
 		[ -L "/$d" ] && [ ! -e "$root/$d" ] && ln -s "usr/$d" "$root/$d"
 	done
+	mkdir -p "$root/modules"
+	for m in $(for m in "${GUEST_MODULES[@]}"; do with_deps "$m"; done); do
+		cp "$(ko_of "$m")" "$root/modules/"
+	done
 	# bash where the host has it (scripts name /bin/bash), beside busybox's applets in /bin.
 	[ -e "$root/usr/bin/bash" ] && ln -sf /usr/bin/bash "$root/bin/bash"
 	cat >"$root/init" <<-INIT
@@ -172,6 +199,7 @@ build_root() {
 	mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
 	mount -t bpf bpf /sys/fs/bpf
 	echo 1 > /proc/sys/kernel/bpf_stats_enabled 2>/dev/null
+	for m in \$(cat /modules.load 2>/dev/null); do insmod /modules/\$m.ko || echo "init: insmod \$m failed"; done
 	hostname dtvm
 	echo "$BEGIN_MARK"
 	# Through a file, not the console: the command sees no terminal (no colours), as on the host.
@@ -230,6 +258,13 @@ mkdir -p "$WORK/run"
 	for a in "$@"; do quote "$a"; done
 	printf '\n'
 } >"$WORK/run/cmd.sh"
+# The modules asked for, each after its dependencies.
+[ "${LOAD[*]}" = all ] && LOAD=("${GUEST_MODULES[@]}")
+for l in "${LOAD[@]}"; do
+	printf '%s\n' "${GUEST_MODULES[@]}" | grep -qx -- "$l" ||
+		fail "--module $l: the guest has only ${GUEST_MODULES[*]}"
+	with_deps "$l"
+done | awk '!seen[$0]++' >"$WORK/run/modules.load"
 for p in "${WITH[@]}"; do
 	mkdir -p "$WORK/run$(dirname "$p")"
 	cp -a "$p" "$WORK/run$p"
