@@ -11,6 +11,7 @@
  * At exit it prints how many scripts passed the checker and compiled. */
 #include "codegen/codegen.h"
 #include "common/common.h"
+#include "lang/lang_internal.h"
 #include "tests/fuzz/fuzz_env.h"
 #include "tests/fuzz/gen.h"
 
@@ -133,8 +134,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (getenv("DT_FUZZ_PRINT"))
 		fprintf(stderr, "%s", text);
 	n_scripts++;
-	dt_dump_tokens(&src, null);
-	p = dt_parse(a, &src, d);
+	/* One parse, its token stream dumped (as fuzz_lang does), not a second lex of the text. */
+	static dt_token_vec rec;
+	rec.n = 0;
+	p = dt_parse_recording(a, &src, d, &rec);
+	dt_dump_token_vec(&src, &rec, null);
 	fuzz_check_opts(&o);
 	if (!dt_diags_error_count(d) && dt_check(p, a, d, &o) == 0) {
 		env_ctx e = { .p = p };
