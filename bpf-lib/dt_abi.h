@@ -138,8 +138,9 @@ struct dt_ev_exit {
 	  "events lost: the ring buffer was full (print less, or less often)")               \
 	/* map update failed (max_entries, lang's DT_MAP_MAX_ENTRIES, reached) */             \
 	X(MAP_FULL, 1, "map_full",                                                           \
-	  "map updates failed: a map was full (4096 entries; keep fewer keys, or clear() the " \
-	  "map from an interval probe)")                                                     \
+	  "map updates failed: a map was full (4096 entries unless max_map_keys or its "      \
+	  "declaration says otherwise; keep fewer keys, declare it larger (let @m = "         \
+	  "hash(N);), or clear() it from an interval probe)")                                \
 	/* bpf_probe_read_* failed (str(), args->ptr, …) */                                  \
 	X(READ_FAIL, 2, "read_fail",                                                         \
 	  "reads of kernel or user memory failed (str(), args fields): those values printed " \

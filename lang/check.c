@@ -13,6 +13,7 @@
 
 #include <ctype.h>
 #include <arpa/inet.h>
+#include <linux/bpf.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -3626,6 +3627,65 @@ static void drop_other_modes(dt_program *p, dt_run_mode mode)
 	p->nprobes = n;
 }
 
+/* Map declarations (`let @m = TYPE(N);`): bpftrace's map types, each map declared once; a
+ * declared map nobody uses is a warning; the type must be of the per-CPU kind the map's values
+ * need (aggregations are per CPU). Sets the maps' decl_* fields. */
+static void check_map_decls(checker *c)
+{
+	static const struct { const char *name; uint32_t type; bool percpu; } kinds[] = {
+		{ "hash", BPF_MAP_TYPE_HASH, false },
+		{ "lruhash", BPF_MAP_TYPE_LRU_HASH, false },
+		{ "percpuhash", BPF_MAP_TYPE_PERCPU_HASH, true },
+		{ "percpulruhash", BPF_MAP_TYPE_LRU_PERCPU_HASH, true },
+	};
+	const dt_program *p = c->p;
+	for (uint32_t i = 0; i < p->nmap_decls; i++) {
+		const dt_map_decl *md = &p->map_decls[i];
+		size_t k = 0;
+		while (k < DT_ARRAY_SIZE(kinds) && strcmp(kinds[k].name, md->type))
+			k++;
+		if (k == DT_ARRAY_SIZE(kinds)) {
+			ERR(c, md->type_span, "Invalid bpf map type: %s", md->type);
+			HINT(c, "Valid map types: hash, lruhash, percpuhash, percpulruhash");
+			continue;
+		}
+		bool dup = false;
+		for (uint32_t j = 0; j < i && !dup; j++) {
+			if (!strcmp(p->map_decls[j].name, md->name)) {
+				ERR(c, md->span, "%s is already declared", md->name);
+				NOTE(c, p->map_decls[j].span, "%s was declared here", md->name);
+				dup = true;
+			}
+		}
+		if (dup)
+			continue;
+		if (md->max_entries > UINT32_MAX) {
+			ERR(c, md->span, "%s: at most %u entries can be declared", md->name,
+			    UINT32_MAX);
+			continue;
+		}
+		map_info *m = dt_strmap_get(&c->map_names, md->name);
+		if (!m) {
+			dt_diag(c->d, DT_DIAG_WARNING, md->span, "Unused map: %s", md->name);
+			continue;
+		}
+		if (!m->sym.value)
+			continue; /* reported as never assigned */
+		dt_map_layout lay;
+		dt_map_layout_of(&m->sym, &lay);
+		if (lay.percpu != kinds[k].percpu) {
+			ERR(c, md->type_span, "Incompatible map types. Type from declaration: %s. Type "
+			    "from value/key type: %s", md->type, lay.percpu ? "percpuhash" : "hash");
+			NOTE(c, m->value_decl, "%s holds %s", m->sym.name, tname(c, m->sym.value));
+			HINT(c, "aggregations (count(), sum(), hist(), …) are kept per CPU: declare "
+				"their maps percpuhash or percpulruhash, other values hash or lruhash");
+			continue;
+		}
+		m->sym.decl_bpf_type = kinds[k].type;
+		m->sym.decl_max_entries = (uint32_t)md->max_entries;
+	}
+}
+
 int dt_check(dt_program *p, dt_arena *a, dt_diags *d, const dt_check_opts *opts)
 {
 	checker c = { .p = p, .a = a, .o = opts };
@@ -3657,6 +3717,7 @@ int dt_check(dt_program *p, dt_arena *a, dt_diags *d, const dt_check_opts *opts)
 	 * same as the collecting walk's, so notes point at the right place. */
 	c.d = d;
 	walk(&c);
+	check_map_decls(&c);
 	check_map_count(&c);
 	p->nmaps = (uint32_t)c.maps.n;
 	p->maps = dt_arena_alloc(a, sizeof(dt_map_sym *) * (c.maps.n + 1));

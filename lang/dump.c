@@ -444,6 +444,11 @@ void dt_dump_ast(const dt_program *p, FILE *out)
 		fprintf(out, "config %s = %s%s\n", p->config[i].key, p->config[i].value,
 			p->config[i].is_int ? " (int)" : "");
 	}
+	for (uint32_t i = 0; i < p->nmap_decls; i++) {
+		line(&d, p->map_decls[i].span, 0);
+		fprintf(out, "map decl %s = %s(%llu)\n", p->map_decls[i].name, p->map_decls[i].type,
+			(unsigned long long)p->map_decls[i].max_entries);
+	}
 	for (uint32_t i = 0; i < p->nprobes; i++) {
 		const dt_probe *pr = p->probes[i];
 		line(&d, pr->span, 0);
@@ -474,7 +479,9 @@ void dt_dump_types(const dt_program *p, FILE *out)
 			m->key ? dt_type_name(a, m->key) : "none", dt_type_name(a, m->value));
 		fprintf(out, "  layout %s key_size=%u user_key_size=%u value_size=%u "
 			     "max_entries=%u%s\n",
-			l.percpu ? "percpu_hash" : "hash", l.key_size, l.user_key_size, l.value_size,
+			l.bpf_map_type == BPF_MAP_TYPE_LRU_HASH ? "lru_hash"
+			: l.bpf_map_type == BPF_MAP_TYPE_LRU_PERCPU_HASH ? "lru_percpu_hash"
+			: l.percpu ? "percpu_hash" : "hash", l.key_size, l.user_key_size, l.value_size,
 			l.max_entries, l.bucketed ? " bucketed" : "");
 		if (m->key && m->key->kind == DT_T_TUPLE) {
 			for (uint32_t k = 0; k < m->key->tuple.n; k++)

@@ -573,6 +573,10 @@ struct dt_map_sym {
 	const dt_type *key;     /* NULL for a scalar map; one element or a DT_T_TUPLE */
 	const dt_type *value;
 	uint32_t id;            /* index in dt_program.maps */
+	/* From its declaration (`let @m = lruhash(100);`), set by dt_check: the BPF map type
+	 * and max entries it is created with; 0 when undeclared (the layout's defaults). */
+	uint32_t decl_bpf_type;
+	uint32_t decl_max_entries;
 };
 
 /* A scratch variable, scoped to one probe block (bpftrace's rule). */
@@ -622,8 +626,20 @@ typedef struct dt_config_item {
 	dt_span span, value_span;
 } dt_config_item;
 
+/* A map declaration at the top level, `let @name = TYPE(N);` (bpftrace's): the map is created
+ * as BPF map TYPE (hash, lruhash, percpuhash, percpulruhash; checked by dt_check) with N
+ * entries at most. */
+typedef struct dt_map_decl {
+	const char *name;       /* "@name" */
+	const char *type;       /* as written */
+	uint64_t max_entries;
+	dt_span span, type_span;
+} dt_map_decl;
+
 typedef struct dt_program {
 	const dt_source *src;
+	dt_map_decl *map_decls;
+	uint32_t nmap_decls;
 	dt_config_item *config; /* the config block's settings, in order */
 	uint32_t nconfig;
 	/* C definitions at the top level, in source order: preprocessor lines (#include, #define,

@@ -2269,6 +2269,60 @@ static void parse_macro(parser *p)
 	DT_VEC_PUSH(&p->macros, m);
 }
 
+/* `let @name = …` at the top level: a map declaration. */
+static bool starts_map_decl(parser *p)
+{
+	if (!is_kw(p, &p->cur, "let"))
+		return false;
+	dt_token n;
+	dt_lex(p->src, p->cur.off + p->cur.len, &n);
+	return n.kind == DT_TOK_MAP;
+}
+
+typedef DT_VEC(dt_map_decl) map_decl_vec;
+
+/* `let @name = TYPE(N);` ('let' is current). What follows an error up to the next ';' is
+ * skipped. */
+static void parse_map_decl(parser *p, map_decl_vec *out)
+{
+	uint32_t start = p->cur.off;
+	dt_map_decl md = { 0 };
+	p->panic = false;
+	advance(p);
+	md.name = tok_text(p, &p->cur);
+	advance(p);
+	if (!expect(p, DT_TOK_ASSIGN, "expected '=' after the map's name in its declaration"))
+		goto skip;
+	if (p->cur.kind != DT_TOK_IDENT) {
+		syntax_error(p, "expected a map type (hash, lruhash, percpuhash, percpulruhash)");
+		goto skip;
+	}
+	md.type = tok_text(p, &p->cur);
+	md.type_span = tok_span(&p->cur);
+	advance(p);
+	if (!expect(p, DT_TOK_LPAREN, "expected '(' and the map's max entries after its type"))
+		goto skip;
+	if (p->cur.kind != DT_TOK_INT || p->cur.err || !p->cur.ival) {
+		syntax_error(p, "expected positive integer for map declaration max entries");
+		goto skip;
+	}
+	md.max_entries = p->cur.ival;
+	advance(p);
+	if (!expect(p, DT_TOK_RPAREN, "expected ')' after the map's max entries"))
+		goto skip;
+	md.span = span_from(p, start);
+	if (p->cur.kind == DT_TOK_SEMI)
+		advance(p);
+	DT_VEC_PUSH(out, md);
+	return;
+skip:
+	while (p->cur.kind != DT_TOK_SEMI && p->cur.kind != DT_TOK_EOF &&
+	       p->cur.kind != DT_TOK_LBRACE)
+		advance(p);
+	if (p->cur.kind == DT_TOK_SEMI)
+		advance(p);
+}
+
 dt_program *dt_parse_recording(dt_arena *a, const dt_source *src, dt_diags *d, dt_token_vec *rec)
 {
 	parser p = { .a = a, .src = src, .d = d, .rec = rec };
@@ -2276,6 +2330,7 @@ dt_program *dt_parse_recording(dt_arena *a, const dt_source *src, dt_diags *d, d
 	prog->src = src;
 	DT_VEC(dt_probe *) probes = { 0 };
 	DT_VEC(dt_span) cdecls = { 0 };
+	map_decl_vec decls = { 0 };
 	scan_macros(&p);
 	lex_at(&p, 0, false);
 	if (p.cur.kind == DT_TOK_EOF)
@@ -2292,7 +2347,11 @@ dt_program *dt_parse_recording(dt_arena *a, const dt_source *src, dt_diags *d, d
 			continue;
 		}
 		if (starts_config(&p)) {
-			parse_config(&p, prog, probes.n > 0 || p.macros.n > 0);
+			parse_config(&p, prog, probes.n > 0 || p.macros.n > 0 || decls.n > 0);
+			continue;
+		}
+		if (starts_map_decl(&p)) {
+			parse_map_decl(&p, &decls);
 			continue;
 		}
 		if (starts_macro(&p)) {
@@ -2317,6 +2376,11 @@ dt_program *dt_parse_recording(dt_arena *a, const dt_source *src, dt_diags *d, d
 		dt_unknown_name_hint(d, e->ident.name, strlen(e->ident.name), false);
 	}
 	free(p.idents.v);
+	prog->nmap_decls = (uint32_t)decls.n;
+	prog->map_decls = dt_arena_alloc(a, sizeof(dt_map_decl) * (decls.n ? decls.n : 1));
+	if (decls.n)
+		memcpy(prog->map_decls, decls.v, sizeof(dt_map_decl) * decls.n);
+	free(decls.v);
 	prog->ncdecls = (uint32_t)cdecls.n;
 	prog->cdecls = dt_arena_alloc(a, sizeof(dt_span) * (cdecls.n ? cdecls.n : 1));
 	if (cdecls.n)

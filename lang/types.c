@@ -452,6 +452,11 @@ void dt_map_layout_of(const dt_map_sym *m, dt_map_layout *out)
 	}
 	if (out->percpu)
 		out->bpf_map_type = BPF_MAP_TYPE_PERCPU_HASH;
+	/* A declaration chooses among the hash types of the same per-CPU kind (dt_check). */
+	if (m->decl_bpf_type)
+		out->bpf_map_type = m->decl_bpf_type;
+	if (m->decl_max_entries)
+		out->max_entries = m->decl_max_entries;
 }
 
 uint32_t dt_hist_bucket(int64_t v)

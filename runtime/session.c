@@ -344,8 +344,11 @@ static int create_script_map(dt_session *s, const dt_map_sym *m, dt_smap **out)
 	sm->sym.key = m->key ? dt_type_clone(s->arena, m->key) : NULL;
 	sm->sym.value = dt_type_clone(s->arena, m->value);
 	sm->sym.id = (uint32_t)s->maps.n;
+	sm->sym.decl_bpf_type = m->decl_bpf_type;
+	sm->sym.decl_max_entries = m->decl_max_entries;
 	dt_map_layout_of(&sm->sym, &sm->layout);
-	if (s->o.map_keys_max)
+	/* max_map_keys sizes the maps the script does not declare (bpftrace's rule). */
+	if (s->o.map_keys_max && !m->decl_max_entries)
 		sm->layout.max_entries = s->o.map_keys_max;
 	bpf_name(name, "AT_", m->name);
 	fd = bpf_map_create(sm->layout.bpf_map_type, name, sm->layout.key_size,
