@@ -2148,14 +2148,20 @@ static void parse_config(parser *p, dt_program *prog, bool seen_probe)
 	free(items.v);
 }
 
-/* Whether `config =` starts here (a probe type named config does not exist). */
-static bool starts_config(parser *p)
+/* Whether keyword kw is the current token and a token of kind k follows it. */
+static bool kw_then(parser *p, const char *kw, dt_tok_kind k)
 {
-	if (!is_kw(p, &p->cur, "config"))
+	if (!is_kw(p, &p->cur, kw))
 		return false;
 	dt_token n;
 	dt_lex(p->src, p->cur.off + p->cur.len, &n);
-	return n.kind == DT_TOK_ASSIGN;
+	return n.kind == k;
+}
+
+/* Whether `config =` starts here (a probe type named config does not exist). */
+static bool starts_config(parser *p)
+{
+	return kw_then(p, "config", DT_TOK_ASSIGN);
 }
 
 /* ---------------------------------------------------------------- macros */
@@ -2272,11 +2278,7 @@ static void parse_macro(parser *p)
 /* `let @name = …` at the top level: a map declaration. */
 static bool starts_map_decl(parser *p)
 {
-	if (!is_kw(p, &p->cur, "let"))
-		return false;
-	dt_token n;
-	dt_lex(p->src, p->cur.off + p->cur.len, &n);
-	return n.kind == DT_TOK_MAP;
+	return kw_then(p, "let", DT_TOK_MAP);
 }
 
 typedef DT_VEC(dt_map_decl) map_decl_vec;
