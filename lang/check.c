@@ -2189,7 +2189,7 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 			    tname(c, mi->sym.value));
 			return &t_none;
 		}
-		return dt_type_int(false, 8);
+		return dt_type_bool(); /* bpftrace's stdlib: boolean (0.17 had no has_key) */
 	}
 	case DT_F_REG: {
 		if (!nargs_ok(c, e, 1, 1, "reg(\"name\")"))
