@@ -162,6 +162,7 @@ static void expr_needs(void *ctx, const dt_expr *e)
 		break;
 	case DT_F_PRINTF: case DT_F_TIME: case DT_F_PRINT: case DT_F_CLEAR: case DT_F_ZERO:
 	case DT_F_EXIT: case DT_F_CAT: case DT_F_SYSTEM: case DT_F_JOIN: case DT_F_UNWATCH:
+	case DT_F_ERRORF: case DT_F_WARNF:
 		r->events = true; /* cg_call_action */
 		break;
 	case DT_F_DELETE:

@@ -629,7 +629,8 @@ LLVMValueRef cg_call_action(cg *c, const dt_expr *e)
 		cg_helper(c, BPF_FUNC_send_signal, c->i64, &sig, 1);
 		break;
 	}
-	case DT_F_PRINTF: case DT_F_TIME: case DT_F_CAT: case DT_F_SYSTEM:
+	case DT_F_PRINTF: case DT_F_TIME: case DT_F_CAT: case DT_F_SYSTEM: case DT_F_ERRORF:
+	case DT_F_WARNF:
 		emit_printf(c, e);
 		break;
 	case DT_F_PRINT:

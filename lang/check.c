@@ -1814,7 +1814,7 @@ static map_info *whole_map_arg(checker *c, dt_expr *e, dt_expr *arg)
 static const dt_type *check_call(checker *c, dt_expr *e)
 {
 	switch (e->call.id) {
-	case DT_F_PRINTF: case DT_F_CAT:
+	case DT_F_PRINTF: case DT_F_CAT: case DT_F_ERRORF: case DT_F_WARNF:
 		return check_printf(c, e);
 	case DT_F_SYSTEM:
 		if (!unsafe_ok(c, e))

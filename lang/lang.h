@@ -382,6 +382,9 @@ typedef enum dt_func {
 	DT_F_UNWATCH, /* unwatch(addr): userspace removes every watchpoint on addr */
 	DT_F_PATH,    /* path(struct path [*][, size]): bpf_d_path's string (fentry/fexit/iter) */
 	DT_F_PERCPU_KADDR, /* percpu_kaddr("var"[, cpu]): that CPU's (this CPU's) copy of var */
+	/* errorf/warnf(fmt, args…): printf's event; userspace prints the text on stderr as an
+	 * error/warning at the call's place in the script (warnf not under --no-warnings) */
+	DT_F_ERRORF, DT_F_WARNF,
 	DT_F__COUNT
 } dt_func;
 
@@ -491,6 +494,9 @@ struct dt_expr {
 			/* percpu_kaddr: the variable's offset in the per-cpu area and the address
 			 * of the kernel's __per_cpu_offset[] (each CPU's area). */
 			struct { uint64_t off, table; } percpu;
+			/* A call in a macro's body: the call of that macro it was expanded from
+			 * (len 0: none). errorf/warnf name it. */
+			dt_span expanded_from;
 		} call;
 		struct { dt_binop op; dt_expr *l, *r; } bin;
 		struct { dt_unop op; dt_expr *e; } un;

@@ -308,6 +308,8 @@ static dt_expr *clone_expr(expander *x, subst *s, const dt_expr *e)
 		break;
 	case DT_E_CALL:
 		n->call.args = clone_exprs(x, s, e->call.args, e->call.nargs);
+		if (s)
+			n->call.expanded_from = s->call;
 		break;
 	case DT_E_BINOP:
 		n->bin.l = clone_expr(x, s, e->bin.l);

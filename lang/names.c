@@ -154,6 +154,7 @@ static const char *const func_names[DT_F__COUNT + 1] = {
 	[DT_F_STRERROR] = "strerror", [DT_F_UPTR] = "uptr", [DT_F_KPTR] = "kptr",
 	[DT_F_DEBUGF] = "debugf", [DT_F_UADDR] = "uaddr", [DT_F_LEN] = "len",
 	[DT_F_UNWATCH] = "unwatch", [DT_F_PATH] = "path", [DT_F_PERCPU_KADDR] = "percpu_kaddr",
+	[DT_F_ERRORF] = "errorf", [DT_F_WARNF] = "warnf",
 	[DT_F__COUNT] = NULL,
 };
 

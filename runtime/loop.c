@@ -155,32 +155,22 @@ static const char *helper_name(uint32_t id)
 	}
 }
 
-/* -k/-kk: a helper failed. bpftrace's words and shape: `FILE:L:C-E: WARNING: Failed to
- * map_delete_elem: No such file or directory (-2)`, the line and the span underlined (a lookup
- * that found nothing: `Failed to map_lookup_elem: 0`); in JSON a helper_error object. */
-static void helper_error(dt_session *s, dt_unit *u, uint32_t id, const void *payload,
-			 size_t plen)
+/* A message about a place in the script found at run time, in bpftrace's shape:
+ * `FILE:L:C-E: LEVEL: message`, then the line and the span underlined. */
+static void script_message(dt_session *s, const dt_source *src, uint32_t off, uint32_t len,
+			   const char *level, const char *msg)
 {
-	struct dt_ev_helper_error he = { 0 };
-	const dt_source *src = &u->src;
 	unsigned line = 0, col = 0, eline = 0, ecol = 0;
 
-	memcpy(&he, payload, DT_MIN(plen, sizeof(he)));
-	if ((size_t)he.off + he.len > src->len)
-		he.off = he.len = 0;
-	dt_source_linecol(src, he.off, &line, &col);
-	dt_source_linecol(src, he.off + (he.len ? he.len - 1 : 0), &eline, &ecol);
-	if (dt_out_helper_error(s->out, helper_name(id), he.retcode, line, col))
-		return;
+	if ((size_t)off + len > src->len)
+		off = len = 0;
+	dt_source_linecol(src, off, &line, &col);
+	dt_source_linecol(src, off + (len ? len - 1 : 0), &eline, &ecol);
 	dt_out_flush(s->out);
-	fprintf(s->err, "%s:%u:%u-%u: WARNING: Failed to %s: ", src->name, line, col,
-		eline == line ? ecol + 1 : col + 1, helper_name(id));
-	if (he.retcode)
-		fprintf(s->err, "%s (%lld)\n", strerror((int)-he.retcode), (long long)he.retcode);
-	else
-		fprintf(s->err, "0\n");
+	fprintf(s->err, "%s:%u:%u-%u: %s: %s\n", src->name, line, col,
+		eline == line ? ecol + 1 : col + 1, level, msg);
 	/* The line, and the span under it. */
-	const char *bol = src->text + he.off, *eol;
+	const char *bol = src->text + off, *eol;
 	while (bol > src->text + src->hidden && bol[-1] != '\n')
 		bol--;
 	eol = strchr(bol, '\n');
@@ -189,6 +179,49 @@ static void helper_error(dt_session *s, dt_unit *u, uint32_t id, const void *pay
 	for (unsigned i = 0; i < (eline == line ? ecol + 1 - col : 1); i++)
 		fputc('~', s->err);
 	fputc('\n', s->err);
+}
+
+/* -k/-kk: a helper failed. bpftrace's words and shape: `FILE:L:C-E: WARNING: Failed to
+ * map_delete_elem: No such file or directory (-2)`, the line and the span underlined (a lookup
+ * that found nothing: `Failed to map_lookup_elem: 0`); in JSON a helper_error object. */
+static void helper_error(dt_session *s, dt_unit *u, uint32_t id, const void *payload,
+			 size_t plen)
+{
+	struct dt_ev_helper_error he = { 0 };
+	unsigned line = 0, col = 0;
+	char msg[256];
+
+	memcpy(&he, payload, DT_MIN(plen, sizeof(he)));
+	if ((size_t)he.off + he.len > u->src.len)
+		he.off = he.len = 0;
+	dt_source_linecol(&u->src, he.off, &line, &col);
+	if (dt_out_helper_error(s->out, helper_name(id), he.retcode, line, col))
+		return;
+	if (he.retcode)
+		snprintf(msg, sizeof(msg), "Failed to %s: %s (%lld)", helper_name(id),
+			 strerror((int)-he.retcode), (long long)he.retcode);
+	else
+		snprintf(msg, sizeof(msg), "Failed to %s: 0", helper_name(id));
+	script_message(s, &u->src, he.off, he.len, "WARNING", msg);
+}
+
+/* errorf()/warnf(): printf's text as an ERROR/WARNING at the call (bpftrace's words and
+ * shape, as -k's helper errors); warnf says nothing under --no-warnings. */
+static void script_diag(dt_session *s, dt_unit *u, const dt_event_desc *e, const void *payload,
+			size_t plen)
+{
+	if (e->func == DT_F_WARNF && s->o.no_warnings)
+		return;
+	char *msg = dt_out_sprintf(s->out, e->fmt, e->args, payload, plen);
+	size_t n = strlen(msg);
+	while (n && msg[n - 1] == '\n')
+		msg[--n] = 0;
+	const char *level = e->func == DT_F_ERRORF ? "ERROR" : "WARNING";
+	script_message(s, &u->src, e->call->span.off, e->call->span.len, level, msg);
+	dt_span from = e->call->call.expanded_from;
+	if (from.len)
+		script_message(s, &u->src, from.off, from.len, level, "expanded from");
+	free(msg);
 }
 
 static int on_event(void *ctx, void *data, size_t len)
@@ -260,7 +293,10 @@ static int on_event(void *ctx, void *data, size_t len)
 		before_output(s);
 	switch (h.kind) {
 	case DT_EV_PRINTF:
-		dt_out_printf(s->out, e->fmt, e->args, payload, plen);
+		if (e->func == DT_F_ERRORF || e->func == DT_F_WARNF)
+			script_diag(s, u, e, payload, plen);
+		else
+			dt_out_printf(s->out, e->fmt, e->args, payload, plen);
 		break;
 	case DT_EV_TIME:
 		dt_out_time(s->out, e->fmt);
