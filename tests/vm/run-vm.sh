@@ -44,7 +44,9 @@ END_MARK="@@DT-VM-END@@"
 
 fail() { echo "run-vm.sh: $*" >&2; exit 125; }
 command -v qemu-system-x86_64 >/dev/null || fail "qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)"
-[ -x /bin/busybox ] && /bin/busybox --list 2>/dev/null | grep -qx poweroff ||
+# grep reads all of busybox's list: with -q it would stop at the match, busybox would die of
+# SIGPIPE, and pipefail would fail the check on a machine that has it.
+[ -x /bin/busybox ] && /bin/busybox --list 2>/dev/null | grep -x poweroff >/dev/null ||
 	fail "/bin/busybox (busybox-static) is missing"
 mkdir -p "$CACHE"
 
@@ -261,7 +263,7 @@ mkdir -p "$WORK/run"
 # The modules asked for, each after its dependencies.
 [ "${LOAD[*]}" = all ] && LOAD=("${GUEST_MODULES[@]}")
 for l in "${LOAD[@]}"; do
-	printf '%s\n' "${GUEST_MODULES[@]}" | grep -qx -- "$l" ||
+	printf '%s\n' "${GUEST_MODULES[@]}" | grep -x -- "$l" >/dev/null ||
 		fail "--module $l: the guest has only ${GUEST_MODULES[*]}"
 	with_deps "$l"
 done | awk '!seen[$0]++' >"$WORK/run/modules.load"
