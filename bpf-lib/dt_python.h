@@ -12,7 +12,8 @@
  *      writes struct dt_py_proc under the tgid in `pyprocs`, with the range of the loop's
  *      `.cold` part (GCC's unlikely blocks) when a symbol table names it.
  *   2. When the native walk is over, a walk of a process in `pyprocs` (and not asked for native
- *      frames only, DT_WALKER_NATIVE_ONLY) tail-calls DT_WALKER_SLOT_PY instead of storing.
+ *      frames only, DT_WALKER_NATIVE_ONLY) tail-calls DT_WALKER_SLOT_PY instead of storing
+ *      (loaded only when needed: docs/DESIGN.md; empty, the native frames are stored).
  *   3. The Python step finds the thread's PyThreadState: `pythreads` caches tid -> tstate, checked
  *      on every use by tstate->thread_id == the thread's fs base (pthread_self(), which is what
  *      CPython stores there; unlike native_thread_id it needs no pid-namespace translation and

@@ -33,7 +33,9 @@
  *      cont_progs[cont_slot].
  *      In a CPython process (bpf-lib/dt_python.h) the last walker run tail-calls
  *      DT_WALKER_SLOT_PY first, which puts the Python frames in place of the interpreter's
- *      evaluation frames and then stores and tail-calls the continuation the same way.
+ *      evaluation frames and then stores and tail-calls the continuation the same way. That
+ *      slot is filled only once needed (unwind/unwinder.c, load_progs); while it is empty the
+ *      tail call falls through, the walker sends DT_REQ_PY and stores the native frames.
  *   4. The CONTINUATION reads state.result (key 0 of the same per-CPU state map) and runs the rest
  *      of the probe body. Userspace reads frames with dt_unwinder_frames() (unwind/unwind.h).
  *
@@ -339,6 +341,7 @@ enum dt_unwind_req_kind {
 	DT_REQ_EXIT = 3,    /* process exited (sched_process_exit of the group leader) */
 	DT_REQ_EXEC = 4,    /* process exec'd (sent by the exec follower, dt_exec.h): maps all new */
 	DT_REQ_MMAP = 5,    /* a known process mapped a file executable (ld.so, dlopen): re-read */
+	DT_REQ_PY = 6,      /* a walk in a CPython process found the Python step not loaded */
 };
 
 /* Or'ed into a request's kind by the followers: the process is stopped until userspace has

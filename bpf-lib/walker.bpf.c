@@ -817,8 +817,12 @@ static __always_inline int walk(void *ctx, struct pt_regs *ctxregs, void *wprogs
 		set_status(st, DT_UNWIND_TRUNCATED_TAILCALLS);
 	}
 	/* A CPython process: its Python frames go in before the stack is stored. */
-	if (!st->native_only && st->fr.nframes && bpf_map_lookup_elem(&pyprocs, &sc.pid))
+	if (!st->native_only && st->fr.nframes && bpf_map_lookup_elem(&pyprocs, &sc.pid)) {
 		bpf_tail_call(ctx, wprogs, DT_WALKER_SLOT_PY);
+		/* Only reached while the Python step is not loaded (a system-wide session loads
+		 * it when a walk first needs it): this stack is stored with its native frames. */
+		send_req(DT_REQ_PY, sc.pid, 0);
+	}
 finish:
 	return finish_walk(ctx, cprogs, wstate, st, sc.pid);
 }

@@ -218,6 +218,9 @@ struct dt_py {
 	int procs_fd, codes_fd, threads_fd; /* pyprocs, and the outer maps of pycode, pythreads */
 	int code_fd, thread_fd;             /* their inner maps once made, else -1 */
 	bool maps_failed;                   /* making them failed (said once) */
+	int (*load_step)(void *ctx);        /* loads the walker's Python step (unwinder.c) */
+	void *step_ctx;
+	bool step_loaded, step_failed;
 	dt_elf_cache *elfc;
 	void (*notice)(void *ctx, const char *msg);
 	void *notice_ctx;
@@ -227,6 +230,7 @@ struct dt_py {
 };
 
 dt_py *dt_py_new(dt_elf_cache *elfc, int procs_fd, int codes_fd, int threads_fd,
+		 int (*load_step)(void *ctx), void *step_ctx,
 		 void (*notice)(void *ctx, const char *msg), void *notice_ctx,
 		 void (*log)(void *ctx, const char *msg), void *log_ctx)
 {
@@ -239,6 +243,8 @@ dt_py *dt_py_new(dt_elf_cache *elfc, int procs_fd, int codes_fd, int threads_fd,
 	p->codes_fd = codes_fd;
 	p->threads_fd = threads_fd;
 	p->code_fd = p->thread_fd = -1;
+	p->load_step = load_step;
+	p->step_ctx = step_ctx;
 	p->notice = notice;
 	p->notice_ctx = notice_ctx;
 	return p;
@@ -304,6 +310,28 @@ fail:
 	notice(p, "cannot create the maps of Python frames: %s; stacks of CPython processes show "
 	       "the interpreter's native frames", dt_strerror(-fd));
 	return false;
+}
+
+/* The walker's Python step, loaded when the first CPython process is seen (before its pyprocs
+ * entry, so that a held process has Python frames from its first sample): false (said once)
+ * when it does not load. */
+static bool load_step(dt_py *p)
+{
+	int ret;
+
+	if (p->step_loaded || !p->load_step)
+		return true;
+	if (p->step_failed)
+		return false;
+	ret = p->load_step(p->step_ctx);
+	if (ret < 0) {
+		p->step_failed = true;
+		notice(p, "cannot load the walker's Python step: %s; stacks of CPython processes "
+		       "show the interpreter's native frames", dt_strerror(-ret));
+		return false;
+	}
+	p->step_loaded = true;
+	return true;
 }
 
 /* The minor version N when `path`'s basename names a CPython 3.N interpreter object
@@ -574,7 +602,7 @@ void dt_py_scan(dt_py *p, uint32_t pid, const dt_proc_mappings *maps)
 		}
 		dt_elf_put(e);
 	}
-	if (found && make_maps(p))
+	if (found && make_maps(p) && load_step(p))
 		bpf_map_update_elem(p->procs_fd, &pid, &pp, BPF_ANY);
 	else
 		bpf_map_delete_elem(p->procs_fd, &pid);

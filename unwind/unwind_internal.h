@@ -88,8 +88,10 @@ typedef struct dt_py dt_py;
 /* notice: the one line said when an interpreter's version has no known offsets; log: -v's
  * details (where the offsets came from). Either may be NULL. */
 /* procs_fd: pyprocs; codes_fd, threads_fd: the outer maps of pycode and pythreads, whose
- * inner maps are made when the first CPython process is seen (dt_python.h, "Lazy maps"). */
+ * inner maps are made when the first CPython process is seen (dt_python.h, "Lazy maps");
+ * load_step(step_ctx) then loads the walker's Python step (0 or -errno), once. */
 dt_py *dt_py_new(dt_elf_cache *elfc, int procs_fd, int codes_fd, int threads_fd,
+		 int (*load_step)(void *ctx), void *step_ctx,
 		 void (*notice)(void *ctx, const char *msg), void *notice_ctx,
 		 void (*log)(void *ctx, const char *msg), void *log_ctx);
 /* Structure offsets of CPython 3.minor from the DWARF of elf (the interpreter object, or its

@@ -70,6 +70,9 @@ struct dt_unwinder {
 	bool own_elfc;
 	struct bpf_object *obj;             /* maps, exit and mmap followers */
 	struct bpf_object *tobj[DT_WPT__COUNT]; /* walker programs per type, loaded on demand */
+	struct bpf_object *pyobj[DT_WPT__COUNT]; /* their Python steps, once CPython is seen */
+	bool py_wanted;                          /* the Python step is wanted (py_seen) */
+	bool system_wide;                        /* dt_unwinder_add_all was called */
 	int wprogs_fd[DT_WPT__COUNT], cprogs_fd[DT_WPT__COUNT], wstate_fd[DT_WPT__COUNT];
 	int frames_fd, frames_deep_fd, procs_fd, objects_fd, rows_fd, rules_fd, rindex_fd;
 	int requests_fd, wstats_fd, throttle_fd;
@@ -134,22 +137,31 @@ static int map_fd(dt_unwinder *u, const char *name)
 
 static int request_cb(void *ctx, void *data, size_t size);
 
-/* Loads the walker for program type k: a second bpf_object from the same embedded ELF whose maps
- * all reuse the core object's, with only that type's two programs loaded. Separate objects let a
- * session pay the verifier only for the program types its probes use, whenever it first needs
- * one (a REPL may add a tracepoint probe after a profile probe). */
-static int load_ptype(dt_unwinder *u, int k)
+/* Loads programs of the walker for program type k into a second bpf_object from the same
+ * embedded ELF whose maps all reuse the core object's, and installs them in that type's walker
+ * slots: the walker (start and step), or the Python step (py). Separate objects let a session pay
+ * the verifier only for the program types its probes use, whenever it first needs one (a REPL
+ * may add a tracepoint probe after a profile probe), and for the Python step only once a CPython
+ * process is seen (until then its slot is empty, and the walker's tail call to it falls through
+ * to the native-only end of the walk). A prog array update is atomic: a walk in progress sees the
+ * slot empty or filled. */
+static int load_progs(dt_unwinder *u, int k, bool py, struct bpf_object **out)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = "dt_walker_t");
+	static const char *const slot_name[DT_WALKER_NSLOTS] = {
+		[DT_WALKER_SLOT_START] = "start", [DT_WALKER_SLOT_STEP] = "step",
+		[DT_WALKER_SLOT_PY] = "py" };
 	struct bpf_program *prog;
 	struct bpf_object *o;
 	struct bpf_map *m;
+	struct timespec t0, t1;
 	char name[64];
 	uint32_t slot;
 	int ret, fd;
 
-	if (u->tobj[k])
+	if (*out)
 		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	o = bpf_object__open_mem(dt_walker_bpf_obj, dt_walker_bpf_obj_len, &oo);
 	if (!o) {
 		ret = -errno;
@@ -166,21 +178,26 @@ static int load_ptype(dt_unwinder *u, int k)
 		}
 	}
 	bpf_object__for_each_program(prog, o) {
-		const char *sfx = strrchr(bpf_program__name(prog), '_');
+		const char *pn = bpf_program__name(prog), *sfx = strrchr(pn, '_');
+		bool want = false;
 
-		bpf_program__set_autoload(prog, !strncmp(bpf_program__name(prog), "dt_walk_", 8) &&
-					  sfx && !strcmp(sfx + 1, ptype_sfx[k]));
+		for (slot = 0; slot < DT_WALKER_NSLOTS && sfx && !strcmp(sfx + 1, ptype_sfx[k]);
+		     slot++) {
+			snprintf(name, sizeof(name), "dt_walk_%s_%s", slot_name[slot], ptype_sfx[k]);
+			if (!strcmp(pn, name))
+				want = (slot == DT_WALKER_SLOT_PY) == py;
+		}
+		bpf_program__set_autoload(prog, want);
 	}
 	ret = bpf_object__load(o);
 	if (ret < 0) {
-		ulog(u, "walker: loading the %s walker failed: %s", ptype_sfx[k], dt_strerror(-ret));
+		ulog(u, "walker: loading the %s %s failed: %s", ptype_sfx[k],
+		     py ? "Python step" : "walker", dt_strerror(-ret));
 		goto fail;
 	}
 	for (slot = 0; slot < DT_WALKER_NSLOTS; slot++) {
-		static const char *const slot_name[DT_WALKER_NSLOTS] = {
-			[DT_WALKER_SLOT_START] = "start", [DT_WALKER_SLOT_STEP] = "step",
-			[DT_WALKER_SLOT_PY] = "py" };
-
+		if ((slot == DT_WALKER_SLOT_PY) != py)
+			continue;
 		snprintf(name, sizeof(name), "dt_walk_%s_%s", slot_name[slot], ptype_sfx[k]);
 		prog = bpf_object__find_program_by_name(o, name);
 		fd = prog ? bpf_program__fd(prog) : -ENOENT;
@@ -190,11 +207,50 @@ static int load_ptype(dt_unwinder *u, int k)
 			goto fail;
 		}
 	}
-	u->tobj[k] = o;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ulog(u, "walker: %s %s loaded in %.0f ms", ptype_sfx[k], py ? "Python step" : "walker",
+	     (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+	*out = o;
 	return 0;
 fail:
 	bpf_object__close(o);
 	return ret;
+}
+
+/* The walker for program type k, with its Python step once a CPython process has been seen. */
+static int load_ptype(dt_unwinder *u, int k)
+{
+	int ret = load_progs(u, k, false, &u->tobj[k]);
+
+	if (ret < 0 || !u->py_wanted)
+		return ret;
+	load_progs(u, k, true, &u->pyobj[k]); /* else native frames only (said with -v) */
+	return 0;
+}
+
+/* The Python step of every walker loaded (and of those loaded later), once. */
+static int load_py_steps(dt_unwinder *u)
+{
+	int k, ret;
+
+	if (u->py_wanted)
+		return 0;
+	u->py_wanted = true;
+	for (k = 0; k < DT_WPT__COUNT; k++)
+		if (u->tobj[k] && (ret = load_progs(u, k, true, &u->pyobj[k])) < 0)
+			return ret;
+	return 0;
+}
+
+/* dt_py's load_step, when a CPython process is seen: the step loads now, so that a process the
+ * session starts or names (-c, -p) has Python frames from its first sample, except in a
+ * system-wide session, where it loads when a walk first lands in a CPython process (DT_REQ_PY):
+ * a CPython process merely running somewhere on the machine costs such a session nothing. */
+static int py_seen(void *ctx)
+{
+	dt_unwinder *u = ctx;
+
+	return u->system_wide ? 0 : load_py_steps(u);
 }
 
 dt_unwinder *dt_unwinder_new(const dt_unwinder_opts *opts)
@@ -283,7 +339,7 @@ dt_unwinder *dt_unwinder_new(const dt_unwinder_opts *opts)
 	u->wstats_fd = map_fd(u, "wstats");
 	u->throttle_fd = map_fd(u, "throttle");
 	u->py = dt_py_new(u->elfc, map_fd(u, "pyprocs"), map_fd(u, "pycode"),
-			  map_fd(u, "pythreads"), u->opts.notice,
+			  map_fd(u, "pythreads"), py_seen, u, u->opts.notice,
 			  u->opts.notice_ctx, u->opts.log, u->opts.log_ctx);
 	u->rb = ring_buffer__new(u->requests_fd, request_cb, u, NULL);
 	if (!u->rb) {
@@ -326,8 +382,10 @@ void dt_unwinder_free(dt_unwinder *u)
 	ring_buffer__free(u->rb);
 	if (u->follows_cgroup)
 		dt_exec_follower_release_held(u->opts.exec);
-	for (i = 0; i < DT_WPT__COUNT; i++)
+	for (i = 0; i < DT_WPT__COUNT; i++) {
+		bpf_object__close(u->pyobj[i]);
 		bpf_object__close(u->tobj[i]);
+	}
 	bpf_object__close(u->obj);
 	for (i = 0; i < DT_MAX_OBJECTS; i++) {
 		free(u->objs[i].ident);
@@ -865,6 +923,7 @@ int dt_unwinder_add_all(dt_unwinder *u)
 	int n = 0, failed = 0;
 	DIR *d;
 
+	u->system_wide = true;
 	/* From now on every exec is followed, not only those of processes already known. */
 	if (u->opts.exec)
 		dt_exec_follower_follow_all(u->opts.exec);
@@ -915,6 +974,13 @@ static int request_cb(void *ctx, void *data, size_t size)
 	case DT_REQ_EXIT:
 		dt_unwinder_remove_pid(u, r->pid);
 		break;
+	case DT_REQ_PY:
+		if (!u->py_wanted && (ret = load_py_steps(u)) < 0 && u->opts.notice)
+			dt_unwind_log(u->opts.notice, u->opts.notice_ctx,
+				      "cannot load the walker's Python step: %s; stacks of CPython "
+				      "processes show the interpreter's native frames",
+				      dt_strerror(-ret));
+		return --u->batch_left ? 0 : REQ_BATCH_DONE; /* the pid's throttle stays */
 	}
 	if (r->kind & DT_REQ_HELD) {
 		if (u->opts.held)
