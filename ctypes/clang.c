@@ -373,7 +373,7 @@ static char *unit_text(dt_ctypes *ct, const dt_program *p, const char *kernel, s
 	const dt_source *src = p->src;
 	for (uint32_t i = 0; i < p->ncdecls; i++) {
 		dt_span s = p->cdecls[i];
-		fprintf(f, "#line %u \"%s\"\n%*s%.*s", line_of(src, s.off), src->name ? src->name : "-e",
+		fprintf(f, "#line %u \"%s\"\n%*s%.*s", line_of(src, s.off), dt_source_name_at(src, s.off),
 			(int)col_of(src, s.off), "", (int)s.len, src->text + s.off);
 		/* bpftrace lets `struct A { … }` end without its ';'. */
 		fputs(src->text[s.off] != '#' && src->text[s.off + s.len - 1] == '}' ? ";\n" : "\n", f);

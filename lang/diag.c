@@ -61,6 +61,10 @@ void dt_linecol_cached(dt_linecol_cache *c, uint32_t off, unsigned *line, unsign
 	/* The hidden prefix holds no newline: only columns on the first line move. */
 	if (c->after_hidden && c->src->hidden && off >= c->src->hidden && c->line == 1)
 		*col -= c->src->hidden;
+	/* An imported file's lines count from its own start. */
+	const dt_source_file *f = c->src->nfiles ? dt_source_file_at(c->src, off) : NULL;
+	if (f)
+		*line -= f->line0;
 }
 
 void dt_source_linecol(const dt_source *src, uint32_t off, unsigned *line, unsigned *col)
@@ -240,11 +244,12 @@ void dt_diags_print(const dt_diags *d, FILE *out, bool color)
 		unsigned line, col;
 		dt_linecol_cached(&pos, it->at.off, &line, &col);
 		if (color)
-			fprintf(out, "\033[1m%s:%u:%u: %s%s:\033[0m\033[1m %s\033[0m\n", d->src->name,
-				line, col, level_color(it->lvl), level_name(it->lvl), it->msg);
-		else
-			fprintf(out, "%s:%u:%u: %s: %s\n", d->src->name, line, col,
+			fprintf(out, "\033[1m%s:%u:%u: %s%s:\033[0m\033[1m %s\033[0m\n",
+				dt_source_name_at(d->src, it->at.off), line, col, level_color(it->lvl),
 				level_name(it->lvl), it->msg);
+		else
+			fprintf(out, "%s:%u:%u: %s: %s\n", dt_source_name_at(d->src, it->at.off), line,
+				col, level_name(it->lvl), it->msg);
 		print_excerpt(d->src, it->at, out, color);
 		if (it->hint)
 			fprintf(out, "hint: %s\n", it->hint);

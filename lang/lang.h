@@ -38,15 +38,31 @@ typedef struct dt_source {
 	 * replaced by the Nth while parsing, as bpftrace does. None: `$N` there is an error. */
 	const char **params;
 	uint32_t nparams;
+	/* Files brought in by `import` (dt_source_imports): their texts follow the root script's
+	 * in `text`, each from a line of its own, in the order they were found. Diagnostics at an
+	 * offset inside one name that file and count lines from its start. */
+	const struct dt_source_file *files;
+	uint32_t nfiles;
 } dt_source;
+
+/* One imported file in a dt_source's text. */
+typedef struct dt_source_file {
+	const char *name; /* the path as resolved: the importer's directory joined with the import's */
+	uint32_t off;     /* where its text starts */
+	uint32_t line0;   /* the newlines of the text before it */
+} dt_source_file;
 
 /* A byte range [off, off+len) of a dt_source. */
 typedef struct dt_span {
 	uint32_t off, len;
 } dt_span;
 
-/* 1-based line and column of a byte offset. */
+/* 1-based line and column of a byte offset (counted in the imported file holding it, if any). */
 void dt_source_linecol(const dt_source *src, uint32_t off, unsigned *line, unsigned *col);
+/* The imported file holding offset `off`, or NULL when it is in the root script. */
+const dt_source_file *dt_source_file_at(const dt_source *src, uint32_t off);
+/* The name diagnostics print for offset `off`: its imported file's, else the source's. */
+const char *dt_source_name_at(const dt_source *src, uint32_t off);
 
 typedef enum dt_diag_level { DT_DIAG_ERROR, DT_DIAG_WARNING, DT_DIAG_NOTE } dt_diag_level;
 
@@ -667,6 +683,14 @@ typedef struct dt_program {
 
 /* Prints the token stream, one token per line: `line:col KIND 'text'`. Used by `-d tokens`. */
 void dt_dump_tokens(const dt_source *src, FILE *out);
+
+/* Brings in the script's `import "PATH";` statements (top level, after the C definitions, before
+ * anything else), and theirs: each .bt file found — PATH relative to the importing script's
+ * directory (the working directory for -e/stdin), or every .bt of a directory — is appended to
+ * src->text (a copy in `a`) and listed in src->files, so dt_parse reads it with the rest. A path
+ * already imported (or the root script itself) is skipped: duplicates and cycles end there.
+ * Missing files, other file types and world-writable directories are errors at the PATH. */
+void dt_source_imports(dt_source *src, dt_arena *a, dt_diags *d);
 
 /* Parses a whole program. Never NULL: on syntax errors the diagnostics say what was wrong and the
  * returned program holds what could be recovered (check dt_diags_error_count before going on). */

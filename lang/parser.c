@@ -2088,7 +2088,11 @@ static void parse_config(parser *p, dt_program *prog, bool seen_probe)
 {
 	DT_VEC(dt_config_item) items = { 0 };
 	dt_token kw = p->cur;
-	if (seen_probe || p->config_seen) {
+	if (dt_source_file_at(p->src, kw.off)) {
+		dt_diag(p->d, DT_DIAG_ERROR, tok_span(&kw),
+			"an imported script cannot have a config block: only the main script's is "
+			"read");
+	} else if (seen_probe || p->config_seen) {
 		dt_diag(p->d, DT_DIAG_ERROR, tok_span(&kw), seen_probe
 			? "the config block must come before the probes"
 			: "only one config block is allowed");
@@ -2156,6 +2160,21 @@ static bool kw_then(parser *p, const char *kw, dt_tok_kind k)
 	dt_token n;
 	dt_lex(p->src, p->cur.off + p->cur.len, &n);
 	return n.kind == k;
+}
+
+/* `import "PATH";` ('import' is current, a string follows). dt_source_imports has read the
+ * file; here only its place is checked. */
+static void parse_import(parser *p, bool late)
+{
+	dt_span at = tok_span(&p->cur);
+	if (late) {
+		dt_diag(p->d, DT_DIAG_ERROR, at,
+			"an import must come before the probes, macros and map declarations");
+		dt_diag_hint(p->d, "only C definitions may stand above an import");
+	}
+	advance(p);
+	advance(p);
+	expect(p, DT_TOK_SEMI, "expected ';' after the import path");
 }
 
 /* Whether `config =` starts here (a probe type named config does not exist). */
@@ -2333,6 +2352,8 @@ dt_program *dt_parse_recording(dt_arena *a, const dt_source *src, dt_diags *d, d
 	DT_VEC(dt_probe *) probes = { 0 };
 	DT_VEC(dt_span) cdecls = { 0 };
 	map_decl_vec decls = { 0 };
+	const dt_source_file *cur_file = NULL;
+	bool items_in_file = false;
 	scan_macros(&p);
 	lex_at(&p, 0, false);
 	if (p.cur.kind == DT_TOK_EOF)
@@ -2348,10 +2369,23 @@ dt_program *dt_parse_recording(dt_arena *a, const dt_source *src, dt_diags *d, d
 					"no probes after the C definitions");
 			continue;
 		}
+		/* What each file (the root script, an imported one) has had so far: an import
+		 * must come before its probes, macros and map declarations. */
+		const dt_source_file *file = dt_source_file_at(src, p.cur.off);
+		if (file != cur_file) {
+			cur_file = file;
+			items_in_file = false;
+		}
+		if (kw_then(&p, "import", DT_TOK_STR)) {
+			parse_import(&p, items_in_file);
+			continue;
+		}
 		if (starts_config(&p)) {
 			parse_config(&p, prog, probes.n > 0 || p.macros.n > 0 || decls.n > 0);
 			continue;
 		}
+		if (!starts_cdecl(&p))
+			items_in_file = true;
 		if (starts_map_decl(&p)) {
 			parse_map_decl(&p, &decls);
 			continue;

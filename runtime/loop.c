@@ -167,7 +167,7 @@ static void script_message(dt_session *s, const dt_source *src, uint32_t off, ui
 	dt_source_linecol(src, off, &line, &col);
 	dt_source_linecol(src, off + (len ? len - 1 : 0), &eline, &ecol);
 	dt_out_flush(s->out);
-	fprintf(s->err, "%s:%u:%u-%u: %s: %s\n", src->name, line, col,
+	fprintf(s->err, "%s:%u:%u-%u: %s: %s\n", dt_source_name_at(src, off), line, col,
 		eline == line ? ecol + 1 : col + 1, level, msg);
 	/* The line, and the span under it. */
 	const char *bol = src->text + off, *eol;

@@ -1211,7 +1211,8 @@ static void warn_skipped(void *ctx, const dt_attach *a, const char *why)
 	if (u->s->o.no_warnings || u->s->o.missing_probes == DT_MISSING_IGNORE)
 		return;
 	dt_source_linecol(&u->src, a->span.off, &line, &col);
-	fprintf(u->s->err, "%s:%u:%u: warning: %s: skipped: %s\n", u->name, line, col, a->text,
+	fprintf(u->s->err, "%s:%u:%u: warning: %s: skipped: %s\n",
+		dt_source_name_at(&u->src, a->span.off), line, col, a->text,
 		why);
 }
 
@@ -1621,6 +1622,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 		dt_out_flush(s->out);
 	}
 	t = dt_now_ns();
+	dt_source_imports(&u->src, u->arena, d);
 	u->prog = dt_parse(u->arena, &u->src, d);
 	s->t_parse += dt_now_ns() - t;
 	if (dt_diags_error_count(d)) {

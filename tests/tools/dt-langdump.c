@@ -73,6 +73,7 @@ int main(int argc, char **argv)
 	src.nparams = (uint32_t)(argc - i);
 	dt_arena *a = dt_arena_new();
 	dt_diags *d = dt_diags_new(&src);
+	dt_source_imports(&src, a, d);
 	dt_program *p = dt_parse(a, &src, d);
 	if (!strcmp(mode, "ast")) {
 		dt_dump_ast(p, stdout);

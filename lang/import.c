@@ -1,0 +1,290 @@
+/* import.c — `import "PATH";`: brings other .bt scripts into a program. The imported texts are
+ * appended to the root script's text, each from a line of its own, and listed in the source's
+ * files; spans stay plain offsets into the one text, so the parser, the checker and code
+ * generation need nothing new, and diagnostics find the file (and its own line numbers) from the
+ * offset (dt_source_file_at). */
+#include "lang/lang_internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* A text in the combined buffer whose imports are still to be read: [off, end), and the
+ * directory its relative imports start from (NULL: the working directory). */
+struct unit {
+	uint32_t off, end;
+	char *dir;
+};
+
+struct importer {
+	dt_arena *a;
+	dt_diags *d;
+	DT_VEC(char) buf;
+	DT_VEC(struct unit) units;
+	DT_VEC(dt_source_file) files;
+	DT_VEC(char *) seen; /* real paths imported so far (and the root script's) */
+	uint32_t newlines;   /* in buf */
+	const dt_source *root;
+};
+
+const dt_source_file *dt_source_file_at(const dt_source *src, uint32_t off)
+{
+	const dt_source_file *f = NULL;
+
+	for (uint32_t i = 0; src && i < src->nfiles && src->files[i].off <= off; i++)
+		f = &src->files[i];
+	return f;
+}
+
+const char *dt_source_name_at(const dt_source *src, uint32_t off)
+{
+	const dt_source_file *f = dt_source_file_at(src, off);
+	return f ? f->name : src->name ? src->name : "-e";
+}
+
+static bool has_suffix(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+	return n >= m && !strcmp(s + n - m, suf);
+}
+
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return NULL;
+	return slash == path ? xstrdup("/") : xstrndup(path, (size_t)(slash - path));
+}
+
+/* Whether the file `name` was imported already (or is the root script). */
+static bool was_seen(struct importer *im, const char *name)
+{
+	char real[PATH_MAX];
+
+	if (!realpath(name, real))
+		return false;
+	for (size_t i = 0; i < im->seen.n; i++)
+		if (!strcmp(im->seen.v[i], real))
+			return true;
+	return false;
+}
+
+/* Whether `path` (a real path) was imported already; records it when not. */
+static bool seen_before(struct importer *im, const char *real)
+{
+	for (size_t i = 0; i < im->seen.n; i++)
+		if (!strcmp(im->seen.v[i], real))
+			return true;
+	DT_VEC_PUSH(&im->seen, xstrdup(real));
+	return false;
+}
+
+/* Refuses a world-writable directory: anyone could put a script there (bpftrace's rule). */
+static bool dir_writable_by_all(struct importer *im, dt_span at, const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir ? dir : ".", &st) || !(st.st_mode & S_IWOTH))
+		return false;
+	dt_diag(im->d, DT_DIAG_ERROR, at, "cannot import from '%s': the directory is world-writable",
+		dir ? dir : ".");
+	return true;
+}
+
+/* Appends the .bt file `name` (checked to exist) as a new unit. */
+static void add_file(struct importer *im, dt_span at, const char *name)
+{
+	char real[PATH_MAX], *text = NULL;
+	size_t len;
+	int err;
+
+	if (!realpath(name, real)) {
+		dt_diag(im->d, DT_DIAG_ERROR, at, "cannot import '%s': %s", name, strerror(errno));
+		return;
+	}
+	if (seen_before(im, real))
+		return;
+	char *dir = dir_of(name);
+	if (dir_writable_by_all(im, at, dir)) {
+		free(dir);
+		return;
+	}
+	if ((err = dt_read_file(name, &text, &len))) {
+		dt_diag(im->d, DT_DIAG_ERROR, at, "cannot import '%s': %s", name, strerror(-err));
+		free(dir);
+		return;
+	}
+	if (im->buf.n + len + 1 >= UINT32_MAX) {
+		dt_diag(im->d, DT_DIAG_ERROR, at, "cannot import '%s': the program is too large", name);
+		free(text);
+		free(dir);
+		return;
+	}
+	if (im->buf.n && im->buf.v[im->buf.n - 1] != '\n') {
+		DT_VEC_PUSH(&im->buf, '\n');
+		im->newlines++;
+	}
+	dt_source_file f = { .name = dt_arena_strndup(im->a, name, strlen(name)),
+			     .off = (uint32_t)im->buf.n, .line0 = im->newlines };
+	DT_VEC_PUSH(&im->files, f);
+	for (size_t i = 0; i < len; i++) {
+		DT_VEC_PUSH(&im->buf, text[i]);
+		im->newlines += text[i] == '\n';
+	}
+	free(text);
+	struct unit u = { .off = f.off, .end = (uint32_t)im->buf.n, .dir = dir };
+	DT_VEC_PUSH(&im->units, u);
+}
+
+static const char *const unsupported[] = { ".bpf.c", ".h" };
+
+/* The file type of `name`: 1 a script, 0 unsupported, -1 not an importable type. */
+static int file_kind(const char *name)
+{
+	if (has_suffix(name, ".bt"))
+		return 1;
+	for (size_t i = 0; i < DT_ARRAY_SIZE(unsupported); i++)
+		if (has_suffix(name, unsupported[i]))
+			return 0;
+	return -1;
+}
+
+/* A directory: its .bt files in name order (not its subdirectories'). C files there are an
+ * error, as a C file named directly is: leaving them out would change what the script means. */
+static void add_dir(struct importer *im, dt_span at, const char *dir)
+{
+	struct dirent **ents;
+	int n = scandir(dir, &ents, NULL, alphasort);
+
+	if (n < 0) {
+		dt_diag(im->d, DT_DIAG_ERROR, at, "cannot import '%s': %s", dir, strerror(errno));
+		return;
+	}
+	if (dir_writable_by_all(im, at, dir))
+		n = -n; /* free the entries, import none */
+	for (int i = 0; i < (n < 0 ? -n : n); i++) {
+		char *path = xasprintf("%s/%s", dir, ents[i]->d_name);
+		struct stat st;
+		int k = file_kind(path);
+
+		if (n > 0 && k >= 0 && !stat(path, &st) && S_ISREG(st.st_mode)) {
+			if (k)
+				add_file(im, at, path);
+			else
+				dt_diag(im->d, DT_DIAG_ERROR, at,
+					"cannot import '%s': C imports (.h, .bpf.c) are not supported; "
+					"only .bt scripts are", path);
+		}
+		free(path);
+		free(ents[i]);
+	}
+	free(ents);
+}
+
+static void import_one(struct importer *im, dt_span at, const char *dir, const char *path)
+{
+	char *name = path[0] == '/' || !dir ? xstrdup(path) : xasprintf("%s/%s", dir, path);
+	struct stat st;
+
+	if (!*path) {
+		dt_diag(im->d, DT_DIAG_ERROR, at, "empty import path");
+	} else if (stat(name, &st)) {
+		dt_diag(im->d, DT_DIAG_ERROR, at, "cannot import '%s': %s", name, strerror(errno));
+	} else if (S_ISDIR(st.st_mode)) {
+		add_dir(im, at, name);
+	} else if (!was_seen(im, name)) { /* a duplicate or a cycle: nothing new */
+		int k = file_kind(name);
+		if (k > 0)
+			add_file(im, at, name);
+		else if (!k)
+			dt_diag(im->d, DT_DIAG_ERROR, at,
+				"cannot import '%s': C imports (.h, .bpf.c) are not supported; only .bt "
+				"scripts are", name);
+		else
+			dt_diag(im->d, DT_DIAG_ERROR, at,
+				"cannot import '%s': unsupported file type (a .bt script or a directory "
+				"of them)", name);
+	}
+	free(name);
+}
+
+/* Reads the top-level `import "PATH";` statements of unit `u` (by brace depth: the parser
+ * checks where they stand) and imports each. */
+static void scan_unit(struct importer *im, size_t ui)
+{
+	struct unit u = im->units.v[ui];
+	int depth = 0;
+	dt_token t;
+
+	for (uint32_t off = u.off;; off = t.off + (t.len ? t.len : 1)) {
+		/* buf grows as files are added: lex from a view of it as it is now. */
+		dt_source view = *im->root;
+		view.text = im->buf.v;
+		view.len = u.end;
+		dt_lex(&view, off, &t);
+		if (t.kind == DT_TOK_EOF || t.off >= u.end)
+			break;
+		if (t.kind == DT_TOK_LBRACE)
+			depth++;
+		else if (t.kind == DT_TOK_RBRACE && depth)
+			depth--;
+		if (depth || t.kind != DT_TOK_IDENT || t.len != 6 || memcmp(view.text + t.off, "import", 6))
+			continue;
+		dt_token s, semi;
+		dt_lex(&view, t.off + t.len, &s);
+		if (s.kind != DT_TOK_STR || s.err)
+			continue;
+		dt_lex(&view, s.off + s.len, &semi);
+		if (semi.kind != DT_TOK_SEMI)
+			continue;
+		uint32_t plen, bad;
+		char *path = dt_lex_string(im->a, &view, &s, &plen, &bad);
+		if (strlen(path) != plen)
+			dt_diag(im->d, DT_DIAG_ERROR, (dt_span){ s.off, s.len },
+				"an import path cannot hold a NUL byte");
+		else
+			import_one(im, (dt_span){ s.off, s.len }, u.dir, path);
+		t = semi;
+	}
+}
+
+void dt_source_imports(dt_source *src, dt_arena *a, dt_diags *d)
+{
+	struct importer im = { .a = a, .d = d, .root = src };
+	char real[PATH_MAX];
+	bool file = src->name && strcmp(src->name, "-e") && strcmp(src->name, "stdin") &&
+		    strcmp(src->name, "repl");
+
+	for (size_t i = 0; i < src->len; i++) {
+		DT_VEC_PUSH(&im.buf, src->text[i]);
+		im.newlines += src->text[i] == '\n';
+	}
+	if (file && realpath(src->name, real))
+		seen_before(&im, real);
+	struct unit root = { .off = 0, .end = (uint32_t)src->len, .dir = file ? dir_of(src->name) : NULL };
+	DT_VEC_PUSH(&im.units, root);
+	for (size_t i = 0; i < im.units.n; i++)
+		scan_unit(&im, i);
+	if (im.files.n) {
+		char *text = dt_arena_alloc(a, im.buf.n + 1);
+		memcpy(text, im.buf.v, im.buf.n);
+		text[im.buf.n] = '\0';
+		dt_source_file *files = dt_arena_alloc(a, sizeof(*files) * im.files.n);
+		memcpy(files, im.files.v, sizeof(*files) * im.files.n);
+		src->text = text;
+		src->len = im.buf.n;
+		src->files = files;
+		src->nfiles = (uint32_t)im.files.n;
+	}
+	for (size_t i = 0; i < im.units.n; i++)
+		free(im.units.v[i].dir);
+	for (size_t i = 0; i < im.seen.n; i++)
+		free(im.seen.v[i]);
+	free(im.units.v);
+	free(im.files.v);
+	free(im.seen.v);
+	free(im.buf.v);
+}
