@@ -218,6 +218,11 @@ struct dt_agg_count { __u64 count; };                     /* count(); also sum()
 struct dt_agg_minmax { __s64 value; __u64 set; };         /* min(), max(): set != 0 once written */
 struct dt_agg_avg { __s64 total; __u64 count; };          /* avg() */
 struct dt_agg_stats { __u64 count; __s64 total; __s64 min; __s64 max; }; /* stats(): bpftrace prints count, average, total */
+/* tseries(): one interval of the ring; the key's last u64 is the slot, epoch % n. epoch is
+ * boot-time ns / interval; a slot whose epoch is not the current one is stale and restarts.
+ * value is the last/min/max/sum (avg: the total); count is the values seen (0: empty). */
+struct dt_agg_tseries { __u64 epoch; __s64 value; __u64 count; };
+DT_ABI_ASSERT(sizeof(struct dt_agg_tseries) == 24, "dt_agg_tseries");
 DT_ABI_ASSERT(sizeof(struct dt_agg_minmax) == 16, "dt_agg_minmax");
 DT_ABI_ASSERT(sizeof(struct dt_agg_avg) == 16, "dt_agg_avg");
 DT_ABI_ASSERT(sizeof(struct dt_agg_stats) == 32, "dt_agg_stats");

@@ -129,9 +129,9 @@ LLVMValueRef cg_load(cg *c, LLVMValueRef p, const dt_type *t)
 		LLVMValueRef q = LLVMBuildUDiv(c->b, a, d, "");
 		return LLVMBuildSelect(c->b, neg, LLVMBuildNeg(c->b, q, ""), q, "");
 	}
-	case DT_T_STATS: case DT_T_HIST: case DT_T_LHIST:
+	case DT_T_STATS: case DT_T_HIST: case DT_T_LHIST: case DT_T_TSERIES:
 		cg_fail(c, (dt_span){ 0, 0 }, "reading a %s value in BPF", t->kind == DT_T_STATS ?
-			"stats" : "histogram");
+			"stats" : t->kind == DT_T_TSERIES ? "tseries" : "histogram");
 		return cg_i64(c, 0);
 	default: {
 		LLVMValueRef b = cg_buf_raw(c, t->size);

@@ -80,7 +80,8 @@ static uint32_t node_weight(const dt_expr *e)
 		w += 8 + (buffer ? 8 + bytes_weight(e->type->size) : 0);
 		if (e->call.args_type)
 			w += 8 + bytes_weight(e->call.args_type->size);
-		if (e->call.id == DT_F_HIST || e->call.id == DT_F_LHIST || e->call.id == DT_F_STATS)
+		if (e->call.id == DT_F_HIST || e->call.id == DT_F_LHIST || e->call.id == DT_F_STATS ||
+		    e->call.id == DT_F_TSERIES)
 			w += 30;
 		break;
 	case DT_E_BUILTIN: case DT_E_FIELD:

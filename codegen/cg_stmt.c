@@ -108,7 +108,7 @@ static void agg_apply(cg *c, dt_type_kind k, LLVMValueRef p, LLVMValueRef v)
 
 static bool is_agg_func(dt_func f)
 {
-	return f >= DT_F_COUNT && f <= DT_F_LHIST;
+	return f >= DT_F_COUNT && f <= DT_F_TSERIES;
 }
 
 static void finish_function(cg *c);
@@ -256,6 +256,70 @@ static LLVMValueRef agg_sub(cg *c, dt_type_kind k, uint32_t value_size)
 	return fn;
 }
 
+/* Applies tseries agg to the interval value at p (dt_agg_tseries) for value v. */
+static void tseries_apply(cg *c, dt_tseries_agg agg, LLVMValueRef p, LLVMValueRef v)
+{
+	const uint32_t val = offsetof(struct dt_agg_tseries, value);
+	const uint32_t cnt = offsetof(struct dt_agg_tseries, count);
+	LLVMValueRef n = cg_load_int(c, p, cnt, 8, false);
+
+	switch (agg) {
+	case DT_TS_LAST:
+		cg_store_int(c, p, val, 8, v);
+		break;
+	case DT_TS_AVG: case DT_TS_SUM:
+		add_at(c, p, val, v);
+		break;
+	case DT_TS_MIN: case DT_TS_MAX:
+		minmax_at(c, p, val, n, v, agg == DT_TS_MIN);
+		break;
+	}
+	cg_store_int(c, p, cnt, 8, LLVMBuildAdd(c->b, n, cg_i64(c, 1), ""));
+}
+
+/* tseries(): the key's slot is epoch % n with epoch = boot ns / interval; a found slot of another
+ * epoch is stale (a lap of the ring ago) and restarts before the value goes in. The slot is in
+ * the key, never an index into the value, so the verifier sees only fixed offsets. */
+static void tseries_aggregate(cg *c, const dt_map_sym *m, const dt_map_layout *lay,
+			      LLVMValueRef key, LLVMValueRef v)
+{
+	const dt_type *t = m->value;
+	const uint32_t ep = offsetof(struct dt_agg_tseries, epoch);
+	LLVMValueRef now = cg_helper(c, BPF_FUNC_ktime_get_boot_ns, c->i64, NULL, 0);
+	LLVMValueRef epoch = LLVMBuildUDiv(c->b, now, cg_i64(c, t->tseries.interval), "");
+	LLVMValueRef map, found, buf;
+	LLVMBasicBlockRef hit, stale, apply, miss, done;
+
+	cg_store_int(c, key, lay->user_key_size, 8,
+		     LLVMBuildURem(c->b, epoch, cg_i64(c, t->tseries.n), ""));
+	map = cg_map_ref(c, cg_script_map_fd(c, m));
+	found = cg_map_lookup(c, map, key);
+	hit = cg_block(c, "ts.hit");
+	stale = cg_block(c, "ts.stale");
+	apply = cg_block(c, "ts.apply");
+	miss = cg_block(c, "ts.miss");
+	done = cg_block(c, "ts.done");
+	cg_br_nonnull(c, found, hit, miss);
+	LLVMPositionBuilderAtEnd(c->b, hit);
+	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, cg_load_int(c, found, ep, 8, false),
+					    epoch, ""), apply, stale);
+	LLVMPositionBuilderAtEnd(c->b, stale);
+	cg_store_int(c, found, ep, 8, epoch);
+	cg_store_int(c, found, offsetof(struct dt_agg_tseries, value), 8, cg_i64(c, 0));
+	cg_store_int(c, found, offsetof(struct dt_agg_tseries, count), 8, cg_i64(c, 0));
+	LLVMBuildBr(c->b, apply);
+	LLVMPositionBuilderAtEnd(c->b, apply);
+	tseries_apply(c, (dt_tseries_agg)t->tseries.agg, found, v);
+	LLVMBuildBr(c->b, done);
+	LLVMPositionBuilderAtEnd(c->b, miss);
+	buf = cg_buf(c, lay->value_size);
+	cg_store_int(c, buf, ep, 8, epoch);
+	tseries_apply(c, (dt_tseries_agg)t->tseries.agg, buf, v);
+	cg_map_update(c, map, key, buf);
+	LLVMBuildBr(c->b, done);
+	LLVMPositionBuilderAtEnd(c->b, done);
+}
+
 static void aggregate(cg *c, const dt_expr *target, const dt_expr *call)
 {
 	const dt_map_sym *m = target->map.sym;
@@ -272,6 +336,10 @@ static void aggregate(cg *c, const dt_expr *target, const dt_expr *call)
 		}
 	}
 	key = cg_map_key(c, m, target->map.keys, target->map.nkeys, &lay);
+	if (k == DT_T_TSERIES) {
+		tseries_aggregate(c, m, &lay, key, v);
+		return;
+	}
 	if (lay.bucketed) {
 		LLVMValueRef bk = k == DT_T_HIST ? sub_call(c, hist_bucket_sub(c), &v, 1) :
 						   lhist_bucket(c, v, m->value);

@@ -2184,7 +2184,8 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 			return &t_none;
 		}
 		if (mi->sym.value && (mi->sym.value->kind == DT_T_HIST ||
-				      mi->sym.value->kind == DT_T_LHIST)) {
+				      mi->sym.value->kind == DT_T_LHIST ||
+				      mi->sym.value->kind == DT_T_TSERIES)) {
 			ERR(c, m->span, "has_key cannot look into %s: it holds a %s", mi->sym.name,
 			    tname(c, mi->sym.value));
 			return &t_none;
@@ -2449,7 +2450,55 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 
 static bool is_agg_call(const dt_expr *e)
 {
-	return e->kind == DT_E_CALL && e->call.id >= DT_F_COUNT && e->call.id <= DT_F_LHIST;
+	return e->kind == DT_E_CALL && e->call.id >= DT_F_COUNT && e->call.id <= DT_F_TSERIES;
+}
+
+/* tseries(v, interval_ns, num_intervals[, agg]): constants within bpftrace's bounds into t. */
+static bool check_tseries(checker *c, dt_expr *e, dt_type *t)
+{
+	static const char *const aggs[] = {
+		[DT_TS_LAST] = NULL, [DT_TS_AVG] = "avg", [DT_TS_MIN] = "min", [DT_TS_MAX] = "max",
+		[DT_TS_SUM] = "sum",
+	};
+	dt_expr *iv = e->call.args[1], *n = e->call.args[2];
+
+	if (iv->kind != DT_E_INT) {
+		ERR(c, iv->span, "tseries: invalid interval_ns value (must be non-negative literal)");
+		return false;
+	}
+	if (n->kind != DT_E_INT) {
+		ERR(c, n->span, "tseries: invalid num_intervals value (must be non-negative literal)");
+		return false;
+	}
+	if ((int64_t)iv->i.value <= 0) {
+		ERR(c, iv->span, "tseries() interval_ns must be >= 1 (%lld provided)",
+		    (long long)iv->i.value);
+		return false;
+	}
+	if ((int64_t)n->i.value <= 0 || (int64_t)n->i.value > 1000000) {
+		ERR(c, n->span, "tseries() num_intervals must be %s (%lld provided)",
+		    (int64_t)n->i.value <= 0 ? ">= 1" : "< 1000000", (long long)n->i.value);
+		return false;
+	}
+	t->tseries.interval = iv->i.value;
+	t->tseries.n = n->i.value;
+	t->tseries.agg = DT_TS_LAST;
+	if (e->call.nargs < 4)
+		return true;
+	dt_expr *a = e->call.args[3];
+	if (a->kind != DT_E_STR) {
+		ERR(c, a->span, "tseries() expects the aggregation function as a string literal");
+		HINT(c, "one of \"avg\", \"max\", \"min\", \"sum\"");
+		return false;
+	}
+	for (int i = DT_TS_AVG; i <= DT_TS_SUM; i++)
+		if (!strcmp(a->str.s, aggs[i])) {
+			t->tseries.agg = i;
+			return true;
+		}
+	ERR(c, a->span, "tseries() expects one of the following aggregation functions: "
+	    "avg, max, min, sum (\"%s\" provided)", a->str.s);
+	return false;
 }
 
 /* `@m[k] = count()` and friends: the aggregation's value type. */
@@ -2458,17 +2507,21 @@ static const dt_type *check_agg(checker *c, dt_expr *e)
 	static const dt_type_kind kinds[] = {
 		[DT_F_COUNT] = DT_T_COUNT, [DT_F_SUM] = DT_T_SUM, [DT_F_AVG] = DT_T_AVG,
 		[DT_F_MIN] = DT_T_MIN, [DT_F_MAX] = DT_T_MAX, [DT_F_STATS] = DT_T_STATS,
-		[DT_F_HIST] = DT_T_HIST, [DT_F_LHIST] = DT_T_LHIST,
+		[DT_F_HIST] = DT_T_HIST, [DT_F_LHIST] = DT_T_LHIST, [DT_F_TSERIES] = DT_T_TSERIES,
 	};
 	dt_func f = e->call.id;
 	bool ok = f == DT_F_COUNT   ? nargs_ok(c, e, 0, 0, "count()")
 		  : f == DT_F_LHIST ? nargs_ok(c, e, 4, 4, "lhist(value, min, max, step)")
+		  : f == DT_F_TSERIES ? nargs_ok(c, e, 3, 4,
+						"tseries(value, interval_ns, num_intervals[, agg])")
 				    : nargs_ok(c, e, 1, 1, dt_arena_printf(c->a, "%s(value)",
 									   e->call.name));
 	if (!ok)
 		return &t_none;
 	for (uint32_t i = 0; i < e->call.nargs; i++) {
 		const dt_type *t = check_expr(c, e->call.args[i]);
+		if (f == DT_F_TSERIES && i == 3)
+			continue; /* the aggregation's name: check_tseries */
 		if (!is_none(t) && !is_int(t)) {
 			ERR(c, e->call.args[i]->span, "%s needs an integer, not %s", e->call.name,
 			    tname(c, t));
@@ -2506,6 +2559,8 @@ static const dt_type *check_agg(checker *c, dt_expr *e)
 		t->lhist.max = v[1];
 		t->lhist.step = v[2];
 	}
+	if (f == DT_F_TSERIES && !check_tseries(c, e, t))
+		return &t_none;
 	return t;
 }
 
@@ -3028,7 +3083,7 @@ static const dt_type *for_map_type(checker *c, dt_expr *e)
 	case DT_T_SUM: case DT_T_MIN: case DT_T_MAX: case DT_T_AVG:
 		v = dt_type_int(v->is_signed, 8);
 		break;
-	case DT_T_HIST: case DT_T_LHIST: case DT_T_STATS:
+	case DT_T_HIST: case DT_T_LHIST: case DT_T_STATS: case DT_T_TSERIES:
 		ERR(c, e->span, "Loop expression does not support type: %s", tname(c, v));
 		HINT(c, "a for loop reads count, sum, min, max and avg maps, combined over the CPUs; "
 			"print(%s) shows this one", m->sym.name);

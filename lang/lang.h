@@ -110,7 +110,13 @@ typedef enum dt_type_kind {
 	DT_T_BOOL,   /* true/false, (bool)x: a u64 0 or 1, printed as false/true; a condition */
 	/* Map values produced by aggregation functions. */
 	DT_T_COUNT, DT_T_SUM, DT_T_AVG, DT_T_MIN, DT_T_MAX, DT_T_STATS, DT_T_HIST, DT_T_LHIST,
+	DT_T_TSERIES, /* tseries(v, interval_ns, n[, agg]): a ring of n intervals per key */
 } dt_type_kind;
+
+/* How tseries() combines the values of one interval. */
+typedef enum dt_tseries_agg {
+	DT_TS_LAST, DT_TS_AVG, DT_TS_MIN, DT_TS_MAX, DT_TS_SUM,
+} dt_tseries_agg;
 
 typedef enum dt_stack_kind {
 	DT_STACK_KERNEL,     /* kstack: bpf_get_stackid into a stack-trace map */
@@ -174,6 +180,11 @@ struct dt_type {
 		struct {
 			int64_t min, max, step; /* lhist(v, min, max, step) */
 		} lhist;
+		struct {
+			uint64_t interval; /* ns per interval */
+			uint64_t n;        /* intervals kept */
+			int agg;           /* dt_tseries_agg */
+		} tseries;
 		struct {
 			const char *fmt; /* strftime's format (bpftrace's %f: microseconds) */
 		} ts;
@@ -384,6 +395,7 @@ typedef enum dt_func {
 	DT_F_PRINTF, DT_F_PRINT, DT_F_CLEAR, DT_F_DELETE, DT_F_ZERO, DT_F_EXIT, DT_F_TIME, DT_F_STR,
 	DT_F_KSYM, DT_F_USYM,
 	DT_F_COUNT, DT_F_SUM, DT_F_AVG, DT_F_MIN, DT_F_MAX, DT_F_STATS, DT_F_HIST, DT_F_LHIST,
+	DT_F_TSERIES,
 	DT_F_STRNCMP, DT_F_STRCONTAINS, DT_F_BSWAP, DT_F_BUF, DT_F_STRFTIME,
 	DT_F_CAT, DT_F_SYSTEM, /* printf-like: userspace formats, then reads the file / runs it */
 	DT_F_SIGNAL, DT_F_NTOP, DT_F_PTON, DT_F_KADDR,
@@ -834,7 +846,7 @@ typedef struct dt_map_layout {
 	uint32_t value_size;     /* bytes per CPU */
 	uint32_t max_entries;
 	bool percpu;
-	bool bucketed;           /* hist/lhist: key ends with a u64 bucket */
+	bool bucketed;           /* hist/lhist/tseries: key ends with a u64 bucket (tseries: slot) */
 	/* A keyless count() map is zeroed, not emptied, by clear() and delete(), so it still
 	 * prints `@: 0` (bpftrace keeps it in an array map, whose element cannot go). */
 	bool zero_not_delete;

@@ -145,6 +145,7 @@ static const char *const func_names[DT_F__COUNT + 1] = {
 	[DT_F_STR] = "str", [DT_F_KSYM] = "ksym", [DT_F_USYM] = "usym", [DT_F_COUNT] = "count",
 	[DT_F_SUM] = "sum", [DT_F_AVG] = "avg", [DT_F_MIN] = "min", [DT_F_MAX] = "max",
 	[DT_F_STATS] = "stats", [DT_F_HIST] = "hist", [DT_F_LHIST] = "lhist",
+	[DT_F_TSERIES] = "tseries",
 	[DT_F_STRNCMP] = "strncmp", [DT_F_STRCONTAINS] = "strcontains", [DT_F_BSWAP] = "bswap",
 	[DT_F_BUF] = "buf", [DT_F_STRFTIME] = "strftime", [DT_F_CAT] = "cat",
 	[DT_F_SYSTEM] = "system", [DT_F_SIGNAL] = "signal", [DT_F_NTOP] = "ntop",

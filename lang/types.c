@@ -75,8 +75,8 @@ dt_type *dt_type_new(dt_arena *a, dt_type_kind k)
 	case DT_T_AVG: case DT_T_MIN: case DT_T_MAX: case DT_T_STACK: case DT_T_USYM:
 		t->size = 16;
 		break;
-	case DT_T_STATS:
-		t->size = 32;
+	case DT_T_STATS: case DT_T_TSERIES:
+		t->size = k == DT_T_STATS ? 32 : 24;
 		break;
 	case DT_T_INET:
 		t->size = 24;
@@ -89,7 +89,7 @@ dt_type *dt_type_new(dt_arena *a, dt_type_kind k)
 		t->align = 1;
 	}
 	t->is_signed = k == DT_T_SUM || k == DT_T_AVG || k == DT_T_MIN || k == DT_T_MAX ||
-		       k == DT_T_STATS;
+		       k == DT_T_STATS || k == DT_T_TSERIES;
 	return t;
 }
 
@@ -173,6 +173,9 @@ bool dt_type_equal(const dt_type *a, const dt_type *b)
 	case DT_T_LHIST:
 		return a->lhist.min == b->lhist.min && a->lhist.max == b->lhist.max &&
 		       a->lhist.step == b->lhist.step;
+	case DT_T_TSERIES:
+		return a->tseries.interval == b->tseries.interval && a->tseries.n == b->tseries.n &&
+		       a->tseries.agg == b->tseries.agg;
 	case DT_T_RECORD:
 		return a->record.subsys == b->record.subsys && a->record.event == b->record.event;
 	case DT_T_TIMESTAMP:
@@ -291,7 +294,7 @@ dt_type *dt_type_clone(dt_arena *a, const dt_type *t)
 
 bool dt_type_is_aggregation(const dt_type *t)
 {
-	return t && t->kind >= DT_T_COUNT && t->kind <= DT_T_LHIST;
+	return t && t->kind >= DT_T_COUNT && t->kind <= DT_T_TSERIES;
 }
 
 const dt_type *dt_type_ptr(dt_arena *a, const dt_type *to, dt_addrspace as)
@@ -406,6 +409,9 @@ const char *dt_type_name(dt_arena *a, const dt_type *t)
 	case DT_T_MAX: return "max";
 	case DT_T_STATS: return "stats";
 	case DT_T_HIST: return "hist";
+	case DT_T_TSERIES:
+		return dt_arena_printf(a, "tseries(%llu, %llu)", (unsigned long long)t->tseries.interval,
+				       (unsigned long long)t->tseries.n);
 	case DT_T_LHIST:
 		return dt_arena_printf(a, "lhist(%lld, %lld, %lld)", (long long)t->lhist.min,
 				       (long long)t->lhist.max, (long long)t->lhist.step);
@@ -429,6 +435,14 @@ void dt_map_layout_of(const dt_map_sym *m, dt_map_layout *out)
 		out->key_size += 8;
 		out->value_size = 8;
 		out->percpu = true;
+		break;
+	case DT_T_TSERIES:
+		/* One shared (not per-CPU) value per (key, slot): "last" has no per-CPU merge. */
+		out->bucketed = true;
+		out->key_size += 8;
+		out->value_size = sizeof(struct dt_agg_tseries);
+		if (v->tseries.n > out->max_entries) /* the whole ring of one key fits */
+			out->max_entries = (uint32_t)v->tseries.n;
 		break;
 	case DT_T_COUNT: case DT_T_SUM:
 		out->value_size = sizeof(struct dt_agg_count);

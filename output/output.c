@@ -687,6 +687,162 @@ out:
 	return 0;
 }
 
+/* Wall-clock ns minus boot-time ns (epochs count boot-time intervals), read once per print so
+ * the intervals of one map stay exactly interval apart. */
+static uint64_t tseries_wall_offset(void)
+{
+	struct timespec rt, bt;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_BOOTTIME, &bt);
+	return (uint64_t)(((int64_t)rt.tv_sec - bt.tv_sec) * 1000000000 + (rt.tv_nsec - bt.tv_nsec));
+}
+
+/* One interval row's time: "hh:mm:ss.mmm" in text, "YYYY-mm-dd hh:mm:ss.nnnnnnnnn" in JSON. */
+static void tseries_time(dt_sbuf *b, uint64_t ns, bool json)
+{
+	time_t s = (time_t)(ns / 1000000000);
+	struct tm tm;
+	char buf[32];
+
+	localtime_r(&s, &tm);
+	strftime(buf, sizeof(buf), json ? "%Y-%m-%d %H:%M:%S" : "%H:%M:%S", &tm);
+	if (json)
+		dt_sb_printf(b, "%s.%09" PRIu64, buf, ns % 1000000000);
+	else
+		dt_sb_printf(b, "%s.%03" PRIu64, buf, ns % 1000000000 / 1000000);
+}
+
+/* The axis line: min at the left edge of the 53-column graph, max at its right edge. */
+static void tseries_axis(dt_sbuf *b, int64_t lo, int64_t hi)
+{
+	char l[24], h[24];
+	snprintf(l, sizeof(l), "%" PRId64, lo);
+	snprintf(h, sizeof(h), "%" PRId64, hi);
+	dt_sb_printf(b, "%13s%-*s%s\n", "", (int)(53 - strlen(h)), l, h);
+}
+
+/* One key's intervals, epochs first..last (value NULL: nothing recorded there). */
+static void tseries_graph(dt_sbuf *b, uint64_t first, uint64_t last, uint64_t interval,
+			  uint64_t off, const int64_t *vals, const bool *have)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (uint64_t e = first; e <= last; e++)
+		if (have[e - first]) {
+			lo = vals[e - first] < lo ? vals[e - first] : lo;
+			hi = vals[e - first] > hi ? vals[e - first] : hi;
+		}
+	if (lo == hi) {
+		lo--;
+		hi++;
+	}
+	tseries_axis(b, lo, hi);
+	dt_sb_puts(b, "hh:mm:ss.ms  |___________________________________________________|\n");
+	for (uint64_t e = first; e <= last; e++) {
+		char g[54];
+		memset(g, ' ', 53);
+		g[0] = g[52] = '|';
+		g[53] = 0;
+		if (lo < 0 && hi > 0)
+			g[(int64_t)((__int128)-lo * 52 / ((__int128)hi - lo))] = '.';
+		if (have[e - first])
+			g[(int64_t)(((__int128)vals[e - first] - lo) * 52 / ((__int128)hi - lo))] = '*';
+		tseries_time(b, e * interval + off, false);
+		dt_sb_printf(b, " %s ", g);
+		if (have[e - first])
+			dt_sb_printf(b, "%" PRId64 "\n", vals[e - first]);
+		else
+			dt_sb_puts(b, "-\n");
+	}
+	dt_sb_puts(b, "             v___________________________________________________v\n");
+	tseries_axis(b, lo, hi);
+}
+
+/* tseries: the map holds one entry per (key, slot); each key shows the intervals from its first
+ * recorded one within the last n up to the newest interval of the whole map. */
+static int print_tseries(dt_out *o, const dt_map_sym *m, const dt_map_layout *l, ent *v, size_t n)
+{
+	const dt_type *t = m->value;
+	bool json = o->format == DT_OUT_JSON;
+	uint64_t ni = t->tseries.n, last = 0, off = tseries_wall_offset();
+	struct sort_ctx sc = { .m = m, .key_bytes = l->user_key_size, .is_signed = true };
+	dt_sbuf *b = &o->line;
+	size_t ng = 0, shown = 0;
+	bool any = false;
+
+	if (l->key_size < 8 || l->user_key_size > l->key_size - 8)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		struct dt_agg_tseries s;
+		memcpy(&s, v[i].val, sizeof(s));
+		if (s.count && (!any || s.epoch > last))
+			last = s.epoch;
+		any |= s.count != 0;
+	}
+	uint64_t from = last >= ni - 1 ? last - (ni - 1) : 0;
+	stable_sort(v, n, cmp_key_bytes, &sc);
+	int64_t *vals = xcalloc(ni, sizeof(int64_t));
+	bool *have = xcalloc(ni, sizeof(bool));
+
+	if (json)
+		json_open(o, b, "tseries", m);
+	for (size_t i = 0; i < n; i = ng) {
+		uint64_t first = last + 1;
+		memset(have, 0, ni * sizeof(bool));
+		for (ng = i; ng < n && !memcmp(v[ng].key, v[i].key, l->user_key_size); ng++) {
+			struct dt_agg_tseries s;
+			memcpy(&s, v[ng].val, sizeof(s));
+			if (!s.count || s.epoch < from || s.epoch > last)
+				continue;
+			have[s.epoch - from] = true;
+			vals[s.epoch - from] = t->tseries.agg == DT_TS_AVG ?
+						       s.value / (int64_t)s.count : s.value;
+			first = s.epoch < first ? s.epoch : first;
+		}
+		if (first > last)
+			continue;
+		if (json) {
+			if (shown)
+				dt_sb_puts(b, ", ");
+			put_key(o, b, m, v[i].key, true);
+			dt_sb_putc(b, '[');
+			bool sep = false;
+			for (uint64_t e = first; e <= last; e++) {
+				if (!have[e - from])
+					continue;
+				dt_sb_puts(b, sep ? ", {\"interval_start\": \"" :
+						    "{\"interval_start\": \"");
+				tseries_time(b, e * t->tseries.interval + off, true);
+				dt_sb_printf(b, "\", \"value\": %" PRId64 "}", vals[e - from]);
+				sep = true;
+			}
+			dt_sb_putc(b, ']');
+			json_entry_end(o, b, m);
+		} else {
+			if (shown)
+				dt_sb_putc(b, '\n');
+			dt_sb_puts(b, m->name);
+			put_key(o, b, m, v[i].key, false);
+			dt_sb_puts(b, ":\n");
+			tseries_graph(b, first, last, t->tseries.interval, off, vals + (first - from),
+				      have + (first - from));
+		}
+		shown++;
+	}
+	free(vals);
+	free(have);
+	if (json) {
+		if (!shown && !m->key)
+			dt_sb_puts(b, "[]");
+		json_close(o, b, m);
+	} else {
+		if (!shown)
+			return 0;
+		dt_sb_putc(b, '\n');
+	}
+	emit(o);
+	return 0;
+}
+
 static void print_stats(dt_out *o, const dt_map_sym *m, const dt_map_layout *l, ent *v, size_t n,
 			size_t ncpu, size_t stride, uint64_t top, uint64_t div)
 {
@@ -775,6 +931,9 @@ int dt_out_print_entries(dt_out *o, const dt_map_sym *m, const dt_map_layout *l,
 	case DT_T_HIST:
 	case DT_T_LHIST:
 		err = print_hist(o, m, l, v, n, ncpu, stride, top, div);
+		break;
+	case DT_T_TSERIES:
+		err = print_tseries(o, m, l, v, n);
 		break;
 	case DT_T_AVG:
 	case DT_T_STATS:
