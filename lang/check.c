@@ -44,6 +44,12 @@ typedef struct var_info {
 	bool by_let;
 } var_info;
 
+/* An option getopt() reads: its name, description (or NULL) and first call. */
+typedef struct getopt_decl {
+	const char *name, *desc;
+	dt_span at;
+} getopt_decl;
+
 typedef struct checker {
 	dt_program *p;
 	dt_arena *a;
@@ -64,6 +70,8 @@ typedef struct checker {
 	uint32_t loop_depth; /* while and for loops around the statement being checked */
 	const char *tracefs;
 	bool tracefs_looked;
+	/* The options getopt() names, once each, in the order of their first use. */
+	DT_VEC(getopt_decl) getopts;
 } checker;
 
 #define ERR(c, span, ...) dt_diag((c)->d, DT_DIAG_ERROR, (span), __VA_ARGS__)
@@ -103,6 +111,7 @@ static void fold_int(dt_expr *e, uint64_t v)
 	e->kind = DT_E_INT;
 	e->i.value = v;
 	e->i.is_bool = false;
+	e->i.is_unsigned = false;
 }
 
 static const char *tracefs(checker *c)
@@ -1713,6 +1722,144 @@ static dt_expr *literal_arg(checker *c, dt_expr *e, const char *what)
 	return NULL;
 }
 
+/* ---------------------------------------------------------------- named parameters */
+
+/* The value given for option `name` ("--name" or "--name=value") after `--`: *v the text after
+ * '=', NULL for a bare "--name". False when the option is not given. */
+static bool named_param(checker *c, const char *name, const char **v)
+{
+	size_t n = strlen(name);
+	for (uint32_t i = 0; c->o && i < c->o->nnamed; i++) {
+		const char *s = c->o->named[i] + 2;
+		if (strncmp(s, name, n) || (s[n] && s[n] != '='))
+			continue;
+		*v = s[n] ? s + n + 1 : NULL;
+		return true;
+	}
+	return false;
+}
+
+/* getopt("name"[, default[, "description"]]): the option's value from the command line, else
+ * the default, as a literal of the default's type (int, string, bool; bool without a default). */
+static const dt_type *check_getopt(checker *c, dt_expr *e)
+{
+	if (!nargs_ok(c, e, 1, 3, "getopt(\"name\"[, default[, \"description\"]])"))
+		return &t_none;
+	dt_expr *a0 = literal_arg(c, e, "the option's name");
+	if (!a0)
+		return &t_none;
+	dt_expr *def = e->call.nargs > 1 ? e->call.args[1] : NULL;
+	const dt_type *dt = def ? check_expr(c, def) : dt_type_bool();
+	if (is_none(dt))
+		return &t_none;
+	if (def && def->kind == DT_E_UNOP && def->un.op == DT_UOP_NEG &&
+	    def->un.e->kind == DT_E_INT && !def->un.e->i.is_bool) {
+		fold_int(def, -def->un.e->i.value); /* -1: the literal it reads as */
+		dt = dt_type_int(true, 8);
+	}
+	if (def && def->kind != DT_E_INT && def->kind != DT_E_STR) {
+		ERR(c, def->span, "getopt's default must be an integer, string or bool literal");
+		return &t_none;
+	}
+	const char *desc = NULL;
+	if (e->call.nargs > 2) {
+		dt_expr *a2 = e->call.args[2];
+		check_expr(c, a2);
+		if (a2->kind != DT_E_STR) {
+			ERR(c, a2->span, "getopt's description must be a string literal");
+			return &t_none;
+		}
+		desc = a2->str.s;
+	}
+	bool found = false;
+	for (size_t i = 0; i < c->getopts.n && !found; i++)
+		found = !strcmp(c->getopts.v[i].name, a0->str.s);
+	if (!found)
+		DT_VEC_PUSH(&c->getopts, ((getopt_decl){ a0->str.s, desc, e->span }));
+	const char *v = NULL;
+	bool given = named_param(c, a0->str.s, &v);
+	if (dt->kind == DT_T_BOOL) {
+		bool b = def ? def->i.value != 0 : false;
+		if (given && !v)
+			b = true;
+		else if (given && (!strcmp(v, "1") || !strcasecmp(v, "true")))
+			b = true;
+		else if (given && (!strcmp(v, "0") || !strcasecmp(v, "false")))
+			b = false;
+		else if (given) {
+			ERR(c, e->span, "program command line option --%s invalid boolean (value: %s)",
+			    a0->str.s, v);
+			HINT(c, "true, false, 1 or 0");
+			return &t_none;
+		}
+		fold_int(e, b);
+		e->i.is_bool = true;
+		return dt_type_bool();
+	}
+	if (given && !v) {
+		ERR(c, e->span, "program command line option --%s needs a value (--%s=VALUE)",
+		    a0->str.s, a0->str.s);
+		return &t_none;
+	}
+	if (def->kind == DT_E_STR) {
+		if (!given)
+			v = def->str.s;
+		e->kind = DT_E_STR;
+		e->str.len = (uint32_t)strlen(v);
+		e->str.s = dt_arena_strndup(c->a, v, e->str.len);
+		return dt_type_str(e->str.len + 1);
+	}
+	uint64_t n = def->i.value;
+	bool is_unsigned = false;
+	if (given) {
+		char *end;
+		errno = 0;
+		if (*v == '-') {
+			n = (uint64_t)strtoll(v, &end, 0);
+		} else {
+			n = strtoull(v, &end, 0);
+			is_unsigned = n > INT64_MAX; /* 0xffffffffffffffff prints as itself */
+		}
+		if (!*v || *end || errno) {
+			ERR(c, e->span, "program command line option --%s invalid integer (value: %s)",
+			    a0->str.s, v);
+			return &t_none;
+		}
+	}
+	fold_int(e, n);
+	e->i.is_unsigned = is_unsigned;
+	return dt_type_int(!is_unsigned, 8);
+}
+
+/* After the walks: each named parameter must be one that some getopt() reads. */
+static void check_named_params(checker *c)
+{
+	char got[512] = "", want[512] = "";
+	size_t gl = 0, wl = 0;
+	for (uint32_t i = 0; c->o && i < c->o->nnamed; i++) {
+		const char *s = c->o->named[i] + 2;
+		size_t n = strcspn(s, "=");
+		bool known = false;
+		for (size_t j = 0; j < c->getopts.n && !known; j++)
+			known = strlen(c->getopts.v[j].name) == n &&
+				!strncmp(c->getopts.v[j].name, s, n);
+		if (!known && gl < sizeof(got))
+			gl += (size_t)snprintf(got + gl, sizeof(got) - gl, "%s--%.*s", gl ? ", " : "",
+					       (int)n, s);
+	}
+	if (!gl)
+		return;
+	for (size_t j = 0; j < c->getopts.n && wl < sizeof(want); j++)
+		wl += (size_t)snprintf(want + wl, sizeof(want) - wl, "%s--%s", wl ? ", " : "",
+				       c->getopts.v[j].name);
+	dt_span at = c->getopts.n ? c->getopts.v[0].at : (dt_span){ 0, 0 };
+	ERR(c, at, "unexpected program command line options: %s", got);
+	if (wl)
+		HINT(c, "expected program options: %s", want);
+	else
+		HINT(c, "the program reads no named options (getopt())");
+}
+
 /* uaddr("sym"): a symbol of the probes' binary, as a pointer to an integer of its size (user
  * memory). In a binary loaded at a bias (PIE, a library) the address is found at run time from
  * the IP of a uprobe on one known instruction. */
@@ -2122,6 +2269,8 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 		/* The bytes, as a constant buffer (codegen converts the literal again). */
 		return dt_type_buf(c->a, v6 ? 16 : 4);
 	}
+	case DT_F_GETOPT:
+		return check_getopt(c, e);
 	case DT_F_KADDR: {
 		if (!nargs_ok(c, e, 1, 1, "kaddr(\"symbol\")"))
 			return &t_none;
@@ -2668,7 +2817,7 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 {
 	switch (e->kind) {
 	case DT_E_INT:
-		return e->i.is_bool ? dt_type_bool() : dt_type_int(true, 8);
+		return e->i.is_bool ? dt_type_bool() : dt_type_int(!e->i.is_unsigned, 8);
 	case DT_E_STR:
 		return dt_type_str(e->str.len + 1);
 	case DT_E_POSPARAM: {
@@ -3772,6 +3921,7 @@ int dt_check(dt_program *p, dt_arena *a, dt_diags *d, const dt_check_opts *opts)
 	 * same as the collecting walk's, so notes point at the right place. */
 	c.d = d;
 	walk(&c);
+	check_named_params(&c);
 	check_map_decls(&c);
 	check_map_count(&c);
 	p->nmaps = (uint32_t)c.maps.n;
@@ -3790,6 +3940,7 @@ int dt_check(dt_program *p, dt_arena *a, dt_diags *d, const dt_check_opts *opts)
 	for (uint32_t i = 0; i < p->nprobes; i++)
 		p->uses_ustack_dwarf |= p->probes[i]->uses_ustack_dwarf;
 	free(c.maps.v);
+	free(c.getopts.v);
 	dt_strmap_fini(&c.map_names);
 	free(c.events.v);
 	free(c.vars.v);

@@ -57,6 +57,10 @@ typedef struct dt_span {
 	uint32_t off, len;
 } dt_span;
 
+/* The parameters after `--`: `--name[=value]` is a named one (getopt()), the rest positional. A
+ * stable partition moves the named ones to the front, each kind keeping its order; their count. */
+uint32_t dt_params_split(const char **v, uint32_t n);
+
 /* 1-based line and column of a byte offset (counted in the imported file holding it, if any). */
 void dt_source_linecol(const dt_source *src, uint32_t off, unsigned *line, unsigned *col);
 /* The imported file holding offset `off`, or NULL when it is in the root script. */
@@ -413,6 +417,7 @@ typedef enum dt_func {
 	/* errorf/warnf(fmt, args…): printf's event; userspace prints the text on stderr as an
 	 * error/warning at the call's place in the script (warnf not under --no-warnings) */
 	DT_F_ERRORF, DT_F_WARNF,
+	DT_F_GETOPT, /* getopt("name"[, default[, "description"]]): folded by dt_check */
 	DT_F__COUNT
 } dt_func;
 
@@ -487,7 +492,7 @@ struct dt_expr {
 	dt_span span;
 	const dt_type *type; /* set by dt_check */
 	union {
-		struct { uint64_t value; bool is_bool; } i;         /* 42, 0x2a; true, false */
+		struct { uint64_t value; bool is_bool, is_unsigned; } i;         /* 42, 0x2a; true, false */
 		struct { const char *s; uint32_t len; } str;         /* escapes already decoded */
 		struct {
 			dt_builtin id;
@@ -778,6 +783,10 @@ typedef struct dt_check_opts {
 	dt_stack_mode stack_mode;
 	/* --test / --bench: which of test:/bench: probes are kept (neither by default). */
 	dt_run_mode mode;
+	/* Named parameters after `--` on the command line, each as written ("--aa=20", "--bb"):
+	 * getopt() reads them; one that no getopt() names is an error. */
+	const char **named;
+	uint32_t nnamed;
 } dt_check_opts;
 
 /* The address space a C value designated by e lives in (the pointer it was reached through),

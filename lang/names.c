@@ -155,7 +155,7 @@ static const char *const func_names[DT_F__COUNT + 1] = {
 	[DT_F_STRERROR] = "strerror", [DT_F_UPTR] = "uptr", [DT_F_KPTR] = "kptr",
 	[DT_F_DEBUGF] = "debugf", [DT_F_UADDR] = "uaddr", [DT_F_LEN] = "len",
 	[DT_F_UNWATCH] = "unwatch", [DT_F_PATH] = "path", [DT_F_PERCPU_KADDR] = "percpu_kaddr",
-	[DT_F_ERRORF] = "errorf", [DT_F_WARNF] = "warnf",
+	[DT_F_ERRORF] = "errorf", [DT_F_WARNF] = "warnf", [DT_F_GETOPT] = "getopt",
 	[DT_F__COUNT] = NULL,
 };
 
@@ -332,4 +332,17 @@ void dt_unknown_name_hint(dt_diags *d, const char *s, size_t n, bool call)
 		dt_diag_hint(d, "did you mean '%s'?", sugg);
 	else if (!call)
 		dt_diag_hint(d, "scratch variables start with '$' and maps with '@'");
+}
+
+uint32_t dt_params_split(const char **v, uint32_t n)
+{
+	uint32_t nnamed = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (strncmp(v[i], "--", 2) || !v[i][2])
+			continue;
+		const char *named = v[i];
+		memmove(&v[nnamed + 1], &v[nnamed], sizeof(*v) * (i - nnamed));
+		v[nnamed++] = named;
+	}
+	return nnamed;
 }

@@ -41,7 +41,7 @@ static const struct cli_opt cli_opts[] = {
 	{ 'e', NULL, required_argument, 'e', "-e PROGRAM", "the program text" },
 	{ 0, NULL, 0, 0, "FILE",
 	  "a program file (`-` reads stdin); `#!/usr/bin/env dwarftrace` scripts run as they are" },
-	{ 0, NULL, 0, 0, "PARAM...", "positional parameters `$1`, `$2`, ... (`$#` counts them)" },
+	{ 0, NULL, 0, 0, "PARAM...", "positional parameters `$1`, `$2`, ... (`$#` counts them); after `--`, `--NAME[=VALUE]` are named ones, read by `getopt()`" },
 	{ 'p', NULL, required_argument, 'p', "-p PID",
 	  "trace only that process (every probe but `BEGIN`, `END` and `interval`, which fire "
 	  "regardless, as in bpftrace); stop when it exits" },
@@ -362,6 +362,8 @@ struct cli {
 	const char *search;       /* -l SEARCH */
 	const char **params;
 	uint32_t nparams;
+	const char **named; /* the `--name[=value]` of params after `--`, for getopt() */
+	uint32_t nnamed;
 };
 
 static int usage_error(const char *fmt, const char *arg)
@@ -665,8 +667,11 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 	}
 	if (optind < argc && !strcmp(argv[optind], "--"))
 		optind++;
-	c->params = (const char **)&argv[optind];
-	c->nparams = (uint32_t)(argc - optind);
+	uint32_t nnamed = dt_params_split((const char **)&argv[optind], (uint32_t)(argc - optind));
+	c->named = (const char **)&argv[optind];
+	c->nnamed = nnamed;
+	c->params = (const char **)&argv[optind + nnamed];
+	c->nparams = (uint32_t)(argc - optind) - nnamed;
 	/* Dumps of the front end only (tokens, ast, types) show the script as it is understood:
 	 * nothing is loaded or run, as in bpftrace's -d, so they need no privileges. */
 	if (c->dump && !(c->dump & ~DT_DUMP_FRONT_END))
@@ -871,6 +876,8 @@ static int cli_run(int argc, char **argv)
 			so.dump = c.dump;
 			so.params = c.params;
 			so.nparams = c.nparams;
+			so.named = c.named;
+			so.nnamed = c.nnamed;
 			if (c.pid_arg)
 				so.filter_pid = (uint32_t)atoi(c.pid_arg);
 			so.uprobe_pid = c.pid_arg ? (int)so.filter_pid : -1;
@@ -930,6 +937,8 @@ static int cli_run(int argc, char **argv)
 	so.end_on_attach_error = true;
 	so.params = c.params;
 	so.nparams = c.nparams;
+	so.named = c.named;
+	so.nnamed = c.nnamed;
 	so.has_child = c.cmd != NULL;
 	so.child_cmd = c.dry_run ? c.cmd : NULL;
 	so.unsafe = c.unsafe;

@@ -102,6 +102,8 @@ typedef struct dt_session_opts {
 		DT_MISSING_WARN,    /* =warn: skipped with a warning, a probe left with none too */
 		DT_MISSING_IGNORE,  /* =ignore: the same, silently */
 	} missing_probes;
+	const char **named;        /* named parameters after `--` ("--aa=20"): getopt() reads them */
+	uint32_t nnamed;
 } dt_session_opts;
 
 /* Applies the `config = { … }` block of the program in `src` to *so (runtime/config.c): a

@@ -1586,6 +1586,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 		.ctype_ctx = s->ctypes, .constant = dt_ctypes_constant, .stack_mode = s->o.stack_mode,
 		.mode = s->o.mode,
 		.usym_addr = dt_rt_usym_addr,
+		.named = s->o.named, .nnamed = s->o.nnamed,
 	};
 	struct cg_ctx gc = { .s = s, .u = u };
 	dt_cg_env env = {

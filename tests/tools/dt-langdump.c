@@ -69,6 +69,10 @@ int main(int argc, char **argv)
 		free(text);
 		return 0;
 	}
+	/* After the script: `--name[=value]` named parameters, then the positional ones. */
+	const char **named = (const char **)argv + i;
+	uint32_t nnamed = dt_params_split(named, (uint32_t)(argc - i));
+	i += (int)nnamed;
 	src.params = (const char **)argv + i;
 	src.nparams = (uint32_t)(argc - i);
 	dt_arena *a = dt_arena_new();
@@ -81,7 +85,7 @@ int main(int argc, char **argv)
 		dt_check_opts o = { .sz = sizeof(o), .tracefs = g_tracefs, .expand = dt_fake_expand,
 				    .ctx = (void *)g_tracefs,
 				    .params = (const char **)argv + i, .nparams = (uint32_t)(argc - i),
-				    .mode = run_mode };
+				    .named = named, .nnamed = nnamed, .mode = run_mode };
 		int err = dt_check(p, a, d, &o);
 		if (!strcmp(mode, "checked"))
 			dt_dump_ast(p, stdout);
