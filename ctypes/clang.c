@@ -17,6 +17,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 /* The libclang functions used, looked up once. */
@@ -63,7 +65,24 @@ struct ct_clang {
 	DT_VEC(dt_type *) shells;
 	char *text;          /* the unit's text, for evaluating constants in it */
 	size_t len;
+	struct kdirs {
+		char *src, *build; /* the kernel's pristine and generated headers */
+	} kd;
+	bool kd_done;
 };
+
+/* The kernel's name of this architecture, as in its arch/ directory. */
+#if defined(__x86_64__) || defined(__i386__)
+#define KARCH "x86"
+#elif defined(__aarch64__)
+#define KARCH "arm64"
+#elif defined(__s390x__)
+#define KARCH "s390"
+#elif defined(__powerpc__)
+#define KARCH "powerpc"
+#else
+#error "the kernel's arch/ name of this architecture is unknown"
+#endif
 
 static const char *const lib_names[] = {
 	"libclang-14.so.1", "libclang-14.so.13", "libclang.so.1", "libclang-14.so",
@@ -123,6 +142,8 @@ void ct_clang_free(dt_ctypes *ct)
 	free(cl->records.v);
 	free(cl->shells_by_name.v);
 	free(cl->shells.v);
+	free(cl->kd.src);
+	free(cl->kd.build);
 	if (cl->lib)
 		dlclose(cl->lib);
 	free(cl);
@@ -327,6 +348,13 @@ static const char prelude[] =
 	"typedef long int64_t; typedef unsigned char uint8_t; typedef unsigned short uint16_t;\n"
 	"typedef unsigned int uint32_t; typedef unsigned long uint64_t;\n"
 	"typedef unsigned long size_t;\n";
+/* The names that glibc's <stdint.h> and the kernel's <linux/types.h> define alike, for the unit
+ * parsed with the kernel's headers: their 64-bit ones differ (long, long long), so a script that
+ * uses (u)int64_t without either header gets it from BTF (kernel_types). */
+static const char prelude_kernel[] =
+	"typedef signed char int8_t; typedef short int16_t; typedef int int32_t;\n"
+	"typedef unsigned char uint8_t; typedef unsigned short uint16_t;\n"
+	"typedef unsigned int uint32_t; typedef unsigned long size_t;\n";
 
 #define CL_FILE "/dwarftrace/definitions.c"
 
@@ -359,13 +387,45 @@ static uint32_t offset_of(const dt_source *src, unsigned line, unsigned col)
 	return i;
 }
 
+/* The kernel's headers, as bpftrace finds them: $BPFTRACE_KERNEL_SOURCE (and
+ * $BPFTRACE_KERNEL_BUILD, else the same), else /lib/modules/$(uname -r)/source and build (either
+ * one standing for both when the other is missing). Resolved once; NULL when there are none. */
+static const struct kdirs *kernel_dirs(dt_ctypes *ct)
+{
+	ct_clang *cl = ct->cl;
+	if (cl->kd_done)
+		return cl->kd.src ? &cl->kd : NULL;
+	cl->kd_done = true;
+	const char *src = getenv("BPFTRACE_KERNEL_SOURCE");
+	if (src && *src) {
+		const char *build = getenv("BPFTRACE_KERNEL_BUILD");
+		cl->kd.src = xstrdup(src);
+		cl->kd.build = xstrdup(build && *build ? build : src);
+		return &cl->kd;
+	}
+	struct utsname u;
+	if (uname(&u))
+		return NULL;
+	char s[600], b[600];
+	struct stat st;
+	snprintf(s, sizeof(s), "/lib/modules/%s/source", u.release);
+	snprintf(b, sizeof(b), "/lib/modules/%s/build", u.release);
+	bool hs = stat(s, &st) == 0 && S_ISDIR(st.st_mode);
+	bool hb = stat(b, &st) == 0 && S_ISDIR(st.st_mode);
+	if (!hs && !hb)
+		return NULL;
+	cl->kd.src = xstrdup(hs ? s : b);
+	cl->kd.build = xstrdup(hb ? b : s);
+	return &cl->kd;
+}
+
 /* The unit's text: prelude, kernel types from BTF, --include files, then each definition at
  * its own line and column. */
 static char *unit_text(dt_ctypes *ct, const dt_program *p, const char *kernel, size_t *len)
 {
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
-	fputs(prelude, f);
+	fputs(kernel_dirs(ct) ? prelude_kernel : prelude, f);
 	if (kernel)
 		fputs(kernel, f);
 	for (size_t i = 0; i < ct->includes.n; i++)
@@ -394,6 +454,42 @@ static int parse_to(dt_ctypes *ct, const char *text, size_t len, CXTranslationUn
 		DT_VEC_PUSH(&args, "-I");
 		DT_VEC_PUSH(&args, ct->incdirs.v[i]);
 	}
+	/* The kernel's headers, with the flags bpftrace gives them (the kernel's Makefile's
+	 * LINUXINCLUDE and USERINCLUDE): -I is searched before -isystem, so <linux/sched.h> is the
+	 * kernel's own, with what uapi's lacks (TASK_RUNNING). */
+	const struct kdirs *kd = kernel_dirs(ct);
+	DT_VEC(char *) owned = { 0 };
+	if (kd) {
+		static const struct {
+			bool build;
+			const char *sub;
+		} kinc[] = {
+			{ false, "arch/" KARCH "/include" },
+			{ true, "arch/" KARCH "/include/generated" },
+			{ false, "include" },
+			{ true, "include" },
+			{ false, "arch/" KARCH "/include/uapi" },
+			{ true, "arch/" KARCH "/include/generated/uapi" },
+			{ false, "include/uapi" },
+			{ true, "include/generated/uapi" },
+		};
+		for (size_t i = 0; i < sizeof(kinc) / sizeof(kinc[0]); i++) {
+			DT_VEC_PUSH(&args, "-I");
+			DT_VEC_PUSH(&owned, xasprintf("%s/%s", kinc[i].build ? kd->build : kd->src,
+						      kinc[i].sub));
+			DT_VEC_PUSH(&args, owned.v[owned.n - 1]);
+		}
+		DT_VEC_PUSH(&args, "-include");
+		DT_VEC_PUSH(&owned, xasprintf("%s/include/linux/kconfig.h", kd->src));
+		DT_VEC_PUSH(&args, owned.v[owned.n - 1]);
+		static const char *const kdefs[] = {
+			"-D__KERNEL__", "-D__BPF_TRACING__", "-D__HAVE_BUILTIN_BSWAP16__",
+			"-D__HAVE_BUILTIN_BSWAP32__", "-D__HAVE_BUILTIN_BSWAP64__",
+			"-DKBUILD_MODNAME=\"bpftrace\"",
+		};
+		for (size_t i = 0; i < sizeof(kdefs) / sizeof(kdefs[0]); i++)
+			DT_VEC_PUSH(&args, kdefs[i]);
+	}
 	DT_VEC_PUSH(&args, "-isystem");
 	DT_VEC_PUSH(&args, DT_CLANG_RESOURCE_INCLUDE);
 	DT_VEC_PUSH(&args, "-isystem");
@@ -416,6 +512,9 @@ static int parse_to(dt_ctypes *ct, const char *text, size_t len, CXTranslationUn
 		cl->idx, CL_FILE, args.v, (int)args.n, &uf, 1, CXTranslationUnit_SkipFunctionBodies,
 		tu);
 	free(args.v);
+	for (size_t i = 0; i < owned.n; i++)
+		free(owned.v[i]);
+	free(owned.v);
 	return ec == CXError_Success && *tu ? 0 : -EIO;
 }
 

@@ -81,6 +81,28 @@ if [ -z "$VMLINUZ" ]; then
 	[ -n "$VMLINUZ" ] || fail "no vmlinuz in the kernel package"
 fi
 
+# The kernel's headers (linux-headers-VERSION and its -common), unpacked once into
+# DIR/vm-cache/kheaders: the guest has them at /usr/src with /lib/modules/VERSION/{build,source}
+# naming them, as a Debian system with the headers installed, for scripts that #include the
+# kernel's own headers (runqlat.bt: TASK_RUNNING from <linux/sched.h>).
+KVER=$(basename "$VMLINUZ"); KVER=${KVER#vmlinuz-}
+KHEADERS=$CACHE/kheaders
+if [ ! -d "$KHEADERS/usr/src/linux-headers-$KVER" ]; then
+	rm -rf "$KHEADERS.tmp"
+	mkdir -p "$KHEADERS.tmp"
+	common=$(apt-cache depends "linux-headers-$KVER" 2>/dev/null |
+		awk '/Depends: linux-headers-.*-common$/ { print $2; exit }')
+	[ -n "$common" ] || fail "apt-cache knows no linux-headers-$KVER (apt-get update?)"
+	(cd "$KHEADERS.tmp" && apt-get download -q "linux-headers-$KVER" "$common" >/dev/null 2>&1) ||
+		fail "apt-get download linux-headers-$KVER $common failed"
+	for deb in "$KHEADERS.tmp"/*.deb; do
+		dpkg-deb -x "$deb" "$KHEADERS.tmp/root" || fail "dpkg-deb -x $deb failed"
+	done
+	rm -rf "$KHEADERS"
+	mv "$KHEADERS.tmp/root" "$KHEADERS"
+	rm -rf "$KHEADERS.tmp"
+fi
+
 # ---------------------------------------------------------------- the guest's root disk
 # The guest's root is an ext4 image on a virtio disk, read lazily: libclang and its LLVM (~200 MB)
 # would cost every boot their unpacking if they were in the initramfs. What it holds, at the
@@ -117,7 +139,6 @@ HEADERS=$CACHE/headers.list
 dpkg -L libc6-dev linux-libc-dev 2>/dev/null | grep '^/usr/include/' >"$HEADERS.tmp" || true
 mv "$HEADERS.tmp" "$HEADERS"
 
-KVER=$(basename "$VMLINUZ"); KVER=${KVER#vmlinuz-}
 MODDIR=$CACHE/kernel/lib/modules/$KVER/kernel
 # The virtio disk's modules, dependencies first (their .modinfo says `depends=`).
 MODULES=(virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_blk)
@@ -143,6 +164,7 @@ ROOTIMG=$CACHE/root.ext4
 STAGE1=$CACHE/stage1.cpio
 stale=0
 [ -f "$ROOTIMG" ] && [ -f "$STAGE1" ] || stale=1
+[ "$KHEADERS" -nt "$ROOTIMG" ] && stale=1
 for f in "${BINS[@]}" "$0"; do
 	[ "$f" -nt "$ROOTIMG" ] 2>/dev/null && stale=1
 done
@@ -177,6 +199,10 @@ build_root() {
 		mkdir -p "$root$d"
 		cp -a "$d/." "$root$d/"
 	done
+	# The kernel's headers: /usr/src/linux-headers-* and /lib/modules/VERSION's symlinks to them.
+	mkdir -p "$root/usr/src" "$root/usr/lib/modules"
+	cp -a "$KHEADERS/usr/src/." "$root/usr/src/"
+	cp -a "$KHEADERS/lib/modules/." "$root/usr/lib/modules/"
 	while IFS= read -r f; do
 		[ -f "$f" ] && put "$root" "$f"
 	done <"$HEADERS"
