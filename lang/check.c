@@ -379,6 +379,13 @@ static bool has_regs(dt_provider p)
 	       p == DT_P_KRETPROBE || p == DT_P_INTERVAL || p == DT_P_PROFILE ||
 	       p == DT_P_SOFTWARE || p == DT_P_HARDWARE || p == DT_P_USDT || is_watchpoint(p);
 }
+/* Probes whose func is the kernel function's address, as a ksym (bpftrace: `ksym_t func`), so
+ * it mixes with ksym() in a map (xfsdist.bt's @name). */
+static bool func_is_ksym(dt_provider p)
+{
+	return p == DT_P_KPROBE || p == DT_P_KRETPROBE || p == DT_P_FENTRY || p == DT_P_FEXIT;
+}
+
 static bool has_func(dt_provider p)
 {
 	return p == DT_P_UPROBE || p == DT_P_URETPROBE || p == DT_P_KPROBE ||
@@ -662,6 +669,8 @@ static const dt_type *check_builtin(checker *c, dt_expr *e)
 				"kprobe, kretprobe and tracepoint probes");
 			return &t_none;
 		}
+		if (all_attach(c, func_is_ksym))
+			return dt_type_new(c->a, DT_T_KSYM);
 		return dt_type_str(DT_STRLEN);
 	case DT_B_PROBE: {
 		/* Long enough for the probe's longest name (a usdt probe names its object's path
