@@ -730,6 +730,15 @@ static void uw_held(void *ctx, uint32_t pid)
 	dt_sym_refresh_pid(s->sym, pid);
 }
 
+/* A debug file the unwinder asks for by build-id (a CPython interpreter's, for its structure
+ * offsets): the symbolizer's debuginfod client, waited for at most 10 s (once per interpreter). */
+static int uw_debug_file(void *ctx, const uint8_t *id, size_t idn, char **path)
+{
+	dt_session *s = ctx;
+
+	return dt_sym_debuginfod_file(s->sym, id, idn, 10ull * 1000000000ull, path);
+}
+
 /* The unwinder, loaded on first use (by the resource step); NULL with a message printed if it
  * cannot load. */
 static dt_unwinder *session_unwinder(dt_session *s)
@@ -737,6 +746,7 @@ static dt_unwinder *session_unwinder(dt_session *s)
 	dt_unwinder_opts uo = { .sz = sizeof(uo), .log = uw_log, .log_ctx = s,
 				.held = uw_held, .held_ctx = s,
 				.notice = uw_notice, .notice_ctx = s,
+				.debug_file = uw_debug_file, .debug_file_ctx = s,
 				.elf_cache = s->elfc, .table_budget = s->o.unwind_budget,
 				.max_stacks = s->o.unwind_stacks };
 	if (s->uw)

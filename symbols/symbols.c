@@ -1499,6 +1499,23 @@ void dt_sym_set_opts(dt_symbolizer *s, const dt_sym_opts *o)
 	}
 }
 
+int dt_sym_debuginfod_file(dt_symbolizer *s, const uint8_t *id, size_t idn, uint64_t timeout_ns,
+			   char **path)
+{
+	int rc;
+
+	*path = NULL;
+	if (!s || !s->dbgd || !idn)
+		return -ENOENT;
+	rc = dt_dbgd_request(s->dbgd, id, idn);
+	if (rc < 0 && rc != -EEXIST)
+		return rc;
+	/* The client's wait is for every queued fetch; the result says whether this one is in. */
+	dt_dbgd_wait(s->dbgd, timeout_ns);
+	rc = dt_dbgd_result(s->dbgd, id, idn, path);
+	return rc == -EINPROGRESS ? -ETIMEDOUT : rc;
+}
+
 bool dt_sym_wait_downloads(dt_symbolizer *s, uint64_t timeout_ns)
 {
 	return dt_dbgd_wait(s ? s->dbgd : NULL, timeout_ns);

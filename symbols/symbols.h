@@ -33,6 +33,11 @@ typedef struct dt_sym_opts {
 void dt_sym_set_opts(dt_symbolizer *s, const dt_sym_opts *o);
 /* Waits at most timeout_ns for background debuginfod downloads; true if none is pending. */
 bool dt_sym_wait_downloads(dt_symbolizer *s, uint64_t timeout_ns);
+/* The debug file of build-id `id` from the DEBUGINFOD_URLS servers (the background client's
+ * fetch, waited for at most timeout_ns): 0 with *path malloc'd; -ENOENT without servers (or
+ * --no-debuginfod) or when they do not have it; -ETIMEDOUT; another -errno. */
+int dt_sym_debuginfod_file(dt_symbolizer *s, const uint8_t *id, size_t idn, uint64_t timeout_ns,
+			   char **path);
 /* A C++ or Rust (legacy, v0) name demangled, malloc'd; NULL if `raw` is not a mangled name. */
 char *dt_sym_demangle(const char *raw);
 

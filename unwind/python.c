@@ -221,6 +221,8 @@ struct dt_py {
 	int (*load_step)(void *ctx);        /* loads the walker's Python step (unwinder.c) */
 	void *step_ctx;
 	bool step_loaded, step_failed;
+	int (*debug_file)(void *ctx, const uint8_t *id, size_t idn, char **path);
+	void *debug_file_ctx;
 	dt_elf_cache *elfc;
 	void (*notice)(void *ctx, const char *msg);
 	void *notice_ctx;
@@ -248,6 +250,37 @@ dt_py *dt_py_new(dt_elf_cache *elfc, int procs_fd, int codes_fd, int threads_fd,
 	p->notice = notice;
 	p->notice_ctx = notice_ctx;
 	return p;
+}
+
+void dt_py_set_debug_file(dt_py *p, int (*fn)(void *ctx, const uint8_t *id, size_t idn,
+					     char **path), void *ctx)
+{
+	p->debug_file = fn;
+	p->debug_file_ctx = ctx;
+}
+
+/* The debug file of e by its build-id from p->debug_file (debuginfod), when e has no DWARF and
+ * no local debug file has it either; NULL otherwise. */
+static dt_elf *fetched_debug_file(dt_py *p, dt_elf *e, dt_elf *dbg)
+{
+	const uint8_t *id;
+	size_t idn = dt_elf_build_id(e, &id);
+	char *path = NULL;
+	dt_elf *f;
+	int rc;
+
+	if (!p->debug_file || !idn || dt_elf_has_section(e, ".debug_info") ||
+	    (dbg && dt_elf_has_section(dbg, ".debug_info")))
+		return NULL;
+	rc = p->debug_file(p->debug_file_ctx, id, idn, &path);
+	if (rc < 0) {
+		dt_unwind_log(p->log, p->log_ctx, "python: no debug file from debuginfod for %s: %s",
+			      dt_elf_ident(e), dt_strerror(-rc));
+		return NULL;
+	}
+	f = dt_elf_open(p->elfc, path);
+	free(path);
+	return f;
 }
 
 void dt_py_free(dt_py *p)
@@ -477,7 +510,7 @@ static const pyobj *py_object(dt_py *p, const char *path, const char *display, i
 	uint32_t hex = 0;
 	int rc;
 	char from[600] = "", missing[160] = "";
-	dt_elf *e = dt_elf_open(p->elfc, path), *dbg;
+	dt_elf *e = dt_elf_open(p->elfc, path), *dbg, *fetched;
 
 	if (!e)
 		return NULL;
@@ -521,6 +554,19 @@ static const pyobj *py_object(dt_py *p, const char *path, const char *display, i
 	if (o.ok)
 		snprintf(from, sizeof(from), "its _Py_DebugOffsets");
 	if (rc == -ENOENT) {
+		/* No DWARF here: the DEBUGINFOD_URLS servers' debug file (by build-id), if any. */
+		fetched = fetched_debug_file(p, e, dbg);
+		if (fetched) {
+			dt_elf_put(dbg);
+			dbg = fetched;
+			if (!o.cold_end) {
+				dt_elf_sym_each(dbg, symfind_cb, &fd);
+				if (fd.cold && fd.cold_size) {
+					o.cold_start = fd.cold;
+					o.cold_end = fd.cold + fd.cold_size;
+				}
+			}
+		}
 		o.ok = dwarf_offsets(e, dbg, display, minor, &o.off, from, sizeof(from), missing,
 				     sizeof(missing)) == 0;
 	}

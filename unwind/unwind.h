@@ -75,6 +75,11 @@ typedef struct dt_unwinder_opts {
 	 * read); NULL: nowhere. One line each, said once. */
 	void (*notice)(void *ctx, const char *msg);
 	void *notice_ctx;
+	/* The debug file of a build-id from elsewhere (the symbolizer's debuginfod client): 0 with
+	 * *path malloc'd, else -errno. Asked for a CPython interpreter without DWARF of its own or a
+	 * local debug file, for its structure offsets. NULL: not asked. */
+	int (*debug_file)(void *ctx, const uint8_t *id, size_t idn, char **path);
+	void *debug_file_ctx;
 } dt_unwinder_opts;
 
 /* Opens and loads the walker. NULL with errno set (and a message through opts->log). */

@@ -97,6 +97,9 @@ dt_py *dt_py_new(dt_elf_cache *elfc, int procs_fd, int codes_fd, int threads_fd,
 /* Structure offsets of CPython 3.minor from the DWARF of elf (the interpreter object, or its
  * debug file): 0; -ENODATA without DWARF, -ENOENT (`missing` names the structure or member) or
  * -EOVERFLOW when one is not there or too far, -EOPNOTSUPP for a version before 3.10. */
+/* Where a debug file missing locally is asked for by build-id (dt_unwinder_opts.debug_file). */
+void dt_py_set_debug_file(dt_py *p, int (*fn)(void *ctx, const uint8_t *id, size_t idn,
+					     char **path), void *ctx);
 struct dt_py_offsets;
 int dt_py_dwarf_offsets(Elf *elf, int minor, struct dt_py_offsets *out, char *missing,
 			size_t mn);

@@ -341,6 +341,7 @@ dt_unwinder *dt_unwinder_new(const dt_unwinder_opts *opts)
 	u->py = dt_py_new(u->elfc, map_fd(u, "pyprocs"), map_fd(u, "pycode"),
 			  map_fd(u, "pythreads"), py_seen, u, u->opts.notice,
 			  u->opts.notice_ctx, u->opts.log, u->opts.log_ctx);
+	dt_py_set_debug_file(u->py, u->opts.debug_file, u->opts.debug_file_ctx);
 	u->rb = ring_buffer__new(u->requests_fd, request_cb, u, NULL);
 	if (!u->rb) {
 		ret = -errno;
