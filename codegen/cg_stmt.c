@@ -281,11 +281,10 @@ static void tseries_apply(cg *c, dt_tseries_agg agg, LLVMValueRef p, LLVMValueRe
  * epoch is stale (a lap of the ring ago) and restarts before the value goes in. The slot is in
  * the key, never an index into the value, so the verifier sees only fixed offsets. */
 static void tseries_aggregate(cg *c, const dt_map_sym *m, const dt_map_layout *lay,
-			      LLVMValueRef key, LLVMValueRef v)
+			      LLVMValueRef key, LLVMValueRef v, LLVMValueRef now)
 {
 	const dt_type *t = m->value;
 	const uint32_t ep = offsetof(struct dt_agg_tseries, epoch);
-	LLVMValueRef now = cg_helper(c, BPF_FUNC_ktime_get_boot_ns, c->i64, NULL, 0);
 	LLVMValueRef epoch = LLVMBuildUDiv(c->b, now, cg_i64(c, t->tseries.interval), "");
 	LLVMValueRef map, found, buf;
 	LLVMBasicBlockRef hit, stale, apply, miss, done;
@@ -325,7 +324,7 @@ static void aggregate(cg *c, const dt_expr *target, const dt_expr *call)
 	const dt_map_sym *m = target->map.sym;
 	dt_type_kind k = m->value->kind;
 	dt_map_layout lay;
-	LLVMValueRef v = NULL, key, map;
+	LLVMValueRef v = NULL, key, map, now = NULL;
 
 	dt_map_layout_of(m, &lay);
 	if (call->call.nargs && call->call.id != DT_F_COUNT) {
@@ -335,9 +334,14 @@ static void aggregate(cg *c, const dt_expr *target, const dt_expr *call)
 			return;
 		}
 	}
+	/* tseries' time: the boot-time clock, or BPFTRACE_DUMMY_TS_MAP's map (args[4]). */
+	if (k == DT_T_TSERIES)
+		now = m->value->tseries.dummy_ts && call->call.nargs == 5 ?
+			      cg_expr(c, call->call.args[4]) :
+			      cg_helper(c, BPF_FUNC_ktime_get_boot_ns, c->i64, NULL, 0);
 	key = cg_map_key(c, m, target->map.keys, target->map.nkeys, &lay);
 	if (k == DT_T_TSERIES) {
-		tseries_aggregate(c, m, &lay, key, v);
+		tseries_aggregate(c, m, &lay, key, v, now);
 		return;
 	}
 	if (lay.bucketed) {

@@ -2611,6 +2611,54 @@ static bool is_agg_call(const dt_expr *e)
 	return e->kind == DT_E_CALL && e->call.id >= DT_F_COUNT && e->call.id <= DT_F_TSERIES;
 }
 
+/* A tseries call that tseries_dummy_ts extended on an earlier check (loops are checked twice). */
+static bool tseries_dummy_added(const dt_expr *e)
+{
+	const char *name = getenv("BPFTRACE_DUMMY_TS_MAP");
+	return name && e->call.nargs == 5 && e->call.args[4]->kind == DT_E_MAP &&
+	       !strcmp(e->call.args[4]->map.name, name);
+}
+
+/* bpftrace's test hook, kept so its tests of exact intervals run here: with
+ * BPFTRACE_DUMMY_TS_MAP=@name, tseries takes its time (ns) from the scalar map @name instead of
+ * the boot-time clock, and prints interval starts as that time (no wall-clock offset). The map
+ * read becomes the call's args[4] (args[3] the aggregation's name, "" for last, already chosen),
+ * so every later pass sees the map used there. */
+static bool tseries_dummy_ts(checker *c, dt_expr *e, dt_type *t)
+{
+	const char *name = getenv("BPFTRACE_DUMMY_TS_MAP");
+
+	if (!name || name[0] != '@')
+		return true;
+	if (e->call.nargs != 5) {
+		dt_expr **args = dt_arena_alloc(c->a, sizeof(dt_expr *) * 5);
+		dt_expr *m = dt_arena_alloc(c->a, sizeof(*m));
+		memcpy(args, e->call.args, sizeof(dt_expr *) * e->call.nargs);
+		if (e->call.nargs == 3) {
+			args[3] = dt_arena_alloc(c->a, sizeof(dt_expr));
+			args[3]->kind = DT_E_STR;
+			args[3]->span = e->span;
+			args[3]->str.s = "";
+		}
+		m->kind = DT_E_MAP;
+		m->span = e->span;
+		m->map.name = dt_arena_strndup(c->a, name, strlen(name));
+		args[4] = m;
+		e->call.args = args;
+		e->call.nargs = 5;
+	}
+	const dt_type *ts = check_expr(c, e->call.args[4]);
+	if (is_none(ts))
+		return false;
+	if (!is_int(ts)) {
+		ERR(c, e->span, "BPFTRACE_DUMMY_TS_MAP's %s holds %s, not an integer", name,
+		    tname(c, ts));
+		return false;
+	}
+	t->tseries.dummy_ts = true;
+	return true;
+}
+
 /* tseries(v, interval_ns, num_intervals[, agg]): constants within bpftrace's bounds into t. */
 static bool check_tseries(checker *c, dt_expr *e, dt_type *t)
 {
@@ -2641,9 +2689,12 @@ static bool check_tseries(checker *c, dt_expr *e, dt_type *t)
 	t->tseries.interval = iv->i.value;
 	t->tseries.n = n->i.value;
 	t->tseries.agg = DT_TS_LAST;
-	if (e->call.nargs < 4)
-		return true;
-	dt_expr *a = e->call.args[3];
+	t->tseries.is_unsigned = e->call.args[0]->type && !e->call.args[0]->type->is_signed;
+	dt_expr *a = e->call.nargs >= 4 ? e->call.args[3] : NULL;
+	/* tseries_dummy_ts' "" placeholder (spanning the whole call) on a second check. */
+	if (!a || (tseries_dummy_added(e) && a->kind == DT_E_STR && !a->str.s[0] &&
+		   !memcmp(&a->span, &e->span, sizeof(a->span))))
+		return tseries_dummy_ts(c, e, t);
 	if (a->kind != DT_E_STR) {
 		ERR(c, a->span, "tseries() expects the aggregation function as a string literal");
 		HINT(c, "one of \"avg\", \"max\", \"min\", \"sum\"");
@@ -2652,7 +2703,7 @@ static bool check_tseries(checker *c, dt_expr *e, dt_type *t)
 	for (int i = DT_TS_AVG; i <= DT_TS_SUM; i++)
 		if (!strcmp(a->str.s, aggs[i])) {
 			t->tseries.agg = i;
-			return true;
+			return tseries_dummy_ts(c, e, t);
 		}
 	ERR(c, a->span, "tseries() expects one of the following aggregation functions: "
 	    "avg, max, min, sum (\"%s\" provided)", a->str.s);
@@ -2670,13 +2721,13 @@ static const dt_type *check_agg(checker *c, dt_expr *e)
 	dt_func f = e->call.id;
 	bool ok = f == DT_F_COUNT   ? nargs_ok(c, e, 0, 0, "count()")
 		  : f == DT_F_LHIST ? nargs_ok(c, e, 4, 4, "lhist(value, min, max, step)")
-		  : f == DT_F_TSERIES ? nargs_ok(c, e, 3, 4,
+		  : f == DT_F_TSERIES ? nargs_ok(c, e, 3, tseries_dummy_added(e) ? 5 : 4,
 						"tseries(value, interval_ns, num_intervals[, agg])")
 				    : nargs_ok(c, e, 1, 1, dt_arena_printf(c->a, "%s(value)",
 									   e->call.name));
 	if (!ok)
 		return &t_none;
-	for (uint32_t i = 0; i < e->call.nargs; i++) {
+	for (uint32_t i = 0; i < e->call.nargs && i < 4; i++) {
 		const dt_type *t = check_expr(c, e->call.args[i]);
 		if (f == DT_F_TSERIES && i == 3)
 			continue; /* the aggregation's name: check_tseries */

@@ -188,6 +188,8 @@ struct dt_type {
 			uint64_t interval; /* ns per interval */
 			uint64_t n;        /* intervals kept */
 			int agg;           /* dt_tseries_agg */
+			bool dummy_ts;     /* BPFTRACE_DUMMY_TS_MAP: the call's args[4] is the time */
+			bool is_unsigned;  /* the first value's type: the graph's axis stays >= 0 */
 		} tseries;
 		struct {
 			const char *fmt; /* strftime's format (bpftrace's %f: microseconds) */

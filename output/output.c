@@ -722,7 +722,7 @@ static void tseries_axis(dt_sbuf *b, int64_t lo, int64_t hi)
 }
 
 /* One key's intervals, epochs first..last (value NULL: nothing recorded there). */
-static void tseries_graph(dt_sbuf *b, uint64_t first, uint64_t last, uint64_t interval,
+static void tseries_graph(dt_sbuf *b, const dt_type *t, uint64_t first, uint64_t last,
 			  uint64_t off, const int64_t *vals, const bool *have)
 {
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
@@ -731,8 +731,9 @@ static void tseries_graph(dt_sbuf *b, uint64_t first, uint64_t last, uint64_t in
 			lo = vals[e - first] < lo ? vals[e - first] : lo;
 			hi = vals[e - first] > hi ? vals[e - first] : hi;
 		}
-	if (lo == hi) {
-		lo--;
+	if (lo == hi) { /* bpftrace widens by one each way, an unsigned value not below 0 */
+		if (lo > 0 || !t->tseries.is_unsigned)
+			lo--;
 		hi++;
 	}
 	tseries_axis(b, lo, hi);
@@ -746,7 +747,7 @@ static void tseries_graph(dt_sbuf *b, uint64_t first, uint64_t last, uint64_t in
 			g[(int64_t)((__int128)-lo * 52 / ((__int128)hi - lo))] = '.';
 		if (have[e - first])
 			g[(int64_t)(((__int128)vals[e - first] - lo) * 52 / ((__int128)hi - lo))] = '*';
-		tseries_time(b, e * interval + off, false);
+		tseries_time(b, e * t->tseries.interval + off, false);
 		dt_sb_printf(b, " %s ", g);
 		if (have[e - first])
 			dt_sb_printf(b, "%" PRId64 "\n", vals[e - first]);
@@ -763,7 +764,7 @@ static int print_tseries(dt_out *o, const dt_map_sym *m, const dt_map_layout *l,
 {
 	const dt_type *t = m->value;
 	bool json = o->format == DT_OUT_JSON;
-	uint64_t ni = t->tseries.n, last = 0, off = tseries_wall_offset();
+	uint64_t ni = t->tseries.n, last = 0, off = t->tseries.dummy_ts ? 0 : tseries_wall_offset();
 	struct sort_ctx sc = { .m = m, .key_bytes = l->user_key_size, .is_signed = true };
 	dt_sbuf *b = &o->line;
 	size_t ng = 0, shown = 0;
@@ -823,7 +824,7 @@ static int print_tseries(dt_out *o, const dt_map_sym *m, const dt_map_layout *l,
 			dt_sb_puts(b, m->name);
 			put_key(o, b, m, v[i].key, false);
 			dt_sb_puts(b, ":\n");
-			tseries_graph(b, first, last, t->tseries.interval, off, vals + (first - from),
+			tseries_graph(b, t, first, last, off, vals + (first - from),
 				      have + (first - from));
 		}
 		shown++;
