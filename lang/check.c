@@ -3362,7 +3362,7 @@ static void check_stmt(checker *c, dt_stmt *s)
 		const dt_type *t = check_expr(c, e);
 		bool effect = e->kind == DT_E_CALL ||
 			      (e->kind == DT_E_UNOP && e->un.op >= DT_UOP_PREINC);
-		if (!effect && !is_none(t) && t->kind != DT_T_VOID)
+		if (!effect && !s->discard && !is_none(t) && t->kind != DT_T_VOID)
 			dt_diag(c->d, DT_DIAG_WARNING, e->span, "expression result unused");
 		return;
 	}

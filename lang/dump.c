@@ -321,7 +321,7 @@ static void dump_stmt(dumper *d, const dt_stmt *s, int depth)
 	FILE *o = d->out;
 	switch (s->kind) {
 	case DT_S_EXPR:
-		fputs("expr\n", o);
+		fputs(s->discard ? "expr discard\n" : "expr\n", o);
 		dump_expr(d, s->expr, depth + 1);
 		return;
 	case DT_S_ASSIGN:

@@ -574,6 +574,7 @@ typedef enum dt_stmt_kind {
 struct dt_stmt {
 	dt_stmt_kind kind;
 	dt_span span;
+	bool discard; /* DT_S_EXPR written `_ = expr;`: its value is dropped without a warning */
 	union {
 		dt_expr *expr;
 		struct {

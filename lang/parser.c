@@ -1452,6 +1452,14 @@ static dt_stmt *parse_stmt(parser *p)
 	}
 	dt_token optok = p->cur;
 	advance(p);
+	if (e->kind == DT_E_IDENT && !strcmp(e->ident.name, "_") && op == DT_OP_NONE) {
+		/* `_ = expr;`: the discard, an expression statement that means to drop its value. */
+		dt_stmt *s = new_stmt(p, DT_S_EXPR, start);
+		s->discard = true;
+		s->expr = parse_expr(p);
+		s->span = span_from(p, start);
+		return s;
+	}
 	if (!is_lvalue(e) && !p->panic) {
 		dt_diag(p->d, DT_DIAG_ERROR, e->span, "cannot assign to this expression");
 		dt_diag_hint(p->d, "assign to a $variable or an @map");
