@@ -59,25 +59,26 @@ static char *dir_of(const char *path)
 	return slash == path ? xstrdup("/") : xstrndup(path, (size_t)(slash - path));
 }
 
-/* Whether the file `name` was imported already (or is the root script). */
-static bool was_seen(struct importer *im, const char *name)
+static bool in_seen(const struct importer *im, const char *real)
 {
-	char real[PATH_MAX];
-
-	if (!realpath(name, real))
-		return false;
 	for (size_t i = 0; i < im->seen.n; i++)
 		if (!strcmp(im->seen.v[i], real))
 			return true;
 	return false;
 }
 
-/* Whether `path` (a real path) was imported already; records it when not. */
+/* Whether the file `name` was imported already (or is the root script). */
+static bool was_seen(const struct importer *im, const char *name)
+{
+	char real[PATH_MAX];
+	return realpath(name, real) && in_seen(im, real);
+}
+
+/* Whether `real` (a real path) was imported already; records it when not. */
 static bool seen_before(struct importer *im, const char *real)
 {
-	for (size_t i = 0; i < im->seen.n; i++)
-		if (!strcmp(im->seen.v[i], real))
-			return true;
+	if (in_seen(im, real))
+		return true;
 	DT_VEC_PUSH(&im->seen, xstrdup(real));
 	return false;
 }
