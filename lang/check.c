@@ -78,6 +78,9 @@ typedef struct checker {
 #define NOTE(c, span, ...) dt_diag((c)->d, DT_DIAG_NOTE, (span), __VA_ARGS__)
 #define HINT(c, ...) dt_diag_hint((c)->d, __VA_ARGS__)
 
+static bool has_include(const dt_program *p);
+static bool is_macro_name(const char *n);
+
 static const char *tname(checker *c, const dt_type *t)
 {
 	return dt_type_name(c->a, t);
@@ -2904,7 +2907,12 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 			return dt_type_int(true, 8);
 		}
 		ERR(c, e->span, "unknown identifier '%s'", e->ident.name);
-		dt_unknown_name_hint(c->d, e->ident.name, strlen(e->ident.name), false);
+		if (has_include(c->p) && is_macro_name(e->ident.name))
+			HINT(c, "no #include of the script defines %s; macros of the kernel's own headers "
+			     "(TASK_RUNNING of <linux/sched.h>) need them in /lib/modules/$(uname -r)/build "
+			     "or $BPFTRACE_KERNEL_SOURCE", e->ident.name);
+		else
+			dt_unknown_name_hint(c->d, e->ident.name, strlen(e->ident.name), false);
 		return &t_none;
 	}
 	case DT_E_PARAMCOUNT:
@@ -3948,6 +3956,30 @@ static void check_map_decls(checker *c)
 		m->sym.decl_bpf_type = kinds[k].type;
 		m->sym.decl_max_entries = (uint32_t)md->max_entries;
 	}
+}
+
+/* Whether the script's C definitions #include a header. */
+static bool has_include(const dt_program *p)
+{
+	for (uint32_t i = 0; i < p->ncdecls; i++) {
+		dt_span s = p->cdecls[i];
+		const char *t = p->src->text + s.off;
+		if (s.len > 8 && t[0] == '#' && strstr(t, "include") && strstr(t, "include") < t + s.len)
+			return true;
+	}
+	return false;
+}
+
+/* A name written as C macros are: capitals, digits and '_', with a capital. */
+static bool is_macro_name(const char *n)
+{
+	bool upper = false;
+	for (; *n; n++) {
+		if (!(isupper((unsigned char)*n) || isdigit((unsigned char)*n) || *n == '_'))
+			return false;
+		upper = upper || isupper((unsigned char)*n);
+	}
+	return upper;
 }
 
 int dt_check(dt_program *p, dt_arena *a, dt_diags *d, const dt_check_opts *opts)
