@@ -1734,6 +1734,55 @@ static dt_expr *literal_arg(checker *c, dt_expr *e, const char *what)
 	return NULL;
 }
 
+/* is_integer(e), is_str(e), …: the answer about e's type, a bool literal (e never runs). */
+static const dt_type *check_type_question(checker *c, dt_expr *e)
+{
+	char usage[64];
+	snprintf(usage, sizeof(usage), "%s(expression)", e->call.name);
+	if (!nargs_ok(c, e, 1, 1, usage))
+		return &t_none;
+	dt_expr *a0 = e->call.args[0];
+	bool literal = a0->kind == DT_E_INT || a0->kind == DT_E_STR; /* 1, true, "hello" */
+	const dt_type *t = check_expr(c, a0);
+	if (is_none(t))
+		return &t_none;
+	bool v = false;
+	switch (e->call.id) {
+	case DT_F_IS_INTEGER: v = t->kind == DT_T_INT; break;
+	case DT_F_IS_UNSIGNED_INTEGER: v = t->kind == DT_T_INT && !t->is_signed; break;
+	case DT_F_IS_STR: v = t->kind == DT_T_STR; break;
+	case DT_F_IS_PTR: v = t->kind == DT_T_PTR; break;
+	case DT_F_IS_ARRAY: v = t->kind == DT_T_ARRAY; break;
+	default: v = literal; break;
+	}
+	fold_int(e, v);
+	e->i.is_bool = true;
+	return dt_type_bool();
+}
+
+/* static_assert(cond, "msg"): cond must fold to a constant; false is an error with msg. */
+static const dt_type *check_static_assert(checker *c, dt_expr *e)
+{
+	if (!nargs_ok(c, e, 2, 2, "static_assert(condition, \"message\")"))
+		return dt_type_void();
+	dt_expr *a0 = e->call.args[0], *a1 = e->call.args[1];
+	const dt_type *t = check_expr(c, a0);
+	check_expr(c, a1);
+	if (is_none(t))
+		return dt_type_void();
+	if (a1->kind != DT_E_STR) {
+		ERR(c, a1->span, "static_assert needs its message as a string literal");
+		return dt_type_void();
+	}
+	if (a0->kind != DT_E_INT) {
+		ERR(c, a0->span, "static_assert needs a condition known before the program runs");
+		return dt_type_void();
+	}
+	if (!a0->i.value)
+		ERR(c, e->span, "%s", a1->str.s);
+	return dt_type_void();
+}
+
 /* ---------------------------------------------------------------- named parameters */
 
 /* The value given for option `name` ("--name" or "--name=value") after `--`: *v the text after
@@ -2283,6 +2332,11 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 	}
 	case DT_F_GETOPT:
 		return check_getopt(c, e);
+	case DT_F_IS_INTEGER: case DT_F_IS_UNSIGNED_INTEGER: case DT_F_IS_STR: case DT_F_IS_PTR:
+	case DT_F_IS_ARRAY: case DT_F_IS_LITERAL:
+		return check_type_question(c, e);
+	case DT_F_STATIC_ASSERT:
+		return check_static_assert(c, e);
 	case DT_F_KADDR: {
 		if (!nargs_ok(c, e, 1, 1, "kaddr(\"symbol\")"))
 			return &t_none;

@@ -420,6 +420,10 @@ typedef enum dt_func {
 	 * error/warning at the call's place in the script (warnf not under --no-warnings) */
 	DT_F_ERRORF, DT_F_WARNF,
 	DT_F_GETOPT, /* getopt("name"[, default[, "description"]]): folded by dt_check */
+	/* Questions about an expression's type, answered by dt_check with a bool literal. */
+	DT_F_IS_INTEGER, DT_F_IS_UNSIGNED_INTEGER, DT_F_IS_STR, DT_F_IS_PTR, DT_F_IS_ARRAY,
+	DT_F_IS_LITERAL,
+	DT_F_STATIC_ASSERT, /* static_assert(cond, "msg"): a constant cond, else an error */
 	DT_F__COUNT
 } dt_func;
 
