@@ -2337,6 +2337,28 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 		return check_type_question(c, e);
 	case DT_F_STATIC_ASSERT:
 		return check_static_assert(c, e);
+	case DT_F_IS_ERR: {
+		/* An ERR_PTR: the last 4095 values of the address space (the kernel's -MAX_ERRNO). */
+		if (!nargs_ok(c, e, 1, 1, "is_err(pointer)"))
+			return &t_none;
+		dt_expr *a0 = e->call.args[0];
+		const dt_type *t = check_expr(c, a0);
+		if (is_none(t))
+			return &t_none;
+		if (!is_ptr(t) && !is_int(t)) {
+			ERR(c, a0->span, "is_err needs a pointer, not %s", tname(c, t));
+			return &t_none;
+		}
+		dt_expr *r = dt_arena_alloc(c->a, sizeof(*r));
+		*r = *a0;
+		fold_int(r, (uint64_t)-4095);
+		r->i.is_unsigned = true;
+		e->kind = DT_E_BINOP;
+		e->bin.op = DT_OP_GE;
+		e->bin.l = a0;
+		e->bin.r = r;
+		return check_expr(c, e);
+	}
 	case DT_F_KADDR: {
 		if (!nargs_ok(c, e, 1, 1, "kaddr(\"symbol\")"))
 			return &t_none;

@@ -423,6 +423,7 @@ typedef enum dt_func {
 	/* Questions about an expression's type, answered by dt_check with a bool literal. */
 	DT_F_IS_INTEGER, DT_F_IS_UNSIGNED_INTEGER, DT_F_IS_STR, DT_F_IS_PTR, DT_F_IS_ARRAY,
 	DT_F_IS_LITERAL,
+	DT_F_IS_ERR, /* is_err(ptr): rewritten by dt_check to `(uint64)ptr >= -4095` */
 	DT_F_STATIC_ASSERT, /* static_assert(cond, "msg"): a constant cond, else an error */
 	DT_F__COUNT
 } dt_func;

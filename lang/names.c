@@ -158,7 +158,7 @@ static const char *const func_names[DT_F__COUNT + 1] = {
 	[DT_F_ERRORF] = "errorf", [DT_F_WARNF] = "warnf", [DT_F_GETOPT] = "getopt",
 	[DT_F_IS_INTEGER] = "is_integer", [DT_F_IS_UNSIGNED_INTEGER] = "is_unsigned_integer",
 	[DT_F_IS_STR] = "is_str", [DT_F_IS_PTR] = "is_ptr", [DT_F_IS_ARRAY] = "is_array",
-	[DT_F_IS_LITERAL] = "is_literal", [DT_F_STATIC_ASSERT] = "static_assert",
+	[DT_F_IS_LITERAL] = "is_literal", [DT_F_STATIC_ASSERT] = "static_assert", [DT_F_IS_ERR] = "is_err",
 	[DT_F__COUNT] = NULL,
 };
 
