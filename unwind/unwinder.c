@@ -17,6 +17,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <dirent.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -73,6 +75,17 @@ struct dt_unwinder {
 	struct bpf_object *pyobj[DT_WPT__COUNT]; /* their Python steps, once CPython is seen */
 	bool py_wanted;                          /* the Python step is wanted (py_seen) */
 	bool system_wide;                        /* dt_unwinder_add_all was called */
+	/* A system-wide session's Python steps load on a thread of their own (py_bg_start), one
+	 * per walker type, so that neither start-up waits for the verifier nor a short-lived
+	 * CPython process ends before its frames can be read. */
+	struct py_bg {
+		dt_unwinder *u;
+		pthread_t th;
+		int k, ret;
+		double ms;
+		bool started, reported;
+		atomic_bool done;
+	} py_bg[DT_WPT__COUNT];
 	int wprogs_fd[DT_WPT__COUNT], cprogs_fd[DT_WPT__COUNT], wstate_fd[DT_WPT__COUNT];
 	int frames_fd, frames_deep_fd, procs_fd, objects_fd, rows_fd, rules_fd, rindex_fd;
 	int requests_fd, wstats_fd, throttle_fd;
@@ -110,7 +123,13 @@ void dt_unwind_log(void (*log)(void *ctx, const char *msg), void *ctx, const cha
 	log(ctx, buf);
 }
 
-#define ulog(u, ...) dt_unwind_log((u)->opts.log, (u)->opts.log_ctx, __VA_ARGS__)
+/* A background load (py_bg) says nothing itself: the session's log is not for other threads. */
+static __thread bool ulog_quiet;
+#define ulog(u, ...)                                                                 \
+	do {                                                                         \
+		if (!ulog_quiet)                                                     \
+			dt_unwind_log((u)->opts.log, (u)->opts.log_ctx, __VA_ARGS__); \
+	} while (0)
 
 int dt_obj_map_fd(struct bpf_object *obj, const char *name)
 {
@@ -217,13 +236,74 @@ fail:
 	return ret;
 }
 
-/* The walker for program type k, with its Python step once a CPython process has been seen. */
+static void *py_bg_run(void *arg)
+{
+	struct py_bg *b = arg;
+	struct timespec t0, t1;
+
+	ulog_quiet = true;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	b->ret = load_progs(b->u, b->k, true, &b->u->pyobj[b->k]);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	b->ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	atomic_store(&b->done, true);
+	return NULL;
+}
+
+/* The Python step of walker type k loads on its own thread (a system-wide session); the thread
+ * writes pyobj[k] only, which nothing else touches until py_bg_join. Falls back to loading here
+ * when no thread can be made. */
+static void py_bg_start(dt_unwinder *u, int k)
+{
+	struct py_bg *b = &u->py_bg[k];
+
+	if (b->started || u->pyobj[k] || !u->tobj[k])
+		return;
+	b->u = u;
+	b->k = k;
+	b->started = true;
+	if (pthread_create(&b->th, NULL, py_bg_run, b) != 0) {
+		b->started = false;
+		load_progs(u, k, true, &u->pyobj[k]);
+	}
+}
+
+/* What the background loads did, said once each (-v; a failure as a notice). */
+static void py_bg_report(dt_unwinder *u, bool wait)
+{
+	for (int k = 0; k < DT_WPT__COUNT; k++) {
+		struct py_bg *b = &u->py_bg[k];
+
+		if (!b->started || b->reported || (!wait && !atomic_load(&b->done)))
+			continue;
+		pthread_join(b->th, NULL);
+		b->reported = true;
+		if (b->ret < 0 && u->opts.notice)
+			dt_unwind_log(u->opts.notice, u->opts.notice_ctx,
+				      "cannot load the walker's Python step: %s; stacks of CPython "
+				      "processes show the interpreter's native frames",
+				      dt_strerror(-b->ret));
+		else if (b->ret >= 0)
+			ulog(u, "walker: %s Python step loaded in %.0f ms (in the background)",
+			     ptype_sfx[k], b->ms);
+	}
+}
+
+/* The walker for program type k, with its Python step once a CPython process has been seen
+ * (in a system-wide session, from the start, in the background). */
 static int load_ptype(dt_unwinder *u, int k)
 {
 	int ret = load_progs(u, k, false, &u->tobj[k]);
 
-	if (ret < 0 || !u->py_wanted)
+	if (ret < 0)
 		return ret;
+	if (u->system_wide) {
+		u->py_wanted = true;
+		py_bg_start(u, k);
+		return 0;
+	}
+	if (!u->py_wanted)
+		return 0;
 	load_progs(u, k, true, &u->pyobj[k]); /* else native frames only (said with -v) */
 	return 0;
 }
@@ -243,9 +323,10 @@ static int load_py_steps(dt_unwinder *u)
 }
 
 /* dt_py's load_step, when a CPython process is seen: the step loads now, so that a process the
- * session starts or names (-c, -p) has Python frames from its first sample, except in a
- * system-wide session, where it loads when a walk first lands in a CPython process (DT_REQ_PY):
- * a CPython process merely running somewhere on the machine costs such a session nothing. */
+ * session starts or names (-c, -p) has Python frames from its first sample. A system-wide
+ * session loads it from the start on threads of its own (py_bg_start): start-up does not wait
+ * for the verifier, and a CPython process that lives shorter than the verifier takes still has
+ * its frames. */
 static int py_seen(void *ctx)
 {
 	dt_unwinder *u = ctx;
@@ -378,6 +459,7 @@ void dt_unwinder_free(dt_unwinder *u)
 	 * of one it holds after this when it is freed in turn. */
 	if (u->follows_cgroup)
 		dt_exec_follower_follow_cgroup(u->opts.exec, 0);
+	py_bg_report(u, true); /* joins the loads still running */
 	for (i = 0; i < DT_NFOLLOWERS; i++)
 		bpf_link__destroy(u->links[i]);
 	ring_buffer__free(u->rb);
@@ -925,6 +1007,11 @@ int dt_unwinder_add_all(dt_unwinder *u)
 	DIR *d;
 
 	u->system_wide = true;
+	for (int k = 0; k < DT_WPT__COUNT; k++)
+		if (u->tobj[k]) {
+			u->py_wanted = true;
+			py_bg_start(u, k);
+		}
 	/* From now on every exec is followed, not only those of processes already known. */
 	if (u->opts.exec)
 		dt_exec_follower_follow_all(u->opts.exec);
@@ -1001,6 +1088,7 @@ int dt_unwinder_process(dt_unwinder *u)
 	int ret;
 
 	u->batch_left = REQ_BATCH;
+	py_bg_report(u, false);
 	ret = ring_buffer__consume(u->rb);
 	if (ret < 0 && ret != REQ_BATCH_DONE)
 		return ret;
