@@ -1726,12 +1726,14 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	if (rc < 0)
 		goto fail;
 	if (s->o.dry_run) {
+		fprintf(s->o.out, "dry run: %zu program%s loaded\n", u->prog_fds.n,
+			u->prog_fds.n == 1 ? "" : "s");
 		/* A dry run never reaches dt_session_finish: -v's stage timings are printed here,
 		 * so that compile time can be measured without attaching. */
 		if (s->o.verbose)
 			print_timings(s);
 		/* What the real run could not attach on this machine is an error, as it
-		 * would be there; "loaded" is said only of a run that would go on. */
+		 * would be there. */
 		dt_diags *md = dt_diags_new(&u->src);
 
 		rc = validate_attach_points(s, u, md, VALIDATE_MACHINE) < 0 ? -EOPNOTSUPP : 0;
@@ -1739,8 +1741,6 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 		dt_diags_free(md);
 		if (rc < 0)
 			goto fail;
-		fprintf(s->o.out, "dry run: %zu program%s loaded\n", u->prog_fds.n,
-			u->prog_fds.n == 1 ? "" : "s");
 	} else {
 		rc = attach_unit(s, u, cg);
 		if (rc < 0 && !s->o.end_on_attach_error)
