@@ -162,6 +162,8 @@ static const struct cli_env {
 	{ "BPFTRACE_CPP_DEMANGLE", "0: C++ and Rust names as they are in the binary (the newer "
 	  "form of BPFTRACE_NO_CPP_DEMANGLE)" },
 	{ "BPFTRACE_PRINT_MAPS_ON_EXIT", "0: the maps are not printed at exit" },
+	{ "BPFTRACE_DUMMY_TS_MAP", "`@name`: tseries takes its time (ns) from that scalar map, not "
+	  "the clock (bpftrace's test hook)" },
 	{ "BPFTRACE_MISSING_PROBES", "`error`, `warn` or `ignore`: what an attach point that "
 	  "cannot be had does, when the probe has others" },
 	{ "BPFTRACE_SHOW_DEBUG_INFO", "1: frames with `(file:line)` (as `--srcline`); 0: no "
