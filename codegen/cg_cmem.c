@@ -106,7 +106,8 @@ static cloc loc_of(cg *c, const dt_expr *e)
 		return ptr_loc(c, e->un.e);
 	case DT_E_INDEX: {
 		const dt_type *bt = e->index.base->type;
-		const dt_type *el = bt->kind == DT_T_PTR ? bt->ptr.to : bt->array.elem;
+		uint32_t elsize = bt->kind == DT_T_PTR ? bt->ptr.to->size
+				  : bt->kind == DT_T_STR ? 1 : bt->array.elem->size;
 		const dt_expr *ix = e->index.index;
 		cloc l = bt->kind == DT_T_PTR ? ptr_loc(c, e->index.base)
 					      : aggregate_loc(c, e->index.base);
@@ -117,11 +118,11 @@ static cloc loc_of(cg *c, const dt_expr *e)
 				cg_fail(c, e->span, "variable index into an array value");
 				return l;
 			}
-			return loc_add(c, l, (uint32_t)ix->i.value * el->size);
+			return loc_add(c, l, (uint32_t)ix->i.value * elsize);
 		}
 		LLVMValueRef i = cg_expr(c, ix);
 
-		l.p = LLVMBuildAdd(c->b, l.p, LLVMBuildMul(c->b, i, cg_i64(c, el->size), ""), "");
+		l.p = LLVMBuildAdd(c->b, l.p, LLVMBuildMul(c->b, i, cg_i64(c, elsize), ""), "");
 		return l;
 	}
 	default:
@@ -174,9 +175,29 @@ static LLVMValueRef bitfield(cg *c, cloc l, const dt_member *m)
 	return LLVMBuildLShr(c->b, v, cg_i64(c, 64 - m->bit_size), "");
 }
 
+/* A byte of a string value at a run-time index, 0 past the string's buffer (bpftrace's current
+ * `$s[i]`). The index is clamped before the load, so the verifier sees it inside the buffer. */
+static LLVMValueRef str_byte_at(cg *c, const dt_expr *e)
+{
+	uint32_t n = e->index.base->type->size;
+	cloc l = aggregate_loc(c, e->index.base);
+	LLVMValueRef i = cg_expr(c, e->index.index);
+	LLVMValueRef in = LLVMBuildICmp(c->b, LLVMIntULT, i, cg_i64(c, n), "");
+	LLVMValueRef at = LLVMBuildAdd(c->b, LLVMBuildSelect(c->b, in, i, cg_i64(c, 0), ""),
+				       cg_i64(c, l.off), "");
+	LLVMValueRef v = LLVMBuildLoad2(c->b, c->i8, LLVMBuildInBoundsGEP2(c->b, c->i8, l.p, &at,
+									1, ""), "");
+
+	return LLVMBuildSelect(c->b, in, LLVMBuildSExt(c->b, v, c->i64, ""), cg_i64(c, 0), "");
+}
+
 LLVMValueRef cg_cmem_value(cg *c, const dt_expr *e)
 {
 	const dt_type *t = e->type;
+
+	if (e->kind == DT_E_INDEX && e->index.base->type->kind == DT_T_STR &&
+	    e->index.index->kind != DT_E_INT)
+		return str_byte_at(c, e);
 	cloc l = loc_of(c, e);
 
 	if (e->kind == DT_E_FIELD && e->field.m->bit_size)

@@ -1095,10 +1095,16 @@ static const dt_type *check_index(checker *c, dt_expr *e)
 			    "size %u", (unsigned long long)e->index.index->i.value, bt->array.n);
 			return &t_none;
 		}
+	} else if (bt->kind == DT_T_STR) {
+		/* bpftrace's current language: a string's bytes, as int8 (0 past its end). */
+		if (e->index.index->kind == DT_E_INT && e->index.index->i.value >= bt->size) {
+			ERR(c, e->index.index->span, "the index %llu is out of bounds for %s",
+			    (unsigned long long)e->index.index->i.value, tname(c, bt));
+			return &t_none;
+		}
+		return dt_type_int(true, 1);
 	} else {
 		ERR(c, e->span, "cannot index %s", tname(c, bt));
-		if (bt->kind == DT_T_STR)
-			HINT(c, "strings cannot be indexed");
 		return &t_none;
 	}
 	if (!complete(c, el, e->span))
@@ -1267,27 +1273,36 @@ static const dt_type *tp_pointer_type(checker *c, const dt_tp_field *f)
 {
 	if (!f->ctype || f->is_array || f->size != 8 || !c->o || !c->o->ctype)
 		return NULL;
-	const char *s = f->ctype;
+	/* Every '*' is a level of pointer, wherever it stands ("const char *const * argv");
+	 * qualifiers and sparse annotations name no type, so the words left name the base. */
+	static const char *const skip[] = { "const", "volatile", "__user", "restrict", NULL };
+	char base[128];
+	size_t n = 0;
 	uint32_t nptr = 0;
-	size_t n = strlen(s);
-	while (n && (s[n - 1] == '*' || s[n - 1] == ' ')) {
-		nptr += s[n - 1] == '*';
-		n--;
+	for (const char *p = f->ctype; *p;) {
+		if (*p == '*' || isspace((unsigned char)*p)) {
+			nptr += *p++ == '*';
+			continue;
+		}
+		size_t w = 0;
+		while (p[w] && p[w] != '*' && !isspace((unsigned char)p[w]))
+			w++;
+		bool qual = false;
+		for (const char *const *k = skip; *k && !qual; k++)
+			qual = strlen(*k) == w && !strncmp(p, *k, w);
+		if (!qual) {
+			if (n + w + 1 >= sizeof(base))
+				return NULL;
+			if (n)
+				base[n++] = ' ';
+			memcpy(base + n, p, w);
+			n += w;
+		}
+		p += w;
 	}
-	if (!nptr)
+	if (!nptr || !n)
 		return NULL;
-	/* Qualifiers and sparse annotations name no type. */
-	static const char *const skip[] = { "const ", "volatile ", "__user ", NULL };
-	for (bool again = true; again;) {
-		again = false;
-		for (const char *const *k = skip; *k; k++)
-			if (n > strlen(*k) && !strncmp(s, *k, strlen(*k))) {
-				s += strlen(*k);
-				n -= strlen(*k);
-				again = true;
-			}
-	}
-	dt_ctype_ref r = { .name = dt_arena_strndup(c->a, s, n), .nptr = nptr };
+	dt_ctype_ref r = { .name = dt_arena_strndup(c->a, base, n), .nptr = nptr };
 	const dt_type *t = NULL;
 	for (size_t i = 0; i < DT_ARRAY_SIZE(int_names) && !t; i++)
 		if (!strcmp(int_names[i].name, r.name))
@@ -2217,7 +2232,10 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 				ok = false;
 			}
 		}
-		return ok ? dt_type_int(false, 8) : &t_none;
+		if (!ok)
+			return &t_none;
+		/* bpftrace's current strcontains is a bool (prints true/false); strncmp an int. */
+		return ncmp ? dt_type_int(false, 8) : dt_type_bool();
 	}
 	case DT_F_BUF: {
 		if (!nargs_ok(c, e, 1, 2, "buf(pointer or array[, length])"))
