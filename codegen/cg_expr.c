@@ -649,11 +649,13 @@ static LLVMValueRef map_read(cg *c, const dt_expr *e)
 	LLVMBasicBlockRef hit, miss, done;
 
 	dt_map_layout_of(m, &lay);
-	if (lay.bucketed) {
+	if (lay.bucketed || vt->kind == DT_T_STATS) { /* the checker refuses these */
 		cg_fail(c, e->span, "reading histogram map %s in BPF", m->name);
 		return cg_i64(c, 0);
 	}
 	key = cg_map_key(c, m, e->map.keys, e->map.nkeys, &lay);
+	if (lay.percpu) /* count, sum, min, max, avg: combined over the CPUs */
+		return cg_percpu_value(c, m, key);
 	v = cg_map_lookup(c, cg_map_ref(c, cg_script_map_fd(c, m)), key);
 	cg_helper_check(c, v, BPF_FUNC_map_lookup_elem, true, 2);
 	hit = cg_block(c, "rd.hit");

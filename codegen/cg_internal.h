@@ -217,6 +217,9 @@ void cg_read(cg *c, LLVMValueRef dst, uint32_t size, LLVMValueRef len, LLVMValue
 LLVMValueRef cg_cmem_value(cg *c, const dt_expr *e);
 /* len(@m): the number of elements of script map m (cg_stmt.c). */
 LLVMValueRef cg_map_len(cg *c, const dt_map_sym *m);
+/* The value at key of a per-CPU aggregation map m (count, sum, min, max, avg), combined over the
+ * CPUs as the printer combines it (bpf_map_lookup_percpu_elem, 5.19+); 0 when absent. */
+LLVMValueRef cg_percpu_value(cg *c, const dt_map_sym *m, LLVMValueRef key);
 /* The kernel address of the C struct member, `*p` or index expression e (no read). */
 LLVMValueRef cg_cmem_addr(cg *c, const dt_expr *e);
 LLVMValueRef cg_cast(cg *c, const dt_expr *e);

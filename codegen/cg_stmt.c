@@ -774,11 +774,10 @@ static LLVMValueRef for_slot(cg *c, LLVMValueRef fctx, uint32_t slot)
 	return cg_load_int(c, fctx, 8 * slot, 8, false);
 }
 
-/* The value of a per-CPU aggregation at `key` of map m (layout lay), combined over the CPUs as
+/* The value of a per-CPU aggregation at `key` of map m, combined over the CPUs as
  * the printer combines it: count and sum add up, min and max over the CPUs that saw a value,
  * avg is the total over the count. */
-static LLVMValueRef percpu_value(cg *c, const dt_map_sym *m, const dt_map_layout *lay,
-				 LLVMValueRef key)
+LLVMValueRef cg_percpu_value(cg *c, const dt_map_sym *m, LLVMValueRef key)
 {
 	dt_type_kind k = m->value->kind;
 	LLVMValueRef map = cg_map_ref(c, cg_script_map_fd(c, m));
@@ -788,7 +787,6 @@ static LLVMValueRef percpu_value(cg *c, const dt_map_sym *m, const dt_map_layout
 	LLVMBasicBlockRef done = cg_block(c, "cpu.done");
 	LLVMValueRef args[3], v, ncpu = cg_i64(c, c->env->ncpus ? c->env->ncpus : 1);
 
-	(void)lay;
 	LLVMBuildStore(c->b, cg_i64(c, 0), cpu);
 	LLVMBuildStore(c->b, cg_i64(c, 0), acc);
 	LLVMBuildStore(c->b, cg_i64(c, 0), n);
@@ -888,7 +886,7 @@ static LLVMValueRef for_callback(cg *c, const dt_stmt *s, const bool *used)
 			  tt->tuple.elems[0]->size);
 		if (lay.percpu)
 			cg_store_int(c, c->vars[var->id], tt->tuple.offsets[1], 8,
-				     percpu_value(c, m, &lay, LLVMGetParam(fn, 1)));
+				     cg_percpu_value(c, m, LLVMGetParam(fn, 1)));
 		else
 			cg_memcpy(c, c->vars[var->id], tt->tuple.offsets[1], LLVMGetParam(fn, 2), 0,
 				  tt->tuple.elems[1]->size);

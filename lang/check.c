@@ -166,6 +166,24 @@ static const dt_type *storage_type(const dt_type *t)
 	return t;
 }
 
+/* The type a read of a map holding value type t gives: t itself for a plain value; a per-CPU
+ * count, sum, min, max or avg is read combined over the CPUs as an integer (count unsigned, the
+ * others signed as their argument, bpftrace's types); NULL for hist, lhist, stats and tseries,
+ * which cannot be read as one value. */
+static const dt_type *agg_read_type(const dt_type *t)
+{
+	switch (t->kind) {
+	case DT_T_COUNT:
+		return dt_type_int(false, 8);
+	case DT_T_SUM: case DT_T_MIN: case DT_T_MAX: case DT_T_AVG:
+		return dt_type_int(t->is_signed, 8);
+	case DT_T_HIST: case DT_T_LHIST: case DT_T_STATS: case DT_T_TSERIES:
+		return NULL;
+	default:
+		return t;
+	}
+}
+
 /* Fixes or checks one part (key or value) of a map against a use's type. */
 static void map_part(checker *c, map_info *m, const dt_type **slot, dt_span *decl, const dt_type *t,
 		     dt_span at, const char *what)
@@ -3040,14 +3058,15 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 				ERR(c, e->span, "%s is read but never assigned", m->sym.name);
 			return &t_none;
 		}
-		if (dt_type_is_aggregation(m->sym.value)) {
-			ERR(c, e->span, "cannot read %s in an expression: it holds an aggregation (%s)",
-			    m->sym.name, tname(c, m->sym.value));
-			HINT(c, "aggregations are per-CPU and combined when printed; keep a plain "
-				"counter with %s++ if you need the value here", m->sym.name);
+		const dt_type *t = agg_read_type(m->sym.value);
+		if (!t) {
+			ERR(c, e->span, "cannot read %s in an expression: it holds a %s, which is "
+			    "not one value", m->sym.name, tname(c, m->sym.value));
+			HINT(c, "count, sum, min, max and avg maps can be read (combined over the CPUs); "
+				"print(%s) shows this one", m->sym.name);
 			return &t_none;
 		}
-		return m->sym.value;
+		return t;
 	}
 	case DT_E_CALL:
 		return check_call(c, e);
@@ -3386,21 +3405,12 @@ static const dt_type *for_map_type(checker *c, dt_expr *e)
 		    "iteration", m->sym.name);
 		return &t_none;
 	}
-	const dt_type *v = m->sym.value;
-	switch (v->kind) {
-	case DT_T_COUNT:
-		v = dt_type_int(false, 8);
-		break;
-	case DT_T_SUM: case DT_T_MIN: case DT_T_MAX: case DT_T_AVG:
-		v = dt_type_int(v->is_signed, 8);
-		break;
-	case DT_T_HIST: case DT_T_LHIST: case DT_T_STATS: case DT_T_TSERIES:
-		ERR(c, e->span, "Loop expression does not support type: %s", tname(c, v));
+	const dt_type *v = agg_read_type(m->sym.value);
+	if (!v) {
+		ERR(c, e->span, "Loop expression does not support type: %s", tname(c, m->sym.value));
 		HINT(c, "a for loop reads count, sum, min, max and avg maps, combined over the CPUs; "
 			"print(%s) shows this one", m->sym.name);
 		return &t_none;
-	default:
-		break;
 	}
 	if (!m->sym.key)
 		return &t_none;
