@@ -217,11 +217,18 @@ LLVMValueRef cg_cmem_value(cg *c, const dt_expr *e)
 		cg_store_int(c, b, t->size - 1, 1, cg_i64(c, 0));
 		return b;
 	}
-	case DT_T_CSTRUCT: case DT_T_ARRAY:
-		return fetch(c, l, t->size, t->size);
 	default:
-		cg_fail(c, e->span, "reading a value of kind %d from memory", t->kind);
-		return cg_i64(c, 0);
+		/* A struct, an array, or (through &$x) any value a $variable holds: its bytes. */
+		if (!t->size) {
+			cg_fail(c, e->span, "reading a value of kind %d from memory", t->kind);
+			return cg_i64(c, 0);
+		}
+		if (cg_is_scalar(t)) {
+			if (l.buf)
+				return cg_load_int(c, l.p, l.off, t->size, false);
+			return cg_load_int(c, fetch(c, l, t->size, 8), 0, t->size, false);
+		}
+		return fetch(c, l, t->size, t->size);
 	}
 }
 

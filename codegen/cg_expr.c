@@ -1277,6 +1277,20 @@ static LLVMValueRef call(cg *c, const dt_expr *e)
 	return cg_i64(c, 0);
 }
 
+/* &$x: the address of the variable's slot as a plain number. The verifier would track the
+ * pointer itself as a stack (or map value) pointer and refuse what scripts do with numbers
+ * (multiply, mask, truncate it), so the address goes through memory once with
+ * bpf_probe_read_kernel, after which the verifier sees an unknown scalar. */
+static LLVMValueRef addr_of_var(cg *c, const dt_expr *e)
+{
+	LLVMValueRef slot = c->vars[e->un.e->var.sym->id];
+	LLVMValueRef tmp = cg_buf_raw(c, 8), out = cg_buf_raw(c, 8);
+
+	cg_store_int(c, tmp, 0, 8, LLVMBuildPtrToInt(c->b, slot, c->i64, ""));
+	cg_read(c, out, 8, NULL, LLVMBuildPtrToInt(c->b, tmp, c->i64, ""), CG_READ_KERNEL, false);
+	return cg_load_int(c, out, 0, 8, false);
+}
+
 static LLVMValueRef expr_of(cg *c, const dt_expr *e);
 
 LLVMValueRef cg_expr(cg *c, const dt_expr *e)
@@ -1324,6 +1338,8 @@ static LLVMValueRef expr_of(cg *c, const dt_expr *e)
 		return e->field.m ? cg_cmem_value(c, e) : tp_field(c, e);
 	case DT_E_DEREF: case DT_E_INDEX:
 		return cg_cmem_value(c, e);
+	case DT_E_ADDROF:
+		return addr_of_var(c, e);
 	case DT_E_CAST:
 		return cg_cast(c, e);
 	case DT_E_TUPLE:

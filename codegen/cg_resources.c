@@ -46,7 +46,7 @@ static void visit_expr(const visit *v, const dt_expr *e)
 		break;
 	case DT_E_FIELD: visit_expr(v, e->field.base); break;
 	case DT_E_CAST: visit_expr(v, e->cast.e); break;
-	case DT_E_DEREF: visit_expr(v, e->un.e); break;
+	case DT_E_DEREF: case DT_E_ADDROF: visit_expr(v, e->un.e); break;
 	case DT_E_INDEX: visit_expr(v, e->index.base); visit_expr(v, e->index.index); break;
 	case DT_E_SIZEOF: case DT_E_OFFSETOF: case DT_E_IDENT: break; /* folded by the checker */
 	case DT_E_TUPLE: visit_exprs(v, e->tuple.elems, e->tuple.n); break;

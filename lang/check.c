@@ -1091,6 +1091,28 @@ static const dt_type *check_deref(checker *c, dt_expr *e)
 	return read_type(c, t->ptr.to, t->ptr.as);
 }
 
+/* &$x: a pointer to where the variable lives (the BPF stack, or the frame map of a probe in
+ * parts), read through as kernel memory, as bpftrace's current language defines it. */
+static const dt_type *check_addrof(checker *c, dt_expr *e)
+{
+	dt_expr *v = e->un.e;
+	if (v->kind != DT_E_VAR) {
+		check_expr(c, v);
+		ERR(c, e->span, "'&' takes the address of a $variable only");
+		if (v->kind == DT_E_MAP)
+			HINT(c, "copy the map's value into a $variable and take its address");
+		return &t_none;
+	}
+	const dt_type *t = check_expr(c, v);
+	if (is_none(t))
+		return &t_none;
+	/* The variable's slot is laid out as its own type (a string or tuple it holds may be
+	 * narrower here than the widest it is given). */
+	if (v->var.sym && v->var.sym->type && !is_none(v->var.sym->type))
+		t = v->var.sym->type;
+	return dt_type_ptr(c->a, t, DT_AS_KERNEL);
+}
+
 static const dt_type *check_index(checker *c, dt_expr *e)
 {
 	const dt_type *bt = check_expr(c, e->index.base), *it = check_expr(c, e->index.index);
@@ -3111,6 +3133,8 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 		return check_cast(c, e);
 	case DT_E_DEREF:
 		return check_deref(c, e);
+	case DT_E_ADDROF:
+		return check_addrof(c, e);
 	case DT_E_INDEX:
 		return check_index(c, e);
 	case DT_E_SIZEOF: case DT_E_OFFSETOF:

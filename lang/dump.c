@@ -248,8 +248,8 @@ static void dump_expr(dumper *d, const dt_expr *e, int depth)
 		dump_typeof(d, &e->cast.to, depth + 1);
 		dump_expr(d, e->cast.e, depth + 1);
 		return;
-	case DT_E_DEREF:
-		fputs("deref", o);
+	case DT_E_DEREF: case DT_E_ADDROF:
+		fputs(e->kind == DT_E_DEREF ? "deref" : "addrof", o);
 		end_expr(d, e);
 		dump_expr(d, e->un.e, depth + 1);
 		return;

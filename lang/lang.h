@@ -459,6 +459,7 @@ typedef enum dt_expr_kind {
 	               * expansion (a DT_E_BLOCK) before dt_parse returns; never reaches dt_check */
 	DT_E_TYPEOF,  /* typeof(…) as a macro's argument (tyof.ref): a type the expansion puts
 	               * where the body names the parameter in a type; anywhere else an error */
+	DT_E_ADDROF,  /* &$x (un.e, a $variable): a kernel pointer to where the variable lives */
 } dt_expr_kind;
 
 /* A type modifier, bpftrace's postfix syntax read left to right: `*` (a pointer to what is to
@@ -539,7 +540,7 @@ struct dt_expr {
 			dt_span expanded_from;
 		} call;
 		struct { dt_binop op; dt_expr *l, *r; } bin;
-		struct { dt_unop op; dt_expr *e; } un;
+		struct { dt_unop op; dt_expr *e; } un; /* also DT_E_DEREF, DT_E_ADDROF (e only) */
 		struct { dt_expr *cond, *t, *f; } tern;
 		struct {
 			dt_expr *base;

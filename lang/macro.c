@@ -315,7 +315,7 @@ static dt_expr *clone_expr(expander *x, subst *s, const dt_expr *e)
 		n->bin.l = clone_expr(x, s, e->bin.l);
 		n->bin.r = clone_expr(x, s, e->bin.r);
 		break;
-	case DT_E_UNOP: case DT_E_DEREF:
+	case DT_E_UNOP: case DT_E_DEREF: case DT_E_ADDROF:
 		n->un.e = clone_expr(x, s, e->un.e);
 		break;
 	case DT_E_TERNARY:
@@ -520,7 +520,7 @@ static void expand_expr(expander *x, dt_expr **slot)
 	case DT_E_MAP: expand_exprs(x, e->map.keys, e->map.nkeys); break;
 	case DT_E_CALL: expand_exprs(x, e->call.args, e->call.nargs); break;
 	case DT_E_BINOP: expand_expr(x, &e->bin.l); expand_expr(x, &e->bin.r); break;
-	case DT_E_UNOP: case DT_E_DEREF: expand_expr(x, &e->un.e); break;
+	case DT_E_UNOP: case DT_E_DEREF: case DT_E_ADDROF: expand_expr(x, &e->un.e); break;
 	case DT_E_TERNARY:
 		expand_expr(x, &e->tern.cond);
 		expand_expr(x, &e->tern.t);

@@ -986,6 +986,7 @@ static dt_expr *parse_unary(parser *p)
 	case DT_TOK_INC: op = DT_UOP_PREINC; break;
 	case DT_TOK_DEC: op = DT_UOP_PREDEC; break;
 	case DT_TOK_STAR: op = DT_UOP_NEG; break; /* a dereference, built below */
+	case DT_TOK_AMP: op = DT_UOP_NEG; break; /* an address-of, built below */
 	default: return parse_postfix(p);
 	}
 	if (++p->depth > MAX_DEPTH) {
@@ -998,8 +999,8 @@ static dt_expr *parse_unary(parser *p)
 	advance(p);
 	dt_expr *operand = parse_unary(p);
 	p->depth--;
-	if (t.kind == DT_TOK_STAR) {
-		dt_expr *e = new_expr(p, DT_E_DEREF, start);
+	if (t.kind == DT_TOK_STAR || t.kind == DT_TOK_AMP) {
+		dt_expr *e = new_expr(p, t.kind == DT_TOK_STAR ? DT_E_DEREF : DT_E_ADDROF, start);
 		e->un.e = operand;
 		return e;
 	}
