@@ -1609,6 +1609,8 @@ typedef struct fmt_dialect {
 	const char *flags;  /* flag characters */
 	bool precision;     /* ".N" after the width */
 	const char *mods;   /* length modifier letters, each up to twice (l, ll, h, hh) */
+	const char *mods1;  /* length modifier letters written once only (j, z, t: C's intmax_t,
+	                     * size_t and ptrdiff_t, 64 bits here) */
 	const char *plain;  /* conversions without a modifier */
 	const char *modded; /* conversions with one */
 	bool r_suffix;      /* %rx, %rh: how %r prints a buffer */
@@ -1616,13 +1618,13 @@ typedef struct fmt_dialect {
 } fmt_dialect;
 
 static const fmt_dialect printf_fmt = {
-	"printf", "-+ 0#", true, "lh", "diuxXoscpr", "duxXoi", true,
-	"supported: %d %i %u %x %X %o %s %p %c %r, with l/ll/h/hh on integer conversions, flags "
+	"printf", "-+ 0#", true, "lh", "jzt", "diuxXoscpr", "duxXoi", true,
+	"supported: %d %i %u %x %X %o %s %p %c %r, with l/ll/h/hh/j/z/t on integer conversions, flags "
 	"-+ 0#, width and precision; %% for a '%'",
 };
 
 static const fmt_dialect debugf_fmt = {
-	"debugf", "0+- ", false, "l", "diuxXscp", "diuxX", false,
+	"debugf", "0+- ", false, "l", "", "diuxXscp", "diuxX", false,
 	"bpf_trace_printk takes %d %i %u %x %X (with l or ll), %s, %c and %p, with flags 0+- and "
 	"a width",
 };
@@ -1655,6 +1657,10 @@ static int next_conversion(checker *c, dt_expr *e, dt_expr *fe, const fmt_dialec
 		int mods = 0;
 		char mod = i < n && s[i] && strchr(d->mods, s[i]) ? s[i] : 0;
 		while (mod && i < n && s[i] == mod && mods < 2) {
+			i++;
+			mods++;
+		}
+		if (!mod && i < n && s[i] && strchr(d->mods1, s[i])) {
 			i++;
 			mods++;
 		}
