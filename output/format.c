@@ -436,10 +436,11 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
 		break;
 	}
 	case DT_T_CSTRUCT: {
-		/* bpftrace's shapes: `{ .m = 2, .n = 3 }` as a value, `{.m=2,.n=3}` in a key. */
+		/* bpftrace's shapes: `{ .m = 2, .n = 3 }` as a value, `{.m=2,.n=3}` in a key,
+		 * `{"m": 2, "n": 3}` in JSON. */
 		bool key = ctx == DT_FMT_KEY;
 		bool first = true;
-		dt_sb_puts(b, key ? "{" : "{ ");
+		dt_sb_puts(b, key || json ? "{" : "{ ");
 		for (uint32_t i = 0; i < t->cstruct.n; i++) {
 			const dt_member *m = &t->cstruct.members[i];
 			const char *p = (const char *)data + m->offset;
@@ -460,7 +461,7 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
 				dt_fmt_value(o, b, m->type, p, ctx);
 			}
 		}
-		dt_sb_puts(b, key ? "}" : " }");
+		dt_sb_puts(b, key || json ? "}" : " }");
 		break;
 	}
 	case DT_T_ARRAY: {
