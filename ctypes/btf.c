@@ -163,6 +163,36 @@ static const dt_type *conv_struct(dt_ctypes *ct, btf_src *s, const struct btf_ty
 	return st;
 }
 
+/* The enumerators of BTF enum t, made in ct->arena. An anonymous enum is named after its
+ * first enumerator ("enum <anonymous ONE>"). */
+static const dt_enum *enum_of(dt_ctypes *ct, const struct btf *btf, const struct btf_type *t)
+{
+	uint16_t n = btf_vlen(t);
+	dt_enum *e = dt_arena_alloc(ct->arena, sizeof(*e));
+	const char **names = dt_arena_alloc(ct->arena, sizeof(char *) * (n + 1u));
+	int64_t *values = dt_arena_alloc(ct->arena, sizeof(int64_t) * (n + 1u));
+	for (uint16_t k = 0; k < n; k++) {
+		uint32_t off;
+		if (btf_is_enum64(t)) {
+			off = btf_enum64(t)[k].name_off;
+			values[k] = (int64_t)btf_enum64_value(&btf_enum64(t)[k]);
+		} else {
+			off = btf_enum(t)[k].name_off;
+			values[k] = btf_kflag(t) ? (int64_t)btf_enum(t)[k].val
+						 : (int64_t)(uint32_t)btf_enum(t)[k].val;
+		}
+		const char *nm = btf__name_by_offset(btf, off);
+		names[k] = dt_arena_strndup(ct->arena, nm, strlen(nm)); /* outlives the BTF */
+	}
+	e->n = n;
+	e->names = names;
+	e->values = values;
+	e->name = t->name_off ? dt_arena_printf(ct->arena, "enum %s",
+						 btf__name_by_offset(btf, t->name_off))
+			      : dt_arena_printf(ct->arena, "enum <anonymous %s>", n ? names[0] : "");
+	return e;
+}
+
 static const dt_type *conv_uncached(dt_ctypes *ct, btf_src *s, uint32_t id)
 {
 	struct btf *btf = s->btf;
@@ -177,7 +207,7 @@ static const dt_type *conv_uncached(dt_ctypes *ct, btf_src *s, uint32_t id)
 		return dt_type_int(enc & BTF_INT_SIGNED || (enc & BTF_INT_CHAR), t->size);
 	}
 	case BTF_KIND_ENUM: case BTF_KIND_ENUM64:
-		return dt_type_int(btf_kflag(t), t->size);
+		return dt_type_int_enum(ct->arena, btf_kflag(t), t->size, enum_of(ct, btf, t));
 	case BTF_KIND_FLOAT:
 		return dt_type_int(false, t->size <= 8 ? t->size : 8);
 	case BTF_KIND_PTR: {
@@ -273,7 +303,7 @@ int ct_btf_lookup(dt_ctypes *ct, const char *name, const dt_type **out)
 	return 0;
 }
 
-int ct_btf_constant(dt_ctypes *ct, const char *name, int64_t *out)
+int ct_btf_constant(dt_ctypes *ct, const char *name, int64_t *out, const dt_enum **enm)
 {
 	int err = load_vmlinux(ct);
 	if (err)
@@ -290,6 +320,8 @@ int ct_btf_constant(dt_ctypes *ct, const char *name, int64_t *out)
 					if (!strcmp(btf__name_by_offset(btf, m[k].name_off), name)) {
 						*out = btf_kflag(t) ? (int64_t)m[k].val
 								    : (int64_t)(uint32_t)m[k].val;
+						if (enm)
+							*enm = enum_of(ct, btf, t);
 						return 0;
 					}
 			} else if (btf_is_enum64(t)) {
@@ -297,6 +329,8 @@ int ct_btf_constant(dt_ctypes *ct, const char *name, int64_t *out)
 				for (uint16_t k = 0; k < n; k++)
 					if (!strcmp(btf__name_by_offset(btf, m[k].name_off), name)) {
 						*out = (int64_t)btf_enum64_value(&m[k]);
+						if (enm)
+							*enm = enum_of(ct, btf, t);
 						return 0;
 					}
 			}

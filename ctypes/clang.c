@@ -175,6 +175,53 @@ static const char *record_name(dt_ctypes *ct, CXCursor c)
 
 static const dt_type *conv(dt_ctypes *ct, CXType t);
 
+struct enum_walk {
+	dt_ctypes *ct;
+	DT_VEC(const char *) names;
+	DT_VEC(int64_t) values;
+};
+
+static enum CXChildVisitResult enumerator(CXCursor c, CXCursor parent, CXClientData data)
+{
+	(void)parent;
+	struct enum_walk *w = data;
+	ct_clang *cl = w->ct->cl;
+	if (cl->f.clang_getCursorKind(c) != CXCursor_EnumConstantDecl)
+		return CXChildVisit_Continue;
+	char *n = str_of(cl, cl->f.clang_getCursorSpelling(c));
+	DT_VEC_PUSH(&w->names, dt_arena_strndup(w->ct->arena, n, strlen(n)));
+	DT_VEC_PUSH(&w->values, (int64_t)cl->f.clang_getEnumConstantDeclValue(c));
+	free(n);
+	return CXChildVisit_Continue;
+}
+
+/* The enumerators of enum declaration `decl`, made in ct->arena. An anonymous enum is named
+ * after its first enumerator ("enum <anonymous ONE>"), which no other enum can declare. */
+static const dt_enum *enum_of(dt_ctypes *ct, CXCursor decl)
+{
+	ct_clang *cl = ct->cl;
+	struct enum_walk w = { .ct = ct };
+	cl->f.clang_visitChildren(decl, enumerator, &w);
+	dt_enum *e = dt_arena_alloc(ct->arena, sizeof(*e));
+	const char **names = dt_arena_alloc(ct->arena, sizeof(char *) * (w.names.n + 1));
+	int64_t *values = dt_arena_alloc(ct->arena, sizeof(int64_t) * (w.names.n + 1));
+	for (size_t i = 0; i < w.names.n; i++) {
+		names[i] = w.names.v[i];
+		values[i] = w.values.v[i];
+	}
+	e->n = (uint32_t)w.names.n;
+	e->names = names;
+	e->values = values;
+	char *n = str_of(cl, cl->f.clang_getCursorSpelling(decl));
+	e->name = *n && !strchr(n, ' ') && !cl->f.clang_Cursor_isAnonymous(decl)
+			  ? dt_arena_printf(ct->arena, "enum %s", n)
+			  : dt_arena_printf(ct->arena, "enum <anonymous %s>", e->n ? names[0] : "");
+	free(n);
+	free(w.names.v);
+	free(w.values.v);
+	return e;
+}
+
 struct fields_ctx {
 	dt_ctypes *ct;
 	DT_VEC(dt_member) m;
@@ -266,7 +313,8 @@ static const dt_type *conv(dt_ctypes *ct, CXType t)
 		bool sign = it.kind == CXType_Int || it.kind == CXType_Long ||
 			    it.kind == CXType_LongLong || it.kind == CXType_Short ||
 			    it.kind == CXType_SChar || it.kind == CXType_Char_S;
-		return dt_type_int(sign, (uint32_t)size);
+		return dt_type_int_enum(ct->arena, sign, (uint32_t)size,
+					enum_of(ct, cl->f.clang_getTypeDeclaration(t)));
 	}
 	case CXType_Pointer: {
 		CXType to = cl->f.clang_getCanonicalType(cl->f.clang_getPointeeType(t));
@@ -533,11 +581,13 @@ struct found_const {
 	ct_clang *cl;
 	bool found;
 	long long value;
+	const char *name; /* the enumerator looked for */
+	CXCursor decl;    /* its enum's declaration */
 };
 
+/* Enumerator fc->name: its value, and its enum's declaration in fc->decl. */
 static enum CXChildVisitResult find_const(CXCursor c, CXCursor parent, CXClientData data)
 {
-	(void)parent;
 	struct found_const *fc = data;
 	ct_clang *cl = fc->cl;
 	enum CXCursorKind k = cl->f.clang_getCursorKind(c);
@@ -546,15 +596,16 @@ static enum CXChildVisitResult find_const(CXCursor c, CXCursor parent, CXClientD
 	if (k != CXCursor_EnumConstantDecl)
 		return CXChildVisit_Continue;
 	char *n = str_of(cl, cl->f.clang_getCursorSpelling(c));
-	if (!strcmp(n, CL_CONSTANT)) {
+	if (!strcmp(n, fc->name)) {
 		fc->found = true;
+		fc->decl = parent;
 		fc->value = cl->f.clang_getEnumConstantDeclValue(c);
 	}
 	free(n);
 	return fc->found ? CXChildVisit_Break : CXChildVisit_Continue;
 }
 
-int ct_clang_constant(dt_ctypes *ct, const char *name, int64_t *out)
+int ct_clang_constant(dt_ctypes *ct, const char *name, int64_t *out, const dt_enum **enm)
 {
 	ct_clang *cl = ct->cl;
 	if (!cl || !cl->tu || !cl->text)
@@ -568,7 +619,7 @@ int ct_clang_constant(dt_ctypes *ct, const char *name, int64_t *out)
 	free(text);
 	if (err)
 		return -ENOENT;
-	struct found_const fc = { .cl = cl };
+	struct found_const fc = { .cl = cl, .name = CL_CONSTANT };
 	unsigned nd = cl->f.clang_getNumDiagnostics(tu);
 	bool bad = false;
 	for (unsigned i = 0; i < nd && !bad; i++) {
@@ -582,6 +633,13 @@ int ct_clang_constant(dt_ctypes *ct, const char *name, int64_t *out)
 	if (!fc.found)
 		return -ENOENT;
 	*out = fc.value;
+	if (enm) {
+		/* An enumerator (not a #define) is of its enum. */
+		struct found_const fe = { .cl = cl, .name = name };
+		cl->f.clang_visitChildren(cl->f.clang_getTranslationUnitCursor(cl->tu),
+					  find_const, &fe);
+		*enm = fe.found ? enum_of(ct, fe.decl) : NULL;
+	}
 	return 0;
 }
 

@@ -64,12 +64,15 @@ int dt_ctypes_lookup(void *ctv, dt_arena *a, const char *name, const dt_type **o
 	return err;
 }
 
-int dt_ctypes_constant(void *ctv, dt_arena *a, const char *name, int64_t *out)
+int dt_ctypes_constant(void *ctv, dt_arena *a, const char *name, int64_t *out,
+		       const dt_enum **enm)
 {
 	dt_ctypes *ct = ctv;
 	ct_set_arena(ct, a);
-	int err = ct_clang_constant(ct, name, out);
-	return err == -ENOENT ? ct_btf_constant(ct, name, out) : err;
+	if (enm)
+		*enm = NULL;
+	int err = ct_clang_constant(ct, name, out, enm);
+	return err == -ENOENT ? ct_btf_constant(ct, name, out, enm) : err;
 }
 
 int dt_ctypes_cdefs(void *ctv, dt_arena *a, dt_diags *d, const dt_program *p)

@@ -41,9 +41,11 @@ int dt_ctypes_uprobe_args(void *ct, dt_arena *a, const char *path, const char *f
 			  const dt_type **out);
 
 /* The value of a bare name a script uses as a number: an enumerator or integer #define of its
- * C definitions and their headers (clang evaluates it), else an enumerator of kernel BTF. 0 or
- * -ENOENT. Fits dt_check_opts.constant with ct as its ctx. */
-int dt_ctypes_constant(void *ct, dt_arena *a, const char *name, int64_t *out);
+ * C definitions and their headers (clang evaluates it), else an enumerator of kernel BTF;
+ * *enm gets an enumerator's enum (NULL for a #define). 0 or -ENOENT. Fits
+ * dt_check_opts.constant with ct as its ctx. */
+int dt_ctypes_constant(void *ct, dt_arena *a, const char *name, int64_t *out,
+		       const dt_enum **enm);
 /* The BTF prototype of a kernel attach point, as dt_check_opts.kernel_args wants it (ct as its
  * ctx): a raw tracepoint's arguments (btf_trace_NAME), a function's parameters and return type
  * (fentry/fexit), an iterator's context (iter). A module's BTF is read when `module` names one. */

@@ -44,8 +44,8 @@ int ct_btf_lookup(dt_ctypes *ct, const char *name, const dt_type **out);
 /* Writes C definitions of kernel type `name` and of every type it needs to f (libbpf's
  * btf_dump), for script definitions that embed kernel structs. 0, -ENOENT or -errno. */
 int ct_btf_dump_c(dt_ctypes *ct, const char *name, FILE *f);
-/* The value of enumerator `name` in the kernel's BTF. 0 or -ENOENT. */
-int ct_btf_constant(dt_ctypes *ct, const char *name, int64_t *out);
+/* The value of enumerator `name` in the kernel's BTF, and its enum. 0 or -ENOENT. */
+int ct_btf_constant(dt_ctypes *ct, const char *name, int64_t *out, const dt_enum **enm);
 /* The BTF prototype of a rawtracepoint/fentry/fexit/iter attach point (dt_check_opts.kernel_args). */
 int ct_btf_kernel_args(dt_ctypes *ct, dt_provider p, const char *module, const char *name,
 		       const dt_type **args, const dt_type **ret);
@@ -68,7 +68,7 @@ int ct_clang_compile(dt_ctypes *ct, dt_diags *d, const dt_program *p);
 int ct_clang_lookup(dt_ctypes *ct, const char *name, const dt_type **out);
 /* An integer constant (enumerator or #define) of the script's C definitions, evaluated by
  * clang. 0, or -ENOENT. */
-int ct_clang_constant(dt_ctypes *ct, const char *name, int64_t *out);
+int ct_clang_constant(dt_ctypes *ct, const char *name, int64_t *out, const dt_enum **enm);
 /* Drops the previous compilation's translation unit. */
 void ct_clang_reset(dt_ctypes *ct);
 void ct_clang_free(dt_ctypes *ct);

@@ -115,6 +115,7 @@ static void fold_int(dt_expr *e, uint64_t v)
 	e->i.value = v;
 	e->i.is_bool = false;
 	e->i.is_unsigned = false;
+	e->i.enm = NULL;
 }
 
 static const char *tracefs(checker *c)
@@ -159,10 +160,10 @@ static bool value_type_ok(const dt_type *t)
 }
 
 /* Storage types: every int a variable or map holds is 8 bytes. */
-static const dt_type *storage_type(const dt_type *t)
+static const dt_type *storage_type(checker *c, const dt_type *t)
 {
 	if (t && t->kind == DT_T_INT)
-		return dt_type_int(t->is_signed, 8);
+		return dt_type_int_enum(c->a, t->is_signed, 8, t->enm);
 	return t;
 }
 
@@ -190,7 +191,7 @@ static void map_part(checker *c, map_info *m, const dt_type **slot, dt_span *dec
 {
 	if (is_none(t))
 		return;
-	t = storage_type(t);
+	t = storage_type(c, t);
 	if (!*slot) {
 		*slot = t;
 		*decl = at;
@@ -250,7 +251,7 @@ static map_info *check_map_use(checker *c, dt_expr *e)
 	const dt_type **el = dt_arena_alloc(c->a, sizeof(*el) * e->map.nkeys);
 	bool ok = true;
 	for (uint32_t i = 0; i < e->map.nkeys; i++) {
-		el[i] = storage_type(check_expr(c, e->map.keys[i]));
+		el[i] = storage_type(c, check_expr(c, e->map.keys[i]));
 		ok = key_elem_ok(c, e->map.keys[i], el[i]) && ok;
 	}
 	if (!ok)
@@ -328,7 +329,7 @@ static dt_var_sym *var_read(checker *c, dt_expr *e)
 static void var_assign(checker *c, dt_expr *target, const dt_type *t, dt_span at)
 {
 	const dt_type *given = t;
-	t = storage_type(t);
+	t = storage_type(c, t);
 	var_info *v = var_find(c, target->var.name);
 	/* A variable of a closed block that cannot hold this value is another variable (the
 	 * names are the same, the blocks are not). */
@@ -1251,7 +1252,7 @@ static const dt_type *check_sizeof(checker *c, dt_expr *e)
 	    !e->size.ty.typeof_e && !e->size.ty.typeof_ty && !strchr(e->size.ty.name, ' ') && !is_int_name(e->size.ty.name) && c->o &&
 	    c->o->constant && c->o->ctype &&
 	    c->o->ctype(c->o->ctype_ctx, c->a, e->size.ty.name, &t) == -ENOENT &&
-	    c->o->constant(c->o->ctype_ctx, c->a, e->size.ty.name, &k) == 0) {
+	    c->o->constant(c->o->ctype_ctx, c->a, e->size.ty.name, &k, NULL) == 0) {
 		/* sizeof(NAME) of an enum value or a #define: the size of its integer. */
 		fold_int(e, 8);
 		return dt_type_int(false, 8);
@@ -1475,6 +1476,12 @@ static const dt_type *check_field(checker *c, dt_expr *e)
 		HINT(c, "integers and strings are; arrays other than char arrays are not yet");
 		return &t_none;
 	}
+	/* A field of enum type ("enum skb_drop_reason reason") prints by name. */
+	const dt_type *et;
+	if (f->ctype && !strncmp(f->ctype, "enum ", 5) && !strchr(f->ctype, '*') && c->o &&
+	    c->o->ctype && !c->o->ctype(c->o->ctype_ctx, c->a, f->ctype, &et) &&
+	    et->kind == DT_T_INT)
+		return dt_type_int_enum(c->a, f->is_signed, f->size, et->enm);
 	return dt_type_int(f->is_signed, f->size);
 }
 
@@ -1735,7 +1742,7 @@ static const dt_type *check_printf(checker *c, dt_expr *e)
 	if (r < 0 || args_left_over(c, e, argi) || !ok)
 		return dt_type_void();
 	for (uint32_t i = 0; i + 1 < e->call.nargs; i++)
-		at[i] = storage_type(at[i]);
+		at[i] = storage_type(c, at[i]);
 	e->call.args_type = dt_type_tuple(c->a, at, e->call.nargs - 1);
 	if (e->call.args_type->size > DT_MAX_EVENT_SIZE) {
 		ERR(c, e->span, "the arguments of this %s are %u bytes; one %s can send at "
@@ -2147,7 +2154,7 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 			ERR(c, a0->span, "cannot print %s", tname(c, t));
 			return dt_type_void();
 		}
-		const dt_type *one = storage_type(t);
+		const dt_type *one = storage_type(c, t);
 		e->call.args_type = dt_type_tuple(c->a, &one, 1);
 		e->call.event_id = add_event(c, DT_F_PRINT, e, NULL, e->call.args_type);
 		return dt_type_void();
@@ -3020,7 +3027,8 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 {
 	switch (e->kind) {
 	case DT_E_INT:
-		return e->i.is_bool ? dt_type_bool() : dt_type_int(!e->i.is_unsigned, 8);
+		return e->i.is_bool ? dt_type_bool()
+				    : dt_type_int_enum(c->a, !e->i.is_unsigned, 8, e->i.enm);
 	case DT_E_STR:
 		return dt_type_str(e->str.len + 1);
 	case DT_E_POSPARAM: {
@@ -3041,10 +3049,12 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 	}
 	case DT_E_IDENT: {
 		int64_t v;
+		const dt_enum *en = NULL;
 		if (c->o && c->o->constant &&
-		    c->o->constant(c->o->ctype_ctx, c->a, e->ident.name, &v) == 0) {
+		    c->o->constant(c->o->ctype_ctx, c->a, e->ident.name, &v, &en) == 0) {
 			fold_int(e, (uint64_t)v); /* the constant, for both walks */
-			return dt_type_int(true, 8);
+			e->i.enm = en; /* an enumerator is of its enum: it prints by name */
+			return dt_type_int_enum(c->a, true, 8, en);
 		}
 		ERR(c, e->span, "unknown identifier '%s'", e->ident.name);
 		if (has_include(c->p) && is_macro_name(e->ident.name))
@@ -3125,7 +3135,7 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 		/* `cond ? printf(…) : exit()`: a statement written as an expression. */
 		if (t->kind == DT_T_VOID && f->kind == DT_T_VOID)
 			return dt_type_void();
-		const dt_type *u = dt_type_unify(c->a, storage_type(t), storage_type(f));
+		const dt_type *u = dt_type_unify(c->a, storage_type(c, t), storage_type(c, f));
 		if (!u || !value_type_ok(u)) {
 			ERR(c, e->span, "the branches of '?:' have different types: %s and %s",
 			    tname(c, t), tname(c, f));
@@ -3254,7 +3264,7 @@ static const dt_type *assign_declared(checker *c, dt_stmt *s, var_info *v)
 	dt_expr *value = s->assign.value;
 	const dt_type *dt = v->declared;
 	if (s->assign.converted)
-		return storage_type(check_expr(c, value));
+		return storage_type(c, check_expr(c, value));
 	const dt_type *vt = check_expr(c, value);
 	if (is_none(vt))
 		return &t_none;
@@ -3302,7 +3312,7 @@ static const dt_type *assign_declared(checker *c, dt_stmt *s, var_info *v)
 	x->type = dt;
 	s->assign.value = x;
 	s->assign.converted = true;
-	return storage_type(dt);
+	return storage_type(c, dt);
 }
 
 static void check_plain_assign(checker *c, dt_stmt *s);
@@ -3325,7 +3335,7 @@ static void check_let(checker *c, dt_stmt *s)
 		dt = &t_none;
 	/* Without a type or a value, the type is the one later assignments give it: known
 	 * from the collecting walk (the same node's symbol) in the reporting one. */
-	const dt_type *t = dt ? storage_type(dt)
+	const dt_type *t = dt ? storage_type(c, dt)
 			   : target->var.sym && !s->assign.value ? target->var.sym->type : &t_none;
 	var_info *v = var_new(c, target, t);
 	v->by_let = true;

@@ -162,11 +162,23 @@ typedef struct dt_member dt_member;
  * space (user in uprobes, kernel elsewhere), as bpftrace decides for casts of integers. */
 typedef enum dt_addrspace { DT_AS_NONE, DT_AS_KERNEL, DT_AS_USER } dt_addrspace;
 
+/* A C enum's enumerators: an integer of an enum type prints by name (bpftrace's enum
+ * symbolization), in text output and under printf's %s. */
+typedef struct dt_enum {
+	const char *name; /* "enum Foo"; an anonymous enum has a name of its own, never "" */
+	uint32_t n;
+	const char **names;
+	const int64_t *values;
+} dt_enum;
+
 struct dt_type {
 	dt_type_kind kind;
 	uint32_t size;  /* storage bytes (key/value/event); 0 for VOID/NONE/RECORD */
 	uint32_t align; /* storage alignment: 1 or 8 */
 	bool is_signed; /* INT, SUM, MIN, MAX, AVG, STATS: how to print and compare */
+	/* INT: the enum it is a value of (an enumerator, a cast to an enum, a member of enum
+	 * type), else NULL. Arithmetic gives a plain integer. */
+	const dt_enum *enm;
 	union {
 		struct {
 			dt_stack_kind kind;
@@ -245,6 +257,10 @@ const dt_type *dt_type_void(void);
 const dt_type *dt_type_int(bool is_signed, uint32_t size);
 const dt_type *dt_type_str(uint32_t size);
 const dt_type *dt_type_bool(void);
+/* An integer of enum e (made in `a`); the plain integer when e is NULL. */
+const dt_type *dt_type_int_enum(dt_arena *a, bool is_signed, uint32_t size, const dt_enum *e);
+/* The name of value v in enum e, or NULL when no enumerator has it. */
+const char *dt_enum_name_of(const dt_enum *e, int64_t v);
 bool dt_type_equal(const dt_type *a, const dt_type *b);
 /* Deep copy into another arena (the REPL keeps map types across compilations). */
 dt_type *dt_type_clone(dt_arena *a, const dt_type *t);
@@ -500,7 +516,11 @@ struct dt_expr {
 	dt_span span;
 	const dt_type *type; /* set by dt_check */
 	union {
-		struct { uint64_t value; bool is_bool, is_unsigned; } i;         /* 42, 0x2a; true, false */
+		struct {
+			uint64_t value;
+			bool is_bool, is_unsigned;
+			const dt_enum *enm; /* an enumerator folded by dt_check: its enum */
+		} i;                        /* 42, 0x2a; true, false */
 		struct { const char *s; uint32_t len; } str;         /* escapes already decoded */
 		struct {
 			dt_builtin id;
@@ -781,8 +801,10 @@ typedef struct dt_check_opts {
 		    char **why);
 	/* The value of a bare name a script uses as a number: an enumerator or an integer #define
 	 * of its C definitions (and their headers), else an enumerator of the kernel's BTF. 0, or
-	 * -ENOENT. NULL: no such names. Called with ctype_ctx. */
-	int (*constant)(void *ctx, dt_arena *a, const char *name, int64_t *out);
+	 * -ENOENT; *enm (when not NULL) gets the enum an enumerator belongs to, NULL for a
+	 * #define. NULL: no such names. Called with ctype_ctx. */
+	int (*constant)(void *ctx, dt_arena *a, const char *name, int64_t *out,
+			const dt_enum **enm);
 	/* uaddr(): symbol `name` (any type: a variable, a function) of the uprobe binary `target`
 	 * as written: its ELF address and size, and whether the object is loaded at a bias (PIE,
 	 * shared library). 0, -ENOENT (no such symbol) or -errno. Takes `ctx`. */

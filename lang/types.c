@@ -37,6 +37,33 @@ const dt_type *dt_type_int(bool is_signed, uint32_t size)
 	return &t_ints[is_signed][i];
 }
 
+const dt_type *dt_type_int_enum(dt_arena *a, bool is_signed, uint32_t size, const dt_enum *e)
+{
+	const dt_type *base = dt_type_int(is_signed, size);
+	if (!e)
+		return base;
+	dt_type *t = dt_arena_alloc(a, sizeof(*t));
+	*t = *base;
+	t->enm = e;
+	return t;
+}
+
+const char *dt_enum_name_of(const dt_enum *e, int64_t v)
+{
+	for (uint32_t i = 0; e && i < e->n; i++)
+		if (e->values[i] == v)
+			return e->names[i];
+	return NULL;
+}
+
+/* Two integers keep an enum when both are of it (the same enum by name). */
+static const dt_enum *common_enum(const dt_type *a, const dt_type *b)
+{
+	if (a->enm && b->enm && (a->enm == b->enm || !strcmp(a->enm->name, b->enm->name)))
+		return a->enm;
+	return NULL;
+}
+
 /* String types are interned in a process-wide list so the singletons never need an arena; the
  * distinct sizes a process sees are few (64, 16, and str(p, N) lengths). */
 static struct str_type {
@@ -202,7 +229,7 @@ const dt_type *dt_type_unify(dt_arena *ar, const dt_type *a, const dt_type *b)
 	if (!a || !b)
 		return NULL;
 	if (a->kind == DT_T_INT && b->kind == DT_T_INT)
-		return dt_type_int(a->is_signed, DT_MAX(a->size, b->size));
+		return dt_type_int_enum(ar, a->is_signed, DT_MAX(a->size, b->size), common_enum(a, b));
 	/* A pointer keeps its type whatever space it was read from. */
 	if (a->kind == DT_T_PTR && dt_type_equal(a, b))
 		return a;
@@ -274,6 +301,19 @@ dt_type *dt_type_clone(dt_arena *a, const dt_type *t)
 			if (t->tuple.names)
 				c->tuple.names[i] = arena_str(a, t->tuple.names[i]);
 		}
+	} else if (t->kind == DT_T_INT && t->enm) {
+		dt_enum *e = dt_arena_alloc(a, sizeof(*e));
+		const char **names = dt_arena_alloc(a, sizeof(char *) * (t->enm->n + 1));
+		int64_t *values = dt_arena_alloc(a, sizeof(int64_t) * (t->enm->n + 1));
+		e->name = arena_str(a, t->enm->name);
+		e->n = t->enm->n;
+		for (uint32_t i = 0; i < e->n; i++) {
+			names[i] = arena_str(a, t->enm->names[i]);
+			values[i] = t->enm->values[i];
+		}
+		e->names = names;
+		e->values = values;
+		c->enm = e;
 	} else if (t->kind == DT_T_TIMESTAMP && t->ts.fmt) {
 		c->ts.fmt = dt_arena_strndup(a, t->ts.fmt, strlen(t->ts.fmt));
 	} else if (t->kind == DT_T_RECORD) {
