@@ -72,6 +72,7 @@ typedef struct checker {
 	bool tracefs_looked;
 	/* The options getopt() names, once each, in the order of their first use. */
 	DT_VEC(getopt_decl) getopts;
+	bool current; /* dt_program_current: its maps' dt_map_sym.current */
 } checker;
 
 #define ERR(c, span, ...) dt_diag((c)->d, DT_DIAG_ERROR, (span), __VA_ARGS__)
@@ -138,6 +139,7 @@ static map_info *map_lookup(checker *c, const dt_expr *e)
 	m->sym.name = e->map.name;
 	m->sym.decl = e->span;
 	m->sym.id = (uint32_t)c->maps.n;
+	m->sym.current = c->current;
 	const dt_type *k = NULL, *v = NULL;
 	if (c->o && c->o->existing_map && c->o->existing_map(c->o->ctx, e->map.name, &k, &v)) {
 		/* A map of a live session: its types are fixed already. */
@@ -4127,9 +4129,24 @@ static bool is_macro_name(const char *n)
 	return upper;
 }
 
+bool dt_program_current(const dt_program *p)
+{
+	if (p->nconfig || p->nmap_decls)
+		return true;
+	for (uint32_t i = 0; i < p->nprobes; i++)
+		for (uint32_t j = 0; j < p->probes[i]->nattach; j++) {
+			const dt_attach *at = p->probes[i]->attach[j];
+
+			if ((at->provider == DT_P_BEGIN || at->provider == DT_P_END) && at->text &&
+			    islower((unsigned char)at->text[0]))
+				return true;
+		}
+	return false;
+}
+
 int dt_check(dt_program *p, dt_arena *a, dt_diags *d, const dt_check_opts *opts)
 {
-	checker c = { .p = p, .a = a, .o = opts };
+	checker c = { .p = p, .a = a, .o = opts, .current = dt_program_current(p) };
 	int before = dt_diags_error_count(d);
 	uint32_t index = 0;
 	c.d = d;

@@ -645,6 +645,10 @@ struct dt_map_sym {
 	 * and max entries it is created with; 0 when undeclared (the layout's defaults). */
 	uint32_t decl_bpf_type;
 	uint32_t decl_max_entries;
+	/* Its program is in bpftrace's current language (dt_program_current): clear() and delete()
+	 * empty a keyless count() map, stats print as a record, print() of an empty scalar map
+	 * prints the zero value. Else 0.17's behaviour. */
+	bool current;
 };
 
 /* A scratch variable, scoped to one probe block (bpftrace's rule). */
@@ -724,6 +728,13 @@ typedef struct dt_program {
 	uint32_t nevents;
 	bool uses_ustack_dwarf;
 } dt_program;
+
+/* Whether p is written in bpftrace's current language rather than 0.17's: some probe is spelled
+ * begin/end, or it has a config block or map declarations, which 0.17 did not have. Where the two
+ * versions differ for the same program (when a begin-only program ends, what clear() leaves of a
+ * count() map, how stats print, print() of an empty scalar map), such a program behaves as
+ * bpftrace now does and any other as 0.17 did, so old scripts run unchanged. */
+bool dt_program_current(const dt_program *p);
 
 /* ---------------------------------------------------------------- passes */
 
@@ -888,7 +899,8 @@ typedef struct dt_map_layout {
 	bool percpu;
 	bool bucketed;           /* hist/lhist/tseries: key ends with a u64 bucket (tseries: slot) */
 	/* A keyless count() map is zeroed, not emptied, by clear() and delete(), so it still
-	 * prints `@: 0` (bpftrace keeps it in an array map, whose element cannot go). */
+	 * prints `@: 0` (bpftrace 0.17 kept it in an array map, whose element cannot go); not in
+	 * a program of the current language (dt_map_sym.current), where bpftrace now empties it. */
 	bool zero_not_delete;
 } dt_map_layout;
 

@@ -487,7 +487,7 @@ void dt_map_layout_of(const dt_map_sym *m, dt_map_layout *out)
 	case DT_T_COUNT: case DT_T_SUM:
 		out->value_size = sizeof(struct dt_agg_count);
 		out->percpu = true;
-		out->zero_not_delete = v->kind == DT_T_COUNT && !m->key;
+		out->zero_not_delete = v->kind == DT_T_COUNT && !m->key && !m->current;
 		break;
 	case DT_T_AVG:
 		out->value_size = sizeof(struct dt_agg_avg);

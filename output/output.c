@@ -671,7 +671,7 @@ static int print_hist(dt_out *o, const dt_map_sym *m, const dt_map_layout *l, en
 				dt_sb_putc(b, '\n');
 			dt_sb_puts(b, m->name);
 			put_key(o, b, m, v[i].key, false);
-			dt_sb_puts(b, ": \n");
+			dt_sb_puts(b, m->current ? ":\n" : ": \n"); /* 0.17 left a blank there */
 		}
 		if (t->kind == DT_T_HIST)
 			dt_fmt_hist(b, v[i].buckets, nb, div, json);
@@ -901,6 +901,9 @@ static void print_stats(dt_out *o, const dt_map_sym *m, const dt_map_layout *l, 
 		else if (json)
 			dt_sb_printf(b, "{\"count\": %" PRId64 ", \"average\": %" PRId64
 				     ", \"total\": %" PRId64 "}", v[i].count, v[i].v, v[i].total);
+		else if (m->current) /* bpftrace's current record form */
+			dt_sb_printf(b, "{ .count = %" PRId64 ", .average = %" PRId64
+				     ", .total = %" PRId64 " }", v[i].count, v[i].v, v[i].total);
 		else
 			dt_sb_printf(b, "count %" PRId64 ", average %" PRId64 ", total %" PRId64,
 				     v[i].count, v[i].v, v[i].total);
@@ -953,7 +956,8 @@ int dt_out_print_entries(dt_out *o, const dt_map_sym *m, const dt_map_layout *l,
 	return err;
 }
 
-int dt_out_print_map(dt_out *o, const dt_map_sym *m, int map_fd, uint64_t top, uint64_t div)
+int dt_out_print_map(dt_out *o, const dt_map_sym *m, int map_fd, uint64_t top, uint64_t div,
+		     bool call)
 {
 	dt_map_layout l;
 	void *keys, *vals;
@@ -963,6 +967,14 @@ int dt_out_print_map(dt_out *o, const dt_map_sym *m, int map_fd, uint64_t top, u
 	err = dt_out_read_map(o, m, map_fd, &l, &keys, &vals, &n, &ncpus);
 	if (err)
 		return err;
+	if (!n && call && m->current && !m->key && !l.bucketed) {
+		/* One entry of zeroes: the zero key, and the zero value on every CPU. */
+		free(keys);
+		free(vals);
+		keys = xcalloc(1, l.key_size);
+		vals = xcalloc(l.percpu ? (size_t)ncpus : 1, DT_ALIGN(l.value_size, 8));
+		n = 1;
+	}
 	int saved_ncpus = o->ncpus;
 	o->ncpus = ncpus;
 	err = dt_out_print_entries(o, m, &l, keys, vals, n, top, div);

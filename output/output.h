@@ -81,8 +81,12 @@ void dt_out_maps_start(dt_out *o);
  * lines, stacks one frame per line, histograms with bpftrace's bucket labels and @ bars, avg/stats
  * combined across CPUs. top: only the last `top` entries (0 = all); div: divide values. A map with
  * no entries prints what bpftrace 0.17 prints: an empty line ("\n\n" for avg/stats) in text,
- * nothing in JSON. 0 or -errno. */
-int dt_out_print_map(dt_out *o, const dt_map_sym *m, int map_fd, uint64_t top, uint64_t div);
+ * nothing in JSON; but with `call` (print()'s, not the maps at exit) a scalar map of the current
+ * language (dt_map_sym.current) but hist/lhist/tseries prints its zero value, as bpftrace's print()
+ * now does. Stats print as 0.17's `count N, average A, total T`, or in the current language as
+ * bpftrace's record `{ .count = N, .average = A, .total = T }`. 0 or -errno. */
+int dt_out_print_map(dt_out *o, const dt_map_sym *m, int map_fd, uint64_t top, uint64_t div,
+		     bool call);
 /* The same from entries already in memory (no kernel): `keys` holds n keys of layout->key_size
  * bytes and `values` n values of layout->value_size bytes (times o->ncpus, each rounded up to 8
  * bytes, for per-CPU maps), both in the map's iteration order. 0 or -errno. */

@@ -321,7 +321,7 @@ static int on_event(void *ctx, void *data, size_t len)
 		struct dt_ev_print_map pm = { 0 };
 
 		memcpy(&pm, payload, DT_MIN(plen, sizeof(pm)));
-		dt_out_print_map(s->out, &m->sym, m->fd, pm.top, pm.div);
+		dt_out_print_map(s->out, &m->sym, m->fd, pm.top, pm.div, true);
 		break;
 	}
 	case DT_EV_CLEAR_MAP:

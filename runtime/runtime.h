@@ -130,8 +130,8 @@ dt_session *dt_session_new(const dt_session_opts *o);
  * attach failure with opts.end_on_attach_error, where it stays, in *out, BEGIN not run). */
 int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out);
 
-/* Whether every probe of the unit is a BEGIN or END probe and one is spelled `begin`/`end`
- * (bpftrace's current language): with nothing else attached, the CLI then ends the run once
+/* Whether every probe of the unit is a BEGIN or END probe and the program is in bpftrace's
+ * current language (dt_program_current: one is spelled `begin`/`end`, …): with nothing else attached, the CLI then ends the run once
  * BEGIN's output is delivered (bpftrace does since 0.24), as if BEGIN had called exit(). A
  * program spelled only with 0.17's BEGIN/END runs until Ctrl-C, as it did in 0.17. */
 bool dt_unit_begin_end_only(const dt_unit *u);

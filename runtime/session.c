@@ -346,6 +346,7 @@ static int create_script_map(dt_session *s, const dt_map_sym *m, dt_smap **out)
 	sm->sym.id = (uint32_t)s->maps.n;
 	sm->sym.decl_bpf_type = m->decl_bpf_type;
 	sm->sym.decl_max_entries = m->decl_max_entries;
+	sm->sym.current = m->current;
 	dt_map_layout_of(&sm->sym, &sm->layout);
 	/* max_map_keys sizes the maps the script does not declare (bpftrace's rule). */
 	if (s->o.map_keys_max && !m->decl_max_entries)
@@ -1795,7 +1796,6 @@ fail:
 bool dt_unit_begin_end_only(const dt_unit *u)
 {
 	const dt_program *p = u->prog;
-	bool current = false; /* some probe is spelled begin/end, bpftrace's current language */
 
 	for (uint32_t i = 0; i < p->nprobes; i++)
 		for (uint32_t j = 0; j < p->probes[i]->nattach; j++) {
@@ -1803,11 +1803,9 @@ bool dt_unit_begin_end_only(const dt_unit *u)
 
 			if (a->provider != DT_P_BEGIN && a->provider != DT_P_END)
 				return false;
-			if (a->text && (!strncmp(a->text, "begin", 5) || !strncmp(a->text, "end", 3)))
-				current = true;
 		}
 	/* 0.17's BEGIN/END alone run until Ctrl-C, as they did there: old scripts unchanged. */
-	return current;
+	return dt_program_current(p);
 }
 
 int dt_session_detach(dt_session *s, dt_unit *u)

@@ -26,7 +26,7 @@ void dt_session_print_maps(dt_session *s)
 	memcpy(sorted, s->maps.v, s->maps.n * sizeof(*sorted));
 	qsort(sorted, s->maps.n, sizeof(*sorted), cmp_smap_name);
 	for (size_t i = 0; i < s->maps.n; i++) {
-		int rc = dt_out_print_map(s->out, &sorted[i]->sym, sorted[i]->fd, 0, 0);
+		int rc = dt_out_print_map(s->out, &sorted[i]->sym, sorted[i]->fd, 0, 0, false);
 
 		if (rc < 0)
 			fprintf(s->err, "dwarftrace: cannot read map %s: %s\n", sorted[i]->sym.name,

@@ -818,8 +818,8 @@ static void real_bpf_maps(void)
 	c.f = open_memstream(&c.buf, &c.len);
 	dt_out_opts o = { .file = c.f, .format = DT_OUT_TEXT, .ncpus = ncpus };
 	c.o = dt_out_new(&o);
-	CHECK_EQ_INT(dt_out_print_map(c.o, &m, fd, 0, 0), 0);
-	CHECK_EQ_INT(dt_out_print_map(c.o, &m, fd, 1, 0), 0);
+	CHECK_EQ_INT(dt_out_print_map(c.o, &m, fd, 0, 0, false), 0);
+	CHECK_EQ_INT(dt_out_print_map(c.o, &m, fd, 1, 0, false), 0);
 	dt_out_free(c.o);
 	fclose(c.f);
 	if (ncpus > 1)
@@ -846,7 +846,7 @@ static void real_bpf_maps(void)
 		o.file = c.f;
 		o.format = DT_OUT_JSON;
 		c.o = dt_out_new(&o);
-		CHECK_EQ_INT(dt_out_print_map(c.o, &h, hfd, 0, 0), 0);
+		CHECK_EQ_INT(dt_out_print_map(c.o, &h, hfd, 0, 0, false), 0);
 		dt_out_free(c.o);
 		fclose(c.f);
 		CHECK_EQ_STR(c.buf, "{\"type\": \"hist\", \"data\": {\"@h\": [{\"min\": 512, "
