@@ -13,6 +13,7 @@
 #include "bpf-lib/dt_watchpoint_obj.h"
 
 #include <bpf/bpf.h>
+#include <dirent.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -64,8 +65,7 @@ static const char *bp_why(int rc)
 	case -ENOSPC:
 		return "You are out of watchpoint registers";
 	case -EINVAL:
-		return "the CPU cannot watch it (the address must be a multiple of the length; "
-		       "execution is watched with length 8)";
+		return "the CPU cannot watch it (the address must be a multiple of the length)";
 	case -ESRCH:
 		return "the process is gone";
 	default:
@@ -73,31 +73,59 @@ static const char *bp_why(int rc)
 	}
 }
 
-/* Opens the breakpoint on addr for `pid` (every online CPU when pid < 0), binds prog_fd, and
- * appends its fds to the unit's attached fds (and, with bps, to the unwatch list). */
+/* The threads of process pid (*tids, to free), or -errno. */
+static int process_tids(int pid, int **tids)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *e;
+	DT_VEC(int) v = { 0 };
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while ((e = readdir(d)))
+		if (e->d_name[0] >= '1' && e->d_name[0] <= '9')
+			DT_VEC_PUSH(&v, atoi(e->d_name));
+	closedir(d);
+	*tids = v.v;
+	return v.n ? (int)v.n : -ESRCH;
+}
+
+/* Opens the breakpoint on addr, binds prog_fd, and appends its fds to the unit's attached fds
+ * (and, with bps, to the unwatch list). In a process (pid > 0), one breakpoint per thread, each
+ * inherited by the threads started later, as bpftrace sets them: a perf event on a task sees
+ * that thread only. In the kernel (pid < 0), one per online CPU. */
 static int set_breakpoint(dt_unit *u, const dt_attach *a, uint64_t addr, int pid, int prog_fd)
 {
+	uint32_t type = bp_type(a->wp_mode);
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_BREAKPOINT, .size = sizeof(attr), .disabled = 1,
-		.bp_type = bp_type(a->wp_mode), .bp_addr = addr, .bp_len = a->wp_len,
+		.bp_type = type, .bp_addr = addr,
+		/* The CPU watches execution of one instruction start: perf wants sizeof(long). */
+		.bp_len = (type & HW_BREAKPOINT_X) ? sizeof(long) : a->wp_len,
 		.sample_period = 1, /* every access */
+		.inherit = pid > 0,
 	};
-	int one = -1, *cpus = &one, ncpus = 1, rc = 0;
+	int *ids, n, rc = 0, opened = 0;
 	size_t n0 = u->attached.n;
 
-	if (pid < 0) {
-		ncpus = dt_rt_online_cpus(&cpus);
-		if (ncpus < 0)
-			return ncpus;
-	}
-	for (int i = 0; i < ncpus && rc == 0; i++) {
-		int fd = (int)syscall(__NR_perf_event_open, &attr, pid, pid < 0 ? cpus[i] : -1, -1,
-				      PERF_FLAG_FD_CLOEXEC);
+	n = pid < 0 ? dt_rt_online_cpus(&ids) : process_tids(pid, &ids);
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n; i++) {
+		int fd = (int)syscall(__NR_perf_event_open, &attr, pid < 0 ? -1 : ids[i],
+				      pid < 0 ? ids[i] : -1, -1, PERF_FLAG_FD_CLOEXEC);
 
+		/* A thread may have ended since the list was read; its event is not needed. */
+		if (fd < 0 && errno == ESRCH && pid > 0)
+			continue;
 		if (fd < 0) {
 			rc = -errno;
 			break;
 		}
+		opened++;
 		if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog_fd) < 0 ||
 		    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
 			rc = -errno;
@@ -106,8 +134,9 @@ static int set_breakpoint(dt_unit *u, const dt_attach *a, uint64_t addr, int pid
 		}
 		DT_VEC_PUSH(&u->attached, fd);
 	}
-	if (pid < 0)
-		free(cpus);
+	free(ids);
+	if (rc == 0 && !opened)
+		rc = -ESRCH;
 	if (rc < 0) {
 		dt_rt_detach(&u->attached, n0);
 		return rc;

@@ -6,9 +6,15 @@
  *   watch unwatch      bump(0, p) (one write), then fence(0, q), then 4 writes of *p by main
  *                      (a sync watchpoint on fence holds the process until its turn)
  *   watch spin         bump(0, p) once, then writes *p until killed (at most 60 s)
- *   watch loop         bump(0, p) every millisecond until killed (at most 60 s) */
+ *   watch loop         bump(0, p) every millisecond until killed (at most 60 s)
+ *   watch thread N     a thread started after the tracer attached makes watch fixed's N writes
+ *   watch threadloop   a thread, started at once, writes 8 bytes at 0x20000000 every 10 ms until
+ *                      killed (at most 60 s): a watchpoint by -p must cover the process's threads
+ *   watch exec         calls a function (nop; ret) placed at 0x20000000, once */
 #include "common.h"
 
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -24,6 +30,31 @@ NOINLINE void fence(int unused, int *q)
 {
 	(void)unused;
 	asm volatile("" : : "r"(q) : "memory");
+}
+
+/* A page at 0x20000000, which the tests watch by its absolute address. */
+static void *fixed_page(int prot)
+{
+	void *a = mmap((void *)0x20000000, 4096, prot,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+	if (a == MAP_FAILED)
+		perror("mmap");
+	return a == MAP_FAILED ? NULL : a;
+}
+
+static void *writer(void *arg)
+{
+	long n = (long)arg; /* < 0: every 10 ms until the deadline */
+	volatile unsigned long *a = fixed_page(PROT_READ | PROT_WRITE);
+	double end = t_deadline(60);
+
+	for (long i = 0; a && (n < 0 ? t_now() < end : i < n); i++) {
+		*a = (unsigned long)i;
+		if (n < 0)
+			usleep(10000);
+	}
+	return NULL;
 }
 
 int main(int argc, char **argv)
@@ -42,6 +73,19 @@ int main(int argc, char **argv)
 		}
 		for (long i = 0; i < n; i++)
 			*a = (unsigned long)i;
+	} else if (!strcmp(mode, "thread") || !strcmp(mode, "threadloop")) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, writer, (void *)(mode[6] ? -1L : n)) == 0)
+			pthread_join(t, NULL);
+	} else if (!strcmp(mode, "exec")) {
+		static const uint8_t nop_ret[] = { 0x90, 0xc3 };
+		uint8_t *code = fixed_page(PROT_READ | PROT_WRITE | PROT_EXEC);
+
+		if (!code)
+			return 1;
+		memcpy(code, nop_ret, sizeof(nop_ret));
+		((void (*)(void))code)();
 	} else if (!strcmp(mode, "same")) {
 		for (long i = 0; i < n; i++) {
 			bump(0, &cells[0]);
