@@ -1540,6 +1540,25 @@ static dt_stmt_list parse_angle_block(parser *p)
 
 /* ---------------------------------------------------------------- attach points */
 
+/* v times ten to the power of the decimal digits s[0..n), if it fits in 64 bits. */
+static bool scale_pow10(const char *s, size_t n, uint64_t v, uint64_t *out)
+{
+	unsigned exp = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return false;
+		exp = exp < 100 ? exp * 10 + (unsigned)(s[i] - '0') : exp;
+	}
+	for (unsigned k = 0; v && k < exp; k++) {
+		if (v > UINT64_MAX / 10)
+			return false;
+		v *= 10;
+	}
+	*out = v;
+	return n > 0;
+}
+
 static bool parse_u64(const char *s, size_t n, uint64_t *out)
 {
 	if (!n)
@@ -1559,6 +1578,9 @@ static bool parse_u64(const char *s, size_t n, uint64_t *out)
 			d = c - '0';
 		else if (base == 16 && isxdigit(c))
 			d = tolower(c) - 'a' + 10;
+		else if (base == 10 && (c == 'e' || c == 'E') && i > 0 && i + 1 < n)
+			/* bpftrace's scientific integers, as in expressions: software:cpu:1e6. */
+			return scale_pow10(s + i + 1, n - i - 1, v, out);
 		else
 			return false;
 		if (v > (UINT64_MAX - (uint64_t)d) / base)

@@ -1249,8 +1249,15 @@ static bool attach_cancelled(void *ctx)
 }
 
 /* Whether the kernel runs the programs attached to one such event newest first. */
-static bool runs_newest_first(dt_provider pv)
+static bool runs_newest_first(const dt_attach *a)
 {
+	dt_provider pv = a->provider;
+
+	/* The clock software events are timers, one per event: the one started first fires
+	 * first. The other software events run the newest of an event's list first. */
+	if (pv == DT_P_SOFTWARE && a->target &&
+	    (!strcmp(a->target, "cpu-clock") || !strcmp(a->target, "task-clock")))
+		return false;
 	return pv == DT_P_UPROBE || pv == DT_P_URETPROBE || pv == DT_P_USDT || pv == DT_P_KPROBE ||
 	       pv == DT_P_KRETPROBE || pv == DT_P_SOFTWARE || pv == DT_P_HARDWARE;
 }
@@ -1297,7 +1304,8 @@ static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 	}
 	/* Probes on the same event run in the order the script gives them, as bpftrace arranges:
 	 * the kernel runs the programs of a tracepoint oldest first, but those of a uprobe, a
-	 * kprobe or a perf counter newest first, so those attach last first, after the others. */
+	 * kprobe or a perf counter newest first (a clock's timers: the first started first), so
+	 * those attach last first, after the others. */
 	for (uint32_t step = 0; step < 2 * cg->nprogs && rc >= 0; step++) {
 		uint32_t i = step < cg->nprogs ? step : 2 * cg->nprogs - 1 - step;
 		const dt_cg_prog *p = &cg->progs[i];
@@ -1312,7 +1320,7 @@ static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 		if (p->is_continuation || !p->attach || is_begin_end(p, DT_P_BEGIN) ||
 		    is_begin_end(p, DT_P_END) || s->o.mode != DT_MODE_RUN ||
 		    is_begin_end(p, DT_P_SELF) ||
-		    runs_newest_first(p->attach->provider) != (step >= cg->nprogs))
+		    runs_newest_first(p->attach) != (step >= cg->nprogs))
 			continue;
 		/* Every attach point of it was skipped (validate_probe warned). */
 		for (uint32_t m = 0; m < p->nset; m++)
