@@ -358,7 +358,9 @@ void dt_lex_attach(const dt_source *src, uint32_t off, dt_token *t)
 	const char *s = src->text;
 	uint32_t n = (uint32_t)src->len;
 	uint32_t i = skip_space(src, off);
-	if (i >= n || !is_ident_start((unsigned char)s[i])) {
+	/* `$1` may be the whole attach point, as in bpftrace (`-e '$1 { … }' i:ms:1`). */
+	bool param = i + 1 < n && s[i] == '$' && isdigit((unsigned char)s[i + 1]);
+	if (i >= n || (!is_ident_start((unsigned char)s[i]) && !param)) {
 		dt_lex(src, off, t);
 		return;
 	}
