@@ -483,8 +483,9 @@ static char *unit_text(dt_ctypes *ct, const dt_program *p, const char *kernel, s
 		dt_span s = p->cdecls[i];
 		fprintf(f, "#line %u \"%s\"\n%*s%.*s", line_of(src, s.off), dt_source_name_at(src, s.off),
 			(int)col_of(src, s.off), "", (int)s.len, src->text + s.off);
-		/* bpftrace lets `struct A { … }` end without its ';'. */
-		fputs(src->text[s.off] != '#' && src->text[s.off + s.len - 1] == '}' ? ";\n" : "\n", f);
+		/* bpftrace lets `struct A { … }` (and `… } __attribute__((packed))`) end without
+		 * its ';'. */
+		fputs(src->text[s.off] != '#' && src->text[s.off + s.len - 1] != ';' ? ";\n" : "\n", f);
 	}
 	fclose(f);
 	return buf;

@@ -2057,6 +2057,44 @@ static bool starts_cdecl(parser *p)
 	       is_kw(p, &p->cur, "typedef");
 }
 
+/* The first offset from i in s[0, n) past blanks and C comments. */
+static uint32_t skip_c_space(const char *s, uint32_t n, uint32_t i)
+{
+	for (;;) {
+		while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+			i++;
+		if (i + 1 < n && s[i] == '/' && s[i + 1] == '*') {
+			const char *e = memmem(s + i + 2, n - i - 2, "*/", 2);
+			i = e ? (uint32_t)(e - s) + 2 : n;
+		} else if (i + 1 < n && s[i] == '/' && s[i + 1] == '/') {
+			while (i < n && s[i] != '\n')
+				i++;
+		} else {
+			return i;
+		}
+	}
+}
+
+/* Past the balanced parentheses that open at i (i itself when s[i] is not '('). */
+static uint32_t skip_c_parens(const char *s, uint32_t n, uint32_t i)
+{
+	uint32_t depth = 0, j = i;
+	if (j >= n || s[j] != '(')
+		return i;
+	for (; j < n; j++) {
+		if (s[j] == '(')
+			depth++;
+		else if (s[j] == ')' && --depth == 0)
+			return j + 1;
+	}
+	return i;
+}
+
+static bool is_ident_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
 /* A top-level C definition, kept as its source text: a preprocessor line, or a declaration up
  * to the `}` that closes its first `{` (and a `;` right after it: bpftrace scripts often leave
  * it out) or to a `;` outside braces. Comments, strings and character literals are skipped so
@@ -2102,9 +2140,23 @@ static dt_span parse_cdecl(parser *p)
 			lex_at(p, n, false);
 			return (dt_span){ start, n - start };
 		}
-		uint32_t j = i;
-		while (closed && j < n && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r'))
-			j++;
+		/* After the `}`: GCC attributes of the type (`__attribute__((packed))`, several,
+		 * comments between), then the `;` if there is one. */
+		uint32_t j = closed ? skip_c_space(s, n, i) : i;
+		while (closed && n - j >= 13 && !memcmp(s + j, "__attribute__", 13) &&
+		       !is_ident_char(j + 13 < n ? s[j + 13] : ' ')) {
+			uint32_t k = skip_c_space(s, n, j + 13), end = skip_c_parens(s, n, k);
+			if (end == k && k < n && s[k] == '(') {
+				dt_diag(p->d, DT_DIAG_ERROR, (dt_span){ j, 13 },
+					"this __attribute__ does not end: no closing ')'");
+				lex_at(p, n, false);
+				return (dt_span){ start, n - start };
+			}
+			if (end == k)
+				break;
+			i = end;
+			j = skip_c_space(s, n, i);
+		}
 		if (closed && j < n && s[j] == ';')
 			i = j + 1;
 	}
