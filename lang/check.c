@@ -119,6 +119,53 @@ static void fold_int(dt_expr *e, uint64_t v)
 	e->i.enm = NULL;
 }
 
+/* The value of an integer expression made of literals and operators (`1 + 1`, `-(2 * 3)`),
+ * with 64-bit signed arithmetic; false when it is not one (or divides by zero). */
+static bool const_int(const dt_expr *e, int64_t *v)
+{
+	int64_t l, r;
+	switch (e->kind) {
+	case DT_E_INT:
+		*v = (int64_t)e->i.value;
+		return true;
+	case DT_E_UNOP:
+		if (e->un.op > DT_UOP_BNOT || !const_int(e->un.e, &l))
+			return false;
+		*v = e->un.op == DT_UOP_NEG ? (int64_t)(0 - (uint64_t)l) : e->un.op == DT_UOP_LNOT ?
+		     !l : ~l;
+		return true;
+	case DT_E_BINOP:
+		if (!const_int(e->bin.l, &l) || !const_int(e->bin.r, &r))
+			return false;
+		switch (e->bin.op) {
+		case DT_OP_ADD: *v = (int64_t)((uint64_t)l + (uint64_t)r); return true;
+		case DT_OP_SUB: *v = (int64_t)((uint64_t)l - (uint64_t)r); return true;
+		case DT_OP_MUL: *v = (int64_t)((uint64_t)l * (uint64_t)r); return true;
+		case DT_OP_DIV: case DT_OP_MOD:
+			if (!r || (l == INT64_MIN && r == -1))
+				return false;
+			*v = e->bin.op == DT_OP_DIV ? l / r : l % r;
+			return true;
+		case DT_OP_BAND: *v = l & r; return true;
+		case DT_OP_BOR: *v = l | r; return true;
+		case DT_OP_BXOR: *v = l ^ r; return true;
+		case DT_OP_SHL: *v = r < 0 || r > 63 ? 0 : (int64_t)((uint64_t)l << r); return true;
+		case DT_OP_SHR: *v = r < 0 || r > 63 ? 0 : (int64_t)((uint64_t)l >> r); return true;
+		case DT_OP_LAND: *v = l && r; return true;
+		case DT_OP_LOR: *v = l || r; return true;
+		case DT_OP_EQ: *v = l == r; return true;
+		case DT_OP_NE: *v = l != r; return true;
+		case DT_OP_LT: *v = l < r; return true;
+		case DT_OP_LE: *v = l <= r; return true;
+		case DT_OP_GT: *v = l > r; return true;
+		case DT_OP_GE: *v = l >= r; return true;
+		default: return false;
+		}
+	default:
+		return false;
+	}
+}
+
 static const char *tracefs(checker *c)
 {
 	if (!c->tracefs_looked) {
@@ -1124,6 +1171,28 @@ static const dt_type *check_index(checker *c, dt_expr *e)
 	if (!is_int(it)) {
 		ERR(c, e->index.index->span, "an index must be an integer, not %s", tname(c, it));
 		return &t_none;
+	}
+	if (bt->kind == DT_T_TUPLE && !bt->tuple.names) {
+		/* bpftrace's current language: $t[1 - 1] is $t.0; the index is known before the
+		 * program runs. Rewritten in place, so both walks see the element access. */
+		dt_expr *base = e->index.base, *ix = e->index.index;
+		int64_t k;
+		if (const_int(ix, &k))
+			fold_int(ix, (uint64_t)k);
+		if (ix->kind != DT_E_INT) {
+			ERR(c, ix->span, "a tuple's index must be an integer constant");
+			HINT(c, "its elements have types of their own: $t[0], $t[1 + 1], or $t.0");
+			return &t_none;
+		}
+		if ((int64_t)ix->i.value < 0 || ix->i.value >= bt->tuple.n) {
+			ERR(c, ix->span, "invalid tuple index %lld: the tuple has %u elements",
+			    (long long)ix->i.value, bt->tuple.n);
+			return &t_none;
+		}
+		e->kind = DT_E_TUPLE_GET;
+		e->tget.base = base;
+		e->tget.index = (uint32_t)ix->i.value;
+		return bt->tuple.elems[e->tget.index];
 	}
 	const dt_type *el, *arr = c_array_of(e->index.base);
 	if (arr) /* a char array: indexed as the array it is */
