@@ -362,6 +362,21 @@ static var_info *var_new(checker *c, dt_expr *target, const dt_type *t)
 	return v;
 }
 
+/* In the reporting walk, v takes at once the widest type the collecting walk gave the variable
+ * this node named (its symbol then): `$a = ("hi", 1); print($a); $a = ("longer", 2);` reads $a
+ * laid out as (string[7], int64) everywhere, which is how its slot holds it, and a read in a
+ * loop sees what a later assignment of the loop stored. */
+static void var_widen(checker *c, var_info *v, const dt_expr *e)
+{
+	const dt_var_sym *was = e->var.sym;
+	if (!c->d || !was || was == &v->sym || v->declared || is_none(was->type) ||
+	    is_none(v->sym.type))
+		return;
+	const dt_type *u = dt_type_unify(c->a, v->sym.type, was->type);
+	if (u)
+		v->sym.type = u;
+}
+
 static dt_var_sym *var_read(checker *c, dt_expr *e)
 {
 	var_info *v = var_find(c, e->var.name);
@@ -371,6 +386,7 @@ static dt_var_sym *var_read(checker *c, dt_expr *e)
 			"probe block: use an @map to share values", e->var.name);
 		return NULL;
 	}
+	var_widen(c, v, e);
 	e->var.sym = &v->sym;
 	return &v->sym;
 }
@@ -402,6 +418,7 @@ static void var_assign(checker *c, dt_expr *target, const dt_type *t, dt_span at
 			v->sym.type = u;
 		}
 	}
+	var_widen(c, v, target);
 	if (given && given->kind == DT_T_INT)
 		v->int_type = v->int_type ? dt_type_unify(c->a, v->int_type, given) : given;
 	target->var.sym = &v->sym;
