@@ -461,6 +461,11 @@ static uint32_t str_size(const checker *c)
 	return c->o && c->o->strlen ? c->o->strlen : DT_STRLEN;
 }
 /* Programs whose context holds the interrupted registers. */
+static bool is_begin_end(dt_provider p)
+{
+	return p == DT_P_BEGIN || p == DT_P_END;
+}
+
 static bool has_regs(dt_provider p)
 {
 	return p == DT_P_UPROBE || p == DT_P_URETPROBE || p == DT_P_KPROBE ||
@@ -629,6 +634,121 @@ static bool needs_task(dt_builtin b)
 	}
 }
 
+/* Makes e an expression node of kind k at span sp, its fields zero (the rewrites of the
+ * standard library's builtins turn a node into what it stands for). */
+static dt_expr *set_node(dt_expr *e, dt_expr_kind k, dt_span sp)
+{
+	memset(e, 0, sizeof(*e));
+	e->kind = k;
+	e->span = sp;
+	return e;
+}
+
+/* A new expression node of kind k at span sp, its fields zero. */
+static dt_expr *new_node(checker *c, dt_expr_kind k, dt_span sp)
+{
+	return set_node(dt_arena_alloc(c->a, sizeof(dt_expr)), k, sp);
+}
+
+/* A field node `base->field` at span sp. */
+static dt_expr *arrow_field(checker *c, dt_expr *base, const char *field, dt_span sp)
+{
+	dt_expr *f = new_node(c, DT_E_FIELD, sp);
+	f->field.base = base;
+	f->field.field = field;
+	f->field.arrow = true;
+	return f;
+}
+
+/* ppid, pcomm, leader_comm and leader_tid, with or without a task: bpftrace's standard library
+ * defines them as TASK.real_parent.pid (ppid, as uint32), TASK.real_parent.comm,
+ * TASK.group_leader.comm and TASK.group_leader.pid, TASK the argument or curtask. The node
+ * becomes that expression. */
+static const dt_type *check_task_builtin(checker *c, dt_expr *e)
+{
+	dt_builtin id = e->builtin.id;
+	const char *name = dt_builtin_name(id);
+	if (!c->o || !c->o->ctype) {
+		ERR(c, e->span, "%s needs the kernel's BTF (struct task_struct)", name);
+		return &t_none;
+	}
+	dt_expr *task = e->builtin.task;
+	if (!task) {
+		task = new_node(c, DT_E_BUILTIN, e->span);
+		task->builtin.id = DT_B_CURTASK;
+	}
+	dt_span sp = e->span;
+	bool parent = id == DT_B_PPID || id == DT_B_PCOMM;
+	bool pid = id == DT_B_PPID || id == DT_B_LEADER_TID;
+	dt_expr *r = arrow_field(c, arrow_field(c, task, parent ? "real_parent" : "group_leader",
+						sp), pid ? "pid" : "comm", sp);
+	if (id != DT_B_PPID) {
+		*e = *r;
+		return check_expr(c, e);
+	}
+	set_node(e, DT_E_CAST, sp);
+	e->cast.to = (dt_ctype_ref){ .name = "uint32", .span = sp };
+	e->cast.e = r;
+	return check_expr(c, e);
+}
+
+/* probetype: bpftrace's name of the probe's type, a string constant; BEGIN and END are
+ * "special". A probe whose attach points are of different types has no one name. */
+static const dt_type *check_probetype(checker *c, dt_expr *e)
+{
+	const char *name = NULL;
+	for (uint32_t i = 0; i < c->probe->nattach; i++) {
+		dt_provider p = c->probe->attach[i]->provider;
+		const char *n = p == DT_P_BEGIN || p == DT_P_END ? "special"
+				: p == DT_P_BENCH			   ? "benchmark"
+									   : dt_provider_name(p);
+		if (name && strcmp(name, n)) {
+			ERR(c, e->span, "probetype has no one value here: this probe is both %s "
+			    "and %s", name, n);
+			HINT(c, "give each probe type its own probe");
+			return &t_none;
+		}
+		name = n;
+	}
+	dt_span sp = e->span;
+	set_node(e, DT_E_STR, sp);
+	e->str.s = name ? name : "";
+	e->str.len = (uint32_t)strlen(e->str.s);
+	return check_expr(c, e);
+}
+
+/* config: a record of the session's config settings, each a constant (`config.max_strlen`). */
+static const dt_type *check_config(checker *c, dt_expr *e)
+{
+	uint32_t n = c->o ? c->o->nconfig : 0;
+	if (!n) {
+		ERR(c, e->span, "config has no settings to give here");
+		return &t_none;
+	}
+	dt_span sp = e->span;
+	dt_expr **elems = dt_arena_alloc(c->a, sizeof(*elems) * n);
+	const char **names = dt_arena_alloc(c->a, sizeof(*names) * (n + 1));
+	names[n] = NULL;
+	for (uint32_t i = 0; i < n; i++) {
+		const dt_config_value *v = &c->o->config[i];
+		dt_expr *x = new_node(c, DT_E_STR, sp);
+		if (v->s) {
+			x->str.s = v->s;
+			x->str.len = (uint32_t)strlen(v->s);
+		} else {
+			fold_int(x, v->v);
+			x->i.is_bool = v->is_bool;
+		}
+		elems[i] = x;
+		names[i] = v->name;
+	}
+	set_node(e, DT_E_TUPLE, sp);
+	e->tuple.elems = elems;
+	e->tuple.names = names;
+	e->tuple.n = n;
+	return check_expr(c, e);
+}
+
 static const dt_type *check_builtin(checker *c, dt_expr *e)
 {
 	const char *name = dt_builtin_name(e->builtin.id);
@@ -652,6 +772,12 @@ static const dt_type *check_builtin(checker *c, dt_expr *e)
 		}
 		return dt_type_int(false, 8);
 	case DT_B_USERMODE:
+		/* BEGIN and END run on dwarftrace's own request, from user mode (bpftrace's run as
+		 * uprobes of its own binary): 1, a constant. */
+		if (all_attach(c, is_begin_end)) {
+			fold_int(e, 1);
+			return dt_type_int(false, 8);
+		}
 		if (!all_attach(c, has_regs)) {
 			ERR(c, e->span, "usermode is not available in %s probes",
 			    dt_provider_name(c->probe->attach[0]->provider));
@@ -676,49 +802,32 @@ static const dt_type *check_builtin(checker *c, dt_expr *e)
 			return &t_none;
 		}
 		return dt_type_int(false, 8);
-	case DT_B_PPID: {
-		/* bpftrace's definition, (uint32)TASK.real_parent.pid, as the expression itself. */
-		if (!c->o || !c->o->ctype) {
-			ERR(c, e->span, "ppid needs the kernel's BTF (struct task_struct)");
+	case DT_B_PPID: case DT_B_PCOMM: case DT_B_LEADER_COMM: case DT_B_LEADER_TID:
+		return check_task_builtin(c, e);
+	case DT_B_COMM:
+		if (e->builtin.task) {
+			check_expr(c, e->builtin.task);
+			ERR(c, e->span, "comm(pid) is not supported: it needs the bpf_task_from_pid "
+			    "kfunc, and dwarftrace calls no kfuncs");
+			HINT(c, "comm is the current thread's name; pcomm and leader_comm name its "
+				"parent and its thread group leader");
 			return &t_none;
 		}
-		dt_expr *task = e->builtin.task, *rp = dt_arena_alloc(c->a, sizeof(*rp));
-		dt_expr *pid = dt_arena_alloc(c->a, sizeof(*pid));
-		if (!task) {
-			task = dt_arena_alloc(c->a, sizeof(*task));
-			memset(task, 0, sizeof(*task));
-			task->kind = DT_E_BUILTIN;
-			task->span = e->span;
-			task->builtin.id = DT_B_CURTASK;
-		}
-		memset(rp, 0, sizeof(*rp));
-		rp->kind = DT_E_FIELD;
-		rp->span = e->span;
-		rp->field.base = task;
-		rp->field.field = "real_parent";
-		rp->field.arrow = true;
-		memset(pid, 0, sizeof(*pid));
-		pid->kind = DT_E_FIELD;
-		pid->span = e->span;
-		pid->field.base = rp;
-		pid->field.field = "pid";
-		pid->field.arrow = true;
-		dt_span sp = e->span;
-		memset(e, 0, sizeof(*e));
-		e->kind = DT_E_CAST;
-		e->span = sp;
-		e->cast.to = (dt_ctype_ref){ .name = "uint32", .span = sp };
-		e->cast.e = pid;
+		return dt_type_str(16);
+	case DT_B_PROBETYPE:
+		return check_probetype(c, e);
+	case DT_B_HAS_CPID:
+		fold_int(e, c->o && c->o->has_child);
+		e->i.is_bool = true;
 		return check_expr(c, e);
-	}
+	case DT_B_CONFIG:
+		return check_config(c, e);
 	case DT_B_CURTASK:
 		/* The struct's members are fetched only if the script looks into it. */
 		if (!c->o || !c->o->ctype)
 			return dt_type_int(false, 8);
 		return dt_type_ptr(c->a, dt_type_cstruct(c->a, "struct task_struct", false),
 				   DT_AS_KERNEL);
-	case DT_B_COMM:
-		return dt_type_str(16);
 	case DT_B_ARG:
 		if (all_attach(c, is_usdt))
 			return usdt_arg(c, e);

@@ -404,6 +404,12 @@ typedef enum dt_builtin {
 	DT_B_CTX,      /* the program's context pointer, as an integer (cast it to a struct pointer) */
 	DT_B_PPID,     /* the parent's pid: (uint32)TASK->real_parent->pid, TASK = builtin.task or
 	                * curtask; dt_check rewrites it into that expression */
+	/* bpftrace's standard library, each rewritten by dt_check into what it stands for:
+	 * pcomm = TASK->real_parent->comm, leader_comm = TASK->group_leader->comm, leader_tid =
+	 * TASK->group_leader->pid (TASK as for ppid); probetype: the probe type's name, a string
+	 * constant ("special" in BEGIN/END); has_cpid: whether a -c command runs, a bool constant;
+	 * config: the session's config settings, a record of constants. */
+	DT_B_PCOMM, DT_B_LEADER_COMM, DT_B_LEADER_TID, DT_B_PROBETYPE, DT_B_HAS_CPID, DT_B_CONFIG,
 	DT_B__COUNT
 } dt_builtin;
 
@@ -530,7 +536,8 @@ struct dt_expr {
 			bool mode_set;        /* written in the call; else the session's default */
 			uint32_t variant;     /* nsecs(CLOCK): dt_clock; pid/tid(NS): dt_pid_ns */
 			bool native;          /* ustack_dwarf(native): no interpreter (CPython) frames */
-			dt_expr *task;        /* ppid(task): the task; NULL for the current one */
+			dt_expr *task;        /* ppid/pcomm/leader_comm/leader_tid(task): the task;
+			                       * comm(pid): the pid; NULL for the current one */
 		} builtin;
 		struct { const char *name; dt_var_sym *sym; } var;   /* name includes the '$' */
 		struct {
@@ -759,6 +766,15 @@ dt_program *dt_parse(dt_arena *a, const dt_source *src, dt_diags *d);
 typedef enum dt_run_mode { DT_MODE_RUN, DT_MODE_TEST, DT_MODE_BENCH } dt_run_mode;
 
 /* How dt_check learns about the world and about maps that already exist (the REPL). All optional. */
+/* One of bpftrace's config settings as the session has it, for config(): a string (s) or a
+ * number (v), a bool when is_bool. */
+typedef struct dt_config_value {
+	const char *name;
+	const char *s;
+	uint64_t v;
+	bool is_bool;
+} dt_config_value;
+
 typedef struct dt_check_opts {
 	size_t sz;                  /* sizeof(struct dt_check_opts) */
 	/* Maps that already exist in a live session: return the types, or false if unknown. */
@@ -829,6 +845,9 @@ typedef struct dt_check_opts {
 	 * getopt() reads them; one that no getopt() names is an error. */
 	const char **named;
 	uint32_t nnamed;
+	/* config(): the settings, in the order the record lists them. */
+	const dt_config_value *config;
+	uint32_t nconfig;
 } dt_check_opts;
 
 /* The address space a C value designated by e lives in (the pointer it was reached through),

@@ -65,7 +65,8 @@ static const char *const builtin_spellings[] = {
 	"arg2", "arg3", "arg4", "arg5", "retval", "func", "probe",
 	"kstack", "ustack", "ustack_dwarf", "args", "rand", "curtask", "wall", "oncpu", "offcpu", "runq", "blocked", "iowait",
 	"nswitch", "cpid", "numaid", "jiffies", "ncpus", "usermode", "username", "sarg0", "sarg1",
-	"sarg2", "sarg3", "sarg4", "sarg5", "ctx", "ppid", NULL,
+	"sarg2", "sarg3", "sarg4", "sarg5", "ctx", "ppid", "pcomm", "leader_comm", "leader_tid",
+	"probetype", "has_cpid", "config", NULL,
 };
 
 static const char *const builtin_names[DT_B__COUNT] = {
@@ -79,7 +80,9 @@ static const char *const builtin_names[DT_B__COUNT] = {
 	[DT_B_IOWAIT] = "iowait", [DT_B_NSWITCH] = "nswitch", [DT_B_CPID] = "cpid",
 	[DT_B_NUMAID] = "numaid", [DT_B_JIFFIES] = "jiffies", [DT_B_NCPUS] = "ncpus",
 	[DT_B_USERMODE] = "usermode", [DT_B_USERNAME] = "username", [DT_B_SARG] = "sarg",
-	[DT_B_CTX] = "ctx", [DT_B_PPID] = "ppid",
+	[DT_B_CTX] = "ctx", [DT_B_PPID] = "ppid", [DT_B_PCOMM] = "pcomm",
+	[DT_B_LEADER_COMM] = "leader_comm", [DT_B_LEADER_TID] = "leader_tid",
+	[DT_B_PROBETYPE] = "probetype", [DT_B_HAS_CPID] = "has_cpid", [DT_B_CONFIG] = "config",
 };
 
 const char *dt_builtin_name(dt_builtin b)

@@ -540,10 +540,24 @@ static void parse_builtin_call(parser *p, dt_expr *e, const dt_token *t, uint32_
 											  : NULL;
 	const char *name = dt_builtin_name(e->builtin.id);
 	advance(p);
-	if (e->builtin.id == DT_B_PPID && p->cur.kind != DT_TOK_RPAREN) {
-		/* ppid(task): the parent of that task (a struct task_struct *). */
+	dt_builtin id = e->builtin.id;
+	if ((id == DT_B_PPID || id == DT_B_PCOMM || id == DT_B_LEADER_COMM ||
+	     id == DT_B_LEADER_TID || id == DT_B_COMM) && p->cur.kind != DT_TOK_RPAREN) {
+		/* ppid(task) …: of that task (a struct task_struct *); comm(pid): of that
+		 * process. */
 		e->builtin.task = parse_expr(p);
-		expect(p, DT_TOK_RPAREN, "expected ')' after ppid's task");
+		if (p->cur.kind == DT_TOK_COMMA) {
+			dt_diag(p->d, DT_DIAG_ERROR, tok_span(&p->cur), "%s() takes one argument",
+				name);
+			if (id == DT_B_COMM)
+				dt_diag_hint(p->d, "comm or comm(pid)");
+			else
+				dt_diag_hint(p->d, "%s or %s(task)", name, name);
+			p->panic = true;
+			return;
+		}
+		expect(p, DT_TOK_RPAREN, id == DT_B_COMM ? "expected ')' after comm's pid"
+							  : "expected ')' after the task");
 		e->span = span_from(p, start);
 		return;
 	}

@@ -230,3 +230,25 @@ int dt_config_apply(const dt_source *src, dt_session_opts *so, FILE *err, bool c
 	dt_arena_free(a);
 	return rc;
 }
+
+uint32_t dt_config_values(const dt_session_opts *so, dt_config_value *out)
+{
+	static const char *const missing[] = {
+		[DT_MISSING_DEFAULT] = "warn", [DT_MISSING_ERROR] = "error",
+		[DT_MISSING_WARN] = "warn", [DT_MISSING_IGNORE] = "ignore",
+	};
+	uint32_t n = 0;
+
+	out[n++] = (dt_config_value){ "max_strlen", NULL, so->strlen ? so->strlen : DT_STRLEN };
+	out[n++] = (dt_config_value){ "max_map_keys", NULL,
+				      so->map_keys_max ? so->map_keys_max : DT_MAP_MAX_ENTRIES };
+	out[n++] = (dt_config_value){ "log_size", NULL, so->log_size ? so->log_size : 1u << 18 };
+	out[n++] = (dt_config_value){ "cpp_demangle", NULL, !so->no_demangle, true };
+	out[n++] = (dt_config_value){ "stack_mode", stack_modes[so->stack_mode == DT_STACKMODE_PERF  ? 1
+								: so->stack_mode == DT_STACKMODE_RAW ? 2
+												     : 0] };
+	out[n++] = (dt_config_value){ "print_maps_on_exit", NULL, !so->no_print_maps, true };
+	out[n++] = (dt_config_value){ "missing_probes", missing[so->missing_probes] };
+	out[n++] = (dt_config_value){ "show_debug_info", NULL, so->srcline, true };
+	return n;
+}

@@ -112,6 +112,11 @@ typedef struct dt_session_opts {
  * are left to the compilation. */
 int dt_config_apply(const dt_source *src, dt_session_opts *so, FILE *err, bool color);
 
+/* The settings config() gives a script, as *so has them (defaults filled in): fills out[] and
+ * returns how many (at most DT_CONFIG_VALUES). */
+#define DT_CONFIG_VALUES 8
+uint32_t dt_config_values(const dt_session_opts *so, dt_config_value *out);
+
 /* The bytes of the events ring for bpftrace's perf_rb_pages (pages per CPU): as many bytes for
  * all CPUs, rounded up to a power of two as the kernel wants. */
 uint32_t dt_events_ring_size(uint32_t pages_per_cpu);

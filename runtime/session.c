@@ -1593,6 +1593,7 @@ static const char *watch_binary(dt_session *s)
 int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 {
 	dt_unit *u = xcalloc(1, sizeof(*u));
+	dt_config_value config[DT_CONFIG_VALUES];
 	struct chk_ctx cc = { .x = { .pid = s->o.uprobe_pid, .child_path = s->child_path },
 			      .s = s };
 	dt_check_opts co = {
@@ -1605,8 +1606,9 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 		.ctype_ctx = s->ctypes, .constant = dt_ctypes_constant, .stack_mode = s->o.stack_mode,
 		.mode = s->o.mode,
 		.usym_addr = dt_rt_usym_addr,
-		.named = s->o.named, .nnamed = s->o.nnamed,
+		.named = s->o.named, .nnamed = s->o.nnamed, .config = config,
 	};
+	co.nconfig = dt_config_values(&s->o, config);
 	struct cg_ctx gc = { .s = s, .u = u };
 	dt_cg_env env = {
 		.sz = sizeof(env), .ctx = &gc, .map_fd = cg_map_fd, .aux_fd = cg_aux_fd,
