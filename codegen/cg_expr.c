@@ -1229,7 +1229,8 @@ static LLVMValueRef call(cg *c, const dt_expr *e)
 							cg_i64(c, e->call.uaddr.at), ""), "");
 	}
 	case DT_F_CGROUP_PATH: /* the id; userspace finds its paths */
-	case DT_F_STRERROR:    /* the number; userspace finds its text */
+	case DT_F_STRERROR: case DT_F_SIGNAL_NAME: case DT_F_SYSCALL_NAME:
+		/* the number; userspace finds its text */
 	case DT_F_UPTR: case DT_F_KPTR: /* the same address; its type says where it points */
 		return cg_expr(c, a0);
 	case DT_F_MACADDR: {

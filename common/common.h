@@ -60,4 +60,10 @@ const char *dt_strerror(int err);
 /* Monotonic clock in nanoseconds. */
 uint64_t dt_now_ns(void);
 
+/* The x86-64 system calls of the build's kernel headers (common/syscalls.c): the number of the
+ * one named `name` ("openat"), -1 when the headers do not know it; the name of number nr, NULL
+ * when none has it. */
+int64_t dt_syscall_nr(const char *name);
+const char *dt_syscall_name(int64_t nr);
+
 #endif

@@ -2815,18 +2815,28 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 		}
 		return dt_type_new(c->a, DT_T_MACADDR);
 	}
-	case DT_F_STRERROR: {
-		if (!nargs_ok(c, e, 1, 1, "strerror(errno)"))
+	case DT_F_STRERROR: case DT_F_SIGNAL_NAME: case DT_F_SYSCALL_NAME: {
+		/* The number; userspace prints its name, as bpftrace's tables in BPF give it. */
+		static const char *const what[] = { "an error number", "a signal number",
+						    "a system call number" };
+		dt_numtext table = e->call.id == DT_F_SIGNAL_NAME    ? DT_NUMTEXT_SIGNAL
+				   : e->call.id == DT_F_SYSCALL_NAME ? DT_NUMTEXT_SYSCALL
+								     : DT_NUMTEXT_ERRNO;
+		const char *usage = dt_arena_printf(c->a, "%s(%s)", e->call.name,
+						    table == DT_NUMTEXT_ERRNO ? "errno" : "number");
+		if (!nargs_ok(c, e, 1, 1, usage))
 			return &t_none;
 		const dt_type *t = check_expr(c, e->call.args[0]);
 		if (is_none(t))
 			return &t_none;
 		if (!is_int(t)) {
-			ERR(c, e->call.args[0]->span, "strerror needs an error number (an integer), "
-			    "not %s", tname(c, t));
+			ERR(c, e->call.args[0]->span, "%s needs %s (an integer), not %s",
+			    e->call.name, what[table], tname(c, t));
 			return &t_none;
 		}
-		return dt_type_new(c->a, DT_T_STRERROR);
+		dt_type *r = dt_type_new(c->a, DT_T_STRERROR);
+		r->numtext.table = table;
+		return r;
 	}
 	case DT_F_UPTR: case DT_F_KPTR: {
 		bool user = e->call.id == DT_F_UPTR;

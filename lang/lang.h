@@ -110,7 +110,9 @@ typedef enum dt_type_kind {
 	DT_T_CSTRUCT, /* a C struct or union: members at offsets, from BTF (or, later, clang) */
 	DT_T_ARRAY,  /* a C array of array.n elements (char arrays are read as strings) */
 	DT_T_MACADDR, /* macaddr(): 6 bytes, printed as XX:XX:XX:XX:XX:XX */
-	DT_T_STRERROR, /* strerror(): u64 errno value, printed as the C library's text for it */
+	DT_T_STRERROR, /* strerror(), signal_name(), syscall_name(): a u64 number printed as its
+	                * name (numtext.table says which): the C library's text of an errno or a
+	                * signal, or the x86-64 system call's name */
 	DT_T_BOOL,   /* true/false, (bool)x: a u64 0 or 1, printed as false/true; a condition */
 	/* Map values produced by aggregation functions. */
 	DT_T_COUNT, DT_T_SUM, DT_T_AVG, DT_T_MIN, DT_T_MAX, DT_T_STATS, DT_T_HIST, DT_T_LHIST,
@@ -171,6 +173,9 @@ typedef struct dt_enum {
 	const int64_t *values;
 } dt_enum;
 
+/* What the number of a DT_T_STRERROR names. */
+typedef enum dt_numtext { DT_NUMTEXT_ERRNO, DT_NUMTEXT_SIGNAL, DT_NUMTEXT_SYSCALL } dt_numtext;
+
 struct dt_type {
 	dt_type_kind kind;
 	uint32_t size;  /* storage bytes (key/value/event); 0 for VOID/NONE/RECORD */
@@ -206,6 +211,9 @@ struct dt_type {
 		struct {
 			const char *fmt; /* strftime's format (bpftrace's %f: microseconds) */
 		} ts;
+		struct {
+			dt_numtext table;
+		} numtext;
 		struct {
 			const char *subsys, *event; /* tracepoint of the record */
 			dt_tp_field *fields;
@@ -431,6 +439,7 @@ typedef enum dt_func {
 	DT_F_REG, DT_F_CGROUPID, DT_F_OVERRIDE, DT_F_CGROUP_PATH,
 	DT_F_JOIN,    /* join(argv[, delim]): userspace joins the strings, delim in the event's fmt */
 	DT_F_MACADDR, DT_F_STRERROR,
+	DT_F_SIGNAL_NAME, DT_F_SYSCALL_NAME, /* the number, printed as its name (DT_T_STRERROR) */
 	DT_F_UPTR, DT_F_KPTR, /* the pointer (or address) argument, read from user / kernel memory */
 	DT_F_DEBUGF,  /* bpf_trace_printk: the kernel's trace buffer, not dwarftrace's output */
 	DT_F_UADDR,   /* uaddr("sym"): the run-time address of a symbol of the uprobe's binary */

@@ -205,6 +205,8 @@ bool dt_type_equal(const dt_type *a, const dt_type *b)
 		       a->tseries.agg == b->tseries.agg;
 	case DT_T_RECORD:
 		return a->record.subsys == b->record.subsys && a->record.event == b->record.event;
+	case DT_T_STRERROR:
+		return a->numtext.table == b->numtext.table;
 	case DT_T_TIMESTAMP:
 		return !a->ts.fmt == !b->ts.fmt && (!a->ts.fmt || !strcmp(a->ts.fmt, b->ts.fmt));
 	case DT_T_PTR:
@@ -428,7 +430,10 @@ const char *dt_type_name(dt_arena *a, const dt_type *t)
 	case DT_T_INET: return "inet";
 	case DT_T_CGROUP_PATH: return "cgroup_path";
 	case DT_T_MACADDR: return "macaddr";
-	case DT_T_STRERROR: return "strerror";
+	case DT_T_STRERROR:
+		return t->numtext.table == DT_NUMTEXT_SIGNAL	 ? "signal_name"
+		       : t->numtext.table == DT_NUMTEXT_SYSCALL ? "syscall_name"
+								 : "strerror";
 	case DT_T_BOOL: return "bool";
 	case DT_T_TIMESTAMP: return "timestamp";
 	case DT_T_PTR:

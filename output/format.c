@@ -191,6 +191,23 @@ void dt_fmt_int(dt_sbuf *b, const dt_type *t, int64_t v, bool json)
 		put_int(b, v, t->is_signed);
 }
 
+/* The name of number n in `table`, as bpftrace's standard library has them: the C library's
+ * text of an errno (strerror) or of a signal 0..64 (strsignal; "N/A" past them), the system
+ * call's name ("Unknown syscall" for a number without one). */
+static const char *numtext(dt_numtext table, int64_t n)
+{
+	switch (table) {
+	case DT_NUMTEXT_SIGNAL:
+		return n >= 0 && n <= 64 ? strsignal((int)n) : "N/A";
+	case DT_NUMTEXT_SYSCALL: {
+		const char *name = dt_syscall_name(n);
+		return name ? name : "Unknown syscall";
+	}
+	default:
+		return strerror((int)n);
+	}
+}
+
 static void put_quoted(dt_sbuf *b, const char *s, size_t n)
 {
 	dt_sb_putc(b, '"');
@@ -428,9 +445,9 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
 		break;
 	}
 	case DT_T_STRERROR: {
-		int64_t err;
-		memcpy(&err, data, 8);
-		const char *text = strerror((int)err);
+		int64_t n;
+		memcpy(&n, data, 8);
+		const char *text = numtext(t->numtext.table, n);
 		if (json)
 			put_quoted(b, text, strlen(text));
 		else

@@ -54,17 +54,6 @@ _Static_assert(offsetof(struct uprobe_multi_attr, pid) == 56, "link_create.uprob
  * so big that a bad function costs much. */
 #define MULTI_CHUNK 256
 
-/* The x86-64 syscall numbers by name, from the kernel headers of the build (syscall_table.sh),
- * sorted by name. A newer kernel's syscalls are missing: their tracepoints attach one by one. */
-static const struct syscall_nr {
-	const char *name;
-	uint32_t nr;
-} syscall_nrs[] = {
-#define DT_SYSCALL(name, nr) { #name, nr },
-#include "syscall_table.h"
-#undef DT_SYSCALL
-};
-
 const char *dt_rt_attach_why(int rc)
 {
 	switch (-rc) {
@@ -323,11 +312,6 @@ out:
 
 /* ---------------------------------------------------------------- tracepoints */
 
-static int cmp_syscall(const void *key, const void *el)
-{
-	return strcmp(key, ((const struct syscall_nr *)el)->name);
-}
-
 /* Events named after the kernel function where the syscall's name differs (x86-64). */
 static const char *const syscall_renames[][2] = {
 	{ "newfstat", "fstat" }, { "newlstat", "lstat" },     { "newstat", "stat" },
@@ -338,7 +322,6 @@ static const char *const syscall_renames[][2] = {
  * direction goes to *exit; -1 when the build's headers do not know NAME. */
 static int64_t syscall_of(const char *ev, bool *exit)
 {
-	const struct syscall_nr *s;
 	const char *name;
 
 	if (!strncmp(ev, "sys_enter_", 10)) {
@@ -353,9 +336,9 @@ static int64_t syscall_of(const char *ev, bool *exit)
 	for (size_t i = 0; i < DT_ARRAY_SIZE(syscall_renames); i++)
 		if (!strcmp(name, syscall_renames[i][0]))
 			name = syscall_renames[i][1];
-	s = bsearch(name, syscall_nrs, DT_ARRAY_SIZE(syscall_nrs), sizeof(*syscall_nrs),
-		    cmp_syscall);
-	return s ? (int64_t)s->nr : -1;
+	/* A newer kernel's syscalls are missing from the build's table: their tracepoints
+	 * attach one by one. */
+	return dt_syscall_nr(name);
 }
 
 /* The members of a syscall set in direction `exit` whose numbers are known, through one perf

@@ -1,7 +1,7 @@
 #!/bin/sh
 # syscall_table.sh CC OUT — writes OUT: one DT_SYSCALL(name, number) line per x86-64 syscall that
 # the kernel headers the build sees define (asm/unistd_64.h), sorted by name as strcmp orders them,
-# for attach_bulk.c (syscall tracepoint sets served by raw_syscalls).
+# for common/syscalls.c (syscall tracepoint sets served by raw_syscalls, syscall_name()).
 set -eu
 cc=$1
 out=$2
