@@ -16,10 +16,12 @@
 
 /* ------------------------------------------------------------ aggregations */
 
-/* hist(): 0 for negatives, 1 for zero, else 2 + floor(log2 v) — dt_hist_bucket's rule. */
-static LLVMValueRef hist_bucket(cg *c, LLVMValueRef v)
+/* hist(v, bits): dt_hist_bucket's rule. 0 for negatives, 1 + v up to the mask (2^bits - 1),
+ * else with l = floor(log2 v) - bits: ((l + 1) << bits) + ((v >> l) & mask) + 1 (bits 0:
+ * 2 + floor(log2 v)). */
+static LLVMValueRef hist_bucket(cg *c, LLVMValueRef v, uint32_t bits)
 {
-	LLVMValueRef x = v, r = cg_i64(c, 0);
+	LLVMValueRef x = v, r = cg_i64(c, 0), mask = cg_i64(c, (1ull << bits) - 1);
 
 	for (int s = 32; s >= 1; s /= 2) {
 		LLVMValueRef big = LLVMBuildICmp(c->b, LLVMIntUGE, x, cg_i64(c, 1ull << s), "");
@@ -28,9 +30,14 @@ static LLVMValueRef hist_bucket(cg *c, LLVMValueRef v)
 		x = LLVMBuildLShr(c->b, x, t, "");
 		r = LLVMBuildAdd(c->b, r, t, "");
 	}
-	r = LLVMBuildAdd(c->b, r, cg_i64(c, 2), "");
-	r = LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, v, cg_i64(c, 0), ""),
-			    cg_i64(c, 1), r, "");
+	/* r = floor(log2 v); l = r - bits, used only where v > mask, so l >= 0 there. */
+	LLVMValueRef l = LLVMBuildSub(c->b, r, cg_i64(c, bits), "");
+	LLVMValueRef low = LLVMBuildAnd(c->b, LLVMBuildLShr(c->b, v, l, ""), mask, "");
+	r = LLVMBuildAdd(c->b, LLVMBuildShl(c->b, LLVMBuildAdd(c->b, l, cg_i64(c, 1), ""),
+					    cg_i64(c, bits), ""), low, "");
+	r = LLVMBuildAdd(c->b, r, cg_i64(c, 1), "");
+	r = LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntULE, v, mask, ""),
+			    LLVMBuildAdd(c->b, v, cg_i64(c, 1), ""), r, "");
 	return LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, v, cg_i64(c, 0), ""),
 			       cg_i64(c, 0), r, "");
 }
@@ -211,17 +218,18 @@ static LLVMValueRef sub_call(cg *c, LLVMValueRef fn, LLVMValueRef *args, unsigne
 enum { SUB_HIST_BUCKET = 1000 };
 
 /* `i64 (i64 v)`: hist_bucket(v), some 40 instructions inline. */
-static LLVMValueRef hist_bucket_sub(cg *c)
+static LLVMValueRef hist_bucket_sub(cg *c, uint32_t bits)
 {
-	LLVMValueRef fn = sub_find(c, SUB_HIST_BUCKET, 0);
+	LLVMValueRef fn = sub_find(c, SUB_HIST_BUCKET, bits);
 	sub_saved saved;
 
 	if (fn)
 		return fn;
-	fn = sub_open(c, SUB_HIST_BUCKET, 0, LLVMFunctionType(c->i64, &c->i64, 1, false), &saved);
+	fn = sub_open(c, SUB_HIST_BUCKET, bits, LLVMFunctionType(c->i64, &c->i64, 1, false),
+		      &saved);
 	if (!fn)
 		return NULL;
-	LLVMBuildRet(c->b, hist_bucket(c, LLVMGetParam(fn, 0)));
+	LLVMBuildRet(c->b, hist_bucket(c, LLVMGetParam(fn, 0), bits));
 	fn_close(c, &saved);
 	return fn;
 }
@@ -345,7 +353,8 @@ static void aggregate(cg *c, const dt_expr *target, const dt_expr *call)
 		return;
 	}
 	if (lay.bucketed) {
-		LLVMValueRef bk = k == DT_T_HIST ? sub_call(c, hist_bucket_sub(c), &v, 1) :
+		LLVMValueRef bk = k == DT_T_HIST ? sub_call(c, hist_bucket_sub(c, m->value->hist.bits),
+							    &v, 1) :
 						   lhist_bucket(c, v, m->value);
 
 		cg_store_int(c, key, lay.user_key_size, 8, bk);

@@ -3078,6 +3078,7 @@ static const dt_type *check_agg(checker *c, dt_expr *e)
 	dt_func f = e->call.id;
 	bool ok = f == DT_F_COUNT   ? nargs_ok(c, e, 0, 0, "count()")
 		  : f == DT_F_LHIST ? nargs_ok(c, e, 4, 4, "lhist(value, min, max, step)")
+		  : f == DT_F_HIST  ? nargs_ok(c, e, 1, 2, "hist(value[, bits])")
 		  : f == DT_F_TSERIES ? nargs_ok(c, e, 3, tseries_dummy_added(e) ? 5 : 4,
 						"tseries(value, interval_ns, num_intervals[, agg])")
 				    : nargs_ok(c, e, 1, 1, dt_arena_printf(c->a, "%s(value)",
@@ -3097,6 +3098,18 @@ static const dt_type *check_agg(checker *c, dt_expr *e)
 	if (!ok)
 		return &t_none;
 	dt_type *t = dt_type_new(c->a, kinds[f]);
+	if (f == DT_F_HIST && e->call.nargs == 2) {
+		const dt_expr *a = e->call.args[1];
+		if (a->kind != DT_E_INT) {
+			ERR(c, a->span, "hist's bits must be an integer constant (0..5)");
+			return &t_none;
+		}
+		if (a->i.value > 5) {
+			ERR(c, a->span, "hist: bits %lld must be 0..5", (long long)a->i.value);
+			return &t_none;
+		}
+		t->hist.bits = (uint32_t)a->i.value;
+	}
 	if (f == DT_F_LHIST) {
 		int64_t v[3];
 		for (int i = 0; i < 3; i++) {

@@ -202,6 +202,9 @@ struct dt_type {
 			int64_t min, max, step; /* lhist(v, min, max, step) */
 		} lhist;
 		struct {
+			uint32_t bits; /* hist(v, k): 2^k buckets per power of 2, 0..5 */
+		} hist;
+		struct {
 			uint64_t interval; /* ns per interval */
 			uint64_t n;        /* intervals kept */
 			int agg;           /* dt_tseries_agg */
@@ -936,10 +939,16 @@ typedef struct dt_map_layout {
 
 void dt_map_layout_of(const dt_map_sym *m, dt_map_layout *out);
 
-/* hist(): bucket index of a value, and the bucket's lower bound, bpftrace's power-of-two buckets
- * (index 0 holds negative values, 1 holds 0, 2 holds 1, then [2^k, 2^(k+1)) ). lhist(): index 0 is
- * below min, then one per step, last is >= max. Shared by codegen's expectations and the printer. */
-uint32_t dt_hist_bucket(int64_t v);
+/* hist(v, bits): bucket index of a value, bpftrace's log2 buckets with 2^bits buckets per power of
+ * 2: index 0 holds negative values, 1 + v the values below 2^(bits+1) (one value each), then for
+ * larger v, with l = floor(log2 v) - bits, ((l + 1) << bits) + 1 + the bits after v's leading 1
+ * (bits 0: 1 holds 0, 2 holds 1, then [2^k, 2^(k+1)) ). dt_hist_nbuckets: how many indexes s64
+ * values reach. lhist(): index 0 is below min, then one per step, last is >= max. Shared by
+ * codegen's expectations and the printer. */
+uint32_t dt_hist_bucket(int64_t v, uint32_t bits);
+uint32_t dt_hist_nbuckets(uint32_t bits);
+/* The first value of hist bucket `index` (>= 1) of hist(v, bits). */
+uint64_t dt_hist_bucket_start(uint32_t index, uint32_t bits);
 uint32_t dt_lhist_nbuckets(int64_t min, int64_t max, int64_t step);
 
 #endif

@@ -197,6 +197,8 @@ bool dt_type_equal(const dt_type *a, const dt_type *b)
 			    (a->tuple.names && strcmp(a->tuple.names[i], b->tuple.names[i])))
 				return false;
 		return true;
+	case DT_T_HIST:
+		return a->hist.bits == b->hist.bits;
 	case DT_T_LHIST:
 		return a->lhist.min == b->lhist.min && a->lhist.max == b->lhist.max &&
 		       a->lhist.step == b->lhist.step;
@@ -453,7 +455,8 @@ const char *dt_type_name(dt_arena *a, const dt_type *t)
 	case DT_T_MIN: return "min";
 	case DT_T_MAX: return "max";
 	case DT_T_STATS: return "stats";
-	case DT_T_HIST: return "hist";
+	case DT_T_HIST:
+		return t->hist.bits ? dt_arena_printf(a, "hist(%u)", t->hist.bits) : "hist";
 	case DT_T_TSERIES:
 		return dt_arena_printf(a, "tseries(%llu, %llu)", (unsigned long long)t->tseries.interval,
 				       (unsigned long long)t->tseries.n);
@@ -518,13 +521,33 @@ void dt_map_layout_of(const dt_map_sym *m, dt_map_layout *out)
 		out->max_entries = m->decl_max_entries;
 }
 
-uint32_t dt_hist_bucket(int64_t v)
+uint32_t dt_hist_bucket(int64_t v, uint32_t bits)
 {
+	uint64_t mask = ((uint64_t)1 << bits) - 1;
+
 	if (v < 0)
 		return 0;
-	if (v == 0)
-		return 1;
-	return (uint32_t)(63 - __builtin_clzll((uint64_t)v)) + 2;
+	if ((uint64_t)v <= mask)
+		return (uint32_t)v + 1;
+	uint32_t l = (uint32_t)(63 - __builtin_clzll((uint64_t)v)) - bits;
+	return ((l + 1) << bits) + (uint32_t)(((uint64_t)v >> l) & mask) + 1;
+}
+
+uint32_t dt_hist_nbuckets(uint32_t bits)
+{
+	return dt_hist_bucket(INT64_MAX, bits) + 1;
+}
+
+uint64_t dt_hist_bucket_start(uint32_t index, uint32_t bits)
+{
+	uint32_t n = 1u << bits;
+
+	if (index <= n)
+		return index - 1;
+	/* Index i > n starts where index i - 1's range ends: 2^p * (n + j), with p and j the high
+	 * and low parts of i - 1 (bpftrace's hist_index_label). */
+	uint32_t i = index - 1, p = (i >> bits) - 1, j = i & (n - 1);
+	return p >= 64 ? UINT64_MAX : ((uint64_t)1 << p) * (n + j);
 }
 
 uint32_t dt_lhist_nbuckets(int64_t min, int64_t max, int64_t step)

@@ -749,23 +749,21 @@ out:
 /* ---------------------------------------------------------------- histograms */
 
 /* 2^power with bpftrace's K/M/G/T suffixes: 1, 2, …, 512, 1K, …, 512K, 1M, … */
-static void hist_label(dt_sbuf *b, int power)
+/* The text of hist label j: where bucket j ends (bucket j + 1 starts). Up to 2^(bits+1) it is the
+ * number; above, bpftrace's 2^p * (2^bits + low bits) with the largest power of 1024 as a
+ * K/M/G/T/P/E suffix (1K, 2K, 11K with bits 3). */
+static void hist_label(dt_sbuf *b, uint32_t j, uint32_t bits)
 {
-	const char *suffix = "";
-	if (power >= 40) {
-		suffix = "T";
-		power -= 40;
-	} else if (power >= 30) {
-		suffix = "G";
-		power -= 30;
-	} else if (power >= 20) {
-		suffix = "M";
-		power -= 20;
-	} else if (power >= 10) {
-		suffix = "K";
-		power -= 10;
+	uint32_t n = 1u << bits;
+
+	if (j <= 2 * n) {
+		dt_sb_printf(b, "%u", j);
+		return;
 	}
-	dt_sb_printf(b, "%" PRIu64 "%s", (uint64_t)1 << power, suffix);
+	uint32_t p = (j >> bits) - 1, decade = p / 10;
+	dt_sb_printf(b, "%" PRIu64, ((uint64_t)1 << (p - 10 * decade)) * (n + (j & (n - 1))));
+	if (decade)
+		dt_sb_putc(b, "KMGTPE"[decade - 1]);
 }
 
 static void lhist_label(dt_sbuf *b, int64_t v)
@@ -816,7 +814,8 @@ static bool bucket_range(dt_sbuf *b, const uint64_t *counts, uint32_t n, bool js
 	return *hi >= 0;
 }
 
-void dt_fmt_hist(dt_sbuf *b, const uint64_t *counts, uint32_t n, uint64_t div, bool json)
+void dt_fmt_hist(dt_sbuf *b, const uint64_t *counts, uint32_t n, uint32_t bits, uint64_t div,
+		 bool json)
 {
 	int lo, hi;
 	uint64_t max_value;
@@ -835,29 +834,23 @@ void dt_fmt_hist(dt_sbuf *b, const uint64_t *counts, uint32_t n, uint64_t div, b
 			dt_sb_putc(b, '{');
 			if (i == 0)
 				dt_sb_puts(b, "\"max\": -1, ");
-			else if (i == 1)
-				dt_sb_puts(b, "\"min\": 0, \"max\": 0, ");
-			else if (i == 2)
-				dt_sb_puts(b, "\"min\": 1, \"max\": 1, ");
 			else
 				dt_sb_printf(b, "\"min\": %" PRId64 ", \"max\": %" PRId64 ", ",
-					     (int64_t)((uint64_t)1 << (i - 2)),
-					     (int64_t)(((uint64_t)1 << (i - 1)) - 1));
+					     (int64_t)dt_hist_bucket_start((uint32_t)i, bits),
+					     (int64_t)(dt_hist_bucket_start((uint32_t)i + 1, bits) - 1));
 			dt_sb_printf(b, "\"count\": %" PRIu64 "}", counts[i] / div);
 			continue;
 		}
 		dt_sb_reset(&label);
 		if (i == 0) {
 			dt_sb_puts(&label, "(..., 0)");
-		} else if (i == 1) {
-			dt_sb_puts(&label, "[0]");
-		} else if (i == 2) {
-			dt_sb_puts(&label, "[1]");
+		} else if ((uint32_t)i <= 2u << bits) { /* one value */
+			dt_sb_printf(&label, "[%d]", i - 1);
 		} else {
 			dt_sb_putc(&label, '[');
-			hist_label(&label, i - 2);
+			hist_label(&label, (uint32_t)i - 1, bits);
 			dt_sb_puts(&label, ", ");
-			hist_label(&label, i - 1);
+			hist_label(&label, (uint32_t)i, bits);
 			dt_sb_putc(&label, ')');
 		}
 		bucket_line(b, dt_sb_str(&label), counts[i], counts[i] / div, max_value);

@@ -17,7 +17,7 @@ uint32_t dt_out_nbuckets(const dt_type *t)
 		uint32_t n = dt_lhist_nbuckets(t->lhist.min, t->lhist.max, t->lhist.step);
 		return n >= 2 ? n : 2;
 	}
-	return DT_HIST_BUCKETS;
+	return dt_hist_nbuckets(t->hist.bits);
 }
 
 int64_t dt_out_plain_value(const dt_type *t, const uint8_t *val, size_t ncpu, size_t stride)

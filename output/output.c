@@ -674,7 +674,7 @@ static int print_hist(dt_out *o, const dt_map_sym *m, const dt_map_layout *l, en
 			dt_sb_puts(b, m->current ? ":\n" : ": \n"); /* 0.17 left a blank there */
 		}
 		if (t->kind == DT_T_HIST)
-			dt_fmt_hist(b, v[i].buckets, nb, div, json);
+			dt_fmt_hist(b, v[i].buckets, nb, t->hist.bits, div, json);
 		else
 			dt_fmt_lhist(b, v[i].buckets, nb, t->lhist.min, t->lhist.max, t->lhist.step,
 				     json);

@@ -74,7 +74,8 @@ void dt_fmt_stack(dt_out *o, dt_sbuf *b, const dt_type *t, const struct dt_stack
 bool dt_fmt_stack_end(const dt_type *t, const struct dt_stack_ref *ref, char *buf, size_t n);
 /* hist()/lhist() bodies from per-bucket counts (bpftrace's trimming, labels and 52-column bars);
  * text ends with a newline per bucket, JSON is an array of {min,max,count} objects. */
-void dt_fmt_hist(dt_sbuf *b, const uint64_t *counts, uint32_t n, uint64_t div, bool json);
+void dt_fmt_hist(dt_sbuf *b, const uint64_t *counts, uint32_t n, uint32_t bits, uint64_t div,
+		 bool json);
 void dt_fmt_lhist(dt_sbuf *b, const uint64_t *counts, uint32_t n, int64_t min, int64_t max,
 		  int64_t step, bool json);
 /* printf: C-like conversions with bpftrace's argument handling (integers are passed as 64-bit and
@@ -91,7 +92,7 @@ int dt_out_read_map(dt_out *o, const dt_map_sym *m, int map_fd, dt_map_layout *l
 		    void **vals, size_t *n, int *ncpus);
 /* A count/sum/int/min/max value combined over `ncpu` per-CPU copies `stride` bytes apart. */
 int64_t dt_out_plain_value(const dt_type *t, const uint8_t *val, size_t ncpu, size_t stride);
-/* Number of hist buckets of a map value type (DT_HIST_BUCKETS, or lhist's 2 + (max-min)/step). */
+/* Number of hist buckets of a map value type (dt_hist_nbuckets, or lhist's 2 + (max-min)/step). */
 uint32_t dt_out_nbuckets(const dt_type *t);
 
 /* ---------------------------------------------------------------- profiles (profile.c) */

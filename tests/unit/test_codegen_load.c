@@ -449,7 +449,7 @@ static void aggregations(void)
 	CHECK(sess_run_begin(&s) == 0);
 	int64_t hv[] = { 0, 1, 2, 3, 1000, -5 };
 	for (unsigned i = 0; i < DT_ARRAY_SIZE(hv); i++) {
-		k[1] = dt_hist_bucket(hv[i]);
+		k[1] = dt_hist_bucket(hv[i], 0);
 		CHECK_EQ_INT(percpu_word(&s, "@h", k, 1, 0), hv[i] == 2 || hv[i] == 3 ? 2 : 1);
 	}
 	k[1] = 3; /* 5 -> 1 + 5/2 */

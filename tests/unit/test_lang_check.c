@@ -393,14 +393,34 @@ static void positional_params(void)
 
 static void hist_buckets(void)
 {
-	CHECK_EQ_INT(dt_hist_bucket(-5), 0);
-	CHECK_EQ_INT(dt_hist_bucket(0), 1);
-	CHECK_EQ_INT(dt_hist_bucket(1), 2);
-	CHECK_EQ_INT(dt_hist_bucket(2), 3);
-	CHECK_EQ_INT(dt_hist_bucket(3), 3);
-	CHECK_EQ_INT(dt_hist_bucket(4), 4);
-	CHECK_EQ_INT(dt_hist_bucket(INT64_MAX), 64);
-	CHECK(dt_hist_bucket(INT64_MAX) < DT_HIST_BUCKETS);
+	CHECK_EQ_INT(dt_hist_bucket(-5, 0), 0);
+	CHECK_EQ_INT(dt_hist_bucket(0, 0), 1);
+	CHECK_EQ_INT(dt_hist_bucket(1, 0), 2);
+	CHECK_EQ_INT(dt_hist_bucket(2, 0), 3);
+	CHECK_EQ_INT(dt_hist_bucket(3, 0), 3);
+	CHECK_EQ_INT(dt_hist_bucket(4, 0), 4);
+	CHECK_EQ_INT(dt_hist_bucket(INT64_MAX, 0), 64);
+	CHECK(dt_hist_bucket(INT64_MAX, 0) < DT_HIST_BUCKETS);
+	CHECK_EQ_INT(dt_hist_nbuckets(0), 65);
+	/* hist(v, bits): bpftrace's own example, 225 = 0b11100001 with bits 2 is bucket 28. */
+	CHECK_EQ_INT(dt_hist_bucket(225, 2), 28);
+	CHECK_EQ_INT(dt_hist_bucket(-1, 3), 0);
+	CHECK_EQ_INT(dt_hist_bucket(0, 3), 1);
+	CHECK_EQ_INT(dt_hist_bucket(15, 3), 16);  /* one value per bucket below 2^(bits+1) */
+	CHECK_EQ_INT(dt_hist_bucket(16, 3), 17);
+	CHECK_EQ_INT(dt_hist_bucket(17, 3), 17);  /* [16, 18) */
+	CHECK_EQ_INT(dt_hist_bucket(18, 3), 18);
+	CHECK_EQ_INT(dt_hist_nbuckets(5), 59 * 32 + 1); /* (64 - bits) << bits, + 1 */
+	CHECK(dt_hist_bucket(INT64_MAX, 5) < dt_hist_nbuckets(5));
+	/* Each bucket starts where the one before ends, for every bits. */
+	for (uint32_t bits = 0; bits <= 5; bits++)
+		for (int64_t v = 0; v < 5000; v++) {
+			uint32_t i = dt_hist_bucket(v, bits);
+			CHECK(dt_hist_bucket_start(i, bits) <= (uint64_t)v);
+			CHECK((uint64_t)v < dt_hist_bucket_start(i + 1, bits));
+		}
+	CHECK_EQ_INT(dt_hist_bucket_start(28, 2), 224);
+	CHECK_EQ_INT(dt_hist_bucket_start(dt_hist_nbuckets(2), 2) == (uint64_t)1 << 63, 1);
 	CHECK_EQ_INT(dt_lhist_nbuckets(0, 100, 10), 12);
 	CHECK_EQ_INT(dt_lhist_nbuckets(0, 95, 10), 12);
 	CHECK_EQ_INT(dt_lhist_nbuckets(-10, 10, 5), 6);

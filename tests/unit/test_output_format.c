@@ -274,7 +274,7 @@ static void hist_scalar(void)
 {
 	uint64_t zero = 0;
 	fmap_init(&fm, "@c", NULL, &T_HIST);
-	add_bucket(&fm, &zero, dt_hist_bucket(1000), 1);
+	add_bucket(&fm, &zero, dt_hist_bucket(1000, 0), 1);
 	char *s = fmap_print(&fm, DT_OUT_TEXT, 0, 0);
 	CHECK_EQ_STR(s, "@c: \n[512, 1K)              1 |" BAR "|\n\n");
 	free(s);
@@ -289,10 +289,10 @@ static void hist_keyed(void)
 {
 	int64_t k1 = 1, k2 = 2;
 	fmap_init(&fm, "@x", &T_S64, &T_HIST);
-	add_bucket(&fm, &k2, dt_hist_bucket(100), 1);
-	add_bucket(&fm, &k1, dt_hist_bucket(3), 1);
-	add_bucket(&fm, &k2, dt_hist_bucket(-1), 1);
-	add_bucket(&fm, &k2, dt_hist_bucket(0), 1);
+	add_bucket(&fm, &k2, dt_hist_bucket(100, 0), 1);
+	add_bucket(&fm, &k1, dt_hist_bucket(3, 0), 1);
+	add_bucket(&fm, &k2, dt_hist_bucket(-1, 0), 1);
+	add_bucket(&fm, &k2, dt_hist_bucket(0, 0), 1);
 	char *s = fmap_print(&fm, DT_OUT_TEXT, 0, 0);
 	CHECK_EQ_STR(s, "@x[1]: \n"
 			"[2, 4)                 1 |" BAR "|\n"
@@ -319,7 +319,7 @@ static void hist_key_order(void)
 	uint64_t counts[] = { 1, 1, 2 };
 	fmap_init(&fm, "@y", &T_S32, &T_HIST);
 	for (int i = 0; i < 3; i++)
-		add_bucket(&fm, &keys[i], dt_hist_bucket(1), counts[i]);
+		add_bucket(&fm, &keys[i], dt_hist_bucket(1, 0), counts[i]);
 	char *s = fmap_print(&fm, DT_OUT_TEXT, 0, 0);
 	CHECK_EQ_STR(s, "@y[4]: \n[1]                    1 |" BAR "|\n\n"
 			"@y[-3]: \n[1]                    1 |" BAR "|\n\n"
@@ -333,9 +333,9 @@ static void hist_bars_and_labels(void)
 {
 	uint64_t zero = 0;
 	fmap_init(&fm, "@h", NULL, &T_HIST);
-	add_bucket(&fm, &zero, dt_hist_bucket(1024), 1);
-	add_bucket(&fm, &zero, dt_hist_bucket(2048), 2);
-	add_bucket(&fm, &zero, dt_hist_bucket(1 << 20), 3);
+	add_bucket(&fm, &zero, dt_hist_bucket(1024, 0), 1);
+	add_bucket(&fm, &zero, dt_hist_bucket(2048, 0), 2);
+	add_bucket(&fm, &zero, dt_hist_bucket(1 << 20, 0), 3);
 	char *s = fmap_print(&fm, DT_OUT_TEXT, 0, 0);
 	CHECK(s && strstr(s, "[1K, 2K)               1 |@@@@@@@@@@@@@@@@@                   "
 			     "                |\n[2K, 4K)               2 |"));
@@ -837,7 +837,7 @@ static void real_bpf_maps(void)
 	CHECK(hfd >= 0);
 	if (hfd >= 0) {
 		uint8_t key[16] = {0};
-		uint64_t *cnt = xcalloc((size_t)ncpus, 8), b = dt_hist_bucket(1000);
+		uint64_t *cnt = xcalloc((size_t)ncpus, 8), b = dt_hist_bucket(1000, 0);
 		cnt[0] = 4;
 		memcpy(key + l.user_key_size, &b, 8);
 		CHECK_EQ_INT(bpf_map_update_elem(hfd, key, cnt, BPF_ANY), 0);
