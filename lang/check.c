@@ -3872,9 +3872,13 @@ static void expand_probe(checker *c, dt_probe *pr)
 			a->target = c->o->watch_binary;
 		if (is_watchpoint(p) && a->target && has_wildcard(a->func))
 			any = true;
-		/* Only functions expand: a pattern for the binary would be looked for as a file. */
-		if ((p == DT_P_UPROBE || p == DT_P_URETPROBE || p == DT_P_XPROBE) &&
-		    has_wildcard(a->target)) {
+		/* A pattern for the binary expands over the objects the -p process maps (the
+		 * expand callback says -EOPNOTSUPP without one); xprobe's does not expand. */
+		if ((p == DT_P_UPROBE || p == DT_P_URETPROBE) && has_wildcard(a->target)) {
+			any = true;
+			continue;
+		}
+		if (p == DT_P_XPROBE && has_wildcard(a->target)) {
 			ERR(c, a->span, "wildcards in the binary are not supported: '%s'", a->text);
 			HINT(c, "name one binary or library; wildcards go in the function, as in "
 			     "uprobe:libc:str*");
@@ -3901,7 +3905,9 @@ static void expand_probe(checker *c, dt_probe *pr)
 			continue;
 		}
 		bool kp = a->provider == DT_P_KPROBE || a->provider == DT_P_KRETPROBE;
-		bool wild = has_wildcard(a->func) ||
+		bool up_objs = (a->provider == DT_P_UPROBE || a->provider == DT_P_URETPROBE) &&
+			       has_wildcard(a->target);
+		bool wild = has_wildcard(a->func) || up_objs ||
 			    ((a->provider == DT_P_TRACEPOINT || is_btf_args(a->provider) || kp) &&
 			     has_wildcard(a->target));
 		if (!wild || a->provider == DT_P_BEGIN || a->provider == DT_P_END) {
@@ -3912,7 +3918,11 @@ static void expand_probe(checker *c, dt_probe *pr)
 		uint32_t n = 0;
 		int err = c->o && c->o->expand ? c->o->expand(c->o->ctx, a, &names, &n) : -ENOTSUP;
 		if (err || !n) {
-			if (err == -ENOTSUP)
+			if (err == -ENOTSUP && up_objs) {
+				ERR(c, a->span, "a wildcard in the binary needs -p: '%s'", a->text);
+				HINT(c, "with -p PID it matches the objects that process maps; else "
+				     "name one binary or library, as in uprobe:libc:str*");
+			} else if (err == -ENOTSUP)
 				ERR(c, a->span, "wildcards are not supported here: '%s'", a->text);
 			else if (err)
 				ERR(c, a->span, "cannot expand '%s': %s", a->text, dt_strerror(-err));
@@ -3923,10 +3933,10 @@ static void expand_probe(checker *c, dt_probe *pr)
 			dt_attach *x = dt_arena_alloc(c->a, sizeof(*x));
 			*x = *a;
 			const char *name = names[j];
-			if ((a->provider == DT_P_TRACEPOINT || kp) && strchr(name, ':')) {
+			if (((a->provider == DT_P_TRACEPOINT || kp) && strchr(name, ':')) || up_objs) {
 				/* A tracepoint expansion may name "subsys:event", a kprobe's
-				 * "module:function". */
-				const char *colon = strchr(name, ':');
+				 * "module:function", a uprobe's over a process "path:function". */
+				const char *colon = up_objs ? strrchr(name, ':') : strchr(name, ':');
 				x->target = dt_arena_strndup(c->a, name, (size_t)(colon - name));
 				x->func = dt_arena_strndup(c->a, colon + 1, strlen(colon + 1));
 			} else {

@@ -1713,25 +1713,66 @@ static int match_sym_cb(void *ctx, const dt_elf_sym *sym)
 	return 0;
 }
 
+/* The functions of the ELF file at path matching pat; -errno when it is not a readable ELF. */
+static int match_object_syms(const char *path, const char *pat, strvec *out)
+{
+	struct match_syms m = { .pat = pat, .out = out };
+	dt_elf *e = dt_elf_open(NULL, path);
+
+	if (!e)
+		return errno ? -errno : -ENOEXEC;
+	dt_elf_sym_each(e, match_sym_cb, &m);
+	dt_elf_put(e);
+	return 0;
+}
+
 static int expand_uprobe(const dt_attach *a, int pid, strvec *out)
 {
 	char *path = NULL;
 	int rc = dt_rt_resolve_binary(a->target, pid, &path);
-	struct match_syms m = { .pat = a->func, .out = out };
-	dt_elf *e;
 
 	if (rc < 0)
 		return rc;
-	e = dt_elf_open(NULL, path);
-	free(path);
-	if (!e) {
+	if (match_object_syms(path, a->func ? a->func : "", out) < 0)
 		/* Not a readable ELF file: keep the pattern, so that checking the probe says what
 		 * is wrong with the file in its one sentence (dt_rt_resolve_symbol). */
 		DT_VEC_PUSH(out, xstrdup(a->func ? a->func : ""));
-		return 0;
+	free(path);
+	return 0;
+}
+
+/* uprobe:*:FUNC with -p: the functions matching FUNC in every object of the process whose path
+ * matches the binary pattern, each named "PATH:FUNC" (PATH as the process maps it; attaching
+ * finds it through /proc/PID/root). */
+static int expand_uprobe_objects(const dt_attach *a, int pid, strvec *out)
+{
+	dt_proc_mappings maps;
+	strvec funcs = { 0 };
+	int rc;
+
+	if (pid <= 0)
+		return -EOPNOTSUPP;
+	rc = dt_proc_mappings_read(pid, &maps);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < maps.n; i++) {
+		const dt_proc_mapping *mp = &maps.v[i];
+		char *path;
+
+		if (mp->perms[2] != 'x' || mp->path[0] != '/' || mp->deleted ||
+		    fnmatch(a->target, mp->path, 0) != 0)
+			continue;
+		path = xasprintf("/proc/%d/root%s", pid, mp->path);
+		funcs.n = 0;
+		match_object_syms(path, a->func ? a->func : "", &funcs);
+		free(path);
+		for (size_t j = 0; j < funcs.n; j++) {
+			DT_VEC_PUSH(out, xasprintf("%s:%s", mp->path, funcs.v[j]));
+			free(funcs.v[j]);
+		}
 	}
-	dt_elf_sym_each(e, match_sym_cb, &m);
-	dt_elf_put(e);
+	free(funcs.v);
+	dt_proc_mappings_free(&maps);
 	return 0;
 }
 
@@ -1797,6 +1838,11 @@ int dt_rt_expand(void *ctx, const dt_attach *a, char ***names, uint32_t *n)
 	switch (a->provider) {
 	case DT_P_UPROBE:
 	case DT_P_URETPROBE:
+		if (a->target && strpbrk(a->target, "*?[")) {
+			rc = expand_uprobe_objects(a, c ? c->pid : -1, &v);
+			break;
+		}
+		/* fall through */
 	case DT_P_XPROBE:
 	case DT_P_WATCHPOINT: /* FUNC+argN: functions of the -c/-p program */
 	case DT_P_ASYNCWATCHPOINT:

@@ -42,7 +42,7 @@ static const struct cli_opt cli_opts[] = {
 	{ 0, NULL, 0, 0, "FILE",
 	  "a program file (`-` reads stdin); `#!/usr/bin/env dwarftrace` scripts run as they are" },
 	{ 0, NULL, 0, 0, "PARAM...", "positional parameters `$1`, `$2`, ... (`$#` counts them; in an attach point, or as the whole attach point: `-e '$1 { … }' i:ms:1`); after `--`, `--NAME[=VALUE]` are named ones, read by `getopt()`" },
-	{ 'p', NULL, required_argument, 'p', "-p PID",
+	{ 'p', "pid", required_argument, 'p', "-p, --pid PID",
 	  "trace only that process (every probe but `BEGIN`, `END` and `interval`, which fire "
 	  "regardless, as in bpftrace); stop when it exits" },
 	{ 'c', NULL, required_argument, 'c', "-c CMD",
