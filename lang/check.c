@@ -1042,14 +1042,10 @@ static const dt_type *resolve_ctype(checker *c, const dt_ctype_ref *r)
 	return t;
 }
 
-/* The type of e in a type context (typeof, sizeof): a $variable declared with a type
- * (`let $x: uint16`) has that type there, though it is stored in 8 bytes. */
-static const dt_type *context_type(checker *c, dt_expr *e)
+/* The type of e (of type t) as written: a $variable declared with a type, or given integers of
+ * one size only (`$y = (int32)x`), has that type, though it is stored in 8 bytes. */
+static const dt_type *own_type(const dt_expr *e, const dt_type *t)
 {
-	const dt_type *t = check_expr(c, e);
-
-	while (e->kind == DT_E_BLOCK && e->block.value)
-		e = e->block.value; /* `{ …; $a }`: $a's */
 	if (!is_none(t) && e->kind == DT_E_VAR && e->var.sym) {
 		const var_info *v = (const var_info *)e->var.sym;
 
@@ -1059,6 +1055,17 @@ static const dt_type *context_type(checker *c, dt_expr *e)
 			return v->int_type;
 	}
 	return t;
+}
+
+/* The type of e in a type context (typeof, sizeof): a $variable declared with a type
+ * (`let $x: uint16`) has that type there, though it is stored in 8 bytes. */
+static const dt_type *context_type(checker *c, dt_expr *e)
+{
+	const dt_type *t = check_expr(c, e);
+
+	while (e->kind == DT_E_BLOCK && e->block.value)
+		e = e->block.value; /* `{ …; $a }`: $a's */
+	return own_type(e, t);
 }
 
 /* The base type of r, before its modifiers. */
@@ -1938,8 +1945,11 @@ static const dt_type *check_printf(checker *c, dt_expr *e)
 	}
 	if (r < 0 || args_left_over(c, e, argi) || !ok)
 		return dt_type_void();
+	/* An integer keeps its own size, so %x of an int32 prints 32 bits (as bpftrace does);
+	 * the conversion's length modifier, if any, still decides (output/format.c). */
 	for (uint32_t i = 0; i + 1 < e->call.nargs; i++)
-		at[i] = storage_type(c, at[i]);
+		at[i] = at[i]->kind == DT_T_INT ? own_type(e->call.args[i + 1], at[i])
+						: storage_type(c, at[i]);
 	e->call.args_type = dt_type_tuple(c->a, at, e->call.nargs - 1);
 	if (e->call.args_type->size > DT_MAX_EVENT_SIZE) {
 		ERR(c, e->span, "the arguments of this %s are %u bytes; one %s can send at "

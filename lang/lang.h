@@ -651,8 +651,9 @@ struct dt_stmt {
 /* A script map. Its key and value types are fixed by the first use that determines them; every
  * later use must agree (a clear diagnostic otherwise). Strings widen: a map (or $var) written
  * with string[16] and string[64] holds string[64], so a use's expr->type may be narrower than the
- * slot — copy what the expression has and zero-pad. Ints in maps, vars and events are always 8
- * bytes; inside a tuple an int keeps its own size ((int8)1 is one byte: tuples are laid out as
+ * slot — copy what the expression has and zero-pad. Ints in maps and vars are always 8 bytes
+ * (printf's arguments keep an int's own size, so %x of an int32 prints 32 bits); inside a tuple
+ * an int keeps its own size ((int8)1 is one byte: tuples are laid out as
  * C structs, as bpftrace lays them out), as does a field or cast read. */
 struct dt_map_sym {
 	const char *name;       /* "@" or "@name" */

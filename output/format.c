@@ -982,11 +982,13 @@ static size_t parse_conv(const char *p, struct conv *cv)
  * prints the whole value, not its low 32 bits (bpftrace 0.17 prints 705032704 for
  * printf("%d", 5000000000) and negative numbers for %d of nsecs), while %x of an int32 stays 32
  * bits wide. */
-static void conv_int(dt_sbuf *b, const struct conv *cv, int64_t v, uint32_t size)
+static void conv_int(dt_sbuf *b, const struct conv *cv, int64_t v, uint32_t size, bool arg_signed)
 {
 	char spec[64];
 	bool is_signed = cv->c == 'd' || cv->c == 'i';
-	int len = cv->len == 0 && size > 4 ? 1 : cv->len;
+	/* %d of an unsigned argument narrower than 64 bits prints its value ((uint32)-1 is
+	 * 4294967295), which the 64-bit form holds. */
+	int len = cv->len == 0 && (size > 4 || (is_signed && !arg_signed)) ? 1 : cv->len;
 
 	if (cv->c == 'c') {
 		snprintf(spec, sizeof(spec), "%sc", cv->flags);
@@ -1074,7 +1076,8 @@ void dt_fmt_printf(dt_out *o, dt_sbuf *b, const char *fmt, const dt_type *args, 
 
 		if ((at->kind == DT_T_INT || at->kind == DT_T_PTR || at->kind == DT_T_BOOL) &&
 		    cv.c != 's') {
-			conv_int(b, &cv, dt_fmt_read_int(ap, at->size, at->is_signed), at->size);
+			conv_int(b, &cv, dt_fmt_read_int(ap, at->size, at->is_signed), at->size,
+				 at->is_signed);
 			continue;
 		}
 		if (at->kind == DT_T_BUF) {
