@@ -15,6 +15,7 @@
 #include <arpa/inet.h>
 #include <linux/bpf.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2294,9 +2295,205 @@ static map_info *whole_map_arg(checker *c, dt_expr *e, dt_expr *arg)
 	return m;
 }
 
+/* A call node of function f at span sp with the given arguments. */
+static dt_expr *new_call(checker *c, dt_func f, dt_span sp, dt_expr **args, uint32_t nargs)
+{
+	dt_expr *e = new_node(c, DT_E_CALL, sp);
+	e->call.id = f;
+	e->call.name = dt_func_name(f);
+	e->call.args = args;
+	e->call.nargs = nargs;
+	return e;
+}
+
+static dt_stmt *expr_stmt(checker *c, dt_expr *e)
+{
+	dt_stmt *s = dt_arena_alloc(c->a, sizeof(*s));
+	s->kind = DT_S_EXPR;
+	s->span = e->span;
+	s->expr = e;
+	return s;
+}
+
+/* assert(cond, "msg"), bpftrace's macro: `if (!cond) { errorf("assert failed: %s", msg);
+ * exit(1); }`, the error located at the assert. */
+static const dt_type *check_assert(checker *c, dt_expr *e)
+{
+	if (!nargs_ok(c, e, 2, 2, "assert(condition, \"message\")"))
+		return dt_type_void();
+	dt_expr *cond = e->call.args[0], *msg = e->call.args[1];
+	dt_span sp = e->span;
+	dt_expr *fmt = new_node(c, DT_E_STR, sp);
+	fmt->str.s = "assert failed: %s";
+	fmt->str.len = (uint32_t)strlen(fmt->str.s);
+	dt_expr **eargs = dt_arena_alloc(c->a, sizeof(*eargs) * 2);
+	eargs[0] = fmt;
+	eargs[1] = msg;
+	dt_expr **code = dt_arena_alloc(c->a, sizeof(*code));
+	code[0] = new_node(c, DT_E_INT, sp);
+	code[0]->i.value = 1;
+	dt_stmt **then = dt_arena_alloc(c->a, sizeof(*then) * 2);
+	then[0] = expr_stmt(c, new_call(c, DT_F_ERRORF, sp, eargs, 2));
+	then[1] = expr_stmt(c, new_call(c, DT_F_EXIT, sp, code, 1));
+	dt_expr *not = new_node(c, DT_E_UNOP, cond->span);
+	not->un.op = DT_UOP_LNOT;
+	not->un.e = cond;
+	dt_stmt *iff = dt_arena_alloc(c->a, sizeof(*iff));
+	iff->kind = DT_S_IF;
+	iff->span = sp;
+	iff->if_.cond = not;
+	iff->if_.then = (dt_stmt_list){ then, 2 };
+	dt_stmt **body = dt_arena_alloc(c->a, sizeof(*body));
+	body[0] = iff;
+	set_node(e, DT_E_BLOCK, sp);
+	e->block.stmts = (dt_stmt_list){ body, 1 };
+	return check_expr(c, e);
+}
+
+/* A member path as written in container_of's third argument (`n`, `a.b`, also a name that is
+ * a builtin elsewhere, `pid`): its source text, or NULL when that is no such path. */
+static const char *member_path(checker *c, const dt_expr *m)
+{
+	const dt_source *src = c->p->src;
+	if (m->kind != DT_E_IDENT && m->kind != DT_E_BUILTIN && m->kind != DT_E_FIELD)
+		return NULL;
+	if (!src || !m->span.len || m->span.off + m->span.len > src->len)
+		return NULL;
+	const char *t = src->text + m->span.off;
+	for (uint32_t i = 0; i < m->span.len; i++) {
+		bool first = !i || t[i - 1] == '.';
+		if (!(isalpha((unsigned char)t[i]) || t[i] == '_' ||
+		      (!first && (isdigit((unsigned char)t[i]) || t[i] == '.'))))
+			return NULL;
+	}
+	if (t[m->span.len - 1] == '.')
+		return NULL;
+	return dt_arena_strndup(c->a, t, m->span.len);
+}
+
+/* container_of(ptr, typeof(TYPE), member), bpftrace's macro: a pointer to the TYPE whose
+ * member `member` ptr points to, `(TYPE *)((uint64)ptr - offsetof(TYPE, member))`. */
+static const dt_type *check_container_of(checker *c, dt_expr *e)
+{
+	if (!nargs_ok(c, e, 3, 3, "container_of(pointer, typeof(TYPE), member)"))
+		return &t_none;
+	dt_expr *ptr = e->call.args[0], *ty = e->call.args[1], *m = e->call.args[2];
+	if (ty->kind != DT_E_TYPEOF) {
+		ERR(c, ty->span, "container_of's second argument is a type, written typeof(TYPE)");
+		return &t_none;
+	}
+	const char *path = member_path(c, m);
+	if (!path) {
+		ERR(c, m->span, "container_of's third argument is a member of the type, like n or "
+		    "a.b");
+		return &t_none;
+	}
+	const dt_type *pt = check_expr(c, ptr);
+	if (is_none(pt))
+		return &t_none;
+	if (!is_ptr(pt) && !is_int(pt)) {
+		ERR(c, ptr->span, "container_of needs a pointer to the member, not %s",
+		    tname(c, pt));
+		return &t_none;
+	}
+	dt_span sp = e->span;
+	dt_expr *off = new_node(c, DT_E_OFFSETOF, sp);
+	off->size.ty = *ty->tyof.ref;
+	off->size.field = path;
+	if (is_none(check_expr(c, off)))
+		return &t_none; /* no such type or member: said once */
+	dt_expr *addr = new_node(c, DT_E_CAST, ptr->span);
+	addr->cast.to = (dt_ctype_ref){ .name = "uint64", .span = ptr->span };
+	addr->cast.e = ptr;
+	dt_expr *sub = new_node(c, DT_E_BINOP, sp);
+	sub->bin.op = DT_OP_SUB;
+	sub->bin.l = addr;
+	sub->bin.r = off;
+	dt_ctype_ref to = *ty->tyof.ref;
+	if (to.nmods == DT_MAX_TYPE_MODS) {
+		ERR(c, ty->span, "container_of's type has too many modifiers");
+		return &t_none;
+	}
+	to.mods[to.nmods++] = (dt_type_mod){ 0 };
+	to.nptr++;
+	set_node(e, DT_E_CAST, sp);
+	e->cast.to = to;
+	e->cast.e = sub;
+	return check_expr(c, e);
+}
+
+/* fail("fmt", literals…): the error bpftrace's stdlib raises where the checker meets it (a
+ * static assert for code the script should not reach); %d %i %u %x %s %% of literals. */
+static const dt_type *check_fail(checker *c, dt_expr *e)
+{
+	if (!e->call.nargs) {
+		ERR(c, e->span, "fail needs a message: fail(\"format\", literals…)");
+		return dt_type_void();
+	}
+	dt_expr *f = e->call.args[0];
+	for (uint32_t i = 0; i < e->call.nargs; i++) {
+		dt_expr *a = e->call.args[i];
+		const dt_type *t = check_expr(c, a);
+		if (is_none(t))
+			return dt_type_void();
+		if (a->kind != DT_E_STR && a->kind != DT_E_INT) {
+			ERR(c, a->span, "fail's %s: it is printed when the program is compiled",
+			    i ? "arguments must be literals" : "format must be a literal");
+			return dt_type_void();
+		}
+	}
+	if (f->kind != DT_E_STR) {
+		ERR(c, f->span, "fail's format must be a string literal");
+		return dt_type_void();
+	}
+	char msg[512];
+	size_t n = 0;
+	uint32_t next = 1;
+#define FAIL_PUT(...) (n += (size_t)snprintf(msg + n, n < sizeof(msg) ? sizeof(msg) - n : 0, \
+					     __VA_ARGS__), n = DT_MIN(n, sizeof(msg) - 1))
+	msg[0] = 0;
+	for (const char *p = f->str.s; *p; p++) {
+		if (*p != '%') {
+			FAIL_PUT("%c", *p);
+			continue;
+		}
+		char conv = *++p;
+		if (conv == '%') {
+			FAIL_PUT("%%");
+			continue;
+		}
+		dt_expr *a = next < e->call.nargs ? e->call.args[next++] : NULL;
+		bool known = conv && strchr("diuxs", conv), str = conv == 's';
+		if (!known || !a || (a->kind == DT_E_STR) != str) {
+			ERR(c, f->span, "fail's format %%%c %s", conv ? conv : ' ',
+			    !known ? "is not one of %d %i %u %x %s %%"
+			    : !a   ? "has no argument"
+			    : str  ? "needs a string"
+				   : "needs an integer");
+			return dt_type_void();
+		}
+		if (str)
+			FAIL_PUT("%s", a->str.s);
+		else
+			FAIL_PUT(conv == 'x' ? "%" PRIx64 : conv == 'u' || a->i.is_unsigned
+				 ? "%" PRIu64 : "%" PRId64, a->i.value);
+		if (!conv)
+			break;
+	}
+#undef FAIL_PUT
+	ERR(c, e->span, "%s", msg);
+	return dt_type_void();
+}
+
 static const dt_type *check_call(checker *c, dt_expr *e)
 {
 	switch (e->call.id) {
+	case DT_F_ASSERT:
+		return check_assert(c, e);
+	case DT_F_CONTAINER_OF:
+		return check_container_of(c, e);
+	case DT_F_FAIL:
+		return check_fail(c, e);
 	case DT_F_PRINTF: case DT_F_CAT: case DT_F_ERRORF: case DT_F_WARNF:
 		return check_printf(c, e);
 	case DT_F_SYSTEM:

@@ -443,6 +443,11 @@ typedef enum dt_func {
 	DT_F_JOIN,    /* join(argv[, delim]): userspace joins the strings, delim in the event's fmt */
 	DT_F_MACADDR, DT_F_STRERROR,
 	DT_F_SIGNAL_NAME, DT_F_SYSCALL_NAME, /* the number, printed as its name (DT_T_STRERROR) */
+	/* bpftrace's standard-library macros, rewritten by dt_check: assert(cond, "msg") into
+	 * `if (!cond) { errorf("assert failed: %s", msg); exit(1); }`; container_of(ptr,
+	 * typeof(TYPE), member) into `(TYPE *)((uint64)ptr - offsetof(TYPE, member))`; fail("fmt",
+	 * literals…) is an error with that text where the checker meets it. */
+	DT_F_ASSERT, DT_F_CONTAINER_OF, DT_F_FAIL,
 	DT_F_UPTR, DT_F_KPTR, /* the pointer (or address) argument, read from user / kernel memory */
 	DT_F_DEBUGF,  /* bpf_trace_printk: the kernel's trace buffer, not dwarftrace's output */
 	DT_F_UADDR,   /* uaddr("sym"): the run-time address of a symbol of the uprobe's binary */
