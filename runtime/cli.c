@@ -983,13 +983,9 @@ static int cli_run(int argc, char **argv)
 		goto out;
 	}
 	/* bpftrace's word to its test runner that the probes are live and the command runs
-	 * (after "Attaching N probes..."; -q leaves only this). On stdout, as bpftrace writes it:
-	 * its tests drop it from the output with `| tail -n +2`. */
-	if (getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED")) {
-		fflush(stderr);
-		printf("__BPFTRACE_NOTIFY_PROBES_ATTACHED\n");
-		fflush(stdout);
-	}
+	 * (on stderr, after "Attaching N probes..."; -q leaves only this). */
+	if (getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED"))
+		fprintf(stderr, "__BPFTRACE_NOTIFY_PROBES_ATTACHED\n");
 	/* --test/--bench: BEGIN has run; the tests or benchmarks run, then END. */
 	if (u && c.mode != DT_MODE_RUN) {
 		rc = dt_session_run_tests(s, u);
