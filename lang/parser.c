@@ -769,6 +769,7 @@ static dt_expr *parse_primary(parser *p)
 		advance(p);
 		dt_expr *e = new_expr(p, DT_E_INT, start);
 		e->i.value = t.ival;
+		e->i.is_unsigned = t.ival > INT64_MAX; /* uint64, as bpftrace types it */
 		return e;
 	}
 	case DT_TOK_STR: {
@@ -1026,6 +1027,7 @@ static dt_expr *parse_unary(parser *p)
 	/* Fold `-literal` so -9223372036854775808 and lhist(x, -10, …) are plain constants. */
 	if (op == DT_UOP_NEG && operand->kind == DT_E_INT) {
 		operand->i.value = (uint64_t)0 - operand->i.value;
+		operand->i.is_unsigned = false;
 		operand->span = span_from(p, start);
 		return operand;
 	}
