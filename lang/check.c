@@ -3927,8 +3927,31 @@ static void check_for(checker *c, dt_stmt *s)
 	scope_close(c);
 }
 
+/* `@m = { S; agg(x) }` (bpftrace allows an aggregation as a block expression's value) becomes the
+ * block statement `{ S; @m = agg(x); }`: the same statements in the same scope, then the
+ * aggregation, which codegen applies as any other. */
+static void hoist_agg_block(checker *c, dt_stmt *s)
+{
+	dt_expr *v = s->assign.value;
+	if (s->kind != DT_S_ASSIGN || s->assign.decl || s->assign.op != DT_OP_NONE ||
+	    !s->assign.target || s->assign.target->kind != DT_E_MAP || !v ||
+	    v->kind != DT_E_BLOCK || !v->block.value || !is_agg_call(v->block.value))
+		return;
+	dt_stmt *a = dt_arena_alloc(c->a, sizeof(*a));
+	*a = *s;
+	a->assign.value = v->block.value;
+	dt_stmt_list l = v->block.stmts;
+	dt_stmt **ss = dt_arena_alloc(c->a, sizeof(dt_stmt *) * (l.n + 1));
+	if (l.n)
+		memcpy(ss, l.v, sizeof(dt_stmt *) * l.n);
+	ss[l.n] = a;
+	s->kind = DT_S_BLOCK;
+	s->block = (dt_stmt_list){ ss, l.n + 1 };
+}
+
 static void check_stmt(checker *c, dt_stmt *s)
 {
+	hoist_agg_block(c, s);
 	switch (s->kind) {
 	case DT_S_EXPR: {
 		dt_expr *e = s->expr;
