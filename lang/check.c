@@ -3364,6 +3364,12 @@ static const char *binop_text(dt_binop op)
 	return s[op];
 }
 
+static bool sign_flexible(const dt_expr *e)
+{
+	return e->kind == DT_E_INT && !e->i.is_bool && !e->i.is_unsigned &&
+	       (int64_t)e->i.value >= 0;
+}
+
 static const dt_type *check_binop(checker *c, dt_expr *e)
 {
 	const dt_type *l = check_expr(c, e->bin.l), *r = check_expr(c, e->bin.r);
@@ -3419,7 +3425,18 @@ static const dt_type *check_binop(checker *c, dt_expr *e)
 	}
 	if (op >= DT_OP_LAND)
 		return dt_type_int(true, 8);
-	return dt_type_int(l->is_signed || r->is_signed, 8);
+	/* A non-negative literal takes the other side's sign (bpftrace's sign-flexible literals),
+	 * so `$u % 10` of a uint64 stays unsigned; `-` keeps the plain rule. Codegen's arithmetic
+	 * does not change: it is signed only when both sides are. */
+	bool ls = l->is_signed, rs = r->is_signed;
+	bool lf = sign_flexible(e->bin.l), rf = sign_flexible(e->bin.r);
+	if (op != DT_OP_SUB && lf != rf) {
+		if (lf)
+			ls = rs;
+		else
+			rs = ls;
+	}
+	return dt_type_int(ls || rs, 8);
 }
 
 static const dt_type *check_incdec(checker *c, dt_expr *target, dt_span at)
