@@ -984,8 +984,36 @@ static LLVMValueRef unop(cg *c, const dt_expr *e)
 	}
 }
 
+/* `a ?: b`: a (an integer, evaluated once) when it is not zero, else b. */
+static LLVMValueRef ternary_short(cg *c, const dt_expr *e)
+{
+	LLVMBasicBlockRef bf = cg_block(c, "tern.f"), done = cg_block(c, "tern.done");
+	LLVMValueRef vals[2], a = cg_expr(c, e->tern.cond);
+	LLVMBasicBlockRef froms[2];
+	LLVMValueRef res;
+
+	if (!a)
+		return cg_i64(c, 0);
+	vals[0] = a;
+	froms[0] = LLVMGetInsertBlock(c->b);
+	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntNE, a, cg_i64(c, 0), ""), done, bf);
+	LLVMPositionBuilderAtEnd(c->b, bf);
+	vals[1] = cg_expr(c, e->tern.f);
+	froms[1] = LLVMGetInsertBlock(c->b);
+	LLVMBuildBr(c->b, done);
+	LLVMPositionBuilderAtEnd(c->b, done);
+	if (!vals[1])
+		return cg_i64(c, 0);
+	res = LLVMBuildPhi(c->b, c->i64, "");
+	LLVMAddIncoming(res, vals, froms, 2);
+	return res;
+}
+
 static LLVMValueRef ternary(cg *c, const dt_expr *e)
 {
+	if (!e->tern.t)
+		return ternary_short(c, e);
+
 	LLVMBasicBlockRef bt = cg_block(c, "tern.t"), bf = cg_block(c, "tern.f");
 	LLVMBasicBlockRef done = cg_block(c, "tern.done");
 	LLVMValueRef cond = cg_cond(c, e->tern.cond);

@@ -3570,10 +3570,14 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 	}
 	case DT_E_TERNARY: {
 		const dt_type *ct = check_expr(c, e->tern.cond);
-		const dt_type *t = check_expr(c, e->tern.t), *f = check_expr(c, e->tern.f);
-		if (!is_none(ct) && !is_intlike(ct))
+		const dt_type *t = e->tern.t ? check_expr(c, e->tern.t) : ct;
+		const dt_type *f = check_expr(c, e->tern.f);
+		if (!is_none(ct) && !is_intlike(ct)) {
 			ERR(c, e->tern.cond->span, "a condition must be an integer, not %s",
 			    tname(c, ct));
+			if (!e->tern.t) /* it is the value too: said once */
+				return &t_none;
+		}
 		if (is_none(t) || is_none(f))
 			return &t_none;
 		/* `cond ? printf(…) : exit()`: a statement written as an expression. */

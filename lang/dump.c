@@ -224,7 +224,7 @@ static void dump_expr(dumper *d, const dt_expr *e, int depth)
 		dump_expr(d, e->un.e, depth + 1);
 		return;
 	case DT_E_TERNARY:
-		fputs("ternary", o);
+		fputs(e->tern.t ? "ternary" : "ternary ?:", o);
 		end_expr(d, e);
 		dump_expr(d, e->tern.cond, depth + 1);
 		dump_expr(d, e->tern.t, depth + 1);

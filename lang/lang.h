@@ -585,7 +585,7 @@ struct dt_expr {
 		} call;
 		struct { dt_binop op; dt_expr *l, *r; } bin;
 		struct { dt_unop op; dt_expr *e; } un; /* also DT_E_DEREF, DT_E_ADDROF (e only) */
-		struct { dt_expr *cond, *t, *f; } tern;
+		struct { dt_expr *cond, *t, *f; } tern; /* t NULL: `cond ?: f`, cond's value */
 		struct {
 			dt_expr *base;
 			const char *field;

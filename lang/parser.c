@@ -1151,8 +1151,13 @@ static dt_expr *parse_expr(parser *p)
 	advance(p);
 	dt_expr *e = new_expr(p, DT_E_TERNARY, start);
 	e->tern.cond = c;
-	e->tern.t = parse_expr(p);
-	expect(p, DT_TOK_COLON, "expected ':' in conditional expression");
+	/* `a ?: b` (bpftrace's short form): a when it is not zero, else b; a is evaluated once. */
+	if (p->cur.kind == DT_TOK_COLON)
+		advance(p);
+	else {
+		e->tern.t = parse_expr(p);
+		expect(p, DT_TOK_COLON, "expected ':' in conditional expression");
+	}
 	e->tern.f = parse_expr(p);
 	p->depth--;
 	e->span = span_from(p, start);
