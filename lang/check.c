@@ -18,6 +18,7 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <regex.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -4524,6 +4525,65 @@ static void drop_other_modes(dt_program *p, dt_run_mode mode)
 	p->nprobes = n;
 }
 
+/* --probe-filter: the attach points whose full name the regex does not match are dropped after
+ * the program is checked whole (so a map a dropped probe writes keeps its type), and the probes
+ * left with none; BEGIN and END stay. The attach points are then numbered afresh. */
+static void filter_probes(checker *c, const char *filter)
+{
+	dt_program *p = c->p;
+	regex_t re;
+	char names[256] = "";
+	size_t nl = 0;
+	uint32_t kept = 0, n = 0, index = 0;
+	const dt_attach *first = NULL;
+
+	if (regcomp(&re, filter, REG_EXTENDED | REG_NOSUB)) {
+		dt_span at = { 0 };
+
+		if (p->nprobes && p->probes[0]->nattach)
+			at = p->probes[0]->attach[0]->span;
+		ERR(c, at, "Invalid --probe-filter regex '%s'", filter);
+		return;
+	}
+	for (uint32_t i = 0; i < p->nprobes; i++) {
+		dt_probe *pr = p->probes[i];
+		uint32_t m = 0;
+
+		for (uint32_t j = 0; j < pr->nattach; j++) {
+			dt_attach *a = pr->attach[j];
+			const char *colon = a->text ? strchr(a->text, ':') : NULL;
+			const char *name = dt_arena_printf(c->a, "%s%s", dt_provider_name(a->provider),
+							   colon ? colon : "");
+			bool always = a->provider == DT_P_BEGIN || a->provider == DT_P_END;
+
+			if (always || !regexec(&re, name, 0, NULL, 0)) {
+				kept += !always;
+				pr->attach[m++] = a;
+				continue;
+			}
+			first = first ? first : a;
+			if (nl < sizeof(names))
+				nl += (size_t)snprintf(names + nl, sizeof(names) - nl, "%s%s",
+						       nl ? ", " : "", name);
+		}
+		pr->nattach = m;
+		if (m)
+			p->probes[n++] = pr;
+	}
+	regfree(&re);
+	p->nprobes = n;
+	for (uint32_t i = 0; i < p->nprobes; i++) {
+		p->probes[i]->index = i;
+		for (uint32_t j = 0; j < p->probes[i]->nattach; j++)
+			p->probes[i]->attach[j]->index = index++;
+	}
+	if (first && !kept) {
+		ERR(c, first->span, "No probes to attach: --probe-filter '%s' matches none of the "
+		    "program's attach points", filter);
+		HINT(c, "they are: %s%s", names, nl >= sizeof(names) ? "..." : "");
+	}
+}
+
 /* Map declarations (`let @m = TYPE(N);`): bpftrace's map types, each map declared once; a
  * declared map nobody uses is a warning; the type must be of the per-CPU kind the map's values
  * need (aggregations are per CPU). Sets the maps' decl_* fields. */
@@ -4655,6 +4715,8 @@ int dt_check(dt_program *p, dt_arena *a, dt_diags *d, const dt_check_opts *opts)
 	c.d = d;
 	walk(&c);
 	check_named_params(&c);
+	if (opts && opts->probe_filter && dt_diags_error_count(d) == before)
+		filter_probes(&c, opts->probe_filter);
 	check_map_decls(&c);
 	check_map_count(&c);
 	p->nmaps = (uint32_t)c.maps.n;

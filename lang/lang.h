@@ -866,6 +866,10 @@ typedef struct dt_check_opts {
 	/* config(): the settings, in the order the record lists them. */
 	const dt_config_value *config;
 	uint32_t nconfig;
+	/* --probe-filter: a POSIX extended regex; after wildcards are expanded, an attach point
+	 * whose full name ("interval:ms:200") it does not match is dropped, and a probe left with
+	 * none (BEGIN and END are kept). Matching nothing is an error. NULL: every one is kept. */
+	const char *probe_filter;
 } dt_check_opts;
 
 /* The address space a C value designated by e lives in (the pointer it was reached through),

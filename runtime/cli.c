@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -34,23 +35,24 @@ enum {
 	OPT_DRY_RUN = 1000, OPT_NO_DEMANGLE, OPT_NO_INLINE, OPT_SRCLINE, OPT_DEBUGINFO, OPT_PPROF,
 	OPT_FLAMEGRAPH, OPT_UNWIND_BUDGET, OPT_UNWIND_STACKS, OPT_NO_WARNINGS, OPT_INFO, OPT_UNSAFE,
 	OPT_INCLUDE, OPT_JSON_FRAMES, OPT_NO_MERGE_STACKS, OPT_FLAMEGRAPH_MAP,
-	OPT_USDT_FILE_ACTIVATION, OPT_TEST, OPT_BENCH, OPT_MODE,
+	OPT_USDT_FILE_ACTIVATION, OPT_TEST, OPT_BENCH, OPT_MODE, OPT_PROBE_FILTER,
 };
 
 static const struct cli_opt cli_opts[] = {
-	{ 'e', NULL, required_argument, 'e', "-e PROGRAM", "the program text" },
+	{ 'e', NULL, required_argument, 'e', "-e PROGRAM",
+	  "the program text (given again, the last one runs, as in bpftrace, with a warning)" },
 	{ 0, NULL, 0, 0, "FILE",
 	  "a program file (`-` reads stdin); `#!/usr/bin/env dwarftrace` scripts run as they are" },
 	{ 0, NULL, 0, 0, "PARAM...", "positional parameters `$1`, `$2`, ... (`$#` counts them; in an attach point, or as the whole attach point: `-e '$1 { … }' i:ms:1`); after `--`, `--NAME[=VALUE]` are named ones, read by `getopt()`" },
 	{ 'p', "pid", required_argument, 'p', "-p, --pid PID",
 	  "trace only that process (every probe but `BEGIN`, `END` and `interval`, which fire "
 	  "regardless, as in bpftrace); stop when it exits" },
-	{ 'c', NULL, required_argument, 'c', "-c CMD",
+	{ 'c', "cmd", required_argument, 'c', "-c, --cmd CMD",
 	  "run CMD and trace only it and the processes it starts (they share a cgroup made for it; "
 	  "without cgroup v2, its pid alone; `interval` probes fire regardless); stop when it exits "
 	  "(maps print then). If CMD fails, that is said in one line and dwarftrace exits with "
 	  "CMD's status (128+N if signal N killed it, 127/126 if it could not run)" },
-	{ 'o', NULL, required_argument, 'o', "-o FILE", "write the output to FILE" },
+	{ 'o', "output", required_argument, 'o', "-o, --output FILE", "write the output to FILE" },
 	{ 'f', NULL, required_argument, 'f', "-f text|json|folded",
 	  "output format: bpftrace's text; json: one JSON object per line in bpftrace's shapes; "
 	  "folded: only `outer;...;leaf count` lines of stack maps. With json or folded, banners, "
@@ -85,15 +87,17 @@ static const struct cli_opt cli_opts[] = {
 	{ 0, "debuginfo", required_argument, OPT_DEBUGINFO, "--debuginfo DIR",
 	  "look for separate debug files in DIR first (repeatable; also DIR/.build-id); "
 	  "DEBUGINFOD_URLS servers are asked in the background" },
-	{ 'l', NULL, no_argument, 'l', "-l [SEARCH]",
+	{ 'l', "list", no_argument, 'l', "-l, --list [SEARCH|FILE]",
 	  "list probes as bpftrace does: tracepoints (`-lv`: their fields), software and hardware "
-	  "events, kprobes where the kernel has them, the functions of a binary (`uprobe:BIN:*`; "
-	  "`-lv`: their parameters from DWARF) or of every object of `-p PID`, USDT probes "
-	  "(`usdt:BIN:*`, `usdt:*` with `-p PID`); SEARCH has wildcards, `TYPE:...` or a bare "
-	  "pattern (`'*sched_switch*'`)" },
-	{ 'q', NULL, no_argument, 'q', "-q",
+	  "events, `interval` and `profile` units, kprobes where the kernel has them, the "
+	  "functions of a binary (`uprobe:BIN:*`; `-lv`: their parameters from DWARF) or of every "
+	  "object of `-p PID` (`uprobe:*:FUNC`), USDT probes (`usdt:BIN:*`, `usdt:*` with "
+	  "`-p PID`), kernel types (`'struct task_struct'`, `-lv`: with members); SEARCH has "
+	  "wildcards, `TYPE:...` or a bare pattern (`'*sched_switch*'`), several are split at "
+	  "commas. `-l FILE` and `-l -e PROGRAM` list what the program's probes name" },
+	{ 'q', "quiet", no_argument, 'q', "-q, --quiet",
 	  "quiet: no `Attaching N probes...` line (printed, otherwise, once the probes are live)" },
-	{ 'k', NULL, no_argument, 'k', "-k, -kk",
+	{ 'k', "warnings", no_argument, 'k', "-k, -kk, --warnings",
 	  "warn (bpftrace's words, with the place in the script) when a map update or delete "
 	  "fails at run time; `-kk` also when a map read finds nothing or a read of memory "
 	  "faults; `-f json`: `helper_error` objects" },
@@ -101,7 +105,7 @@ static const struct cli_opt cli_opts[] = {
 	{ 0, "no-warnings", no_argument, OPT_NO_WARNINGS, "--no-warnings", "print no warnings" },
 	{ 0, "info", no_argument, OPT_INFO, "--info",
 	  "the kernel's BPF support (program and map types, helpers, features dwarftrace uses)" },
-	{ 'v', NULL, no_argument, 'v', "-v",
+	{ 'v', "verbose", no_argument, 'v', "-v, --verbose",
 	  "verbose: what was attached, loss counters, map memory, stage timings" },
 	{ 0, "dry-run", no_argument, OPT_DRY_RUN, "--dry-run",
 	  "compile and load everything, attach nothing; what could not attach on this machine "
@@ -118,6 +122,12 @@ static const struct cli_opt cli_opts[] = {
 	  "Without it `bench:` probes are ignored" },
 	{ 0, "mode", required_argument, OPT_MODE, "--mode test|bench",
 	  "bpftrace's spelling of `--test` and `--bench`" },
+	{ 0, "probe-filter", required_argument, OPT_PROBE_FILTER, "--probe-filter REGEX",
+	  "attach and run only the attach points whose full name (`interval:ms:200`, "
+	  "`uprobe:/bin/bash:readline`, after wildcards are expanded) REGEX (POSIX extended) "
+	  "matches; `BEGIN` and `END` always run. No match is an error" },
+	{ 'b', "btf", no_argument, 'b', "-b, --btf",
+	  "accepted for bpftrace's scripts: the kernel's BTF is always used where it has it" },
 	{ 0, "usdt-file-activation", no_argument, OPT_USDT_FILE_ACTIVATION, "--usdt-file-activation",
 	  "accepted for bpftrace's scripts: USDT semaphores are always counted by the kernel while "
 	  "a probe is attached" },
@@ -125,7 +135,7 @@ static const struct cli_opt cli_opts[] = {
 	  "kernel memory for `ustack_dwarf`'s unwind tables (default 64)" },
 	{ 0, "unwind-stacks", required_argument, OPT_UNWIND_STACKS, "--unwind-stacks N",
 	  "distinct `ustack_dwarf` stacks kept (default 16384)" },
-	{ 'd', NULL, required_argument, 'd', "-d WHAT",
+	{ 'd', "debug", required_argument, 'd', "-d, --debug WHAT",
 	  "dump a stage: tokens, ast, types, ir, asm, verifier, unwind (repeatable, or a comma "
 	  "list); `-d unwind FILE` dumps the unwind rows of the ELF file FILE. With only tokens, "
 	  "ast and types nothing is loaded or run, and no root is needed" },
@@ -182,7 +192,7 @@ static const struct cli_env {
 };
 
 static const char usage_line[] =
-	"USAGE: dwarftrace [options] [FILE | -e PROGRAM] [--] [PARAM...]\n";
+	"USAGE:\n  dwarftrace [options] [FILE | -e PROGRAM] [--] [PARAM...]\n";
 
 static const char usage_intro[] =
 	"\n"
@@ -362,6 +372,8 @@ struct cli {
 	dt_run_mode mode;      /* --test, --bench */
 	uint32_t helper_check; /* -k, -kk */
 	const char *search;       /* -l SEARCH */
+	const char *probe_filter; /* --probe-filter REGEX */
+	uint32_t nprogs;          /* -e given this many times: the last one runs */
 	const char **params;
 	uint32_t nparams;
 	const char **named; /* the `--name[=value]` of params after `--`, for getopt() */
@@ -407,8 +419,7 @@ static int parse_dump(struct cli *c, const char *arg)
 static int set_once(const char **slot, const char *arg, const char *opt)
 {
 	if (*slot)
-		return usage_error("%s can be given once (put every probe in one program, or run "
-				   "several dwarftrace)", opt);
+		return usage_error("%s can be given once", opt);
 	*slot = arg;
 	return 0;
 }
@@ -466,8 +477,28 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 	while ((opt = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
-			if (set_once(&c->prog_text, optarg, "-e"))
+			/* bpftrace keeps the last -e; the dropped ones are said (parse_args' end). */
+			c->prog_text = optarg;
+			c->nprogs++;
+			break;
+		case OPT_PROBE_FILTER: {
+			regex_t re;
+			int err = regcomp(&re, optarg, REG_EXTENDED | REG_NOSUB);
+
+			if (err) {
+				char why[128];
+
+				regerror(err, &re, why, sizeof(why));
+				fprintf(stderr, "dwarftrace: Invalid --probe-filter regex '%s': %s\n",
+					optarg, why);
 				return 2;
+			}
+			regfree(&re);
+			c->probe_filter = optarg;
+			break;
+		}
+		case 'b':
+			/* bpftrace's old switch for BTF, a no-op there too. */
 			break;
 		case 'p':
 			if (set_once(&c->pid_arg, optarg, "-p"))
@@ -636,7 +667,8 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 		case 'V':
 			/* The bpftrace version whose scripts, options and output it follows, for
 			 * what checks `bpftrace --version`. */
-			printf("dwarftrace v%s (compatible with bpftrace v0.17 scripts)\n", DT_VERSION);
+			printf("dwarftrace v%s\nbpftrace v0.26 (development) and v0.17 scripts: the "
+			       "language, options and output it follows\n", DT_VERSION);
 			*done = true;
 			return 0;
 		case ':':
@@ -650,11 +682,12 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 		}
 	}
 	if (c->list) {
-		/* `-l [SEARCH]`: one search at most, no program. */
-		if (c->prog_text)
-			return usage_error("%s", "-l lists probes: give a search, not a program");
+		/* `-l [SEARCH|FILE]` or `-l -e PROGRAM`: one search or program at most. */
 		if (optind < argc && !strcmp(argv[optind], "--"))
 			optind++;
+		if (optind < argc && c->prog_text)
+			return usage_error("-l -e PROGRAM lists the program's probes: '%s' is one "
+					   "search too many", argv[optind]);
 		if (optind < argc)
 			c->search = argv[optind++];
 		if (optind < argc)
@@ -678,6 +711,9 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 	 * nothing is loaded or run, as in bpftrace's -d, so they need no privileges. */
 	if (c->dump && !(c->dump & ~DT_DUMP_FRONT_END))
 		c->dry_run = true;
+	if (c->nprogs > 1 && !c->no_warnings)
+		fprintf(stderr, "dwarftrace: warning: -e was given %u times: only the last program "
+			"runs, as in bpftrace (put every probe in one program)\n", c->nprogs);
 	if (c->pid_arg && c->cmd)
 		return usage_error("%s", "-p and -c cannot be used together");
 	if (c->cmd && !c->cmd[strspn(c->cmd, " \t\n")])
@@ -838,6 +874,37 @@ static int open_output(const struct cli *c, FILE **out)
 	return 0;
 }
 
+/* -l: the probes a search names, or those of a program (-e, or a search that is a file). */
+static int list(const struct cli *c)
+{
+	int pid = c->pid_arg ? atoi(c->pid_arg) : 0;
+	struct stat st;
+	char *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (c->prog_text) {
+		dt_source src = { .name = "-e", .text = c->prog_text, .len = strlen(c->prog_text) };
+
+		return dt_list_program(&src, pid, c->verbose > 0, c->no_warnings, stdout,
+				       stderr) < 0 ? 1 : 0;
+	}
+	if (!c->search || stat(c->search, &st) < 0 || !S_ISREG(st.st_mode))
+		return dt_list_probes(c->search, pid, c->verbose > 0, c->no_warnings, stdout,
+				      stderr) < 0 ? 1 : 0;
+	rc = read_program(c->search, &text, &len);
+	if (rc < 0) {
+		fprintf(stderr, "dwarftrace: ERROR: failed to open file '%s': %s\n", c->search,
+			dt_strerror(-rc));
+		return 1;
+	}
+	dt_source src = { .name = c->search, .text = text, .len = len };
+
+	rc = dt_list_program(&src, pid, c->verbose > 0, c->no_warnings, stdout, stderr);
+	free(text);
+	return rc < 0 ? 1 : 0;
+}
+
 static int cli_run(int argc, char **argv)
 {
 	struct cli c = { 0 };
@@ -855,8 +922,7 @@ static int cli_run(int argc, char **argv)
 	if (rc || done)
 		return rc;
 	if (c.list)
-		return dt_list_probes(c.search, c.pid_arg ? atoi(c.pid_arg) : 0, c.verbose > 0,
-				      c.no_warnings, stdout, stderr) < 0 ? 1 : 0;
+		return list(&c);
 	if (c.dump & DT_DUMP_UNWIND && c.unwind_file) {
 		/* `-d unwind FILE` is the unwinder's table dump; it reports its own errors. */
 		return dt_unwind_dump(c.unwind_file, stdout) < 0 ? 1 : 0;
@@ -944,6 +1010,7 @@ static int cli_run(int argc, char **argv)
 	so.has_child = c.cmd != NULL;
 	so.child_cmd = c.dry_run ? c.cmd : NULL;
 	so.unsafe = c.unsafe;
+	so.probe_filter = c.probe_filter;
 	/* The script's config block, under the flags and variables given (set above). */
 	if (dt_config_apply(&src, &so, stderr, isatty(STDERR_FILENO)) < 0)
 		goto out;

@@ -211,7 +211,8 @@ static void flush(struct lister *l, dt_provider p)
 		else if (l->verbose && (p == DT_P_RAWTRACEPOINT || p == DT_P_FENTRY ||
 					       p == DT_P_FEXIT || p == DT_P_ITER))
 			print_btf_params(l, p, strrchr(line, ':') + 1);
-		else if (l->verbose && p != DT_P_SOFTWARE && p != DT_P_HARDWARE && p != DT_P_USDT)
+		else if (l->verbose && p != DT_P_SOFTWARE && p != DT_P_HARDWARE && p != DT_P_USDT &&
+			 p != DT_P_INTERVAL && p != DT_P_PROFILE)
 			print_params(l, line);
 	}
 	for (size_t i = 0; i < l->lines.n; i++)
@@ -257,6 +258,91 @@ static void list_perf_events(struct lister *l, dt_provider p)
 		offer(l, dt_provider_name(p), rest);
 		free(rest);
 	}
+}
+
+/* interval: and profile: with their units, as bpftrace lists them (`interval:ms:`). */
+static void list_timers(struct lister *l, dt_provider p)
+{
+	static const char *const units[] = { "hz:", "us:", "ms:", "s:" };
+
+	for (size_t i = 0; i < DT_ARRAY_SIZE(units); i++)
+		offer(l, dt_provider_name(p), units[i]);
+}
+
+/* `-l 'struct NAME'` (also union, enum; NAME may hold wildcards): the kernel's types of that
+ * kind whose name matches, from vmlinux's BTF; `-lv` prints each one's members too, under
+ * bpftrace's `vmlinux: struct NAME {` line. */
+static int list_types(struct lister *l, const char *search)
+{
+	static const struct { const char *word; int kind; } kinds[] = {
+		{ "struct", BTF_KIND_STRUCT }, { "union", BTF_KIND_UNION }, { "enum", BTF_KIND_ENUM },
+	};
+	struct btf *btf = dt_rt_vmlinux_btf();
+	size_t w = strcspn(search, " "), k = 0;
+	const char *pat = search + w + 1;
+	strvec names = { 0 };
+	struct btf_dump *d;
+
+	while (strncmp(kinds[k].word, search, w) || kinds[k].word[w])
+		k++;
+	if (!btf) {
+		fprintf(l->err, "dwarftrace: -l '%s': the kernel has no BTF (/sys/kernel/btf/vmlinux)"
+			"\n", search);
+		return -ENOENT;
+	}
+	for (uint32_t id = 1; id < btf__type_cnt(btf); id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const char *name = btf__name_by_offset(btf, t->name_off);
+		int kind = btf_kind(t) == BTF_KIND_ENUM64 ? BTF_KIND_ENUM : (int)btf_kind(t);
+
+		/* One definition a name: a struct declared but not defined has no members. */
+		if (kind != kinds[k].kind || !name || !*name || fnmatch(pat, name, 0) ||
+		    (kind != BTF_KIND_ENUM && btf_is_fwd(t)))
+			continue;
+		DT_VEC_PUSH(&names, xasprintf("%s %s\t%u", kinds[k].word, name, id));
+	}
+	qsort(names.v, names.n, sizeof(*names.v), cmp_str);
+	d = l->verbose ? btf_dump__new(btf, emit_decl, l->out, NULL) : NULL;
+	for (size_t i = 0; i < names.n; i++) {
+		char *tab = strchr(names.v[i], '\t');
+		uint32_t id = (uint32_t)strtoul(tab + 1, NULL, 10);
+		const struct btf_type *t = btf__type_by_id(btf, id);
+
+		*tab = 0;
+		if (i && !strcmp(names.v[i], names.v[i - 1]))
+			continue;
+		if (!d) {
+			fprintf(l->out, "%s\n", names.v[i]);
+			continue;
+		}
+		fprintf(l->out, "vmlinux: %s {\n", names.v[i]);
+		for (uint16_t m = 0; m < btf_vlen(t); m++) {
+			if (btf_is_enum(t) || btf_is_enum64(t)) {
+				const char *en = btf__name_by_offset(btf, btf_is_enum(t) ?
+					btf_enum(t)[m].name_off : btf_enum64(t)[m].name_off);
+				long long v = btf_is_enum(t) ? (long long)btf_enum(t)[m].val :
+					      (long long)btf_enum64_value(&btf_enum64(t)[m]);
+
+				fprintf(l->out, "\t%s = %lld,\n", en, v);
+				continue;
+			}
+			const struct btf_member *mb = &btf_members(t)[m];
+			LIBBPF_OPTS(btf_dump_emit_type_decl_opts, o,
+				    .field_name = btf__name_by_offset(btf, mb->name_off));
+
+			fprintf(l->out, "\t");
+			btf_dump__emit_type_decl(d, mb->type, &o);
+			if (btf_member_bitfield_size(t, m))
+				fprintf(l->out, ":%u", btf_member_bitfield_size(t, m));
+			fprintf(l->out, ";\n");
+		}
+		fprintf(l->out, "};\n");
+	}
+	btf_dump__free(d);
+	for (size_t i = 0; i < names.n; i++)
+		free(names.v[i]);
+	free(names.v);
+	return 0;
 }
 
 struct sym_ctx {
@@ -306,6 +392,9 @@ static void list_user(struct lister *l, const char *type)
 {
 	const char *colon = l->whole ? NULL : strchr(l->rest, ':');
 
+	/* `uprobe:*:FUNC` with -p: every object of the process, as bpftrace lists it. */
+	if (colon && l->pid > 0 && colon - l->rest == 1 && l->rest[0] == '*')
+		colon = NULL;
 	if (colon) {
 		char *bin = xstrndup(l->rest, (size_t)(colon - l->rest));
 
@@ -406,13 +495,13 @@ static bool wanted(dt_provider p, const char *type, bool explicit)
 	return !type || fnmatch(type, dt_provider_name(p), 0) == 0;
 }
 
-int dt_list_probes(const char *search, int pid, bool verbose, bool no_warnings, FILE *out,
-		   FILE *err)
+static int list_one(const char *search, int pid, bool verbose, bool no_warnings, FILE *out,
+		    FILE *err)
 {
 	static const dt_provider order[] = {
-		DT_P_HARDWARE, DT_P_KPROBE, DT_P_KRETPROBE, DT_P_SOFTWARE, DT_P_TRACEPOINT,
+		DT_P_HARDWARE, DT_P_INTERVAL, DT_P_KPROBE, DT_P_KRETPROBE, DT_P_SOFTWARE, DT_P_TRACEPOINT,
 		DT_P_UPROBE, DT_P_URETPROBE, DT_P_USDT, DT_P_XPROBE, DT_P_RAWTRACEPOINT, DT_P_FENTRY, DT_P_FEXIT,
-		DT_P_ITER,
+		DT_P_ITER, DT_P_PROFILE,
 	};
 	struct lister l = { .pid = pid, .verbose = verbose, .out = out, .err = err };
 	const char *colon;
@@ -469,6 +558,10 @@ int dt_list_probes(const char *search, int pid, bool verbose, bool no_warnings, 
 		case DT_P_HARDWARE:
 			list_perf_events(&l, p);
 			break;
+		case DT_P_INTERVAL:
+		case DT_P_PROFILE:
+			list_timers(&l, p);
+			break;
 		case DT_P_UPROBE:
 		case DT_P_URETPROBE:
 		case DT_P_XPROBE:
@@ -492,4 +585,102 @@ int dt_list_probes(const char *search, int pid, bool verbose, bool no_warnings, 
 	free(l.warned);
 	free(type);
 	return 0;
+}
+
+/* A search is one or more, split at commas, each with its spaces collapsed ("struct file, fd*"
+ * is "struct file" and "fd*"). */
+int dt_list_probes(const char *search, int pid, bool verbose, bool no_warnings, FILE *out,
+		   FILE *err)
+{
+	char *copy = xstrdup(search ? search : ""), *save = NULL;
+	int rc = 0;
+
+	/* bpftrace's warning: -l FILE lists the probes of a program file, and this is none. */
+	if (search && strchr(search, '.') && !strpbrk(search, ":*") && !no_warnings)
+		fprintf(err, "dwarftrace: warning: It appears that '%s' is a filename but the file "
+			"does not exist. Treating '%s' as a search pattern.\n", search, search);
+	if (!*copy)
+		rc = list_one(NULL, pid, verbose, no_warnings, out, err);
+	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		char *o = w;
+		int r;
+
+		for (const char *c = w; *c; c++)
+			if (!isspace((unsigned char)*c))
+				*o++ = *c;
+			else if (o > w && o[-1] != ' ')
+				*o++ = ' ';
+		if (o > w && o[-1] == ' ')
+			o--;
+		*o = 0;
+		if (!strncmp(w, "struct ", 7) || !strncmp(w, "union ", 6) || !strncmp(w, "enum ", 5)) {
+			struct lister l = { .verbose = verbose, .out = out, .err = err };
+
+			r = list_types(&l, w);
+		} else {
+			r = list_one(w, pid, verbose, no_warnings, out, err);
+		}
+		rc = rc ? rc : r;
+	}
+	free(copy);
+	return rc;
+}
+
+/* The search that lists what one attach point of a program names: bpftrace's `-l -e PROGRAM`
+ * and `-l FILE`. NULL for BEGIN, END and the probes that name nothing to list. */
+static char *attach_search(const dt_attach *a)
+{
+	static const char *const units[] = { [DT_UNIT_S] = "s", [DT_UNIT_MS] = "ms",
+					     [DT_UNIT_US] = "us", [DT_UNIT_HZ] = "hz" };
+	const char *colon = a->text ? strchr(a->text, ':') : NULL;
+	const dt_perf_event *ev;
+
+	switch (a->provider) {
+	case DT_P_INTERVAL:
+	case DT_P_PROFILE:
+		return a->unit == DT_UNIT_NONE ? NULL : xasprintf("%s:%s:",
+			dt_provider_name(a->provider), units[a->unit]);
+	case DT_P_SOFTWARE:
+	case DT_P_HARDWARE:
+		ev = a->target ? dt_perf_event_find(a->provider, a->target) : NULL;
+		return xasprintf("%s:%s:", dt_provider_name(a->provider),
+				 ev ? ev->name : a->target ? a->target : "*");
+	case DT_P_BEGIN:
+	case DT_P_END:
+	case DT_P_SELF:
+	case DT_P_TEST:
+	case DT_P_BENCH:
+		return NULL;
+	default:
+		return colon ? xasprintf("%s%s", dt_provider_name(a->provider), colon) : NULL;
+	}
+}
+
+int dt_list_program(const dt_source *src, int pid, bool verbose, bool no_warnings, FILE *out,
+		    FILE *err)
+{
+	dt_arena *a = dt_arena_new();
+	dt_diags *d = dt_diags_new(src);
+	dt_program *p = dt_parse(a, src, d);
+	int rc = 0;
+
+	if (dt_diags_error_count(d)) {
+		dt_diags_print(d, err, isatty(fileno(err)));
+		rc = -EINVAL;
+	}
+	for (uint32_t i = 0; !rc && i < p->nprobes; i++) {
+		for (uint32_t j = 0; j < p->probes[i]->nattach; j++) {
+			char *search = attach_search(p->probes[i]->attach[j]);
+
+			if (search) {
+				int r = list_one(search, pid, verbose, no_warnings, out, err);
+
+				rc = rc ? rc : r;
+			}
+			free(search);
+		}
+	}
+	dt_diags_free(d);
+	dt_arena_free(a);
+	return rc;
 }

@@ -104,6 +104,7 @@ typedef struct dt_session_opts {
 	} missing_probes;
 	const char **named;        /* named parameters after `--` ("--aa=20"): getopt() reads them */
 	uint32_t nnamed;
+	const char *probe_filter;  /* --probe-filter: a POSIX extended regex (dt_check_opts) */
 } dt_session_opts;
 
 /* Applies the `config = { … }` block of the program in `src` to *so (runtime/config.c): a
@@ -263,6 +264,10 @@ int dt_repl_main(const dt_session_opts *so, bool watch_pid);
  * 0, or -EINVAL for a bad search. */
 int dt_list_probes(const char *search, int pid, bool verbose, bool no_warnings, FILE *out,
 		   FILE *err);
+/* `-l -e PROGRAM` and `-l FILE`: what each attach point of the program names (its wildcards
+ * expanded), as the search for it would list; BEGIN and END name nothing. 0 or -errno, said. */
+int dt_list_program(const dt_source *src, int pid, bool verbose, bool no_warnings, FILE *out,
+		    FILE *err);
 
 /* `--info` (info.c): the kernel and what BPF support it has (program and map types, helpers,
  * features dwarftrace uses), as "name: yes|no" lines. 0 or -errno. */

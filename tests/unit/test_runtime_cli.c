@@ -40,10 +40,13 @@ static void usage_errors_exit_2(void)
 	CHECK_EQ_INT(cli((const char *[]){ "-p", "5000000", "-e", "BEGIN {}", NULL }), 2);
 	CHECK_EQ_INT(cli((const char *[]){ "-B", "huge", "-e", "BEGIN {}", NULL }), 2);
 	CHECK_EQ_INT(cli((const char *[]){ "-l", "software:*", "hardware:*", NULL }), 2);
-	CHECK_EQ_INT(cli((const char *[]){ "-l", "-e", "BEGIN {}", NULL }), 2);
+	CHECK_EQ_INT(cli((const char *[]){ "-l", "-e", "BEGIN {}", "software:*", NULL }), 2);
 	CHECK_EQ_INT(cli((const char *[]){ "-p", "1", "-c", "true", "-e", "BEGIN {}", NULL }), 2);
 	CHECK_EQ_INT(cli((const char *[]){ "-e", NULL }), 2);
 	CHECK_EQ_INT(cli((const char *[]){ "-V", NULL }), 0);
+	/* bpftrace's -l -e PROGRAM lists the program's probes (BEGIN names none). */
+	CHECK_EQ_INT(cli((const char *[]){ "-l", "-e", "BEGIN {}", NULL }), 0);
+	CHECK_EQ_INT(cli((const char *[]){ "--probe-filter", "(", "-e", "BEGIN {}", NULL }), 2);
 }
 
 static void script_errors_exit_1(void)
