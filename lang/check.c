@@ -207,7 +207,7 @@ static map_info *map_lookup(checker *c, const dt_expr *e)
 static bool value_type_ok(const dt_type *t)
 {
 	return t && t->kind != DT_T_NONE && t->kind != DT_T_VOID && t->kind != DT_T_RECORD &&
-	       !dt_type_is_aggregation(t);
+	       !dt_type_is_aggregation(t) && !(t->kind == DT_T_ARRAY && !t->size);
 }
 
 /* Storage types: every int a variable or map holds is 8 bytes. */
@@ -1336,7 +1336,9 @@ static const dt_type *check_index(checker *c, dt_expr *e)
 		el = bt->ptr.to;
 	} else if (bt->kind == DT_T_ARRAY) {
 		el = bt->array.elem;
-		if (e->index.index->kind == DT_E_INT && e->index.index->i.value >= bt->array.n) {
+		/* A flexible array member (`int y[0]`, `int y[]`) has no bound to check. */
+		if (e->index.index->kind == DT_E_INT && bt->array.n &&
+		    e->index.index->i.value >= bt->array.n) {
 			/* bpftrace's words, which scripts and tests look for. */
 			ERR(c, e->index.index->span, "the index %llu is out of bounds for array of "
 			    "size %u", (unsigned long long)e->index.index->i.value, bt->array.n);
@@ -3673,15 +3675,24 @@ static void check_block(checker *c, dt_stmt_list *l)
 	scope_close(c);
 }
 
-/* The type `let $x: TYPE` names: an integer, a pointer, or `string` (of the strings' size);
- * NULL (reported) for anything a $variable cannot hold. */
+/* The type `let $x: TYPE` names: an integer, a pointer, `string` (of the strings' size), a
+ * C struct or an array (of known size) of anything a $variable holds, as an assignment from C
+ * memory would give it (`let $w: struct W[10]; $w = $c->w;`); NULL (reported) for anything a
+ * $variable cannot hold. */
 static const dt_type *let_type(checker *c, const dt_ctype_ref *r)
 {
 	const dt_type *t = resolve_ctype(c, r);
 	if (!t)
 		return NULL;
+	const dt_type *el = t;
+	while (el->kind == DT_T_ARRAY && el->array.n)
+		el = el->array.elem;
+	if (el != t && el->kind == DT_T_CSTRUCT && !complete(c, el, r->span))
+		return NULL;
 	if (t->kind == DT_T_STR ||
-	    (t->kind == DT_T_ARRAY && t->array.n && is_intlike(t->array.elem)))
+	    (t->kind == DT_T_ARRAY && t->array.n && (is_intlike(el) || el->kind == DT_T_CSTRUCT)))
+		return t;
+	if (t->kind == DT_T_CSTRUCT && complete(c, t, r->span))
 		return t;
 	if (!is_intlike(t)) {
 		ERR(c, r->span, "a $variable cannot be declared %s", tname(c, t));
@@ -3730,11 +3741,11 @@ static const dt_type *assign_declared(checker *c, dt_stmt *s, var_info *v)
 		}
 		return dt;
 	}
-	if (dt->kind == DT_T_ARRAY) {
+	if (dt->kind == DT_T_ARRAY || dt->kind == DT_T_CSTRUCT) {
 		if (!dt_type_equal(vt, dt)) {
 			ERR(c, value->span, "%s is declared %s, cannot assign %s", v->sym.name,
 			    tname(c, dt), tname(c, vt));
-			if (is_int(vt))
+			if (is_int(vt) && dt->kind == DT_T_ARRAY)
 				HINT(c, "an integer becomes an array by a cast: (%s)", tname(c, dt));
 			return &t_none;
 		}
@@ -3850,6 +3861,9 @@ static void check_plain_assign(checker *c, dt_stmt *s)
 			HINT(c, "this call returns nothing");
 		else if (vt->kind == DT_T_RECORD)
 			HINT(c, "assign a field: args.NAME");
+		else if (vt->kind == DT_T_ARRAY)
+			HINT(c, "a flexible array member has no size to copy: read its elements "
+				"(p->y[0]) where it lies");
 		vt = &t_none;
 	}
 	if (s->assign.op != DT_OP_NONE) {
