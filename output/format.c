@@ -465,10 +465,11 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
 	}
 	case DT_T_CSTRUCT: {
 		/* bpftrace's shapes: `{ .m = 2, .n = 3 }` as a value, `{.m=2,.n=3}` in a key,
-		 * `{"m": 2, "n": 3}` in JSON. */
+		 * `{ "m": 2, "n": 3 }` in JSON (0.17's), `{"m": 2, "n": 3}` in current bpftrace's. */
 		bool key = ctx == DT_FMT_KEY;
+		bool tight = key || (json && o && o->current);
 		bool first = true;
-		dt_sb_puts(b, key || json ? "{" : "{ ");
+		dt_sb_puts(b, tight ? "{" : "{ ");
 		for (uint32_t i = 0; i < t->cstruct.n; i++) {
 			const dt_member *m = &t->cstruct.members[i];
 			const char *p = (const char *)data + m->offset;
@@ -489,7 +490,7 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
 				dt_fmt_value(o, b, m->type, p, ctx);
 			}
 		}
-		dt_sb_puts(b, key || json ? "}" : " }");
+		dt_sb_puts(b, tight ? "}" : " }");
 		break;
 	}
 	case DT_T_ARRAY: {

@@ -16,6 +16,11 @@
 #include <string.h>
 #include <time.h>
 
+void dt_out_set_current(dt_out *o, bool current)
+{
+	o->current = current;
+}
+
 dt_out *dt_out_new(const dt_out_opts *opts)
 {
 	dt_out *o = xcalloc(1, sizeof(*o));

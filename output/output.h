@@ -46,6 +46,9 @@ typedef struct dt_out_opts {
 
 dt_out *dt_out_new(const dt_out_opts *o);
 void dt_out_free(dt_out *o);
+/* Values print as current bpftrace prints them (the program is in its current language,
+ * dt_program_current) where it differs from 0.17: JSON structs without inner spaces. */
+void dt_out_set_current(dt_out *o, bool current);
 
 /* A printf event: the format and the payload laid out as `args` (a tuple, possibly empty). */
 void dt_out_printf(dt_out *o, const char *fmt, const dt_type *args, const void *data, size_t len);

@@ -45,6 +45,7 @@ struct dt_out {
 	int ncpus;
 	dt_sbuf line; /* scratch for one record, reused */
 	int werr;     /* errno of the first write that failed (dt_out_error), 0 while none has */
+	bool current; /* dt_out_set_current */
 };
 
 /* ---------------------------------------------------------------- renderers (format.c) */

@@ -1050,9 +1050,16 @@ static int cli_run(int argc, char **argv)
 		goto out;
 	}
 	/* bpftrace's word to its test runner that the probes are live and the command runs
-	 * (on stderr, after "Attaching N probes..."; -q leaves only this). */
-	if (getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED"))
-		fprintf(stderr, "__BPFTRACE_NOTIFY_PROBES_ATTACHED\n");
+	 * (after "Attaching N probes..."; -q leaves only this). A program in the current language
+	 * gets it on stdout, where current bpftrace writes it (its tests drop that line with
+	 * `| tail -n +2`); a 0.17 one on stderr (0.17's tests drop "Attaching" that way, and parse
+	 * the rest of stdout as JSON). */
+	if (getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED")) {
+		FILE *f = u && dt_unit_current(u) ? stdout : stderr;
+		fflush(stdout);
+		fprintf(f, "__BPFTRACE_NOTIFY_PROBES_ATTACHED\n");
+		fflush(f);
+	}
 	/* --test/--bench: BEGIN has run; the tests or benchmarks run, then END. */
 	if (u && c.mode != DT_MODE_RUN) {
 		rc = dt_session_run_tests(s, u);

@@ -141,6 +141,8 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out);
  * BEGIN's output is delivered (bpftrace does since 0.24), as if BEGIN had called exit(). A
  * program spelled only with 0.17's BEGIN/END runs until Ctrl-C, as it did in 0.17. */
 bool dt_unit_begin_end_only(const dt_unit *u);
+/* Whether the unit's program is in bpftrace's current language (dt_program_current). */
+bool dt_unit_current(const dt_unit *u);
 
 /* --test: runs each test:NAME probe of the unit once, in script order, and prints bpftrace's
  * report (a test passes when it returns 0 and calls no exit() with a status; the output of a

@@ -1663,6 +1663,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 		rc = -EINVAL;
 		goto diags;
 	}
+	dt_out_set_current(s->out, dt_program_current(u->prog));
 	if (s->o.dump & DT_DUMP_TYPES) {
 		dt_dump_types(u->prog, s->o.out);
 		dt_out_flush(s->out);
@@ -1802,6 +1803,11 @@ fail:
 	unit_free(u);
 	drop_maps_from(s, maps0);
 	return rc;
+}
+
+bool dt_unit_current(const dt_unit *u)
+{
+	return dt_program_current(u->prog);
 }
 
 bool dt_unit_begin_end_only(const dt_unit *u)
