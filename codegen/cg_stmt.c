@@ -342,11 +342,15 @@ static void aggregate(cg *c, const dt_expr *target, const dt_expr *call)
 			return;
 		}
 	}
-	/* tseries' time: the boot-time clock, or BPFTRACE_DUMMY_TS_MAP's map (args[4]). */
+	/* tseries' time: the wall clock (boot time plus its offset at session start, so interval
+	 * boundaries fall on wall-clock multiples of the interval, as bpftrace's sw_tai time), or
+	 * BPFTRACE_DUMMY_TS_MAP's map (args[4]). */
 	if (k == DT_T_TSERIES)
 		now = m->value->tseries.dummy_ts && call->call.nargs == 5 ?
 			      cg_expr(c, call->call.args[4]) :
-			      cg_helper(c, BPF_FUNC_ktime_get_boot_ns, c->i64, NULL, 0);
+			      LLVMBuildAdd(c->b, cg_helper(c, BPF_FUNC_ktime_get_boot_ns, c->i64,
+							   NULL, 0),
+					   cg_i64(c, c->env->wall_offset_ns), "");
 	key = cg_map_key(c, m, target->map.keys, target->map.nkeys, &lay);
 	if (k == DT_T_TSERIES) {
 		tseries_aggregate(c, m, &lay, key, v, now);

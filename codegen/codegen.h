@@ -105,6 +105,9 @@ typedef struct dt_cg_env {
 	int (*cont_slot)(void *ctx);
 	/* Boot-relative nanoseconds at session start, for `elapsed`. */
 	uint64_t start_ns;
+	/* CLOCK_REALTIME - CLOCK_BOOTTIME at session start: tseries' time is boot time plus this,
+	 * so its intervals are wall-clock intervals (bpftrace's sw_tai). */
+	uint64_t wall_offset_ns;
 	/* `cpid`: the -c command's pid (0 without one); `ncpus`: the possible CPUs. */
 	uint32_t cpid, ncpus;
 	/* pid filter from -p (0 = none): every probe but BEGIN, END and interval gets

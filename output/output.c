@@ -697,16 +697,6 @@ out:
 	return 0;
 }
 
-/* Wall-clock ns minus boot-time ns (epochs count boot-time intervals), read once per print so
- * the intervals of one map stay exactly interval apart. */
-static uint64_t tseries_wall_offset(void)
-{
-	struct timespec rt, bt;
-	clock_gettime(CLOCK_REALTIME, &rt);
-	clock_gettime(CLOCK_BOOTTIME, &bt);
-	return (uint64_t)(((int64_t)rt.tv_sec - bt.tv_sec) * 1000000000 + (rt.tv_nsec - bt.tv_nsec));
-}
-
 /* One interval row's time: "hh:mm:ss.mmm" in text, "YYYY-mm-dd hh:mm:ss.nnnnnnnnn" in JSON. */
 static void tseries_time(dt_sbuf *b, uint64_t ns, bool json)
 {
@@ -733,7 +723,7 @@ static void tseries_axis(dt_sbuf *b, int64_t lo, int64_t hi)
 
 /* One key's intervals, epochs first..last (value NULL: nothing recorded there). */
 static void tseries_graph(dt_sbuf *b, const dt_type *t, uint64_t first, uint64_t last,
-			  uint64_t off, const int64_t *vals, const bool *have)
+			  const int64_t *vals, const bool *have)
 {
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	for (uint64_t e = first; e <= last; e++)
@@ -757,7 +747,7 @@ static void tseries_graph(dt_sbuf *b, const dt_type *t, uint64_t first, uint64_t
 			g[(int64_t)((__int128)-lo * 52 / ((__int128)hi - lo))] = '.';
 		if (have[e - first])
 			g[(int64_t)(((__int128)vals[e - first] - lo) * 52 / ((__int128)hi - lo))] = '*';
-		tseries_time(b, e * t->tseries.interval + off, false);
+		tseries_time(b, e * t->tseries.interval, false);
 		dt_sb_printf(b, " %s ", g);
 		if (have[e - first])
 			dt_sb_printf(b, "%" PRId64 "\n", vals[e - first]);
@@ -774,7 +764,7 @@ static int print_tseries(dt_out *o, const dt_map_sym *m, const dt_map_layout *l,
 {
 	const dt_type *t = m->value;
 	bool json = o->format == DT_OUT_JSON;
-	uint64_t ni = t->tseries.n, last = 0, off = t->tseries.dummy_ts ? 0 : tseries_wall_offset();
+	uint64_t ni = t->tseries.n, last = 0;
 	struct sort_ctx sc = { .m = m, .key_bytes = l->user_key_size, .is_signed = true };
 	dt_sbuf *b = &o->line;
 	size_t ng = 0, shown = 0;
@@ -822,7 +812,7 @@ static int print_tseries(dt_out *o, const dt_map_sym *m, const dt_map_layout *l,
 					continue;
 				dt_sb_puts(b, sep ? ", {\"interval_start\": \"" :
 						    "{\"interval_start\": \"");
-				tseries_time(b, e * t->tseries.interval + off, true);
+				tseries_time(b, e * t->tseries.interval, true);
 				dt_sb_printf(b, "\", \"value\": %" PRId64 "}", vals[e - from]);
 				sep = true;
 			}
@@ -834,7 +824,7 @@ static int print_tseries(dt_out *o, const dt_map_sym *m, const dt_map_layout *l,
 			dt_sb_puts(b, m->name);
 			put_key(o, b, m, v[i].key, false);
 			dt_sb_puts(b, ":\n");
-			tseries_graph(b, t, first, last, off, vals + (first - from),
+			tseries_graph(b, t, first, last, vals + (first - from),
 				      have + (first - from));
 		}
 		shown++;

@@ -133,6 +133,13 @@ dt_session *dt_session_new(const dt_session_opts *o)
 	s->stats_fd = s->scratch_fd = s->stats_enable_fd = s->frame_fd = -1;
 	s->child_pidfd = s->child_go_fd = s->child_err_fd = s->pidfd = s->detach_helper_fd = -1;
 	s->start_ns = boot_ns();
+	{
+		struct timespec rt;
+
+		clock_gettime(CLOCK_REALTIME, &rt);
+		s->wall_offset_ns = (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec -
+				    s->start_ns;
+	}
 	s->next_unit_id = 1;
 	rc = open_profiles(s);
 	if (rc < 0) {
@@ -1614,6 +1621,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	dt_cg_env env = {
 		.sz = sizeof(env), .ctx = &gc, .map_fd = cg_map_fd, .aux_fd = cg_aux_fd,
 		.cont_slot = cg_cont_slot, .chain_slot = cg_chain_slot, .start_ns = s->start_ns,
+		.wall_offset_ns = s->wall_offset_ns,
 		.filter_pid = s->o.filter_pid, .filter_cgroup = s->child_cgroup_id,
 		.cpid = s->child > 0 ? (uint32_t)s->child : 0,
 		.ncpus = (uint32_t)DT_MAX(libbpf_num_possible_cpus(), 1),

@@ -232,6 +232,7 @@ struct dt_session {
 			       * xprobe attach (xprobe.c) */
 	int stats_enable_fd;  /* BPF_ENABLE_STATS fd while hit counting is on */
 	uint64_t start_ns;    /* CLOCK_BOOTTIME at session start */
+	uint64_t wall_offset_ns; /* CLOCK_REALTIME - CLOCK_BOOTTIME then (tseries' wall clock) */
 	/* The event loop (loop.c): its epoll set and ring buffers, made on first use. */
 	struct dt_loop *loop;
 	const char *stop_reason; /* why the session stopped (dt_session_stopped); NULL: running */
