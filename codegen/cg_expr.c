@@ -175,6 +175,21 @@ static LLVMValueRef tgid(cg *c)
 	return LLVMBuildLShr(c->b, helper0(c, BPF_FUNC_get_current_pid_tgid), cg_i64(c, 32), "");
 }
 
+/* The current task's tid (off 0) or tgid (off 4) as dwarftrace's pid namespace numbers it
+ * (struct bpf_pidns_info { u32 pid, tgid; }); 0 for a task outside that namespace. */
+static LLVMValueRef ns_pid_tgid(cg *c, uint32_t off)
+{
+	LLVMValueRef info = cg_buf_raw(c, 8), args[4];
+
+	cg_store_int(c, info, 0, 8, cg_i64(c, 0));
+	args[0] = cg_i64(c, c->env->pidns_dev);
+	args[1] = cg_i64(c, c->env->pidns_ino);
+	args[2] = info;
+	args[3] = cg_i64(c, 8);
+	cg_helper(c, BPF_FUNC_get_ns_current_pid_tgid, c->i64, args, 4);
+	return cg_load_int(c, info, off, 4, false);
+}
+
 /* The address-space generation of process `pid` (DT_AUX_EXEC_GEN, bumped at each exec; 0 when it
  * has not exec'd while the session ran), as an i64. */
 static LLVMValueRef exec_gen(cg *c, LLVMValueRef pid)
@@ -432,8 +447,12 @@ static LLVMValueRef builtin(cg *c, const dt_expr *e)
 
 	switch (e->builtin.id) {
 	case DT_B_PID:
+		if (e->builtin.variant == DT_PIDNS_CURR && c->env->pidns_ino)
+			return ns_pid_tgid(c, 4);
 		return tgid(c);
 	case DT_B_TID:
+		if (e->builtin.variant == DT_PIDNS_CURR && c->env->pidns_ino)
+			return ns_pid_tgid(c, 0);
 		return LLVMBuildAnd(c->b, helper0(c, BPF_FUNC_get_current_pid_tgid),
 				    cg_i64(c, 0xffffffffu), "");
 	case DT_B_UID:

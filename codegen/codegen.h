@@ -110,6 +110,10 @@ typedef struct dt_cg_env {
 	uint64_t wall_offset_ns;
 	/* `cpid`: the -c command's pid (0 without one); `ncpus`: the possible CPUs. */
 	uint32_t cpid, ncpus;
+	/* dwarftrace's pid namespace (the device and inode of /proc/self/ns/pid) when it is not the
+	 * initial one: `pid`/`tid` (= pid(curr_ns)) are then read as that namespace numbers them.
+	 * 0: the initial namespace, where curr_ns and init are the same. */
+	uint64_t pidns_dev, pidns_ino;
 	/* pid filter from -p (0 = none): every probe but BEGIN, END and interval gets
 	 * `pid == filter_pid` prepended. */
 	uint32_t filter_pid;

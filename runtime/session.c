@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -1256,6 +1257,22 @@ static bool attach_cancelled(void *ctx)
 }
 
 /* Whether the kernel runs the programs attached to one such event newest first. */
+/* dwarftrace's pid namespace when it is not the initial one (zeros when it is, or when it cannot
+ * be told): `pid` and `tid` number tasks as that namespace does, as bpftrace's do. */
+struct own_pidns {
+	uint64_t dev, ino;
+};
+
+static struct own_pidns own_pidns(void)
+{
+	struct stat st;
+
+	/* The initial namespace's inode number is fixed (PROC_PID_INIT_INO). */
+	if (stat("/proc/self/ns/pid", &st) < 0 || st.st_ino == 0xEFFFFFFCu)
+		return (struct own_pidns){ 0 };
+	return (struct own_pidns){ .dev = st.st_dev, .ino = st.st_ino };
+}
+
 static bool runs_newest_first(const dt_attach *a)
 {
 	dt_provider pv = a->provider;
@@ -1618,12 +1635,14 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	};
 	co.nconfig = dt_config_values(&s->o, config);
 	struct cg_ctx gc = { .s = s, .u = u };
+	struct own_pidns pidns = own_pidns();
 	dt_cg_env env = {
 		.sz = sizeof(env), .ctx = &gc, .map_fd = cg_map_fd, .aux_fd = cg_aux_fd,
 		.cont_slot = cg_cont_slot, .chain_slot = cg_chain_slot, .start_ns = s->start_ns,
 		.wall_offset_ns = s->wall_offset_ns,
 		.filter_pid = s->o.filter_pid, .filter_cgroup = s->child_cgroup_id,
 		.cpid = s->child > 0 ? (uint32_t)s->child : 0,
+		.pidns_dev = pidns.dev, .pidns_ino = pidns.ino,
 		.ncpus = (uint32_t)DT_MAX(libbpf_num_possible_cpus(), 1),
 		.want_ir = s->o.dump & DT_DUMP_IR, .want_asm = s->o.dump & DT_DUMP_ASM,
 		.helper_check = s->o.helper_check,
