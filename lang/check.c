@@ -1565,6 +1565,43 @@ static const dt_type *tp_pointer_type(checker *c, const dt_tp_field *f)
 	return t;
 }
 
+/* Whether two C type names of tracepoint fields are one type to a reader: `const` and
+ * `volatile` aside ("const struct __kernel_timespec *" in sys_enter_clock_nanosleep,
+ * "struct __kernel_timespec *" in sys_enter_nanosleep: naptime.bt reads both). */
+static bool same_ctype(const char *x, const char *y)
+{
+	for (;;) {
+		const char *s[2] = { x, y };
+		for (int k = 0; k < 2; k++) {
+			for (;;) {
+				while (*s[k] == ' ')
+					s[k]++;
+				size_t n = strspn(s[k], "abcdefghijklmnopqrstuvwxyz");
+				if ((n == 5 && !strncmp(s[k], "const", 5)) ||
+				    (n == 8 && !strncmp(s[k], "volatile", 8)))
+					s[k] += n;
+				else
+					break;
+			}
+		}
+		x = s[0];
+		y = s[1];
+		if (!*x || !*y)
+			return !*x && !*y;
+		/* One word or character at a time, spaces between words seen as one. */
+		if (*x != *y)
+			return false;
+		bool word = isalnum((unsigned char)*x) || *x == '_';
+		do {
+			x++;
+			y++;
+		} while (word && *x && *x == *y && (isalnum((unsigned char)*x) || *x == '_'));
+		if (word && (isalnum((unsigned char)*x) || *x == '_' || isalnum((unsigned char)*y) ||
+			     *y == '_'))
+			return false;
+	}
+}
+
 static const dt_type *check_field(checker *c, dt_expr *e)
 {
 	dt_expr *b = e->field.base;
@@ -1663,7 +1700,7 @@ static const dt_type *check_field(checker *c, dt_expr *e)
 		}
 		if (fi->size != f->size || fi->is_signed != f->is_signed ||
 		    fi->is_string != f->is_string || fi->is_data_loc != f->is_data_loc ||
-		    fi->is_array != f->is_array || strcmp(fi->ctype, f->ctype)) {
+		    fi->is_array != f->is_array || !same_ctype(fi->ctype, f->ctype)) {
 			ERR(c, e->span, "field '%s' has type '%s' in %s:%s and '%s' in %s:%s",
 			    f->name, f->ctype, r->record.subsys, r->record.event, fi->ctype,
 			    a->target, a->func);
