@@ -1347,13 +1347,15 @@ static dt_stmt *parse_let(parser *p, uint32_t start)
 	return s;
 }
 
-/* `for ($v : @map) { … }` or `for ($v : START..END) { … }` ('for' is current). START and END
- * are unary expressions, as bpftrace reads them: `(1+1)..(2*4)`, `$a..$b`, `0..@n`. */
+/* `for ($v : @map) { … }` or `for ($v : START..END) { … }` ('for' is current), the parentheses
+ * optional as in bpftrace's current grammar (`for $j : 0..n { … }`, tools/opensnoop.bt). START
+ * and END are unary expressions, as bpftrace reads them: `(1+1)..(2*4)`, `$a..$b`, `0..@n`. */
 static dt_stmt *parse_for(parser *p, uint32_t start)
 {
 	dt_stmt *s = new_stmt(p, DT_S_FOR, start);
 	advance(p);
-	if (!expect(p, DT_TOK_LPAREN, "expected '(' after 'for'"))
+	bool paren = p->cur.kind != DT_TOK_VAR;
+	if (paren && !expect(p, DT_TOK_LPAREN, "expected '(' or a $variable after 'for'"))
 		return s;
 	if (p->cur.kind != DT_TOK_VAR) {
 		syntax_error(p, "expected a $variable in the for loop");
@@ -1373,14 +1375,19 @@ static dt_stmt *parse_for(parser *p, uint32_t start)
 			return s;
 	} else if (e->kind == DT_E_MAP && !e->map.nkeys) {
 		s->for_.map = e;
-	} else if (p->cur.kind == DT_TOK_RPAREN) {
+	} else if (p->cur.kind == (paren ? DT_TOK_RPAREN : DT_TOK_LBRACE)) {
 		dt_diag(p->d, DT_DIAG_ERROR, e->span,
 			"a for loop iterates over a map (@name) or a range (START..END)");
 		p->panic = true;
 		return s;
 	}
-	if (!expect(p, DT_TOK_RPAREN, s->for_.start ? "expected ')' after the range"
-						     : "expected ')' or '..' in the for loop")) {
+	bool closed = paren ? expect(p, DT_TOK_RPAREN, s->for_.start ? "expected ')' after the range"
+								  : "expected ')' or '..' in the for loop")
+			    : p->cur.kind == DT_TOK_LBRACE;
+	if (!paren && !closed)
+		syntax_error(p, s->for_.start ? "expected '{' after the range"
+					      : "expected '..' or '{' in the for loop");
+	if (!closed) {
 		if (s->for_.start || e->kind != DT_E_MAP)
 			dt_diag_hint(p->d, "the ends of a range are unary expressions: parenthesise "
 					   "others, as in (1+1)..(2*4)");
