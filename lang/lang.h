@@ -637,7 +637,9 @@ struct dt_stmt {
 			/* Set by dt_check: the value was wrapped in a cast to the declared type. */
 			bool converted;
 		} assign;
-		struct { dt_expr *cond; dt_stmt_list then, els; } if_;
+		/* then_value/els_value: the block ends in an expression with no ';' after it,
+		 * which an `if` used as a value (parser.c's if_value) gives as its value. */
+		struct { dt_expr *cond; dt_stmt_list then, els; bool then_value, els_value; } if_;
 		/* count_expr is an integer literal or a positional parameter; dt_check sets count. */
 		struct { uint32_t count; dt_expr *count_expr; dt_stmt_list body; } unroll;
 		struct { dt_expr *cond; dt_stmt_list body; } while_;

@@ -186,6 +186,8 @@ static dt_stmt_list stmt_vec_finish(parser *p, stmt_vec *v)
 
 static dt_expr *parse_expr(parser *p);
 static dt_expr *parse_block_expr(parser *p);
+static dt_stmt *parse_if(parser *p, uint32_t start);
+static dt_expr *if_value(parser *p, const dt_stmt *s);
 static bool starts_record(parser *p);
 static dt_expr *parse_record(parser *p, uint32_t start);
 
@@ -849,6 +851,20 @@ static dt_expr *parse_primary(parser *p)
 		return first;
 	}
 	case DT_TOK_IDENT:
+		if (is_kw(p, &p->cur, "if")) {
+			uint32_t start = p->cur.off;
+			struct nest_save ns = nest_enter(p);
+			dt_stmt *s = parse_if(p, start);
+			nest_leave(p, ns);
+			dt_expr *e = p->panic ? NULL : if_value(p, s);
+			if (!e && !p->panic) {
+				dt_diag(p->d, DT_DIAG_ERROR, s->span, "an 'if' used as a value needs an "
+					"'else', and a value (an expression with no ';' after it) "
+					"ending each branch");
+				e = error_expr(p, start);
+			}
+			return e ? e : error_expr(p, start);
+		}
 		return parse_ident(p);
 	case DT_TOK_LBRACE: {
 		struct nest_save s = nest_enter(p);
@@ -1268,6 +1284,9 @@ static dt_expr *parse_block_expr(parser *p)
 	if (tail && l.n) {
 		e->block.value = l.v[l.n - 1]->expr;
 		l.n--;
+	} else if (l.n && l.v[l.n - 1]->kind == DT_S_IF &&
+		   (e->block.value = if_value(p, l.v[l.n - 1]))) {
+		l.n--; /* `{ …; if (c) { a } else { b } }`: its value is the if's */
 	}
 	e->block.stmts = l;
 	return e;
@@ -1296,7 +1315,7 @@ static dt_stmt *parse_if(parser *p, uint32_t start)
 	s->if_.cond = parse_cond(p, "if");
 	if (p->panic)
 		return s;
-	s->if_.then = parse_brace_block(p);
+	s->if_.then = parse_brace_block_tail(p, &s->if_.then_value);
 	if (is_kw(p, &p->cur, "else")) {
 		advance(p);
 		if (is_kw(p, &p->cur, "if")) {
@@ -1313,11 +1332,47 @@ static dt_stmt *parse_if(parser *p, uint32_t start)
 			p->depth--;
 			s->if_.els = stmt_vec_finish(p, &v);
 		} else {
-			s->if_.els = parse_brace_block(p);
+			s->if_.els = parse_brace_block_tail(p, &s->if_.els_value);
 		}
 	}
 	s->span = span_from(p, start);
 	return s;
+}
+
+/* A branch of an `if` used as a value: its statements, then its last expression as the value. */
+static dt_expr *branch_value(parser *p, dt_stmt_list l, bool has_value)
+{
+	dt_expr *e;
+	if (has_value && l.n) {
+		uint32_t at = l.v[0]->span.off; /* from its first statement */
+		e = new_expr(p, DT_E_BLOCK, at);
+		e->block.value = l.v[l.n - 1]->expr;
+		l.n--;
+		e->block.stmts = l;
+		e->span = (dt_span){ at, e->block.value->span.off + e->block.value->span.len - at };
+		return e;
+	}
+	if (l.n == 1 && l.v[0]->kind == DT_S_IF) /* `else if …` */
+		return if_value(p, l.v[0]);
+	return NULL;
+}
+
+/* `if (c) { …; a } else { …; b }` as a value (bpftrace's current language): the ternary of the
+ * two branches as block expressions; NULL when it has no else or a branch has no value. */
+static dt_expr *if_value(parser *p, const dt_stmt *s)
+{
+	if (!s->if_.els.n)
+		return NULL;
+	dt_expr *t = branch_value(p, s->if_.then, s->if_.then_value);
+	dt_expr *f = t ? branch_value(p, s->if_.els, s->if_.els_value) : NULL;
+	if (!f)
+		return NULL;
+	dt_expr *e = new_expr(p, DT_E_TERNARY, s->span.off);
+	e->tern.cond = s->if_.cond;
+	e->tern.t = t;
+	e->tern.f = f;
+	e->span = s->span;
+	return e;
 }
 
 /* `let $x;`, `let $x = value;`, `let $x: TYPE;`, `let $x: TYPE = value;` ('let' is current). */
