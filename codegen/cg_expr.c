@@ -441,6 +441,21 @@ static LLVMValueRef usdt_arg(cg *c, uint32_t n, dt_span at)
 	return a->is_signed ? LLVMBuildSExt(c->b, v, c->i64, "") : LLVMBuildZExt(c->b, v, c->i64, "");
 }
 
+/* `args` of a uprobe, fentry, fexit or rawtracepoint as a value: the struct of its parameters
+ * (member i at offset 8 * i), each stored from its register at its own size. */
+static LLVMValueRef args_struct(cg *c, const dt_expr *e)
+{
+	const dt_type *t = e->type;
+	LLVMValueRef b = cg_buf(c, t->size);
+
+	for (uint32_t i = 0; i < t->cstruct.n; i++) {
+		const dt_member *m = &t->cstruct.members[i];
+		cg_store_int(c, b, m->offset, m->type->size,
+			     cg_arg_reg(c, m->offset / 8, m->type, e->span));
+	}
+	return b;
+}
+
 static LLVMValueRef builtin(cg *c, const dt_expr *e)
 {
 	LLVMValueRef v, b;
@@ -572,13 +587,18 @@ static LLVMValueRef builtin(cg *c, const dt_expr *e)
 	}
 	case DT_B_KSTACK: case DT_B_USTACK: case DT_B_USTACK_DWARF:
 		return cg_stack_ref(c, e);
+	case DT_B_ARGS:
+		if (e->type->kind == DT_T_CSTRUCT)
+			return args_struct(c, e);
+		break;
 	case DT_B_WALL: case DT_B_ONCPU: case DT_B_OFFCPU: case DT_B_RUNQ: case DT_B_BLOCKED:
 	case DT_B_IOWAIT: case DT_B_NSWITCH:
 		return cg_xprobe_value(c, e);
 	default:
-		cg_fail(c, e->span, "builtin %s used as a value", dt_builtin_name(e->builtin.id));
-		return cg_i64(c, 0);
+		break;
 	}
+	cg_fail(c, e->span, "builtin %s used as a value", dt_builtin_name(e->builtin.id));
+	return cg_i64(c, 0);
 }
 
 /* args.f / args->f of a tracepoint: the raw record is the context. The field is where this

@@ -68,6 +68,7 @@ typedef struct checker {
 	uint32_t scope_next;
 	const dt_type *record;   /* its tracepoint args, loaded on first use */
 	bool record_failed;
+	bool args_base;      /* the args being checked is the base of a field access */
 	bool in_pred;
 	uint32_t loop_depth; /* while and for loops around the statement being checked */
 	const char *tracefs;
@@ -585,6 +586,27 @@ static const dt_type *uprobe_args(checker *c, dt_expr *e)
 	return t;
 }
 
+/* `args` of a uprobe, fentry, fexit or rawtracepoint as a value (not the base of `args.f`): a
+ * struct of the parameters, each read from its register, as bpftrace prints and stores it. A
+ * parameter that is not in a register (a struct passed by value, one after the sixth) cannot be
+ * part of it. */
+static const dt_type *args_value_ok(checker *c, dt_expr *e, const dt_type *t, bool base)
+{
+	if (base || is_none(t) || t->kind != DT_T_CSTRUCT)
+		return t;
+	for (uint32_t i = 0; i < t->cstruct.n; i++) {
+		const dt_member *m = &t->cstruct.members[i];
+		uint32_t regs = c->probe->attach[0]->provider == DT_P_UPROBE ? DT_ARG_REGS : 12;
+		if (m->offset / 8 >= regs || !is_intlike(m->type) || m->type->size > 8) {
+			ERR(c, e->span, "args cannot be a value here: parameter '%s' (%s) is not "
+			    "passed in a register", m->name, tname(c, m->type));
+			HINT(c, "the parameters in registers can be read one by one (args.NAME)");
+			return &t_none;
+		}
+	}
+	return t;
+}
+
 /* The attach points of a probe whose args come from BTF must share one prototype. */
 static bool one_prototype(checker *c, dt_expr *e)
 {
@@ -915,10 +937,12 @@ static const dt_type *check_builtin(checker *c, dt_expr *e)
 							      : c->o->stack_mode, e->builtin.depth);
 	}
 	case DT_B_ARGS: {
+		bool base = c->args_base;
+		c->args_base = false;
 		if (all_attach(c, is_uprobe_entry))
-			return uprobe_args(c, e);
+			return args_value_ok(c, e, uprobe_args(c, e), base);
 		if (all_attach(c, is_btf_args))
-			return btf_args(c, e);
+			return args_value_ok(c, e, btf_args(c, e), base);
 		if (!all_attach(c, is_tp)) {
 			ERR(c, e->span, "args is only available in tracepoint, rawtracepoint, fentry, "
 			    "fexit and uprobe probes");
@@ -1624,7 +1648,9 @@ static const dt_type *check_field(checker *c, dt_expr *e)
 		}
 		return check_cfield(c, e, bt);
 	}
+	c->args_base = true;
 	const dt_type *r = check_expr(c, b);
+	c->args_base = false;
 	if (is_none(r))
 		return &t_none;
 	if (r->kind == DT_T_CSTRUCT) {
