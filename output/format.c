@@ -180,13 +180,15 @@ static void put_int(dt_sbuf *b, int64_t v, bool is_signed)
 		dt_sb_printf(b, "%" PRIu64, (uint64_t)v);
 }
 
-void dt_fmt_int(dt_sbuf *b, const dt_type *t, int64_t v, bool json)
+void dt_fmt_int(dt_out *o, dt_sbuf *b, const dt_type *t, int64_t v, bool json)
 {
 	/* A value of an enum prints as its enumerator's name, as bpftrace's text output does;
 	 * JSON keeps the number (bpftrace's too), and so does a value no enumerator has. */
 	const char *name = t->kind == DT_T_INT && !json ? dt_enum_name_of(t->enm, v) : NULL;
 	if (name)
 		dt_sb_puts(b, name);
+	else if (t->kind == DT_T_PTR && !json && o && o->current)
+		dt_sb_printf(b, "0x%" PRIx64, (uint64_t)v); /* current bpftrace's; 0.17's is decimal */
 	else
 		put_int(b, v, t->is_signed);
 }
@@ -364,8 +366,8 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
 		return;
 	switch (t->kind) {
 	case DT_T_INT:
-	case DT_T_PTR: /* bpftrace prints a pointer value as its address in decimal */
-		dt_fmt_int(b, t, dt_fmt_read_int(data, t->size, t->is_signed), json);
+	case DT_T_PTR: /* bpftrace 0.17 prints a pointer as its address in decimal, now in hex */
+		dt_fmt_int(o, b, t, dt_fmt_read_int(data, t->size, t->is_signed), json);
 		break;
 	case DT_T_STR: {
 		size_t n = strnlen(data, t->size);

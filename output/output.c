@@ -403,13 +403,13 @@ static void put_plain_value(dt_out *o, dt_sbuf *b, const dt_type *t, const ent *
 		dt_sb_printf(b, "%" PRIu64, (uint64_t)e->v / div);
 		break;
 	case DT_T_INT:
+	case DT_T_PTR:
 		if (div == 1) {
-			dt_fmt_int(b, t, e->v, json);
+			dt_fmt_int(o, b, t, e->v, json);
 			break;
 		}
 		/* fall through */
 	case DT_T_SUM:
-	case DT_T_PTR:
 		if (t->is_signed)
 			dt_sb_printf(b, "%" PRId64, e->v / (int64_t)div);
 		else

@@ -57,9 +57,10 @@ typedef enum dt_fmt_ctx { DT_FMT_VALUE, DT_FMT_KEY, DT_FMT_JSON } dt_fmt_ctx;
 
 /* Signed or unsigned integer of `size` bytes (1, 2, 4, 8) at `p`, widened to 64 bits. */
 int64_t dt_fmt_read_int(const void *p, uint32_t size, bool is_signed);
-/* Integer v of type t (INT, PTR): its enumerator's name when t is an enum's (not in JSON), else
- * the number, signed or not as t is. */
-void dt_fmt_int(dt_sbuf *b, const dt_type *t, int64_t v, bool json);
+/* Integer v of type t (INT, PTR): its enumerator's name when t is an enum's (not in JSON), a
+ * pointer in hex for a program in the current language (dt_out.current), else the number,
+ * signed or not as t is. */
+void dt_fmt_int(dt_out *o, dt_sbuf *b, const dt_type *t, int64_t v, bool json);
 
 /* One non-aggregation value (int, string, stack, ksym, usym, tuple). */
 void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_fmt_ctx ctx);
