@@ -1300,6 +1300,45 @@ static LLVMValueRef call(cg *c, const dt_expr *e)
 		/* the number; userspace finds its text */
 	case DT_F_UPTR: case DT_F_KPTR: /* the same address; its type says where it points */
 		return cg_expr(c, a0);
+	case DT_F_WRITE_USER: {
+		/* bpf_probe_write_user(dst, src, len): src in the program's memory, len at most
+		 * its size; true when it returns 0. */
+		const dt_expr *src = e->call.args[1];
+		const dt_type *st = src->type;
+		uint32_t size = st->kind == DT_T_STR ? st->size
+				: st->kind == DT_T_BUF ? st->size - 1 : 8;
+		LLVMValueRef dst = cg_expr(c, a0), sv = cg_expr(c, src);
+		LLVMValueRef len = cg_expr(c, e->call.args[2]);
+
+		if (!dst || !sv || !len)
+			return NULL;
+		if (c->env->helper_allowed &&
+		    c->env->helper_allowed(c->env->ctx, c->ptype, BPF_FUNC_probe_write_user) == 0) {
+			cg_limit(c, e->span, "the kernel withholds it under lockdown or without "
+				 "CAP_SYS_ADMIN in its initial user namespace",
+				 "write_user: this kernel does not let this probe's program call "
+				 "bpf_probe_write_user");
+			return cg_i64(c, 0);
+		}
+		if (st->kind == DT_T_STR || st->kind == DT_T_BUF) {
+			/* A buffer's bytes follow its length byte. */
+			if (st->kind == DT_T_BUF)
+				sv = LLVMBuildGEP2(c->b, c->i8, sv, (LLVMValueRef[]){ cg_i64(c, 1) }, 1,
+						   "");
+		} else {
+			LLVMValueRef b = cg_buf_raw(c, 8);
+
+			cg_store_int(c, b, 0, 8, sv);
+			sv = b;
+		}
+		LLVMValueRef big = LLVMBuildICmp(c->b, LLVMIntUGT, len, cg_i64(c, size), "");
+		len = LLVMBuildSelect(c->b, big, cg_i64(c, size), len, "");
+		LLVMValueRef args[3] = { dst, sv, len };
+		LLVMValueRef r = cg_helper(c, BPF_FUNC_probe_write_user, c->i64, args, 3);
+
+		return LLVMBuildZExt(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, r, cg_i64(c, 0), ""),
+				     c->i64, "");
+	}
 	case DT_F_MACADDR: {
 		LLVMValueRef b = cg_buf(c, 6);
 

@@ -128,6 +128,10 @@ typedef struct dt_cg_env {
 	/* -k (1): a failed map update or delete sends a DT_EV_HELPER_ERROR; -kk (2): also a map
 	 * read that finds nothing and a failed read of memory (bpftrace's levels). */
 	uint32_t helper_check;
+	/* Whether the kernel lets a program of type prog_type call BPF helper `helper` (for helpers
+	 * a kernel may withhold, such as bpf_probe_write_user): > 0 yes, 0 no, < 0 unknown. NULL:
+	 * assumed yes. */
+	int (*helper_allowed)(void *ctx, enum bpf_prog_type prog_type, int helper);
 } dt_cg_env;
 
 /* One loadable program: one per (probe, set of attach points), plus a continuation when the probe

@@ -2551,6 +2551,52 @@ static const dt_type *check_fail(checker *c, dt_expr *e)
 	return dt_type_void();
 }
 
+/* A tracepoint's `char *` field reads as the string it points at; where an address is wanted
+ * (uptr, kptr, write_user's destination) it is the pointer itself: the field retyped, and its
+ * type. Any other expression keeps type t. */
+static const dt_type *tp_string_as_pointer(dt_expr *e, const dt_type *t)
+{
+	if (e->kind == DT_E_FIELD && e->field.tp && e->field.tp->is_string &&
+	    !e->field.tp->is_array && !e->field.tp->is_data_loc)
+		return e->type = dt_type_int(false, 8);
+	return t;
+}
+
+/* write_user(dst, src, len): len bytes of src (a value of the program: a string, a buffer or
+ * an integer) to user address dst, true when the kernel wrote them. A constant len must fit in
+ * src; another is clamped to src's size when the program runs. */
+static const dt_type *check_write_user(checker *c, dt_expr *e)
+{
+	if (!unsafe_ok(c, e) || !nargs_ok(c, e, 3, 3, "write_user(user address, value, length)"))
+		return &t_none;
+	dt_expr *dst = e->call.args[0], *src = e->call.args[1], *len = e->call.args[2];
+	const dt_type *dt = check_expr(c, dst), *st = check_expr(c, src), *lt = check_expr(c, len);
+	if (is_none(dt) || is_none(st) || is_none(lt))
+		return &t_none;
+	dt = tp_string_as_pointer(dst, dt);
+	if (!is_ptr(dt) && !is_int(dt)) {
+		ERR(c, dst->span, "write_user writes to a user address (a pointer or an integer), "
+		    "not %s", tname(c, dt));
+		return &t_none;
+	}
+	if (st->kind != DT_T_STR && st->kind != DT_T_BUF && !is_int(st)) {
+		ERR(c, src->span, "write_user writes a string, a buffer or an integer, not %s",
+		    tname(c, st));
+		return &t_none;
+	}
+	if (!is_int(lt)) {
+		ERR(c, len->span, "write_user's length must be an integer, not %s", tname(c, lt));
+		return &t_none;
+	}
+	uint32_t size = is_int(st) ? 8 : st->kind == DT_T_BUF ? st->size - 1 : st->size;
+	if (len->kind == DT_E_INT && (len->i.value < 1 || len->i.value > size)) {
+		ERR(c, len->span, "write_user's length must be from 1 to %u, the size of %s", size,
+		    tname(c, st));
+		return &t_none;
+	}
+	return dt_type_new(c->a, DT_T_BOOL);
+}
+
 static const dt_type *check_call(checker *c, dt_expr *e)
 {
 	switch (e->call.id) {
@@ -2560,6 +2606,8 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 		return check_container_of(c, e);
 	case DT_F_FAIL:
 		return check_fail(c, e);
+	case DT_F_WRITE_USER:
+		return check_write_user(c, e);
 	case DT_F_PRINTF: case DT_F_CAT: case DT_F_ERRORF: case DT_F_WARNF:
 		return check_printf(c, e);
 	case DT_F_SYSTEM:
@@ -3119,11 +3167,7 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 		const dt_type *t = check_expr(c, a0);
 		if (is_none(t))
 			return &t_none;
-		/* A tracepoint's `char *` field reads as the string it points at; here it is the
-		 * pointer itself. */
-		if (a0->kind == DT_E_FIELD && a0->field.tp && a0->field.tp->is_string &&
-		    !a0->field.tp->is_array && !a0->field.tp->is_data_loc)
-			t = a0->type = dt_type_int(false, 8);
+		t = tp_string_as_pointer(a0, t);
 		if (!is_intlike(t)) {
 			ERR(c, e->call.args[0]->span, "%s needs a pointer or an address, not %s",
 			    e->call.name, tname(c, t));

@@ -448,6 +448,7 @@ typedef enum dt_func {
 	 * typeof(TYPE), member) into `(TYPE *)((uint64)ptr - offsetof(TYPE, member))`; fail("fmt",
 	 * literals…) is an error with that text where the checker meets it. */
 	DT_F_ASSERT, DT_F_CONTAINER_OF, DT_F_FAIL,
+	DT_F_WRITE_USER, /* write_user(dst, src, len) (--unsafe): bpf_probe_write_user, a bool */
 	DT_F_UPTR, DT_F_KPTR, /* the pointer (or address) argument, read from user / kernel memory */
 	DT_F_DEBUGF,  /* bpf_trace_printk: the kernel's trace buffer, not dwarftrace's output */
 	DT_F_UADDR,   /* uaddr("sym"): the run-time address of a symbol of the uprobe's binary */

@@ -157,7 +157,7 @@ static const char *const func_names[DT_F__COUNT + 1] = {
 	[DT_F_CGROUP_PATH] = "cgroup_path", [DT_F_JOIN] = "join", [DT_F_MACADDR] = "macaddr",
 	[DT_F_STRERROR] = "strerror", [DT_F_SIGNAL_NAME] = "signal_name",
 	[DT_F_SYSCALL_NAME] = "syscall_name", [DT_F_ASSERT] = "assert",
-	[DT_F_CONTAINER_OF] = "container_of", [DT_F_FAIL] = "fail", [DT_F_UPTR] = "uptr", [DT_F_KPTR] = "kptr",
+	[DT_F_CONTAINER_OF] = "container_of", [DT_F_FAIL] = "fail", [DT_F_WRITE_USER] = "write_user", [DT_F_UPTR] = "uptr", [DT_F_KPTR] = "kptr",
 	[DT_F_DEBUGF] = "debugf", [DT_F_UADDR] = "uaddr", [DT_F_LEN] = "len",
 	[DT_F_UNWATCH] = "unwatch", [DT_F_PATH] = "path", [DT_F_PERCPU_KADDR] = "percpu_kaddr",
 	[DT_F_ERRORF] = "errorf", [DT_F_WARNF] = "warnf", [DT_F_GETOPT] = "getopt",

@@ -953,6 +953,38 @@ static int cg_cont_slot(void *ctx)
 	return c->s->next_cont_slot++;
 }
 
+/* Whether this kernel gives programs of prog_type helper `helper`: a program that calls it with
+ * zero arguments is loaded, and the verifier's complaint says. libbpf_probe_bpf_helper takes
+ * "cannot use helper" (a helper withheld, e.g. bpf_probe_write_user without CAP_SYS_ADMIN in
+ * the initial user namespace) for yes. -1 when the probe itself cannot load (a type that needs
+ * an attach target). */
+static int cg_helper_allowed(void *ctx, enum bpf_prog_type prog_type, int helper)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 0 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_2, .imm = 0 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_3, .imm = 0 },
+		{ .code = BPF_JMP | BPF_CALL, .imm = helper },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	char log[4096] = "";
+	LIBBPF_OPTS(bpf_prog_load_opts, po, .log_buf = log, .log_size = sizeof(log),
+		    .log_level = 1);
+	int fd;
+
+	(void)ctx;
+	fd = bpf_prog_load(prog_type, "dt_helper_probe", "GPL", insns, DT_ARRAY_SIZE(insns), &po);
+	if (fd >= 0) {
+		close(fd);
+		return 1;
+	}
+	if (strstr(log, "cannot use helper") || strstr(log, "unknown func") ||
+	    strstr(log, "invalid func"))
+		return 0;
+	return strstr(log, "call ") ? 1 : -1; /* the call was verified: it failed on its arguments */
+}
+
 static int cg_chain_slot(void *ctx)
 {
 	struct cg_ctx *c = ctx;
@@ -1645,7 +1677,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 		.pidns_dev = pidns.dev, .pidns_ino = pidns.ino,
 		.ncpus = (uint32_t)DT_MAX(libbpf_num_possible_cpus(), 1),
 		.want_ir = s->o.dump & DT_DUMP_IR, .want_asm = s->o.dump & DT_DUMP_ASM,
-		.helper_check = s->o.helper_check,
+		.helper_check = s->o.helper_check, .helper_allowed = cg_helper_allowed,
 	};
 	dt_cg_result *cg = NULL;
 	dt_cg_resources res = { 0 };

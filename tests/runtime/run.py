@@ -201,6 +201,17 @@ def have_fentry(dt):
     return FENTRY[dt]
 
 
+def have_write_user(dt):
+    # Whether this kernel gives a tracepoint program bpf_probe_write_user (some withhold it
+    # even from root): asked once of dwarftrace's dry run.
+    if ("write_user", dt) not in FENTRY:
+        r = subprocess.run([dt, "--unsafe", "--dry-run", "-e",
+                            "tracepoint:syscalls:sys_enter_getpid { write_user(0, 1, 1); }"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+        FENTRY[("write_user", dt)] = r.returncode == 0
+    return FENTRY[("write_user", dt)]
+
+
 def missing_requirement(req, vm, dt=None):
     """None if `req` holds here, else the reason to skip."""
     req = req.strip()
@@ -219,6 +230,9 @@ def missing_requirement(req, vm, dt=None):
     if req == "fentry":
         # The VM kernel allows them; the runner only learns that by booting it.
         return None if vm or (dt and have_fentry(dt)) else "this kernel refuses fentry (see tests/vm)"
+    if req == "write_user":
+        # The VM kernel gives it; the runner only learns that by booting it.
+        return None if vm or (dt and have_write_user(dt)) else "this kernel withholds bpf_probe_write_user (see tests/vm)"
     if req.startswith("cmd:"):
         return None if shutil.which(req[4:]) else f"{req[4:]} is not installed"
     if req.startswith("file:"):

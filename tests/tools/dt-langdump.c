@@ -17,7 +17,7 @@ static const char *g_tracefs;
 static void usage(void)
 {
 	fprintf(stderr, "usage: dt-langdump --tokens|--ast|--checked|--types|--diag [--tracefs DIR] "
-			"[--test|--bench] [--name NAME] (-e PROGRAM | FILE) [PARAM…]\n");
+			"[--test|--bench] [--unsafe] [--name NAME] (-e PROGRAM | FILE) [PARAM…]\n");
 	exit(2);
 }
 
@@ -25,6 +25,7 @@ int main(int argc, char **argv)
 {
 	const char *mode = NULL, *prog = NULL, *file = NULL, *name = NULL;
 	dt_run_mode run_mode = DT_MODE_RUN;
+	bool unsafe = false;
 	int i = 1;
 	for (; i < argc; i++) {
 		if (!strcmp(argv[i], "--tokens") || !strcmp(argv[i], "--ast") ||
@@ -41,6 +42,8 @@ int main(int argc, char **argv)
 			run_mode = DT_MODE_TEST;
 		else if (!strcmp(argv[i], "--bench"))
 			run_mode = DT_MODE_BENCH;
+		else if (!strcmp(argv[i], "--unsafe"))
+			unsafe = true;
 		else if (argv[i][0] == '-' && argv[i][1])
 			usage();
 		else {
@@ -85,7 +88,8 @@ int main(int argc, char **argv)
 		dt_check_opts o = { .sz = sizeof(o), .tracefs = g_tracefs, .expand = dt_fake_expand,
 				    .ctx = (void *)g_tracefs,
 				    .params = (const char **)argv + i, .nparams = (uint32_t)(argc - i),
-				    .named = named, .nnamed = nnamed, .mode = run_mode };
+				    .named = named, .nnamed = nnamed, .mode = run_mode,
+				    .unsafe = unsafe };
 		int err = dt_check(p, a, d, &o);
 		if (!strcmp(mode, "checked"))
 			dt_dump_ast(p, stdout);
