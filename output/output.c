@@ -206,8 +206,9 @@ void dt_out_message(dt_out *o, const char *fmt, ...)
 void dt_out_attached(dt_out *o, uint64_t nprobes)
 {
 	if (o->format == DT_OUT_JSON)
-		dt_sb_printf(&o->line, "{\"type\": \"attached_probes\", \"data\": {\"probes\": %" PRIu64
-			     "}}\n", nprobes);
+		/* bpftrace's current shape: the count at the top too, as in its lost_events object. */
+		dt_sb_printf(&o->line, "{\"type\": \"attached_probes\", \"count\": %" PRIu64
+			     ", \"data\": {\"probes\": %" PRIu64 "}}\n", nprobes, nprobes);
 	else
 		dt_sb_printf(&o->line, "Attaching %" PRIu64 " probe%s...\n", nprobes,
 			     nprobes == 1 ? "" : "s");

@@ -495,7 +495,7 @@ static void json_maps_and_values(void)
 	s = cap_close(&c);
 	CHECK_EQ_STR(s, "{\"type\": \"value\", \"data\": [1,\"b\"]}\n"
 			"{\"type\": \"value\", \"data\": 5}\n"
-			"{\"type\": \"attached_probes\", \"data\": {\"probes\": 1}}\n"
+			"{\"type\": \"attached_probes\", \"count\": 1, \"data\": {\"probes\": 1}}\n"
 			"{\"type\": \"lost_events\", \"data\": {\"events\": 3}}\n");
 	free(s);
 
