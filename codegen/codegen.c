@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Target.h>
@@ -281,6 +282,16 @@ fail:
 	return -EINVAL;
 }
 
+/* DT_CG_TIMES=1: the CPU time of each stage of a compile on stderr (emitting the IR, the
+ * function passes, the BPF backend), for measuring the compiler (docs/DESIGN.md). */
+static double cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 static LLVMTargetMachineRef make_tm(char **err)
 {
 	LLVMTargetRef t;
@@ -309,6 +320,8 @@ static int compile(const dt_program *p, const dt_cg_env *env, const plan *plans,
 	dt_cg_result *r = NULL;
 	char *err = NULL;
 	dt_span at0 = p->nprobes ? p->probes[0]->span : (dt_span){ 0, 0 };
+	bool times = getenv("DT_CG_TIMES") != NULL;
+	double t0 = times ? cpu_ms() : 0, t_ir = 0, t_pass = 0;
 	int ret;
 
 	*out = NULL;
@@ -347,6 +360,8 @@ static int compile(const dt_program *p, const dt_cg_env *env, const plan *plans,
 	}
 	LLVMDisposeMessage(err);
 	err = NULL;
+	if (times)
+		t_ir = cpu_ms();
 	pbo = LLVMCreatePassBuilderOptions();
 	LLVMErrorRef lerr = LLVMRunPasses(c.mod, CG_PASSES, tm, pbo);
 	if (lerr) {
@@ -357,6 +372,8 @@ static int compile(const dt_program *p, const dt_cg_env *env, const plan *plans,
 		ret = -EINVAL;
 		goto out_llvm;
 	}
+	if (times)
+		t_pass = cpu_ms();
 	r = xcalloc(1, sizeof(*r));
 	if (env->want_ir) {
 		char *ir = LLVMPrintModuleToString(c.mod);
@@ -375,6 +392,9 @@ static int compile(const dt_program *p, const dt_cg_env *env, const plan *plans,
 		ret = -EINVAL;
 		goto out_result;
 	}
+	if (times)
+		fprintf(stderr, "codegen cpu: ir %.0f ms, passes %.0f ms, backend %.0f ms "
+			"(stack budget %u)\n", t_ir - t0, t_pass - t_ir, cpu_ms() - t_pass, budget);
 	if (getenv("DT_CG_OBJ")) {
 		/* Debugging aid: the object as LLVM emitted it, for llvm-objdump. */
 		FILE *f = fopen(getenv("DT_CG_OBJ"), "w");
