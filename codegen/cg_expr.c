@@ -1427,7 +1427,17 @@ static LLVMValueRef expr_of(cg *c, const dt_expr *e)
 
 		if (cg_is_scalar(e->var.sym->type))
 			return LLVMBuildLoad2(c->b, c->i64, slot, "");
-		return LLVMBuildBitCast(c->b, slot, c->i8p, "");
+		slot = LLVMBuildBitCast(c->b, slot, c->i8p, "");
+		/* A tuple read before a later assignment widened the variable (`$a = ("hi", 1)`
+		 * then `$a = ("longer", 2)`): this read was typed with the narrower layout, so the
+		 * value is converted to it, element by element. */
+		if (e->type->kind == DT_T_TUPLE && !dt_type_equal(e->type, e->var.sym->type)) {
+			LLVMValueRef b = cg_buf(c, e->type->size);
+
+			cg_store(c, b, 0, e->type, slot, e->var.sym->type);
+			return b;
+		}
+		return slot;
 	}
 	case DT_E_MAP:
 		return map_read(c, e);
