@@ -3599,6 +3599,13 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 			fold_int(e, *s ? (uint64_t)v : 0);
 			return dt_type_int(true, 8);
 		}
+		/* Past int64 but within uint64 (0xffffffffffffffff): an unsigned integer. */
+		errno = 0;
+		unsigned long long u = strtoull(s, &end, 0);
+		if (!*end && !errno && !strchr(s, '-')) {
+			fold_int(e, (uint64_t)u);
+			return dt_type_int(false, 8);
+		}
 		return posparam_as_str(c, e);
 	}
 	case DT_E_IDENT: {
