@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* struct pt_regs on x86-64 (kprobe/uprobe ctx, and the start of bpf_perf_event_data). */
@@ -783,22 +784,24 @@ static LLVMValueRef str_eq(cg *c, LLVMValueRef a, uint32_t sa, LLVMValueRef b, u
 	return yes_no(c, yes, no);
 }
 
-/* strcontains(h, n): 1 when the string n occurs in h (an empty n occurs everywhere). Unrolled
- * over every start in h and every byte of n, as str_eq is. */
-static LLVMValueRef str_contains(cg *c, LLVMValueRef h, uint32_t sh, LLVMValueRef n, uint32_t sn)
+/* strstr(h, n): the index in h where the string n first occurs, -1 when it does not (an empty
+ * n occurs at 0). Unrolled over every start in h and every byte of n, as str_eq is. */
+static LLVMValueRef str_find(cg *c, LLVMValueRef h, uint32_t sh, LLVMValueRef n, uint32_t sn)
 {
-	LLVMBasicBlockRef yes = cg_block(c, "strc.yes"), no = cg_block(c, "strc.no");
+	LLVMBasicBlockRef no = cg_block(c, "strf.no"), done = cg_block(c, "strf.done");
+	DT_VEC(LLVMBasicBlockRef) hits = { 0 };
 
 	for (uint32_t i = 0; i < sh; i++) {
-		LLVMBasicBlockRef next_start = cg_block(c, "strc.next");
+		LLVMBasicBlockRef next_start = cg_block(c, "strf.next"), hit = cg_block(c, "strf.hit");
 
+		DT_VEC_PUSH(&hits, hit);
 		for (uint32_t j = 0; j < sn; j++) {
 			LLVMValueRef cn = cg_load_int(c, n, j, 1, false);
 			LLVMValueRef ch = i + j < sh ? cg_load_int(c, h, i + j, 1, false) : cg_i64(c, 0);
-			LLVMBasicBlockRef more = cg_block(c, "strc.more"), same = cg_block(c, "strc.same");
+			LLVMBasicBlockRef more = cg_block(c, "strf.more"), same = cg_block(c, "strf.same");
 
 			/* The needle ended: every byte before matched. */
-			LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, cn, cg_i64(c, 0), ""), yes,
+			LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, cn, cg_i64(c, 0), ""), hit,
 					more);
 			LLVMPositionBuilderAtEnd(c->b, more);
 			LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, cn, ch, ""), same,
@@ -806,16 +809,146 @@ static LLVMValueRef str_contains(cg *c, LLVMValueRef h, uint32_t sh, LLVMValueRe
 			LLVMPositionBuilderAtEnd(c->b, same);
 		}
 		/* The needle filled its buffer and matched whole. */
-		LLVMBuildBr(c->b, yes);
+		LLVMBuildBr(c->b, hit);
+		LLVMPositionBuilderAtEnd(c->b, hit);
+		LLVMBuildBr(c->b, done);
 		LLVMPositionBuilderAtEnd(c->b, next_start);
 		/* No later start can match once the haystack has ended. */
-		LLVMBasicBlockRef go_on = cg_block(c, "strc.go");
+		LLVMBasicBlockRef go_on = cg_block(c, "strf.go");
 		LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, cg_load_int(c, h, i, 1, false),
 						    cg_i64(c, 0), ""), no, go_on);
 		LLVMPositionBuilderAtEnd(c->b, go_on);
 	}
 	LLVMBuildBr(c->b, no);
-	return yes_no(c, yes, no);
+	LLVMPositionBuilderAtEnd(c->b, no);
+	LLVMBuildBr(c->b, done);
+	LLVMPositionBuilderAtEnd(c->b, done);
+	LLVMValueRef res = LLVMBuildPhi(c->b, c->i64, "");
+	for (uint32_t i = 0; i < sh; i++) {
+		LLVMValueRef v = cg_i64(c, i);
+
+		LLVMAddIncoming(res, &v, &hits.v[i], 1);
+	}
+	LLVMValueRef miss = cg_i64(c, (uint64_t)-1);
+	LLVMAddIncoming(res, &miss, &no, 1);
+	free(hits.v);
+	return res;
+}
+
+/* strlen(s): the bytes of the string s before its first NUL (its size when it has none).
+ * Unrolled as a chain that leaves at the first NUL: one byte live at a time (a branch-free sum
+ * let LLVM load every byte up front and spill them past the BPF stack). */
+static LLVMValueRef str_len(cg *c, LLVMValueRef s, uint32_t size)
+{
+	LLVMBasicBlockRef done = cg_block(c, "strlen.done");
+	DT_VEC(LLVMBasicBlockRef) from = { 0 };
+
+	for (uint32_t i = 0; i < size; i++) {
+		LLVMBasicBlockRef next = cg_block(c, "strlen.next");
+
+		DT_VEC_PUSH(&from, LLVMGetInsertBlock(c->b));
+		LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, cg_load_int(c, s, i, 1, false),
+						    cg_i64(c, 0), ""), done, next);
+		LLVMPositionBuilderAtEnd(c->b, next);
+	}
+	DT_VEC_PUSH(&from, LLVMGetInsertBlock(c->b));
+	LLVMBuildBr(c->b, done);
+	LLVMPositionBuilderAtEnd(c->b, done);
+	LLVMValueRef len = LLVMBuildPhi(c->b, c->i64, "");
+	for (uint32_t i = 0; i <= size; i++) {
+		LLVMValueRef v = cg_i64(c, i);
+
+		LLVMAddIncoming(len, &v, &from.v[i], 1);
+	}
+	free(from.v);
+	return len;
+}
+
+/* v, which LLVM can no longer reason about (a volatile round trip through the stack): an
+ * offset added to an aligned stack pointer stays an add, not the `or` the verifier refuses on a
+ * pointer. The verifier keeps v's bounds across the spill and fill. */
+static LLVMValueRef opaque(cg *c, LLVMValueRef v)
+{
+	LLVMValueRef slot = cg_alloca_i64(c);
+
+	LLVMSetVolatile(LLVMBuildStore(c->b, v, slot), true);
+	LLVMValueRef r = LLVMBuildLoad2(c->b, c->i64, slot, "");
+	LLVMSetVolatile(r, true);
+	return r;
+}
+
+/* str_concat(a, b): a, then b from a's NUL on, in a string of both sizes less one NUL. The
+ * string-read helper copies each: a's copy returns its length (the verifier bounds it by a's
+ * size), which is where b's copy starts, so it stays inside the result. */
+static LLVMValueRef str_concat(cg *c, const dt_expr *e)
+{
+	const dt_expr *x = e->call.args[0], *y = e->call.args[1];
+	LLVMValueRef a = cg_expr(c, x), b, res, at, args[3];
+
+	if (!a)
+		return NULL;
+	res = cg_buf(c, e->type->size);
+	args[0] = res;
+	args[1] = cg_i64(c, x->type->size);
+	args[2] = a;
+	at = cg_helper(c, BPF_FUNC_probe_read_kernel_str, c->i64, args, 3);
+	/* The bytes before a's NUL; 0 if the copy failed (it cannot: a is BPF memory). */
+	at = LLVMBuildSub(c->b, at, cg_i64(c, 1), "");
+	at = LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, at, cg_i64(c, 0), ""),
+			     cg_i64(c, 0), at, "");
+	at = opaque(c, at);
+	b = cg_expr(c, y);
+	if (!b)
+		return NULL;
+	args[0] = LLVMBuildInBoundsGEP2(c->b, c->i8, res, &at, 1, "");
+	args[1] = cg_i64(c, y->type->size);
+	args[2] = b;
+	cg_helper(c, BPF_FUNC_probe_read_kernel_str, c->i64, args, 3);
+	return res;
+}
+
+/* memcmp(l, r, count): 0 when the first count bytes of the two values agree, else the
+ * difference of the first two bytes that differ (as signed chars, as bpftrace's C has it).
+ * At most the smaller value's bytes are compared. Branch-free, from the last byte back. */
+static LLVMValueRef mem_cmp(cg *c, const dt_expr *e)
+{
+	const dt_expr *args[2] = { e->call.args[0], e->call.args[1] };
+	LLVMValueRef p[2];
+	uint32_t size[2];
+
+	for (int k = 0; k < 2; k++) {
+		LLVMValueRef v = cg_expr(c, args[k]);
+
+		if (!v)
+			return NULL;
+		size[k] = args[k]->type->size;
+		if (cg_is_scalar(args[k]->type)) {
+			/* An integer is compared as the bytes it is stored in. */
+			if (args[k]->type->kind != DT_T_INT)
+				size[k] = 8;
+			p[k] = cg_buf_raw(c, 8);
+			cg_store_int(c, p[k], 0, size[k], v);
+		} else {
+			p[k] = v;
+		}
+	}
+	const dt_expr *ne = e->call.args[2];
+	uint32_t n = DT_MIN(size[0], size[1]);
+	if (ne->kind == DT_E_INT && ne->i.value < n)
+		n = (uint32_t)ne->i.value;
+	LLVMValueRef count = ne->kind == DT_E_INT ? NULL : cg_expr(c, ne);
+	LLVMValueRef res = cg_i64(c, 0);
+
+	for (uint32_t i = n; i-- > 0;) {
+		LLVMValueRef l = cg_load_int(c, p[0], i, 1, true), r = cg_load_int(c, p[1], i, 1, true);
+		LLVMValueRef differ = LLVMBuildICmp(c->b, LLVMIntNE, l, r, "");
+
+		if (count)
+			differ = LLVMBuildAnd(c->b, differ, LLVMBuildICmp(c->b, LLVMIntULT,
+									cg_i64(c, i), count, ""), "");
+		res = LLVMBuildSelect(c->b, differ, LLVMBuildSub(c->b, l, r, ""), res, "");
+	}
+	return res;
 }
 
 /* Two values of one struct or array type, equal byte for byte: 1 or 0. The buffers are 8-byte
@@ -1203,12 +1336,23 @@ static LLVMValueRef call(cg *c, const dt_expr *e)
 		return LLVMBuildXor(c->b, str_eq(c, a, a0->type->size, b, e->call.args[1]->type->size,
 						 e->call.args[2]->i.value, true), cg_i64(c, 1), "");
 	}
-	case DT_F_STRCONTAINS: {
+	case DT_F_STRCONTAINS: case DT_F_STRSTR: {
 		LLVMValueRef h = cg_expr(c, a0), n = cg_expr(c, e->call.args[1]);
 
-		return h && n ? str_contains(c, h, a0->type->size, n, e->call.args[1]->type->size)
-			      : NULL;
+		if (!h || !n)
+			return NULL;
+		v = str_find(c, h, a0->type->size, n, e->call.args[1]->type->size);
+		if (e->call.id == DT_F_STRSTR)
+			return v;
+		return bool64(c, LLVMBuildICmp(c->b, LLVMIntSGE, v, cg_i64(c, 0), ""));
 	}
+	case DT_F_STRLEN: case DT_F_STRCAP: /* strcap of a pointer: its string's length */
+		v = cg_expr(c, a0);
+		return v ? str_len(c, v, a0->type->size) : NULL;
+	case DT_F_STR_CONCAT:
+		return str_concat(c, e);
+	case DT_F_MEMCMP:
+		return mem_cmp(c, e);
 	case DT_F_BUF:
 		return buf(c, e);
 	case DT_F_NTOP:

@@ -2597,6 +2597,37 @@ static const dt_type *check_write_user(checker *c, dt_expr *e)
 	return dt_type_new(c->a, DT_T_BOOL);
 }
 
+/* The str(pointer) string_like_arg made of a pointer argument: it spans just its argument (a
+ * str() written in the script spans its name and parentheses too). */
+static bool read_of_pointer(const dt_expr *a)
+{
+	return a->kind == DT_E_CALL && a->call.id == DT_F_STR && a->call.nargs == 1 &&
+	       a->span.off == a->call.args[0]->span.off && a->span.len == a->call.args[0]->span.len;
+}
+
+/* Argument i of a string function: a string (a char array reads as one), or a pointer to
+ * char-like bytes, which becomes str(pointer). NULL (reported) when it is neither. */
+static const dt_type *string_like_arg(checker *c, dt_expr *e, uint32_t i)
+{
+	dt_expr *a = e->call.args[i];
+	posparam_str_arg(c, a);
+	const dt_type *t = check_expr(c, a);
+	if (is_none(t))
+		return NULL;
+	if (t->kind == DT_T_STR)
+		return t;
+	if (is_ptr(t) && t->ptr.to && t->ptr.to->kind == DT_T_INT && t->ptr.to->size == 1) {
+		dt_expr **args = dt_arena_alloc(c->a, sizeof(*args));
+		args[0] = a;
+		dt_expr *x = new_call(c, DT_F_STR, a->span, args, 1);
+		e->call.args[i] = x;
+		return x->type = check_expr(c, x);
+	}
+	ERR(c, a->span, "%s needs a string, a char array or a char pointer, not %s", e->call.name,
+	    tname(c, t));
+	return NULL;
+}
+
 static const dt_type *check_call(checker *c, dt_expr *e)
 {
 	switch (e->call.id) {
@@ -2777,6 +2808,57 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 			return &t_none;
 		}
 		return dt_type_new(c->a, e->call.id == DT_F_KSYM ? DT_T_KSYM : DT_T_USYM);
+	}
+	case DT_F_STRLEN: case DT_F_STRCAP: {
+		bool cap = e->call.id == DT_F_STRCAP;
+		if (!nargs_ok(c, e, 1, 1, cap ? "strcap(string)" : "strlen(string)"))
+			return &t_none;
+		const dt_type *t = string_like_arg(c, e, 0);
+		if (!t)
+			return &t_none;
+		if (!cap)
+			return dt_type_int(false, 8);
+		/* A string's capacity is its type's size, a constant; a pointer's is the length
+		 * of the string it points at, as bpftrace has it (codegen: strlen). */
+		if (!read_of_pointer(e->call.args[0]))
+			fold_int(e, t->size);
+		return dt_type_int(true, 8);
+	}
+	case DT_F_STRSTR: case DT_F_STR_CONCAT: {
+		bool cat = e->call.id == DT_F_STR_CONCAT;
+		if (!nargs_ok(c, e, 2, 2, cat ? "str_concat(string, string)"
+					      : "strstr(haystack, needle)"))
+			return &t_none;
+		const dt_type *a = string_like_arg(c, e, 0), *b = string_like_arg(c, e, 1);
+		if (!a || !b)
+			return &t_none;
+		if (!cat)
+			return dt_type_int(true, 8);
+		if (a->size + b->size - 1 > DT_MAX_VALUE_SIZE) {
+			ERR(c, e->span, "str_concat of %s and %s is longer than %d bytes", tname(c, a),
+			    tname(c, b), DT_MAX_VALUE_SIZE);
+			HINT(c, "shorten them first: str(s, length)");
+			return &t_none;
+		}
+		return dt_type_str(a->size + b->size - 1);
+	}
+	case DT_F_MEMCMP: {
+		if (!nargs_ok(c, e, 3, 3, "memcmp(left, right, count)"))
+			return &t_none;
+		bool ok = true;
+		for (uint32_t i = 0; i < 3; i++) {
+			const dt_type *t = check_expr(c, e->call.args[i]);
+			if (is_none(t)) {
+				ok = false;
+			} else if (i == 2 ? !is_int(t)
+				   : dt_type_is_aggregation(t) || t->kind == DT_T_VOID ||
+					     t->kind == DT_T_RECORD) {
+				ERR(c, e->call.args[i]->span, i == 2 ? "memcmp's count must be an "
+				    "integer, not %s" : "memcmp compares values, not %s", tname(c, t));
+				ok = false;
+			}
+		}
+		return ok ? dt_type_int(true, 8) : &t_none;
 	}
 	case DT_F_STRNCMP: case DT_F_STRCONTAINS: {
 		bool ncmp = e->call.id == DT_F_STRNCMP;

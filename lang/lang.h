@@ -436,6 +436,9 @@ typedef enum dt_func {
 	DT_F_COUNT, DT_F_SUM, DT_F_AVG, DT_F_MIN, DT_F_MAX, DT_F_STATS, DT_F_HIST, DT_F_LHIST,
 	DT_F_TSERIES,
 	DT_F_STRNCMP, DT_F_STRCONTAINS, DT_F_BSWAP, DT_F_BUF, DT_F_STRFTIME,
+	/* bpftrace's current string functions: strlen(s), strcap(s) (a string's capacity),
+	 * strstr(h, n) (index or -1), str_concat(a, b), memcmp(l, r, count) */
+	DT_F_STRLEN, DT_F_STRCAP, DT_F_STRSTR, DT_F_STR_CONCAT, DT_F_MEMCMP,
 	DT_F_CAT, DT_F_SYSTEM, /* printf-like: userspace formats, then reads the file / runs it */
 	DT_F_SIGNAL, DT_F_NTOP, DT_F_PTON, DT_F_KADDR,
 	DT_F_HAS_KEY, /* has_key(@m, key): dt_check moves the key into args[0]'s map.keys */

@@ -150,6 +150,8 @@ static const char *const func_names[DT_F__COUNT + 1] = {
 	[DT_F_STATS] = "stats", [DT_F_HIST] = "hist", [DT_F_LHIST] = "lhist",
 	[DT_F_TSERIES] = "tseries",
 	[DT_F_STRNCMP] = "strncmp", [DT_F_STRCONTAINS] = "strcontains", [DT_F_BSWAP] = "bswap",
+	[DT_F_STRLEN] = "strlen", [DT_F_STRCAP] = "strcap", [DT_F_STRSTR] = "strstr",
+	[DT_F_STR_CONCAT] = "str_concat", [DT_F_MEMCMP] = "memcmp",
 	[DT_F_BUF] = "buf", [DT_F_STRFTIME] = "strftime", [DT_F_CAT] = "cat",
 	[DT_F_SYSTEM] = "system", [DT_F_SIGNAL] = "signal", [DT_F_NTOP] = "ntop",
 	[DT_F_PTON] = "pton", [DT_F_KADDR] = "kaddr", [DT_F_HAS_KEY] = "has_key",
