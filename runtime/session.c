@@ -1436,6 +1436,14 @@ static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 	if (rc >= 0 && s->o.announce && !dt_session_stopped(s)) {
 		dt_out_attached(s->out, nprobes);
 		dt_out_flush(s->out);
+		/* Both bpftraces' words: 0.17's "Attaching N probes..." on stdout (above), current
+		 * bpftrace's "Attached N probes" on stderr, where its users and tests look for it.
+		 * JSON output has its one attached_probes object. */
+		if (s->o.format == DT_FORMAT_TEXT) {
+			fprintf(s->err, "Attached %u probe%s\n", nprobes,
+				nprobes == 1 ? "" : "s");
+			fflush(s->err);
+		}
 	}
 	return rc;
 }

@@ -83,7 +83,7 @@ static void begin_exit_prints_maps_by_name(void)
 	CHECK_EQ_INT(add(&r, "BEGIN { @b = 1; @a = 2; exit(); }"), 0);
 	finish(&r, true);
 	CHECK_EQ_STR(r.out_text, "Attaching 1 probe...\n\n\n@a: 2\n@b: 1\n");
-	CHECK_EQ_STR(r.err_text, "");
+	CHECK_EQ_STR(r.err_text, "Attached 1 probe\n"); /* current bpftrace's line */
 	done(&r);
 }
 
