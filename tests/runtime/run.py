@@ -169,11 +169,16 @@ def parse_table(path):
     return tests
 
 
+ATTACHED = re.compile(r"^Attached \d+ probes?$")
+
+
 def first_error_line(path):
-    """The first non-blank line of a file, or None."""
+    """The first non-blank line of a file that is not the "Attached N probes" announcement
+    (a run that fails after attaching says that first), or None."""
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
-            return next((l.rstrip("\n") for l in f if l.strip()), None)
+            return next((l.rstrip("\n") for l in f
+                         if l.strip() and not ATTACHED.match(l.rstrip("\n"))), None)
     except OSError:
         return None
 
