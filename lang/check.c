@@ -3368,9 +3368,9 @@ static bool is_agg_call(const dt_expr *e)
 }
 
 /* A tseries call that tseries_dummy_ts extended on an earlier check (loops are checked twice). */
-static bool tseries_dummy_added(const dt_expr *e)
+static bool tseries_dummy_added(const checker *c, const dt_expr *e)
 {
-	const char *name = getenv("BPFTRACE_DUMMY_TS_MAP");
+	const char *name = c->o ? c->o->dummy_ts_map : NULL;
 	return name && e->call.nargs == 5 && e->call.args[4]->kind == DT_E_MAP &&
 	       !strcmp(e->call.args[4]->map.name, name);
 }
@@ -3382,7 +3382,7 @@ static bool tseries_dummy_added(const dt_expr *e)
  * so every later pass sees the map used there. */
 static bool tseries_dummy_ts(checker *c, dt_expr *e, dt_type *t)
 {
-	const char *name = getenv("BPFTRACE_DUMMY_TS_MAP");
+	const char *name = c->o ? c->o->dummy_ts_map : NULL;
 
 	if (!name || name[0] != '@')
 		return true;
@@ -3448,7 +3448,7 @@ static bool check_tseries(checker *c, dt_expr *e, dt_type *t)
 	t->tseries.is_unsigned = e->call.args[0]->type && !e->call.args[0]->type->is_signed;
 	dt_expr *a = e->call.nargs >= 4 ? e->call.args[3] : NULL;
 	/* tseries_dummy_ts' "" placeholder (spanning the whole call) on a second check. */
-	if (!a || (tseries_dummy_added(e) && a->kind == DT_E_STR && !a->str.s[0] &&
+	if (!a || (tseries_dummy_added(c, e) && a->kind == DT_E_STR && !a->str.s[0] &&
 		   !memcmp(&a->span, &e->span, sizeof(a->span))))
 		return tseries_dummy_ts(c, e, t);
 	if (a->kind != DT_E_STR) {
@@ -3478,7 +3478,7 @@ static const dt_type *check_agg(checker *c, dt_expr *e)
 	bool ok = f == DT_F_COUNT   ? nargs_ok(c, e, 0, 0, "count()")
 		  : f == DT_F_LHIST ? nargs_ok(c, e, 4, 4, "lhist(value, min, max, step)")
 		  : f == DT_F_HIST  ? nargs_ok(c, e, 1, 2, "hist(value[, bits])")
-		  : f == DT_F_TSERIES ? nargs_ok(c, e, 3, tseries_dummy_added(e) ? 5 : 4,
+		  : f == DT_F_TSERIES ? nargs_ok(c, e, 3, tseries_dummy_added(c, e) ? 5 : 4,
 						"tseries(value, interval_ns, num_intervals[, agg])")
 				    : nargs_ok(c, e, 1, 1, dt_arena_printf(c->a, "%s(value)",
 									   e->call.name));

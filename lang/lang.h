@@ -876,6 +876,9 @@ typedef struct dt_check_opts {
 	 * whose full name ("interval:ms:200") it does not match is dropped, and a probe left with
 	 * none (BEGIN and END are kept). Matching nothing is an error. NULL: every one is kept. */
 	const char *probe_filter;
+	/* BPFTRACE_DUMMY_TS_MAP, bpftrace's test hook ("@name"): tseries takes its time from that
+	 * scalar map. NULL: the clock. */
+	const char *dummy_ts_map;
 } dt_check_opts;
 
 /* The address space a C value designated by e lives in (the pointer it was reached through),

@@ -105,6 +105,7 @@ typedef struct dt_session_opts {
 	const char **named;        /* named parameters after `--` ("--aa=20"): getopt() reads them */
 	uint32_t nnamed;
 	const char *probe_filter;  /* --probe-filter: a POSIX extended regex (dt_check_opts) */
+	const char *dummy_ts_map;  /* BPFTRACE_DUMMY_TS_MAP (dt_check_opts) */
 } dt_session_opts;
 
 /* Applies the `config = { … }` block of the program in `src` to *so (runtime/config.c): a

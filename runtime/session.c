@@ -1671,7 +1671,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 		.mode = s->o.mode,
 		.usym_addr = dt_rt_usym_addr,
 		.named = s->o.named, .nnamed = s->o.nnamed, .config = config,
-		.probe_filter = s->o.probe_filter,
+		.probe_filter = s->o.probe_filter, .dummy_ts_map = s->o.dummy_ts_map,
 	};
 	co.nconfig = dt_config_values(&s->o, config);
 	struct cg_ctx gc = { .s = s, .u = u };
