@@ -781,6 +781,7 @@ static int read_env(dt_session_opts *so)
 	so->log_size = (uint32_t)v[5];
 	if (v[6])
 		so->no_demangle = true;
+	so->dummy_ts_map = getenv("BPFTRACE_DUMMY_TS_MAP");
 	const char *sm = getenv("BPFTRACE_STACK_MODE");
 	if (sm && *sm) {
 		if (!strcmp(sm, "perf"))
@@ -950,7 +951,10 @@ static int cli_run(int argc, char **argv)
 				so.filter_pid = (uint32_t)atoi(c.pid_arg);
 			so.uprobe_pid = c.pid_arg ? (int)so.filter_pid : -1;
 			so.out_name = out ? c.out_path : "stdout";
-			status = dt_repl_main(&so, c.pid_arg != NULL);
+			/* The same BPFTRACE_* variables as a script run. */
+			status = read_env(&so);
+			if (!status)
+				status = dt_repl_main(&so, c.pid_arg != NULL);
 			if (out)
 				status = finish_output(out, c.out_path, true, status);
 			return status;
