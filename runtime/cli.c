@@ -96,7 +96,8 @@ static const struct cli_opt cli_opts[] = {
 	  "wildcards, `TYPE:...` or a bare pattern (`'*sched_switch*'`), several are split at "
 	  "commas. `-l FILE` and `-l -e PROGRAM` list what the program's probes name" },
 	{ 'q', "quiet", no_argument, 'q', "-q, --quiet",
-	  "quiet: no `Attaching N probes...` line (printed, otherwise, once the probes are live)" },
+	  "quiet: no `Attaching N probes...` and `Attached N probes` lines (printed, otherwise, "
+	  "once the probes are live)" },
 	{ 'k', "warnings", no_argument, 'k', "-k, -kk, --warnings",
 	  "warn (bpftrace's words, with the place in the script) when a map update or delete "
 	  "fails at run time; `-kk` also when a map read finds nothing or a read of memory "
