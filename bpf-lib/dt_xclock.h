@@ -214,6 +214,23 @@ DT_XC_INLINE void dt_xc_read(const struct dt_xthread *t, const struct dt_xsched 
 	v[DT_XB_RUNQ] += total - on;
 }
 
+/* A call's counters (its return's reading less its entry's, in v): the off-CPU buckets only grow,
+ * but the running interval's split into on-CPU and runq is an estimate at each reading (the CPU
+ * time since exec_start placed through the thread's clock reading), and two readings of one
+ * interval can disagree by the estimate's error, so one of the two differences can come out
+ * below zero (wrapped) while all of them still add up to the call's wall time. That part moves to
+ * the other one: both stay at zero or above and the sum stays the wall time. */
+DT_XC_INLINE void dt_xc_settle(__u64 *v)
+{
+	if ((__s64)v[DT_XB_RUNQ] < 0) {
+		v[DT_XB_ONCPU] += v[DT_XB_RUNQ];
+		v[DT_XB_RUNQ] = 0;
+	} else if ((__s64)v[DT_XB_ONCPU] < 0) {
+		v[DT_XB_RUNQ] += v[DT_XB_ONCPU];
+		v[DT_XB_ONCPU] = 0;
+	}
+}
+
 /* The task, current, finds its clock off CPU: the kernel switched it in without telling. Closes
  * the interval at s->now. */
 DT_XC_INLINE void dt_xc_missed_in(struct dt_xthread *t, const struct dt_xsched *s)

@@ -129,6 +129,24 @@ static __always_inline void sched_of(struct dt_xsched *s, struct task_struct *p,
 	s->sum_exec = p->se.sum_exec_runtime;
 }
 
+/* sched_of() for the current task read by a uprobe program, which a tick can interrupt: the
+ * tick's update_curr() moves exec_start, sum_exec_runtime and the run queue's clocks together,
+ * and a read torn across it (the old exec_start with the new sum, or a ktime taken before the
+ * update with fields after it) puts the task's CPU time past `now` by up to the tick's delta, so
+ * a call's on-CPU part came out above its wall time and its runq part below zero (seen: 130 ns
+ * in one call of 3,400). The fields are read first and ktime after them, then exec_start and the
+ * clock again: returns 0 when an update came in between (the caller reads again). */
+static __always_inline int sched_now(struct dt_xsched *s, struct task_struct *p)
+{
+	struct rq *rq = task_rq(p);
+
+	sched_of(s, p, 0);
+	barrier();
+	s->now = bpf_ktime_get_ns();
+	barrier();
+	return p->se.exec_start == s->exec_start && (rq ? rq->clock : 0) == s->clock;
+}
+
 /* Reads the thread's clock as of now: the counters with the running interval added to on-CPU.
  * The uprobe programs can be preempted (they run with migration, not preemption, disabled), and
  * the scheduler hooks then update the clock under them; so the programs do not write the clock of
@@ -153,7 +171,8 @@ static __always_inline int read_clock(struct dt_xthread *t, __u64 *now, __u64 *v
 		for (int k = 0; k < DT_XB__COUNT; k++)
 			v[k] = t->cum[k];
 		running = t->running;
-		sched_of(&s, me, bpf_ktime_get_ns());
+		if (!sched_now(&s, me))
+			continue;
 		if (running)
 			dt_xc_read(t, &s, v);
 		barrier();
@@ -242,7 +261,11 @@ int dt_xp_entry(struct pt_regs *ctx)
 		 * nothing. Only this thread writes it until depth becomes 1 below. */
 		struct dt_xsched s;
 
-		sched_of(&s, bpf_get_current_task_btf(), bpf_ktime_get_ns());
+		if (!sched_now(&s, bpf_get_current_task_btf()) &&
+		    !sched_now(&s, bpf_get_current_task_btf())) {
+			stat_inc(DT_XS_CLOCK, 1);
+			return 0;
+		}
 		dt_xc_start(t, &s);
 		barrier();
 	}
@@ -316,6 +339,7 @@ int dt_xp_return(struct pt_regs *ctx)
 	wall = now - f->t0;
 	for (int i = 0; i < DT_XB__COUNT; i++)
 		v[i] -= f->snap[i];
+	dt_xc_settle(v);
 	if (k + 1 < d && k + 1 < DT_XPROBE_MAX_DEPTH) {
 		/* Keep the sibling that still has to return. */
 		*f = *frame(t, k + 1);

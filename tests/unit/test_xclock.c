@@ -197,10 +197,47 @@ static void steal_while_off_cpu_does_not_move_the_start(void)
 	end(&m, v0, cpu0, k0, 2 * LATE);
 }
 
+/* Two readings of one running interval that disagree: the entry's split 130 ns of it into runq,
+ * the return's (torn across a tick, or placed by a later reading) none. The call's runq
+ * difference is then -130 ns, wrapped: settled, it is 0, on-CPU gives up the 130 ns, and the
+ * buckets still add up to the wall time. The same the other way for on-CPU. */
+static void settle_keeps_buckets_non_negative(void)
+{
+	__u64 v0[DT_XB__COUNT] = { [DT_XB_ONCPU] = 1000, [DT_XB_RUNQ] = 130, [DT_XB_BLOCKED] = 50 };
+	__u64 v1[DT_XB__COUNT] = { [DT_XB_ONCPU] = 4500, [DT_XB_RUNQ] = 0, [DT_XB_BLOCKED] = 50 };
+	__u64 v[DT_XB__COUNT], sum = 0;
+
+	for (int i = 0; i < DT_XB__COUNT; i++)
+		v[i] = v1[i] - v0[i];
+	dt_xc_settle(v);
+	CHECK_EQ_INT((long long)v[DT_XB_RUNQ], 0);
+	CHECK_EQ_INT((long long)v[DT_XB_ONCPU], 3370);
+	for (int i = 0; i < DT_XB_NSWITCH; i++)
+		sum += v[i];
+	CHECK_EQ_INT((long long)sum, 3370);
+
+	v0[DT_XB_ONCPU] = 2000;
+	v0[DT_XB_RUNQ] = 0;
+	v1[DT_XB_ONCPU] = 1900;
+	v1[DT_XB_RUNQ] = 600;
+	for (int i = 0; i < DT_XB__COUNT; i++)
+		v[i] = v1[i] - v0[i];
+	dt_xc_settle(v);
+	CHECK_EQ_INT((long long)v[DT_XB_ONCPU], 0);
+	CHECK_EQ_INT((long long)v[DT_XB_RUNQ], 500);
+
+	v[DT_XB_ONCPU] = 700;
+	v[DT_XB_RUNQ] = 20;
+	dt_xc_settle(v);
+	CHECK_EQ_INT((long long)v[DT_XB_ONCPU], 700);
+	CHECK_EQ_INT((long long)v[DT_XB_RUNQ], 20);
+}
+
 int main(void)
 {
 	T_RUN(steal_is_not_oncpu);
 	T_RUN(skipped_update_counts_from_the_wakeup);
 	T_RUN(steal_while_off_cpu_does_not_move_the_start);
+	T_RUN(settle_keeps_buckets_non_negative);
 	return t_done();
 }
