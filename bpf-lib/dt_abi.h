@@ -68,6 +68,27 @@ enum dt_event_kind {
 	DT_EV_WATCH = 14,
 	/* id = 0; payload = struct dt_ev_unwatch: unwatch(addr) removes its watchpoints. */
 	DT_EV_UNWATCH = 15,
+	/* id = enum dt_runtime_error; payload = struct dt_ev_runtime_error: the script did
+	 * something at run time that has a defined result but deserves a warning (bpftrace's
+	 * runtime_error), said at the span it names. */
+	DT_EV_RUNTIME_ERROR = 16,
+};
+
+/* X(NAME, value, message): bpftrace's words for each, which userspace prints. */
+#define DT_RUNTIME_ERRORS(X)                                                                 \
+	/* x / 0 or x % 0: the result is 1 (bpftrace's rule) */                              \
+	X(DIVIDE_BY_ZERO, 1,                                                                  \
+	  "Divide or modulo by 0 detected. This can lead to unexpected results. 1 is being "  \
+	  "used as the result.")
+
+enum dt_runtime_error {
+#define DT_RTE_ENUM(name, value, msg) DT_RTE_##name = value,
+	DT_RUNTIME_ERRORS(DT_RTE_ENUM)
+#undef DT_RTE_ENUM
+};
+
+struct dt_ev_runtime_error {
+	__u32 off, len; /* the span of the script it happened at */
 };
 
 struct dt_ev_helper_error {

@@ -124,11 +124,8 @@ LLVMValueRef cg_load(cg *c, LLVMValueRef p, const dt_type *t)
 		LLVMValueRef tot = cg_load_int(c, p, offsetof(struct dt_agg_avg, total), 8, true);
 		LLVMValueRef cnt = cg_load_int(c, p, offsetof(struct dt_agg_avg, count), 8, false);
 		LLVMValueRef z = LLVMBuildICmp(c->b, LLVMIntEQ, cnt, cg_i64(c, 0), "");
-		LLVMValueRef d = LLVMBuildSelect(c->b, z, cg_i64(c, 1), cnt, "");
-		LLVMValueRef neg = LLVMBuildICmp(c->b, LLVMIntSLT, tot, cg_i64(c, 0), "");
-		LLVMValueRef a = LLVMBuildSelect(c->b, neg, LLVMBuildNeg(c->b, tot, ""), tot, "");
-		LLVMValueRef q = LLVMBuildUDiv(c->b, a, d, "");
-		return LLVMBuildSelect(c->b, neg, LLVMBuildNeg(c->b, q, ""), q, "");
+
+		return cg_divmod(c, tot, LLVMBuildSelect(c->b, z, cg_i64(c, 1), cnt, ""), true, false);
 	}
 	case DT_T_STATS: case DT_T_HIST: case DT_T_LHIST: case DT_T_TSERIES:
 		cg_fail(c, (dt_span){ 0, 0 }, "reading a %s value in BPF", t->kind == DT_T_STATS ?
@@ -972,33 +969,60 @@ static LLVMValueRef absval(cg *c, LLVMValueRef v, LLVMValueRef neg)
 	return LLVMBuildSelect(c->b, neg, LLVMBuildNeg(c->b, v, ""), v, "");
 }
 
-/* Division and remainder with BPF's rules (x/0 == 0, x%0 == x) and C's signed semantics
- * (truncation toward zero, remainder takes the dividend's sign). */
-static LLVMValueRef divmod(cg *c, LLVMValueRef l, LLVMValueRef r, bool is_signed, bool mod)
+/* Division and remainder with C's signed semantics (truncation toward zero, the remainder
+ * takes the dividend's sign); the divisor is not 0. */
+LLVMValueRef cg_divmod(cg *c, LLVMValueRef l, LLVMValueRef r, bool is_signed, bool mod)
 {
-	LLVMValueRef zero = LLVMBuildICmp(c->b, LLVMIntEQ, r, cg_i64(c, 0), "");
 	LLVMValueRef res;
 
-	if (!is_signed) {
-		LLVMValueRef d = LLVMBuildSelect(c->b, zero, cg_i64(c, 1), r, "");
-
-		res = mod ? LLVMBuildURem(c->b, l, d, "") : LLVMBuildUDiv(c->b, l, d, "");
-		return LLVMBuildSelect(c->b, zero, mod ? l : cg_i64(c, 0), res, "");
-	}
+	if (!is_signed)
+		return mod ? LLVMBuildURem(c->b, l, r, "") : LLVMBuildUDiv(c->b, l, r, "");
 	LLVMValueRef ln = LLVMBuildICmp(c->b, LLVMIntSLT, l, cg_i64(c, 0), "");
 	LLVMValueRef rn = LLVMBuildICmp(c->b, LLVMIntSLT, r, cg_i64(c, 0), "");
 	LLVMValueRef a = absval(c, l, ln), b = absval(c, r, rn);
-	LLVMValueRef d = LLVMBuildSelect(c->b, zero, cg_i64(c, 1), b, "");
 
 	if (mod) {
-		res = LLVMBuildURem(c->b, a, d, "");
-		res = LLVMBuildSelect(c->b, ln, LLVMBuildNeg(c->b, res, ""), res, "");
-		return LLVMBuildSelect(c->b, zero, l, res, "");
+		res = LLVMBuildURem(c->b, a, b, "");
+		return LLVMBuildSelect(c->b, ln, LLVMBuildNeg(c->b, res, ""), res, "");
 	}
-	res = LLVMBuildUDiv(c->b, a, d, "");
-	res = LLVMBuildSelect(c->b, LLVMBuildXor(c->b, ln, rn, ""), LLVMBuildNeg(c->b, res, ""),
-			      res, "");
-	return LLVMBuildSelect(c->b, zero, cg_i64(c, 0), res, "");
+	res = LLVMBuildUDiv(c->b, a, b, "");
+	return LLVMBuildSelect(c->b, LLVMBuildXor(c->b, ln, rn, ""), LLVMBuildNeg(c->b, res, ""),
+			       res, "");
+}
+
+bool cg_div_may_warn(dt_binop op, const dt_expr *divisor)
+{
+	return (op == DT_OP_DIV || op == DT_OP_MOD) && divisor &&
+	       !(divisor->kind == DT_E_INT && divisor->i.value);
+}
+
+/* x / r, x % r where r may be 0 at run time: bpftrace's rule, 1 and a warning at the
+ * expression. The division happens only on the branch where r is not 0, so LLVM cannot
+ * assume it away (a 0 divisor is undefined behaviour to it). */
+static LLVMValueRef divmod_checked(cg *c, LLVMValueRef l, LLVMValueRef r, bool is_signed,
+				   bool mod)
+{
+	if (LLVMIsAConstantInt(r) && LLVMConstIntGetZExtValue(r))
+		return cg_divmod(c, l, r, is_signed, mod);
+	LLVMBasicBlockRef zero = cg_block(c, "div.zero"), ok = cg_block(c, "div.ok"),
+			  done = cg_block(c, "div.done");
+
+	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, r, cg_i64(c, 0), ""), zero, ok);
+	LLVMPositionBuilderAtEnd(c->b, zero);
+	cg_runtime_error(c, DT_RTE_DIVIDE_BY_ZERO);
+	LLVMBasicBlockRef zero_end = LLVMGetInsertBlock(c->b);
+	LLVMBuildBr(c->b, done);
+	LLVMPositionBuilderAtEnd(c->b, ok);
+	LLVMValueRef res = cg_divmod(c, l, r, is_signed, mod);
+	LLVMBasicBlockRef ok_end = LLVMGetInsertBlock(c->b);
+	LLVMBuildBr(c->b, done);
+	LLVMPositionBuilderAtEnd(c->b, done);
+	LLVMValueRef phi = LLVMBuildPhi(c->b, c->i64, "");
+	LLVMValueRef vals[2] = { cg_i64(c, 1), res };
+	LLVMBasicBlockRef from[2] = { zero_end, ok_end };
+
+	LLVMAddIncoming(phi, vals, from, 2);
+	return phi;
 }
 
 LLVMValueRef cg_arith(cg *c, dt_binop op, LLVMValueRef l, LLVMValueRef r, bool is_signed)
@@ -1007,8 +1031,8 @@ LLVMValueRef cg_arith(cg *c, dt_binop op, LLVMValueRef l, LLVMValueRef r, bool i
 	case DT_OP_ADD: return LLVMBuildAdd(c->b, l, r, "");
 	case DT_OP_SUB: return LLVMBuildSub(c->b, l, r, "");
 	case DT_OP_MUL: return LLVMBuildMul(c->b, l, r, "");
-	case DT_OP_DIV: return divmod(c, l, r, is_signed, false);
-	case DT_OP_MOD: return divmod(c, l, r, is_signed, true);
+	case DT_OP_DIV: return divmod_checked(c, l, r, is_signed, false);
+	case DT_OP_MOD: return divmod_checked(c, l, r, is_signed, true);
 	case DT_OP_BAND: return LLVMBuildAnd(c->b, l, r, "");
 	case DT_OP_BOR: return LLVMBuildOr(c->b, l, r, "");
 	case DT_OP_BXOR: return LLVMBuildXor(c->b, l, r, "");

@@ -141,6 +141,9 @@ LLVMValueRef cg_event_new(cg *c, uint32_t kind, uint32_t id, uint32_t payload);
  * DT_EV_HELPER_ERROR naming the expression (or statement) being emitted, if env->helper_check
  * is at least `level`. */
 void cg_helper_check(cg *c, LLVMValueRef r, int id, bool is_ptr, uint32_t level);
+/* Sends a DT_EV_RUNTIME_ERROR `id` (enum dt_runtime_error) naming the expression (or
+ * statement) being emitted. */
+void cg_runtime_error(cg *c, uint32_t id);
 /* Reads size bytes (a string: up to len or size, NUL-ended) through pointer ptr of type t, from
  * the address space t names, else the one the probe type makes likely, then the other. */
 void cg_read_ptr(cg *c, LLVMValueRef dst, uint32_t size, LLVMValueRef len, LLVMValueRef ptr,
@@ -185,8 +188,12 @@ LLVMValueRef cg_load(cg *c, LLVMValueRef p, const dt_type *t);
 /* Builds the key buffer of map m for `keys` (layout.key_size bytes, bucket suffix zero). */
 LLVMValueRef cg_map_key(cg *c, const dt_map_sym *m, dt_expr *const *keys, uint32_t nkeys,
 			const dt_map_layout *lay);
-/* Integer binary operator (arithmetic, bitwise, shifts) with BPF's division rules. */
+/* Integer binary operator (arithmetic, bitwise, shifts). Division and remainder by 0 give 1
+ * and send a DT_EV_RUNTIME_ERROR at the expression being emitted (bpftrace's rule), unless r
+ * is a constant that is not 0 (cg_div_may_warn). */
 LLVMValueRef cg_arith(cg *c, dt_binop op, LLVMValueRef l, LLVMValueRef r, bool is_signed);
+/* Division (or remainder) with C's signed semantics when is_signed; r must not be 0. */
+LLVMValueRef cg_divmod(cg *c, LLVMValueRef l, LLVMValueRef r, bool is_signed, bool mod);
 /* x++, --x, … on a variable or a map element; the value of the expression. */
 LLVMValueRef cg_incdec(cg *c, const dt_expr *target, bool inc, bool post);
 /* printf, print, clear, zero, delete, exit, time (cg_stmt.c). */
@@ -246,6 +253,11 @@ bool cg_is_syscall_set(const cg *c);
 LLVMValueRef cg_set_slot(cg *c, LLVMBasicBlockRef absent);
 
 /* ------------------------------------------------------------ cg_resources.c, codegen.c */
+
+/* Whether `x op divisor` is a division or remainder whose divisor may be 0 at run time (not an
+ * integer literal), which cg_arith checks: the result is then 1 and a DT_EV_RUNTIME_ERROR
+ * warns (bpftrace's rule), so the program needs the events ring. */
+bool cg_div_may_warn(dt_binop op, const dt_expr *divisor);
 
 /* Calls fn on every expression of a probe's predicate and body, each before its operands,
  * including those of unrolled and untaken branches: what a probe may evaluate. */

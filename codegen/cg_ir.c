@@ -423,6 +423,18 @@ void cg_helper_check(cg *c, LLVMValueRef r, int id, bool is_ptr, uint32_t level)
 	LLVMPositionBuilderAtEnd(c->b, ok);
 }
 
+void cg_runtime_error(cg *c, uint32_t id)
+{
+	dt_span at = c->expr_at.len ? c->expr_at : c->at;
+	LLVMValueRef ev = cg_event_new(c, DT_EV_RUNTIME_ERROR, id,
+				       sizeof(struct dt_ev_runtime_error));
+	uint32_t p = CG_EV_PAYLOAD;
+
+	cg_store_int(c, ev, p + offsetof(struct dt_ev_runtime_error, off), 4, cg_i64(c, at.off));
+	cg_store_int(c, ev, p + offsetof(struct dt_ev_runtime_error, len), 4, cg_i64(c, at.len));
+	cg_event_output(c, ev, sizeof(struct dt_ev_runtime_error));
+}
+
 LLVMValueRef cg_map_update(cg *c, LLVMValueRef map, LLVMValueRef key, LLVMValueRef val)
 {
 	LLVMValueRef args[4] = { map, key, val, cg_i64(c, BPF_ANY) };

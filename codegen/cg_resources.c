@@ -17,6 +17,7 @@
 
 typedef struct visit {
 	void (*fn)(void *ctx, const dt_expr *e);
+	void (*sfn)(void *ctx, const dt_stmt *s); /* also each statement, when set */
 	void *ctx;
 } visit;
 
@@ -61,6 +62,8 @@ static void visit_stmts(const visit *v, const dt_stmt_list *l)
 	for (uint32_t i = 0; i < l->n; i++) {
 		const dt_stmt *s = l->v[i];
 
+		if (v->sfn)
+			v->sfn(v->ctx, s);
 		switch (s->kind) {
 		case DT_S_EXPR: visit_expr(v, s->expr); break;
 		case DT_S_ASSIGN:
@@ -94,24 +97,29 @@ static void visit_stmts(const visit *v, const dt_stmt_list *l)
 	}
 }
 
+static void visit_probe(const visit *v, const dt_probe *p)
+{
+	visit_expr(v, p->pred);
+	visit_stmts(v, &p->body);
+}
+
 void cg_visit_probe(const dt_probe *p, void (*fn)(void *ctx, const dt_expr *e), void *ctx)
 {
-	visit v = { fn, ctx };
+	visit v = { fn, NULL, ctx };
 
-	visit_expr(&v, p->pred);
-	visit_stmts(&v, &p->body);
+	visit_probe(&v, p);
 }
 
 void cg_visit_stmts(const dt_stmt_list *l, void (*fn)(void *ctx, const dt_expr *e), void *ctx)
 {
-	visit v = { fn, ctx };
+	visit v = { fn, NULL, ctx };
 
 	visit_stmts(&v, l);
 }
 
 void cg_visit_expr(const dt_expr *e, void (*fn)(void *ctx, const dt_expr *e), void *ctx)
 {
-	visit v = { fn, ctx };
+	visit v = { fn, NULL, ctx };
 
 	visit_expr(&v, e);
 }
@@ -131,6 +139,9 @@ static void expr_needs(void *ctx, const dt_expr *e)
 {
 	dt_cg_resources *r = ctx;
 
+	/* cg_arith: a division by a divisor that may be 0 warns through the events ring. */
+	if (e->kind == DT_E_BINOP && cg_div_may_warn(e->bin.op, e->bin.r))
+		r->events = true;
 	if (e->kind == DT_E_BUILTIN) {
 		dt_stack_kind kind;
 		uint32_t depth;
@@ -180,6 +191,15 @@ static void expr_needs(void *ctx, const dt_expr *e)
 	}
 }
 
+static void stmt_needs(void *ctx, const dt_stmt *s)
+{
+	dt_cg_resources *r = ctx;
+
+	/* `$x /= y`, `@m %= y`: cg_arith, as for the operator. */
+	if (s->kind == DT_S_ASSIGN && cg_div_may_warn(s->assign.op, s->assign.value))
+		r->events = true;
+}
+
 int dt_cg_resources_of(const dt_program *p, dt_cg_resources *r, dt_diags *d)
 {
 	int rc = 0;
@@ -189,7 +209,7 @@ int dt_cg_resources_of(const dt_program *p, dt_cg_resources *r, dt_diags *d)
 		const dt_probe *pr = p->probes[i];
 		cg_split sp;
 
-		cg_visit_probe(pr, expr_needs, r);
+		visit_probe(&(visit){ expr_needs, stmt_needs, r }, pr);
 		/* plan_programs: an entry and a continuation per attach point, both of the attach
 		 * point's program type, joined by the walker of that type. */
 		if (pr->uses_ustack_dwarf)

@@ -88,7 +88,9 @@ static uint32_t node_weight(const dt_expr *e)
 		w += 8 + (buffer ? bytes_weight(e->type->size) : 0);
 		break;
 	case DT_E_BINOP:
+		/* cg_arith: the division, and when the divisor may be 0 its warning event. */
 		w += e->bin.op == DT_OP_DIV || e->bin.op == DT_OP_MOD ? 20 : 0;
+		w += cg_div_may_warn(e->bin.op, e->bin.r) ? 16 : 0;
 		break;
 	case DT_E_TERNARY:
 		w += 4;

@@ -848,9 +848,14 @@ LLVMValueRef cg_percpu_value(cg *c, const dt_map_sym *m, LLVMValueRef key)
 		       cpu);
 	LLVMBuildBr(c->b, head);
 	LLVMPositionBuilderAtEnd(c->b, done);
-	if (k == DT_T_AVG)
-		return cg_arith(c, DT_OP_DIV, LLVMBuildLoad2(c->b, c->i64, acc, ""),
-				LLVMBuildLoad2(c->b, c->i64, n, ""), true);
+	if (k == DT_T_AVG) {
+		/* No CPU saw a value: the total is 0, and so is the average. */
+		LLVMValueRef cnt = LLVMBuildLoad2(c->b, c->i64, n, "");
+		LLVMValueRef none = LLVMBuildICmp(c->b, LLVMIntEQ, cnt, cg_i64(c, 0), "");
+
+		return cg_divmod(c, LLVMBuildLoad2(c->b, c->i64, acc, ""),
+				 LLVMBuildSelect(c->b, none, cg_i64(c, 1), cnt, ""), true, false);
+	}
 	return LLVMBuildLoad2(c->b, c->i64, acc, "");
 }
 

@@ -226,6 +226,20 @@ bool dt_out_helper_error(dt_out *o, const char *helper, int64_t retcode, unsigne
 	return true;
 }
 
+bool dt_out_runtime_error(dt_out *o, const char *msg, const char *file, unsigned line,
+			  unsigned col)
+{
+	if (o->format != DT_OUT_JSON)
+		return false;
+	dt_sb_puts(&o->line, "{\"type\": \"runtime_error\", \"msg\": \"");
+	dt_json_escape(&o->line, msg, strlen(msg));
+	dt_sb_puts(&o->line, "\", \"filename\": \"");
+	dt_json_escape(&o->line, file, strlen(file));
+	dt_sb_printf(&o->line, "\", \"line\": %u, \"col\": %u}\n", line, col);
+	emit(o);
+	return true;
+}
+
 void dt_out_lost_events(dt_out *o, uint64_t lost)
 {
 	if (o->format == DT_OUT_JSON)

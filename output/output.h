@@ -73,6 +73,11 @@ void dt_out_attached(dt_out *o, uint64_t nprobes);
  * true; false in the other formats, where the caller warns on its error stream. */
 bool dt_out_helper_error(dt_out *o, const char *helper, int64_t retcode, unsigned line,
 			 unsigned col);
+/* A run-time warning at a place in the script (division by 0), in JSON: {"type":
+ * "runtime_error", "msg", "filename", "line", "col"} on the output (bpftrace's), true; false in
+ * the other formats, where the caller warns on its error stream. */
+bool dt_out_runtime_error(dt_out *o, const char *msg, const char *file, unsigned line,
+			  unsigned col);
 /* "Lost N events" / {"type": "lost_events", ...}. */
 void dt_out_lost_events(dt_out *o, uint64_t lost);
 /* What bpftrace prints before the maps at exit: two newlines in TEXT; nothing in JSON (NDJSON

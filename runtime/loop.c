@@ -205,6 +205,32 @@ static void helper_error(dt_session *s, dt_unit *u, uint32_t id, const void *pay
 	script_message(s, &u->src, he.off, he.len, "WARNING", msg);
 }
 
+/* The program did something with a defined result that deserves a warning (a division by 0):
+ * bpftrace's words at the span, or its runtime_error object in JSON; --no-warnings silences
+ * it. */
+static void runtime_error(dt_session *s, dt_unit *u, uint32_t id, const void *payload,
+			  size_t plen)
+{
+	struct dt_ev_runtime_error re = { 0 };
+	const char *msg = "runtime error";
+	unsigned line = 0, col = 0;
+
+	if (s->o.no_warnings)
+		return;
+	switch (id) {
+#define DT_RTE_MSG(name, value, text) case DT_RTE_##name: msg = text; break;
+	DT_RUNTIME_ERRORS(DT_RTE_MSG)
+#undef DT_RTE_MSG
+	}
+	memcpy(&re, payload, DT_MIN(plen, sizeof(re)));
+	if ((size_t)re.off + re.len > u->src.len)
+		re.off = re.len = 0;
+	dt_source_linecol(&u->src, re.off, &line, &col);
+	if (dt_out_runtime_error(s->out, msg, dt_source_name_at(&u->src, re.off), line, col))
+		return;
+	script_message(s, &u->src, re.off, re.len, "WARNING", msg);
+}
+
 /* errorf()/warnf(): printf's text as an ERROR/WARNING at the call (bpftrace's words and
  * shape, as -k's helper errors); warnf says nothing under --no-warnings. */
 static void script_diag(dt_session *s, dt_unit *u, const dt_event_desc *e, const void *payload,
@@ -278,6 +304,10 @@ static int on_event(void *ctx, void *data, size_t len)
 	case DT_EV_HELPER_ERROR:
 		before_output(s);
 		helper_error(s, u, h.id, payload, plen);
+		return 0;
+	case DT_EV_RUNTIME_ERROR:
+		before_output(s);
+		runtime_error(s, u, h.id, payload, plen);
 		return 0;
 	case DT_EV_PID_SEEN:
 		/* Snapshot now, while the process lives: its stacks print after it exits. */
