@@ -3108,7 +3108,8 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 			return &t_none;
 		if (dt_reg_offset(a0->str.s) < 0) {
 			ERR(c, a0->span, "'%s' is not a register of x86-64", a0->str.s);
-			HINT(c, "one of ip sp bp ax bx cx dx si di r8 … r15, flags, cs, ss, orig_ax");
+			HINT(c, "one of ip (or pc) sp bp ax bx cx dx si di r8 … r15, flags, cs, ss, "
+			     "orig_ax (or orig_rax)");
 			return &t_none;
 		}
 		if (!all_attach(c, has_regs)) {

@@ -102,6 +102,12 @@ int dt_reg_offset(const char *name)
 		"r15", "r14", "r13", "r12", "bp", "bx", "r11", "r10", "r9", "r8", "ax", "cx",
 		"dx", "si", "di", "orig_ax", "ip", "cs", "flags", "sp", "ss",
 	};
+	/* Current bpftrace's other names: "pc" for ip (its architecture-neutral name) and
+	 * "orig_rax" (0.17 said "orig_ax"); both are kept. */
+	if (!strcmp(name, "pc"))
+		name = "ip";
+	else if (!strcmp(name, "orig_rax"))
+		name = "orig_ax";
 	for (size_t i = 0; i < DT_ARRAY_SIZE(regs); i++)
 		if (!strcmp(name, regs[i]))
 			return (int)(i * 8);
