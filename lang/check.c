@@ -4318,6 +4318,34 @@ static void expand_usdt(checker *c, dt_attach *a, attach_vec *out)
 	}
 }
 
+/* uprobe:BIN@FILE:LINE[:COL] becomes uprobe:BIN:FUNC+OFF (where the line table puts it), so
+ * `func` names the function; the attach point keeps its text (`probe` names it as written). */
+static void resolve_src_location(checker *c, dt_attach *a)
+{
+	char *func = NULL, *why = NULL;
+	uint64_t off = 0;
+
+	if (has_wildcard(a->target)) {
+		ERR(c, a->span, "%s: a source location needs one binary, not a pattern", a->text);
+		return;
+	}
+	int err = c->o && c->o->uprobe_line ? c->o->uprobe_line(c->o->ctx, a, &func, &off, &why)
+					    : -ENOTSUP;
+	if (err == -ENOTSUP)
+		ERR(c, a->span, "%s: source locations are not resolved here (no line tables are "
+		    "read)", a->text);
+	else if (err < 0)
+		ERR(c, a->span, "%s: %s", a->text, why ? why : dt_strerror(-err));
+	if (err < 0) {
+		free(why);
+		return;
+	}
+	a->func = dt_arena_strndup(c->a, func, strlen(func));
+	a->offset = off;
+	a->has_offset = off != 0;
+	free(func);
+}
+
 /* Replaces wildcard attach points by their expansions (each a dt_attach of its own), and usdt
  * attach points by their locations. */
 static void expand_probe(checker *c, dt_probe *pr)
@@ -4326,6 +4354,8 @@ static void expand_probe(checker *c, dt_probe *pr)
 	for (uint32_t i = 0; i < pr->nattach; i++) {
 		dt_attach *a = pr->attach[i];
 		dt_provider p = a->provider;
+		if (a->src_file && !a->func)
+			resolve_src_location(c, a);
 		if (p == DT_P_USDT && !a->usdt) {
 			any = true;
 			continue;

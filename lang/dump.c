@@ -420,6 +420,9 @@ static void dump_attach(dumper *d, const dt_attach *a, int depth)
 		fprintf(o, " provider_name=%s", a->usdt_provider);
 	if (a->func)
 		fprintf(o, " func=%s", a->func);
+	if (a->src_file)
+		fprintf(o, " source=%s:%u%s%.0u", a->src_file, a->src_line, a->src_col ? ":" : "",
+			a->src_col);
 	if (a->usdt)
 		fprintf(o, " offset=%#llx%s args='%s'", (unsigned long long)a->usdt->offset,
 			a->usdt->sema_offset ? " semaphore" : "", a->usdt->argspec);

@@ -375,6 +375,12 @@ typedef struct dt_attach {
 	const dt_usdt_loc *usdt;   /* usdt, set by dt_check: the one location this attach point is */
 	uint64_t offset;      /* `symbol+offset` */
 	bool has_offset;
+	/* uprobe:BIN@FILE:LINE[:COL] (bpftrace's source location): FILE as written, LINE, COL (0
+	 * when left out). dt_check sets `func` and `offset` to where the line table puts it
+	 * (uprobe:BIN:step+17; "0x1139" outside any function symbol), so the rest of the
+	 * pipeline sees that form. NULL src_file: not this form. */
+	const char *src_file;
+	uint32_t src_line, src_col;
 	dt_time_unit unit;    /* interval/profile */
 	uint64_t rate;        /* interval/profile: N; software/hardware: period (0 = default);
 	                       * xprobe: measure one call in N, at random (`xprobe:BIN:FUNC:N`) */
@@ -861,6 +867,11 @@ typedef struct dt_check_opts {
 	 * shared library). 0, -ENOENT (no such symbol) or -errno. Takes `ctx`. */
 	int (*usym_addr)(void *ctx, const char *target, const char *name, uint64_t *addr,
 			 uint64_t *size, bool *biased);
+	/* uprobe:BIN@FILE:LINE[:COL]: where the first statement at FILE:LINE[:COL] is in the
+	 * binary `a->target` as written, from its DWARF line table: as FUNC+OFF in *func (malloc'd)
+	 * and *off when a function symbol holds it, else as "0xADDR" and 0. 0, or -errno with *why
+	 * (malloc'd) saying what is missing. Takes `ctx`. NULL: refused. */
+	int (*uprobe_line)(void *ctx, const dt_attach *a, char **func, uint64_t *off, char **why);
 	/* How kstack/ustack/ustack_dwarf print when the script names no mode (BPFTRACE_STACK_MODE). */
 	dt_stack_mode stack_mode;
 	/* --test / --bench: which of test:/bench: probes are kept (neither by default). */

@@ -1704,6 +1704,33 @@ static bool split_offset(parser *p, dt_attach *at, const char *s, size_t n)
 	return parse_u64(plus + 1, n - (size_t)(plus - s) - 1, &at->offset) && plus > s;
 }
 
+/* uprobe:BIN@FILE:LINE[:COL], whose field BIN@FILE (b, n) holds '@' at `atsign`: BIN, FILE,
+ * LINE and COL into `at`, LINE and COL from the nf fields after it. Only uprobe takes it
+ * (bpftrace's rule: a return has no line). */
+static bool parse_src_location(parser *p, dt_attach *at, const char *b, size_t n,
+			       const char *atsign, const char *const *f, const size_t *fl, size_t nf)
+{
+	uint64_t line = 0, col = 0;
+
+	if (at->provider != DT_P_UPROBE) {
+		dt_diag(p->d, DT_DIAG_ERROR, at->span, "%s: a source location (@FILE:LINE) needs "
+			"uprobe: a function returns from no line", at->text);
+		dt_diag_hint(p->d, "put the uprobe on the line of the return statement");
+		return true; /* said: not "malformed" as well */
+	}
+	if (nf < 1 || nf > 2)
+		return false;
+	at->target = dt_arena_strndup(p->a, b, (size_t)(atsign - b));
+	at->src_file = dt_arena_strndup(p->a, atsign + 1, n - (size_t)(atsign - b) - 1);
+	if (!*at->target || !*at->src_file || !parse_u64(f[0], fl[0], &line) || !line ||
+	    line > UINT32_MAX || (nf == 2 && (!parse_u64(f[1], fl[1], &col) || !col ||
+					      col > UINT32_MAX)))
+		return false;
+	at->src_line = (uint32_t)line;
+	at->src_col = (uint32_t)col;
+	return true;
+}
+
 /* A field of an attach point, without its quotes when it is quoted ("\"probe1\"" is the name
  * `"probe1"`, backslash escapes taken literally); NULL when the quotes do not close it. */
 static const char *unquote_field(parser *p, const char *s, size_t n)
@@ -1730,7 +1757,8 @@ static const char *attach_form(dt_provider pr)
 	case DT_P_END: return "END or end";
 	case DT_P_INTERVAL: return "interval:s|ms|us|hz:N or interval:PERIOD";
 	case DT_P_PROFILE: return "profile:hz:N, profile:s|ms|us:N or profile:PERIOD";
-	case DT_P_UPROBE: return "uprobe:PATH_OR_LIB:SYMBOL[+OFFSET]";
+	case DT_P_UPROBE: return "uprobe:PATH_OR_LIB:SYMBOL[+OFFSET] or "
+				 "uprobe:PATH_OR_LIB@FILE:LINE[:COLUMN]";
 	case DT_P_URETPROBE: return "uretprobe:PATH_OR_LIB:SYMBOL";
 	case DT_P_KPROBE: return "kprobe:[MODULE:]SYMBOL[+OFFSET]";
 	case DT_P_KRETPROBE: return "kretprobe:[MODULE:]SYMBOL";
@@ -1909,6 +1937,11 @@ static dt_attach *parse_attach(parser *p, const dt_token *t)
 		at->target = unquote_field(p, f[1], fl[1]);
 		if (!at->target) {
 			ok = false;
+			break;
+		}
+		const char *atsign = f[1][0] != '"' ? memchr(f[1], '@', fl[1]) : NULL;
+		if (atsign) {
+			ok = parse_src_location(p, at, f[1], fl[1], atsign, f + 2, fl + 2, nf - 2);
 			break;
 		}
 		/* The symbol is everything after the path: C++ names may hold "::". */

@@ -8,6 +8,7 @@
  * or ELF files unless an attach point needs it: startup cost matters. */
 #include "runtime/session_internal.h"
 #include "elfproc/elfproc.h"
+#include "symbols/symbols.h"
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -550,6 +551,38 @@ static int containing_cb(void *ctx, const dt_elf_sym *sym)
 		c->any = true;
 		return 1;
 	}
+	return 0;
+}
+
+int dt_rt_uprobe_line(void *ctx, const dt_attach *a, char **func, uint64_t *off, char **why)
+{
+	const struct dt_rt_expand_ctx *x = ctx;
+	struct containing c = { .vaddr = 0 };
+	char *path = NULL;
+	dt_elf_sym f;
+	dt_elf *e;
+	int rc = dt_rt_resolve_binary(a->target, x ? x->pid : -1, &path);
+
+	*why = NULL;
+	if (rc < 0)
+		return dt_rt_fail(why, rc, "cannot find '%s': %s", a->target, dt_strerror(-rc));
+	rc = dt_sym_line_addr(path, a->src_file, a->src_line, a->src_col, &c.vaddr, why);
+	e = rc < 0 ? NULL : dt_elf_open(NULL, path);
+	free(path);
+	if (rc < 0)
+		return rc;
+	if (e)
+		dt_elf_sym_each(e, containing_cb, &c);
+	/* FUNC+OFF only when the name finds that function again (a versioned or duplicated
+	 * name would not). */
+	if (c.any && dt_elf_sym_find(e, c.found.name, &f) == 0 && f.value == c.found.value) {
+		*func = xstrdup(c.found.name);
+		*off = c.vaddr - c.found.value;
+	} else {
+		*func = xasprintf("%#" PRIx64, c.vaddr);
+		*off = 0;
+	}
+	dt_elf_put(e);
 	return 0;
 }
 

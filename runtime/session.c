@@ -1669,7 +1669,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 		.uprobe_args = dt_ctypes_uprobe_args, .kernel_args = dt_ctypes_kernel_args,
 		.ctype_ctx = s->ctypes, .constant = dt_ctypes_constant, .stack_mode = s->o.stack_mode,
 		.mode = s->o.mode,
-		.usym_addr = dt_rt_usym_addr,
+		.usym_addr = dt_rt_usym_addr, .uprobe_line = dt_rt_uprobe_line,
 		.named = s->o.named, .nnamed = s->o.nnamed, .config = config,
 		.probe_filter = s->o.probe_filter, .dummy_ts_map = s->o.dummy_ts_map,
 	};

@@ -147,6 +147,8 @@ int dt_rt_expand(void *ctx, const dt_attach *a, char ***names, uint32_t *n);
 /* dt_check_opts.usym_addr over the same ctx: a symbol of any type in the uprobe target. */
 int dt_rt_usym_addr(void *ctx, const char *target, const char *name, uint64_t *addr,
 		    uint64_t *size, bool *biased);
+/* dt_check_opts.uprobe_line over the same ctx: uprobe:BIN@FILE:LINE[:COL]'s address. */
+int dt_rt_uprobe_line(void *ctx, const dt_attach *a, char **func, uint64_t *off, char **why);
 
 /* tracefs root, mounted at /sys/kernel/tracing on first use if nothing is mounted; NULL if none. */
 const char *dt_rt_tracefs(void);

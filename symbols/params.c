@@ -2,7 +2,7 @@
  * one "TYPE NAME" string per formal parameter, in bpftrace's spelling ("int argc", "char** argv",
  * "struct Foo* foo1", "const char* s"). The DWARF is the binary's own or its separate debug file
  * (elfproc's one search). Only names are produced here: no type layout. */
-#include "symbols/symbols.h"
+#include "symbols/symbols_internal.h"
 #include "common/common.h"
 
 #include <dwarf.h>
@@ -156,26 +156,14 @@ static int params_of(Dwarf *dw, const char *func, char ***out, uint32_t *n)
 
 int dt_sym_func_params(const char *path, const char *func, char ***params, uint32_t *n)
 {
-	dt_elf *e = dt_elf_open(NULL, path), *dbg = NULL;
-	int rc = -ENODATA;
+	dt_sym_dwarf d;
+	int rc = dt_sym_dwarf_open(&d, path);
 
 	*params = NULL;
 	*n = 0;
-	if (!e)
-		return -errno;
-	if (!dt_elf_has_section(e, ".debug_info"))
-		dbg = dt_elf_debug_file(NULL, e);
-	{
-		dt_elf *src = dbg ? dbg : e;
-		Dwarf *dw = dt_elf_has_section(src, ".debug_info") ?
-				    dwarf_begin_elf(dt_elf_handle(src), DWARF_C_READ, NULL) : NULL;
-
-		if (dw) {
-			rc = params_of(dw, func, params, n);
-			dwarf_end(dw);
-		}
-	}
-	dt_elf_put(dbg);
-	dt_elf_put(e);
+	if (rc < 0)
+		return rc;
+	rc = params_of(d.dw, func, params, n);
+	dt_sym_dwarf_close(&d);
 	return rc;
 }

@@ -141,4 +141,12 @@ void dt_sym_set_kernel_files(dt_symbolizer *s, const char *kallsyms, const char 
  * 0; -ENOENT when the DWARF has no such function; -ENODATA when there is no DWARF. */
 int dt_sym_func_params(const char *path, const char *func, char ***params, uint32_t *n);
 
+/* The address (as the ELF file at `path` has it) of the first statement at FILE:LINE (LINE:COL
+ * when col is not 0) in its DWARF line table, or its separate debug file's. FILE matches a line
+ * table's path by whole trailing components ("u.c", "src/u.c", "/abs/src/u.c"). 0; or -errno
+ * with *why (malloc'd) saying what is missing: -ENODATA no DWARF, -ENOENT no such file or no
+ * code at the line, -EINVAL FILE matches two different files. */
+int dt_sym_line_addr(const char *path, const char *file, uint32_t line, uint32_t col,
+		     uint64_t *addr, char **why);
+
 #endif
