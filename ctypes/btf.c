@@ -209,6 +209,8 @@ static const dt_type *conv_uncached(dt_ctypes *ct, btf_src *s, uint32_t id)
 	case BTF_KIND_ENUM: case BTF_KIND_ENUM64:
 		return dt_type_int_enum(ct->arena, btf_kflag(t), t->size, enum_of(ct, btf, t));
 	case BTF_KIND_FLOAT:
+		if (t->size == 4 || t->size == 8)
+			return dt_type_float(t->size);
 		return dt_type_int(false, t->size <= 8 ? t->size : 8);
 	case BTF_KIND_PTR: {
 		uint32_t to = skip_mods(btf, t->type);

@@ -341,8 +341,13 @@ static const dt_type *conv(dt_ctypes *ct, CXType t)
 		return dt_type_array(ct->arena, conv(ct, cl->f.clang_getArrayElementType(t)), 0);
 	case CXType_Record:
 		return conv_record(ct, t);
+	case CXType_Float: case CXType_Double:
+		if (size == 4 || size == 8)
+			return dt_type_float((uint32_t)size);
+		/* fall through */
 	default:
-		/* Floating point and the rest: their bytes, as an unsigned integer when they fit. */
+		/* Wider floating point and the rest: their bytes, as an unsigned integer when
+		 * they fit. */
 		if (size > 0 && size <= 8)
 			return dt_type_int(false, (uint32_t)size);
 		return dt_type_array(ct->arena, dt_type_int(false, 1), size > 0 ? (uint32_t)size : 0);

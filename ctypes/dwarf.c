@@ -204,6 +204,8 @@ static const dt_type *conv_uncached(dt_ctypes *ct, ct_dwarf *d, Dwarf_Die *die)
 		uint32_t size = udata(die, DW_AT_byte_size, 8), enc = udata(die, DW_AT_encoding, 0);
 		if (size > 8)
 			return dt_type_array(ct->arena, dt_type_int(false, 1), size);
+		if (enc == DW_ATE_float && (size == 4 || size == 8))
+			return dt_type_float(size);
 		return dt_type_int(enc == DW_ATE_signed || enc == DW_ATE_signed_char, size);
 	}
 	case DW_TAG_enumeration_type: {

@@ -181,6 +181,9 @@ struct dt_type {
 	uint32_t size;  /* storage bytes (key/value/event); 0 for VOID/NONE/RECORD */
 	uint32_t align; /* storage alignment: 1 or 8 */
 	bool is_signed; /* INT, SUM, MIN, MAX, AVG, STATS: how to print and compare */
+	/* INT: a C floating-point value (float, double): its bytes, unsigned; it prints as `null`
+	 * (bpftrace's none type, which it makes of floats). */
+	bool is_float;
 	/* INT: the enum it is a value of (an enumerator, a cast to an enum, a member of enum
 	 * type), else NULL. Arithmetic gives a plain integer. */
 	const dt_enum *enm;
@@ -268,6 +271,8 @@ const dt_type *dt_type_void(void);
 const dt_type *dt_type_int(bool is_signed, uint32_t size);
 const dt_type *dt_type_str(uint32_t size);
 const dt_type *dt_type_bool(void);
+/* A C float or double of `size` bytes (4 or 8; other sizes are rounded up to one of them). */
+const dt_type *dt_type_float(uint32_t size);
 /* An integer of enum e (made in `a`); the plain integer when e is NULL. */
 const dt_type *dt_type_int_enum(dt_arena *a, bool is_signed, uint32_t size, const dt_enum *e);
 /* The name of value v in enum e, or NULL when no enumerator has it. */

@@ -37,6 +37,15 @@ const dt_type *dt_type_int(bool is_signed, uint32_t size)
 	return &t_ints[is_signed][i];
 }
 
+const dt_type *dt_type_float(uint32_t size)
+{
+	static const dt_type t_floats[2] = {
+		{ .kind = DT_T_INT, .size = 4, .align = 4, .is_float = true },
+		{ .kind = DT_T_INT, .size = 8, .align = 8, .is_float = true },
+	};
+	return &t_floats[size > 4];
+}
+
 const dt_type *dt_type_int_enum(dt_arena *a, bool is_signed, uint32_t size, const dt_enum *e)
 {
 	const dt_type *base = dt_type_int(is_signed, size);

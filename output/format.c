@@ -367,6 +367,10 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
 	switch (t->kind) {
 	case DT_T_INT:
 	case DT_T_PTR: /* bpftrace 0.17 prints a pointer as its address in decimal, now in hex */
+		if (t->is_float) { /* bpftrace's none type: no value it can show */
+			dt_sb_puts(b, "null");
+			break;
+		}
 		dt_fmt_int(o, b, t, dt_fmt_read_int(data, t->size, t->is_signed), json);
 		break;
 	case DT_T_STR: {
