@@ -2190,9 +2190,8 @@ static const dt_type *check_getopt(checker *c, dt_expr *e)
 		else if (given && (!strcmp(v, "0") || !strcasecmp(v, "false")))
 			b = false;
 		else if (given) {
-			ERR(c, e->span, "program command line option --%s invalid boolean (value: %s)",
-			    a0->str.s, v);
-			HINT(c, "true, false, 1 or 0");
+			dt_diag_cmdline(c->d, "program command line option --%s expects a boolean "
+					"(e.g. 'true') (value: %s)", a0->str.s, v);
 			return &t_none;
 		}
 		fold_int(e, b);
@@ -2200,8 +2199,9 @@ static const dt_type *check_getopt(checker *c, dt_expr *e)
 		return dt_type_bool();
 	}
 	if (given && !v) {
-		ERR(c, e->span, "program command line option --%s needs a value (--%s=VALUE)",
-		    a0->str.s, a0->str.s);
+		/* bpftrace's words: a bare --NAME is `true`, which only a boolean takes. */
+		dt_diag_cmdline(c->d, "program command line option --%s expects %s (value: true)",
+				a0->str.s, def->kind == DT_E_STR ? "a string" : "an integer");
 		return &t_none;
 	}
 	if (def->kind == DT_E_STR) {
@@ -2224,8 +2224,10 @@ static const dt_type *check_getopt(checker *c, dt_expr *e)
 			is_unsigned = n > INT64_MAX; /* 0xffffffffffffffff prints as itself */
 		}
 		if (!*v || *end || errno) {
-			ERR(c, e->span, "program command line option --%s invalid integer (value: %s)",
-			    a0->str.s, v);
+			bool digits = end != v && *v && strcmp(v, "-");
+			dt_diag_cmdline(c->d, "program command line option --%s %s (value: %s)",
+					a0->str.s, errno == ERANGE ? "value is out of range" : digits ?
+					"invalid trailing bytes" : "invalid integer", v);
 			return &t_none;
 		}
 	}
@@ -2234,11 +2236,15 @@ static const dt_type *check_getopt(checker *c, dt_expr *e)
 	return dt_type_int(!is_unsigned, 8);
 }
 
-/* After the walks: each named parameter must be one that some getopt() reads. */
+/* After the walks: each named parameter must be one that some getopt() reads. As bpftrace says
+ * it (a command-line error, not a place in the script): `ERROR: unexpected program command line
+ * options: --bb` and `HINT: expected program options: --aa`; `--help` is no error but lists the
+ * options, one a line with their descriptions, and the run ends there (status 1). */
 static void check_named_params(checker *c)
 {
-	char got[512] = "", want[512] = "";
+	char got[512] = "", want[2048] = "";
 	size_t gl = 0, wl = 0;
+	bool help = false;
 	for (uint32_t i = 0; c->o && i < c->o->nnamed; i++) {
 		const char *s = c->o->named[i] + 2;
 		size_t n = strcspn(s, "=");
@@ -2246,21 +2252,25 @@ static void check_named_params(checker *c)
 		for (size_t j = 0; j < c->getopts.n && !known; j++)
 			known = strlen(c->getopts.v[j].name) == n &&
 				!strncmp(c->getopts.v[j].name, s, n);
-		if (!known && gl < sizeof(got))
+		if (!known && !strcmp(s, "help"))
+			help = true;
+		else if (!known && gl < sizeof(got))
 			gl += (size_t)snprintf(got + gl, sizeof(got) - gl, "%s--%.*s", gl ? ", " : "",
 					       (int)n, s);
 	}
-	if (!gl)
+	if (!gl && !help)
 		return;
-	for (size_t j = 0; j < c->getopts.n && wl < sizeof(want); j++)
-		wl += (size_t)snprintf(want + wl, sizeof(want) - wl, "%s--%s", wl ? ", " : "",
-				       c->getopts.v[j].name);
-	dt_span at = c->getopts.n ? c->getopts.v[0].at : (dt_span){ 0, 0 };
-	ERR(c, at, "unexpected program command line options: %s", got);
-	if (wl)
-		HINT(c, "expected program options: %s", want);
+	for (size_t j = 0; j < c->getopts.n && wl < sizeof(want); j++) {
+		const getopt_decl *g = &c->getopts.v[j];
+		wl += (size_t)snprintf(want + wl, sizeof(want) - wl, "%s--%s%s%s",
+				       !j ? "" : help ? "\n" : ", ", g->name,
+				       help && g->desc ? ": " : "", help && g->desc ? g->desc : "");
+	}
+	dt_diag_cmdline(c->d, "%s%s", gl ? "unexpected program command line options: " : "", got);
+	if (!wl)
+		HINT(c, "no custom program options defined.");
 	else
-		HINT(c, "the program reads no named options (getopt())");
+		HINT(c, "expected program options:%s%s", help ? "\n" : " ", want);
 }
 
 /* uaddr("sym"): a symbol of the probes' binary, as a pointer to an integer of its size (user

@@ -17,6 +17,7 @@ struct dt_diag_item {
 	dt_span at;
 	char *msg;
 	char *hint;
+	bool cmdline; /* dt_diag_cmdline: no place in the source */
 };
 
 struct dt_diags {
@@ -95,7 +96,8 @@ const dt_source *dt_diags_source(const dt_diags *d)
 	return d ? d->src : NULL;
 }
 
-void dt_diag(dt_diags *d, dt_diag_level lvl, dt_span at, const char *fmt, ...)
+static void diag_push(dt_diags *d, dt_diag_level lvl, dt_span at, bool cmdline, const char *fmt,
+		      va_list ap)
 {
 	if (!d)
 		return;
@@ -106,13 +108,27 @@ void dt_diag(dt_diags *d, dt_diag_level lvl, dt_span at, const char *fmt, ...)
 		return;
 	}
 	d->dropped = false;
-	va_list ap;
-	va_start(ap, fmt);
-	struct dt_diag_item it = { .lvl = lvl, .at = at, .msg = dt_arena_vprintf(d->text, fmt, ap) };
-	va_end(ap);
+	struct dt_diag_item it = { .lvl = lvl, .at = at, .cmdline = cmdline,
+				   .msg = dt_arena_vprintf(d->text, fmt, ap) };
 	DT_VEC_PUSH(&d->items, it);
 	if (lvl == DT_DIAG_ERROR)
 		d->errors++;
+}
+
+void dt_diag(dt_diags *d, dt_diag_level lvl, dt_span at, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_push(d, lvl, at, false, fmt, ap);
+	va_end(ap);
+}
+
+void dt_diag_cmdline(dt_diags *d, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_push(d, DT_DIAG_ERROR, (dt_span){ 0, 0 }, true, fmt, ap);
+	va_end(ap);
 }
 
 bool dt_diag_hint_wanted(const dt_diags *d)
@@ -148,7 +164,8 @@ bool dt_diags_error_at_end(const dt_diags *d)
 		       d->src->text[end - 1] == '\n'))
 		end--;
 	for (size_t i = 0; i < d->items.n; i++)
-		if (d->items.v[i].lvl == DT_DIAG_ERROR && d->items.v[i].at.off >= end)
+		if (d->items.v[i].lvl == DT_DIAG_ERROR && !d->items.v[i].cmdline &&
+		    d->items.v[i].at.off >= end)
 			return true;
 	return false;
 }
@@ -242,6 +259,15 @@ void dt_diags_print(const dt_diags *d, FILE *out, bool color)
 	for (size_t i = 0; i < d->items.n; i++) {
 		const struct dt_diag_item *it = &d->items.v[i];
 		unsigned line, col;
+		if (it->cmdline) {
+			/* bpftrace's shape for its own errors; an empty message leaves the hint
+			 * alone (getopt()'s `--help` lists the options and is no error there). */
+			if (*it->msg)
+				fprintf(out, "ERROR: %s\n", it->msg);
+			if (it->hint)
+				fprintf(out, "HINT: %s\n", it->hint);
+			continue;
+		}
 		dt_linecol_cached(&pos, it->at.off, &line, &col);
 		if (color)
 			fprintf(out, "\033[1m%s:%u:%u: %s%s:\033[0m\033[1m %s\033[0m\n",

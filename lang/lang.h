@@ -78,6 +78,10 @@ dt_diags *dt_diags_new(const dt_source *src);
 void dt_diags_free(dt_diags *d);
 void dt_diag(dt_diags *d, dt_diag_level lvl, dt_span at, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* An error of the command line rather than of a place in the source (a named parameter after
+ * `--` that no getopt() reads): printed as bpftrace prints its own, `ERROR: message` and
+ * `HINT: hint`, without a place or an excerpt. */
+void dt_diag_cmdline(dt_diags *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Attaches a hint ("did you mean 'comm'?") to the most recent diagnostic. */
 void dt_diag_hint(dt_diags *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int dt_diags_error_count(const dt_diags *d);
