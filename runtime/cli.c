@@ -1,9 +1,9 @@
 /* cli.c — the command line: `dwarftrace [options] [FILE | -e PROGRAM] [--] [params]`. Parses the
- * options (exit status 2 on misuse), reads the program (a file, `#!` scripts, stdin for `-`),
- * sets up -p/-c/-o/-f/-d/-v/--dry-run, and drives one session: add the program, let a -c child
- * run, loop, finish — through the public session API (runtime.h) only. Exit status 0, 1 for
- * errors in the script or at run time (a failed write of the output included), 2 for usage,
- * or a failed -c command's own status. */
+ * options (exit status 1 on misuse, as bpftrace), reads the program (a file, `#!` scripts, stdin
+ * for `-`), sets up -p/-c/-o/-f/-d/-v/--dry-run, and drives one session: add the program, let a
+ * -c child run, loop, finish — through the public session API (runtime.h) only. Exit status 0, 1 for
+ * errors in the script, at run time (a failed write of the output included) or on the command
+ * line (as bpftrace's), or a failed -c command's own status. */
 #include "runtime/runtime.h"
 #include "common/common.h"
 #include "unwind/unwind.h"
@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,7 @@ static const struct cli_opt cli_opts[] = {
 	  "the program text (given again, the last one runs, as in bpftrace, with a warning)" },
 	{ 0, NULL, 0, 0, "FILE",
 	  "a program file (`-` reads stdin); `#!/usr/bin/env dwarftrace` scripts run as they are" },
-	{ 0, NULL, 0, 0, "PARAM...", "positional parameters `$1`, `$2`, ... (`$#` counts them; in an attach point, or as the whole attach point: `-e '$1 { … }' i:ms:1`); after `--`, `--NAME[=VALUE]` are named ones, read by `getopt()`" },
+	{ 0, NULL, 0, 0, "PARAM...", "positional parameters `$1`, `$2`, ... (`$#` counts them; in an attach point, or as the whole attach point: `-e '$1 { … }' i:ms:1`); after `--`, `--NAME[=VALUE]` are named ones, read by `getopt()` (`-- --help` lists those the program reads)" },
 	{ 'p', "pid", required_argument, 'p', "-p, --pid PID",
 	  "trace only that process (every probe but `BEGIN`, `END` and `interval`, which fire "
 	  "regardless, as in bpftrace); stop when it exits" },
@@ -226,9 +227,9 @@ static const char usage_rest[] =
 	"  Blocks are written { ... } or < ... >; FUNC and EVENT may hold '*' wildcards.\n"
 	"\n"
 	"EXIT STATUS:\n"
-	"  0; 1 for errors in the program, when attaching, or when the output (stdout, -o,\n"
-	"  --pprof, --flamegraph) cannot be written; 2 for usage; with -c, a command that\n"
-	"  fails gives its own status\n"
+	"  0; 1 for errors in the program, when attaching, when the output (stdout, -o,\n"
+	"  --pprof, --flamegraph) cannot be written, or on the command line (as bpftrace);\n"
+	"  with -c, a command that fails gives its own status\n"
 	"\n"
 	"EXAMPLES:\n"
 	"  dwarftrace -e 'profile:hz:19 < @[ustack_dwarf] = count(); >'\n"
@@ -386,7 +387,7 @@ static int usage_error(const char *fmt, const char *arg)
 	fprintf(stderr, "dwarftrace: ");
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\n%sTry 'dwarftrace -h' for the list of options.\n", usage_line);
-	return 2;
+	return 1;
 }
 
 static int parse_dump(struct cli *c, const char *arg)
@@ -426,35 +427,69 @@ static int set_once(const char **slot, const char *arg, const char *opt)
 }
 
 /* -p PID: a decimal number in the kernel's pid range. The messages are bpftrace's, word for
- * word (scripts around bpftrace look for them), after who says them; the exit status is a
- * usage error's. */
-static int check_pid(const char *arg)
+ * word (scripts around bpftrace look for them): a program in bpftrace's current language
+ * (dt_program_current) gets current bpftrace's, any other 0.17's. The exit status is a usage
+ * error's (1, as bpftrace's). */
+static int check_pid(const char *arg, bool current)
 {
 	/* The kernel's PID_MAX_LIMIT on 64-bit; a pid past this host's pid_max is "no such
 	 * process" later, as for any pid not running. */
 	const unsigned long long max = 4194304;
-	unsigned long long pid;
-	char *end;
+	unsigned long long pid = 0;
+	char *end = (char *)arg;
+	bool digits = isdigit((unsigned char)arg[0]);
 
-	if (!isdigit((unsigned char)arg[0]) || (errno = 0, pid = strtoull(arg, &end, 10), *end) ||
-	    errno) {
-		fprintf(stderr, "dwarftrace: ERROR: pid '%s' is not a valid decimal number\n", arg);
-		return 2;
+	if (digits) {
+		errno = 0;
+		pid = strtoull(arg, &end, 10);
+	}
+	if (!current && (!digits || *end || errno)) {
+		fprintf(stderr, "ERROR: pid '%s' is not a valid decimal number\n", arg);
+		return 1;
+	}
+	if (!current && (pid < 1 || pid > max)) {
+		fprintf(stderr, "ERROR: pid '%s' out of valid pid range [1,%llu]\n", arg, max);
+		return 1;
+	}
+	if (!digits || *end) {
+		fprintf(stderr, "ERROR: Failed to parse pid: %s: %s\n",
+			!digits ? "invalid integer" : "invalid trailing bytes", arg);
+		return 1;
+	}
+	if (errno) {
+		fprintf(stderr, "ERROR: Failed to parse pid: overflow error, maximum value is %llu: "
+			"%s\n", ULLONG_MAX, arg);
+		return 1;
 	}
 	if (pid < 1 || pid > max) {
-		fprintf(stderr, "dwarftrace: ERROR: pid '%s' out of valid pid range [1,%llu]\n", arg,
-			max);
-		return 2;
+		fprintf(stderr, "ERROR: Pid out of range: %s\n", arg);
+		return 1;
 	}
 	return 0;
+}
+
+/* Whether TEXT, a program, is in bpftrace's current language (dt_program_current); a program
+ * that does not parse is 0.17's here (its errors come later, from its compilation). */
+static bool text_current(const char *name, const char *text, size_t len)
+{
+	dt_source src = { .name = name, .text = text, .len = len };
+	dt_arena *a = dt_arena_new();
+	dt_diags *d = dt_diags_new(&src);
+	dt_program *p = dt_parse(a, &src, d);
+	bool current = p && !dt_diags_error_count(d) && dt_program_current(p);
+
+	dt_diags_free(d);
+	dt_arena_free(a);
+	return current;
 }
 
 /* 0 to go on, or the exit status (also 0 for -h/-V, signalled through *done). */
 static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 {
 	struct option longs[DT_ARRAY_SIZE(cli_opts) + 1] = { { 0 } };
-	char shorts[2 * DT_ARRAY_SIZE(cli_opts) + 2] = ":";
-	size_t nlongs = 0, nshorts = 1;
+	char shorts[2 * DT_ARRAY_SIZE(cli_opts) + 1] = "";
+	size_t nlongs = 0, nshorts = 0;
+	char *argv0 = argv[0];
 
 	for (size_t i = 0; i < DT_ARRAY_SIZE(cli_opts); i++) {
 		const struct cli_opt *o = &cli_opts[i];
@@ -471,7 +506,8 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 	int opt, rc;
 
 	*done = false;
-	opterr = 0;
+	opterr = 1;
+	argv[0] = (char *)"dwarftrace"; /* getopt's messages start with it, not the path run */
 	optind = 0; /* glibc: a full re-scan, so dt_cli_main can run more than once (tests) */
 	/* GNU order, as bpftrace's: options may follow the program file (`dwarftrace x.dt -c CMD`);
 	 * `--` ends them, so parameters may look like options. */
@@ -492,7 +528,7 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 				regerror(err, &re, why, sizeof(why));
 				fprintf(stderr, "dwarftrace: Invalid --probe-filter regex '%s': %s\n",
 					optarg, why);
-				return 2;
+				return 1;
 			}
 			regfree(&re);
 			c->probe_filter = optarg;
@@ -503,15 +539,15 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 			break;
 		case 'p':
 			if (set_once(&c->pid_arg, optarg, "-p"))
-				return 2;
+				return 1;
 			break;
 		case 'c':
 			if (set_once(&c->cmd, optarg, "-c"))
-				return 2;
+				return 1;
 			break;
 		case 'o':
 			if (set_once(&c->out_path, optarg, "-o"))
-				return 2;
+				return 1;
 			break;
 		case 'f':
 			if (!strcmp(optarg, "text"))
@@ -561,11 +597,11 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 			break;
 		case OPT_PPROF:
 			if (set_once(&c->pprof_path, optarg, "--pprof"))
-				return 2;
+				return 1;
 			break;
 		case OPT_FLAMEGRAPH:
 			if (set_once(&c->flamegraph_path, optarg, "--flamegraph"))
-				return 2;
+				return 1;
 			break;
 		case OPT_UNWIND_BUDGET:
 		case OPT_UNWIND_STACKS: {
@@ -672,16 +708,17 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 			       "language, options and output it follows\n", DT_VERSION);
 			*done = true;
 			return 0;
-		case ':':
-			return usage_error("option -%s needs an argument",
-					   (char[]){ (char)optopt, 0 });
 		default:
-			if (optopt)
-				return usage_error("unknown option -%s",
-						   (char[]){ (char)optopt, 0 });
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			/* getopt said what is wrong, naming the option as it was written
+			 * (unrecognized, ambiguous, a value missing or not allowed), as
+			 * bpftrace's does; the usage follows. */
+			argv[0] = argv0;
+			fprintf(stderr, "%sTry 'dwarftrace -h' for the list of options.\n",
+				usage_line);
+			return 1;
 		}
 	}
+	argv[0] = argv0;
 	if (c->list) {
 		/* `-l [SEARCH|FILE]` or `-l -e PROGRAM`: one search or program at most. */
 		if (optind < argc && !strcmp(argv[optind], "--"))
@@ -719,8 +756,6 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 		return usage_error("%s", "-p and -c cannot be used together");
 	if (c->cmd && !c->cmd[strspn(c->cmd, " \t\n")])
 		return usage_error("%s", "-c: the command is empty");
-	if (c->pid_arg)
-		return check_pid(c->pid_arg);
 	return 0;
 }
 
@@ -896,7 +931,7 @@ static int list(const struct cli *c)
 				      stderr) < 0 ? 1 : 0;
 	rc = read_program(c->search, &text, &len);
 	if (rc < 0) {
-		fprintf(stderr, "dwarftrace: ERROR: failed to open file '%s': %s\n", c->search,
+		fprintf(stderr, "ERROR: failed to open file '%s': %s\n", c->search,
 			dt_strerror(-rc));
 		return 1;
 	}
@@ -923,8 +958,16 @@ static int cli_run(int argc, char **argv)
 	rc = parse_args(&c, argc, argv, &done);
 	if (rc || done)
 		return rc;
-	if (c.list)
+	/* -p's number is checked once the program is known (its language picks bpftrace's words),
+	 * before a program file that cannot be read is said (as bpftrace does). */
+	if (c.pid_arg && c.prog_text &&
+	    (rc = check_pid(c.pid_arg, text_current("-e", c.prog_text, strlen(c.prog_text)))))
+		return rc;
+	if (c.list) {
+		if (c.pid_arg && (rc = check_pid(c.pid_arg, false)))
+			return rc;
 		return list(&c);
+	}
 	if (c.dump & DT_DUMP_UNWIND && c.unwind_file) {
 		/* `-d unwind FILE` is the unwinder's table dump; it reports its own errors. */
 		return dt_unwind_dump(c.unwind_file, stdout) < 0 ? 1 : 0;
@@ -948,6 +991,8 @@ static int cli_run(int argc, char **argv)
 			so.nparams = c.nparams;
 			so.named = c.named;
 			so.nnamed = c.nnamed;
+			if (c.pid_arg && (rc = check_pid(c.pid_arg, false)))
+				return rc;
 			if (c.pid_arg)
 				so.filter_pid = (uint32_t)atoi(c.pid_arg);
 			so.uprobe_pid = c.pid_arg ? (int)so.filter_pid : -1;
@@ -966,9 +1011,13 @@ static int cli_run(int argc, char **argv)
 		src = (dt_source){ .name = "-e", .text = c.prog_text, .len = strlen(c.prog_text) };
 	} else {
 		rc = read_program(c.file, &text, &len);
+		if (c.pid_arg &&
+		    (status = check_pid(c.pid_arg, rc == 0 && text_current(c.file, text, len))))
+			goto out;
+		status = 1;
 		if (rc < 0) {
-			/* bpftrace's words (scripts around it look for them), after who says them. */
-			fprintf(stderr, "dwarftrace: ERROR: failed to open file '%s': %s\n", c.file,
+			/* bpftrace's words (scripts around it look for them). */
+			fprintf(stderr, "ERROR: failed to open file '%s': %s\n", c.file,
 				dt_strerror(-rc));
 			return 1;
 		}

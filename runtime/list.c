@@ -595,9 +595,10 @@ int dt_list_probes(const char *search, int pid, bool verbose, bool no_warnings, 
 	char *copy = xstrdup(search ? search : ""), *save = NULL;
 	int rc = 0;
 
-	/* bpftrace's warning: -l FILE lists the probes of a program file, and this is none. */
+	/* bpftrace's warning, in its words: -l FILE lists the probes of a program file, and this
+	 * is none. */
 	if (search && strchr(search, '.') && !strpbrk(search, ":*") && !no_warnings)
-		fprintf(err, "dwarftrace: warning: It appears that '%s' is a filename but the file "
+		fprintf(err, "WARNING: It appears that '%s' is a filename but the file "
 			"does not exist. Treating '%s' as a search pattern.\n", search, search);
 	if (!*copy)
 		rc = list_one(NULL, pid, verbose, no_warnings, out, err);

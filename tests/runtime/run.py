@@ -40,7 +40,8 @@ $TMP first); its exit status must be EXIT and the first non-blank line it writes
 must match the regex FIRST_ERROR (re.search). REQ words are REQUIRES items (`!kprobes`).
 Every case also holds what any bad input must: done within 5 s, no crash, no verifier dump,
 no "internal error", no raw "Unknown error N", no prefix said twice ("unwind: unwind:"), and
-the first error line says who speaks: `dwarftrace: ` or `FILE:LINE:COL: ` (BAD_INPUT_SPEAKER).
+the first error line says who speaks: `dwarftrace: `, `FILE:LINE:COL: ` or bpftrace's `ERROR: `
+(BAD_INPUT_SPEAKER).
 A case's test name is `bad_NAME`.
 
 In every command and expectation, $DWARFTRACE, $TARGETS (the target programs' directory), $BUILD,
@@ -82,8 +83,11 @@ BAD_INPUT_NEVER = [
     r"(?:^|\s)([A-Za-z@][\w@.-]*: )\1",
 ]
 # Who speaks, at the start of a bad input's first error line: `dwarftrace: ...` or a place in
-# the program, `FILE:LINE:COL: ...` (issue 13: a line in a script's log says whose it is).
-BAD_INPUT_SPEAKER = re.compile(r"^(?:dwarftrace: |[^\s:][^:]*:\d+:\d+: )")
+# the program, `FILE:LINE:COL: ...` (issue 13: a line in a script's log says whose it is), or
+# bpftrace's own `ERROR: ...` for the lines that are bpftrace's words exactly (a program file
+# that cannot be read, -p's number, named options after `--`): scripts around bpftrace and its
+# tests match those whole lines.
+BAD_INPUT_SPEAKER = re.compile(r"^(?:dwarftrace: |ERROR: |[^\s:][^:]*:\d+:\d+: )")
 BAD_INPUT_TIMEOUT = "5"
 # The command's stderr goes to a file (for FIRST_ERROR) and then to the test's output.
 STDERR_FILE = "$TMP/.stderr"

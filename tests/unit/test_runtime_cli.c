@@ -1,7 +1,7 @@
 /* test_runtime_cli.c — the command line's contract, through dt_cli_main: exit status 0 / 1
- * (script or run-time errors) / 2 (usage), -o writing the whole output to a file, positional
- * parameters after `--`, `#!` scripts keeping their line numbers, --dry-run, and -c ending the
- * session when the command exits. Cases that load BPF need root. */
+ * (script or run-time errors, and usage, as bpftrace's), -o writing the whole output to a file,
+ * positional parameters after `--`, `#!` scripts keeping their line numbers, --dry-run, and -c
+ * ending the session when the command exits. Cases that load BPF need root. */
 #include "runtime/runtime.h"
 #include "common/common.h"
 #include "tests/unit/t.h"
@@ -30,23 +30,23 @@ static char *read_all(const char *path)
 	return text;
 }
 
-static void usage_errors_exit_2(void)
+static void usage_errors_exit_1(void)
 {
-	CHECK_EQ_INT(cli((const char *[]){ "-Z", NULL }), 2);
-	CHECK_EQ_INT(cli((const char *[]){ "-f", "xml", "-e", "BEGIN {}", NULL }), 2);
-	CHECK_EQ_INT(cli((const char *[]){ "-d", "nope", "-e", "BEGIN {}", NULL }), 2);
-	CHECK_EQ_INT(cli((const char *[]){ "-p", "abc", "-e", "BEGIN {}", NULL }), 2);
-	CHECK_EQ_INT(cli((const char *[]){ "-p", "12a", "-e", "BEGIN {}", NULL }), 2);
-	CHECK_EQ_INT(cli((const char *[]){ "-p", "5000000", "-e", "BEGIN {}", NULL }), 2);
-	CHECK_EQ_INT(cli((const char *[]){ "-B", "huge", "-e", "BEGIN {}", NULL }), 2);
-	CHECK_EQ_INT(cli((const char *[]){ "-l", "software:*", "hardware:*", NULL }), 2);
-	CHECK_EQ_INT(cli((const char *[]){ "-l", "-e", "BEGIN {}", "software:*", NULL }), 2);
-	CHECK_EQ_INT(cli((const char *[]){ "-p", "1", "-c", "true", "-e", "BEGIN {}", NULL }), 2);
-	CHECK_EQ_INT(cli((const char *[]){ "-e", NULL }), 2);
+	CHECK_EQ_INT(cli((const char *[]){ "-Z", NULL }), 1);
+	CHECK_EQ_INT(cli((const char *[]){ "-f", "xml", "-e", "BEGIN {}", NULL }), 1);
+	CHECK_EQ_INT(cli((const char *[]){ "-d", "nope", "-e", "BEGIN {}", NULL }), 1);
+	CHECK_EQ_INT(cli((const char *[]){ "-p", "abc", "-e", "BEGIN {}", NULL }), 1);
+	CHECK_EQ_INT(cli((const char *[]){ "-p", "12a", "-e", "BEGIN {}", NULL }), 1);
+	CHECK_EQ_INT(cli((const char *[]){ "-p", "5000000", "-e", "BEGIN {}", NULL }), 1);
+	CHECK_EQ_INT(cli((const char *[]){ "-B", "huge", "-e", "BEGIN {}", NULL }), 1);
+	CHECK_EQ_INT(cli((const char *[]){ "-l", "software:*", "hardware:*", NULL }), 1);
+	CHECK_EQ_INT(cli((const char *[]){ "-l", "-e", "BEGIN {}", "software:*", NULL }), 1);
+	CHECK_EQ_INT(cli((const char *[]){ "-p", "1", "-c", "true", "-e", "BEGIN {}", NULL }), 1);
+	CHECK_EQ_INT(cli((const char *[]){ "-e", NULL }), 1);
 	CHECK_EQ_INT(cli((const char *[]){ "-V", NULL }), 0);
 	/* bpftrace's -l -e PROGRAM lists the program's probes (BEGIN names none). */
 	CHECK_EQ_INT(cli((const char *[]){ "-l", "-e", "BEGIN {}", NULL }), 0);
-	CHECK_EQ_INT(cli((const char *[]){ "--probe-filter", "(", "-e", "BEGIN {}", NULL }), 2);
+	CHECK_EQ_INT(cli((const char *[]){ "--probe-filter", "(", "-e", "BEGIN {}", NULL }), 1);
 }
 
 static void script_errors_exit_1(void)
@@ -146,7 +146,7 @@ static void dry_run_and_child(void)
 
 int main(void)
 {
-	T_RUN(usage_errors_exit_2);
+	T_RUN(usage_errors_exit_1);
 	T_RUN(script_errors_exit_1);
 	T_RUN(output_file_and_params);
 	T_RUN(options_after_the_file);
