@@ -101,8 +101,10 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(os.path.join(tmp, "t.table"), "w") as g:
         g.write("sp | 1 | cannot read | $DWARFTRACE x\n")
     speaker = run.parse_table(os.path.join(tmp, "t.table"))[0]
+    # bpftrace's own `ERROR: ` speaks for the lines that are bpftrace's words (run.py).
     for line, ok in (("dwarftrace: cannot read x\n", True), ("x.dt:3:4: cannot read\n", True),
-                     ("cannot read x\n", False), ("ERROR: cannot read x\n", False)):
+                     ("cannot read x\n", False), ("ERROR: cannot read x\n", True),
+                     ("error: cannot read x\n", False)):
         with open(os.path.join(tmp, ".stderr"), "w") as g:
             g.write(line)
         check((run.check_output(speaker, "", 1, tsub) == []) == ok,
