@@ -315,6 +315,21 @@ void cg_stack_shape(const dt_expr *e, dt_stack_kind *kind, uint32_t *depth)
 		 e->builtin.depth ? e->builtin.depth : DT_STACK_DEFAULT_DEPTH;
 }
 
+/* The frames a kstack (user false) or ustack of `depth` frames has here: bpf_get_stack copies
+ * the frames it walks, their bytes / 8 (0 when none). */
+static LLVMValueRef stack_frame_count(cg *c, bool user, uint32_t depth)
+{
+	uint32_t size = depth * 8;
+	LLVMValueRef buf = cg_buf_raw(c, size);
+	LLVMValueRef args[4] = { c->ctxp, buf, cg_i64(c, size),
+				 cg_i64(c, user ? BPF_F_USER_STACK : 0) };
+	LLVMValueRef r = cg_helper(c, BPF_FUNC_get_stack, c->i64, args, 4);
+	LLVMValueRef neg = LLVMBuildICmp(c->b, LLVMIntSLT, r, cg_i64(c, 0), "");
+
+	return LLVMBuildSelect(c->b, neg, cg_i64(c, 0), LLVMBuildLShr(c->b, r, cg_i64(c, 3), ""),
+			       "");
+}
+
 LLVMValueRef cg_stack_ref(cg *c, const dt_expr *e)
 {
 	dt_stack_kind kind;
@@ -346,6 +361,15 @@ LLVMValueRef cg_stack_ref(cg *c, const dt_expr *e)
 	LLVMBasicBlockRef done = cg_block(c, "stk.done");
 
 	id = LLVMBuildSExt(c->b, LLVMBuildTrunc(c->b, id, c->i32, ""), c->i64, "");
+	if (c->prog->stack_counts && depth * 8 <= DT_MAX_VALUE_SIZE) {
+		/* len($s) of a stack value: the frames, counted now (the stack map cannot be read
+		 * from BPF), ride in the upper half of a valid id; userspace reads the lower. */
+		LLVMValueRef n = stack_frame_count(c, user, depth);
+
+		id = LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, id, cg_i64(c, 0), ""), id,
+				     LLVMBuildOr(c->b, id, LLVMBuildShl(c->b, n, cg_i64(c, 32), ""),
+						 ""), "");
+	}
 	cg_store_int(c, ref, id_off, 8, id);
 	/* A kernel stack is the same whichever process ran into it: keyed by stack id alone (pid
 	 * 0), as bpftrace keys kstack, so one kernel path is one map entry, not one per process. */
@@ -1110,7 +1134,7 @@ static LLVMValueRef binop(cg *c, const dt_expr *e)
 
 			return op == DT_OP_EQ ? eq : LLVMBuildXor(c->b, eq, cg_i64(c, 1), "");
 		}
-		if ((lt->kind == DT_T_CSTRUCT || lt->kind == DT_T_ARRAY) &&
+		if ((lt->kind == DT_T_CSTRUCT || lt->kind == DT_T_ARRAY || lt->kind == DT_T_STACK) &&
 		    (op == DT_OP_EQ || op == DT_OP_NE)) {
 			LLVMValueRef eq = mem_eq(c, l, r, lt->size);
 
@@ -1408,20 +1432,18 @@ static LLVMValueRef call(cg *c, const dt_expr *e)
 		return b;
 	}
 	case DT_F_LEN: {
-		if (a0->kind == DT_E_MAP)
+		if (a0->kind == DT_E_MAP && (!a0->type || a0->type->kind != DT_T_STACK))
 			return cg_map_len(c, a0->map.sym);
-		/* bpf_get_stack copies the frames it walked: their bytes / 8 (0 when none). */
 		const dt_type *st = a0->type;
-		uint32_t size = st->stack.depth * 8;
-		LLVMValueRef buf = cg_buf_raw(c, size);
-		LLVMValueRef args[4] = { c->ctxp, buf, cg_i64(c, size),
-					 cg_i64(c, st->stack.kind == DT_STACK_USER_FP ? BPF_F_USER_STACK
-										      : 0) };
-		LLVMValueRef r = cg_helper(c, BPF_FUNC_get_stack, c->i64, args, 4);
-		LLVMValueRef neg = LLVMBuildICmp(c->b, LLVMIntSLT, r, cg_i64(c, 0), "");
+		if (a0->kind == DT_E_BUILTIN)
+			return stack_frame_count(c, st->stack.kind == DT_STACK_USER_FP,
+						 st->stack.depth);
+		/* A stack value: its reference carries the count (cg_stack_ref, stack_counts). */
+		LLVMValueRef ref = cg_expr(c, a0);
+		LLVMValueRef id = cg_load_int(c, ref, offsetof(struct dt_stack_ref, id), 8, false);
 
-		return LLVMBuildSelect(c->b, neg, cg_i64(c, 0),
-				       LLVMBuildLShr(c->b, r, cg_i64(c, 3), ""), "");
+		return LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, id, cg_i64(c, 0), ""),
+				       cg_i64(c, 0), LLVMBuildLShr(c->b, id, cg_i64(c, 32), ""), "");
 	}
 	case DT_F_PERCPU_KADDR: {
 		/* __per_cpu_offset[cpu] + the variable's offset; 0 past the possible CPUs. */

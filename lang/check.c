@@ -83,6 +83,7 @@ typedef struct checker {
 #define HINT(c, ...) dt_diag_hint((c)->d, __VA_ARGS__)
 
 static bool has_include(const dt_program *p);
+static const char *posparam_text(checker *c, uint32_t n);
 static bool is_macro_name(const char *n);
 
 static const char *tname(checker *c, const dt_type *t)
@@ -933,8 +934,30 @@ static const dt_type *check_builtin(checker *c, dt_expr *e)
 			else
 				c->probe->ustack_dwarf_mixed = true;
 		}
-		return dt_type_stack(c->a, k, e->builtin.mode_set || !c->o ? e->builtin.mode
-							      : c->o->stack_mode, e->builtin.depth);
+		if (e->builtin.depth_param) {
+			/* ustack($1): the parameter's value, as bpftrace folds it. */
+			const char *s = posparam_text(c, e->builtin.depth_param);
+			char *end;
+			errno = 0;
+			long long v = strtoll(s, &end, 0);
+			if (!*s || *end || errno || v < 1 || v > DT_STACK_MAX_DEPTH) {
+				ERR(c, e->span, "%s: $%u is '%s', not a stack depth", name,
+				    e->builtin.depth_param, s);
+				HINT(c, "a stack depth is an integer between 1 and %d",
+				     DT_STACK_MAX_DEPTH);
+				return &t_none;
+			}
+			e->builtin.depth = (uint32_t)v;
+		}
+		dt_stack_mode mode = e->builtin.mode_set || !c->o ? e->builtin.mode
+								  : c->o->stack_mode;
+		if (mode == DT_STACKMODE_BUILD_ID && k == DT_STACK_KERNEL) {
+			/* stack_mode = build_id names user objects; bpftrace's kstack falls back. */
+			dt_diag(c->d, DT_DIAG_WARNING, e->span, "'build_id' stack mode can only be "
+				"used for ustack. Falling back to 'raw' mode.");
+			mode = DT_STACKMODE_RAW;
+		}
+		return dt_type_stack(c->a, k, mode, e->builtin.depth);
 	}
 	case DT_B_ARGS: {
 		bool base = c->args_base;
@@ -3316,9 +3339,12 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 		if (!nargs_ok(c, e, 1, 1, "len(@map), len(kstack) or len(ustack)"))
 			return &t_none;
 		dt_expr *a0 = e->call.args[0];
-		if (a0->kind == DT_E_MAP && !a0->map.nkeys) {
+		map_info *sm = a0->kind == DT_E_MAP && !a0->map.nkeys ? map_lookup(c, a0) : NULL;
+		/* A scalar map holding a stack (`@s = ustack; len(@s)`) is that stack. */
+		if (sm && !(sm->shape_known && !sm->keyed && sm->sym.value &&
+			    sm->sym.value->kind == DT_T_STACK)) {
 			/* len(@map): its number of elements (bpf_for_each_map_elem counts them). */
-			map_info *m = map_lookup(c, a0);
+			map_info *m = sm;
 			a0->map.sym = &m->sym;
 			a0->type = dt_type_void();
 			if (!m->assigned) {
@@ -3335,17 +3361,25 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 		const dt_type *t = check_expr(c, a0);
 		if (is_none(t))
 			return &t_none;
-		/* The frames are counted where the stack is taken, so the argument is the builtin. */
-		if (a0->kind != DT_E_BUILTIN || t->kind != DT_T_STACK ||
-		    t->stack.kind == DT_STACK_USER_DWARF) {
-			ERR(c, a0->span, "len() needs kstack or ustack written in its call, not %s",
-			    tname(c, t));
+		if (t->kind != DT_T_STACK) {
+			ERR(c, a0->span, "len() needs a map or a stack, not %s", tname(c, t));
 			return &t_none;
 		}
+		if (t->stack.kind == DT_STACK_USER_DWARF) {
+			ERR(c, a0->span, "len() counts the frames of kstack and ustack, not of %s",
+			    tname(c, t));
+			HINT(c, "ustack_dwarf's frames are stored by the walker, which len() cannot "
+				"read");
+			return &t_none;
+		}
+		/* The frames are counted where the stack is taken: at the call when the argument is
+		 * the builtin, else by every kstack/ustack of the program into its reference. */
 		if (t->stack.depth * 8 > DT_MAX_VALUE_SIZE) {
 			ERR(c, a0->span, "len() counts at most %d frames", DT_MAX_VALUE_SIZE / 8);
 			return &t_none;
 		}
+		if (a0->kind != DT_E_BUILTIN)
+			c->p->stack_counts = true;
 		return dt_type_int(true, 8);
 	}
 	case DT_F_BSWAP: {
@@ -3589,6 +3623,21 @@ static const dt_type *check_binop(checker *c, dt_expr *e)
 	if ((l->kind == DT_T_CSTRUCT || l->kind == DT_T_ARRAY) && (op == DT_OP_EQ || op == DT_OP_NE) &&
 	    dt_type_equal(l, r))
 		return dt_type_int(true, 8); /* byte for byte, as bpftrace compares arrays */
+	if (l->kind == DT_T_STACK && r->kind == DT_T_STACK) {
+		/* Two stacks of one kind and depth come from one stack map (or the walker's), where
+		 * the same frames have the same id: they compare by reference, whatever their print
+		 * modes. */
+		if (op != DT_OP_EQ && op != DT_OP_NE) {
+			ERR(c, e->span, "stacks only support == and !=, not '%s'", binop_text(op));
+			return &t_none;
+		}
+		if (l->stack.kind != r->stack.kind || l->stack.depth != r->stack.depth) {
+			ERR(c, e->span, "cannot compare %s with %s", tname(c, l), tname(c, r));
+			HINT(c, "stacks compare when they are of one kind and one depth");
+			return &t_none;
+		}
+		return dt_type_int(true, 8);
+	}
 	if (l->kind == DT_T_STR || r->kind == DT_T_STR || l->kind == DT_T_BUF ||
 	    r->kind == DT_T_BUF) {
 		if ((op == DT_OP_EQ || op == DT_OP_NE) && l->kind == r->kind)

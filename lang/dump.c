@@ -147,11 +147,6 @@ static void dump_exprs(dumper *d, dt_expr *const *v, uint32_t n, int depth)
 		dump_expr(d, v[i], depth);
 }
 
-static const char *stack_mode_name(dt_stack_mode m)
-{
-	return m == DT_STACKMODE_PERF ? "perf" : m == DT_STACKMODE_RAW ? "raw" : "bpftrace";
-}
-
 static void dump_expr(dumper *d, const dt_expr *e, int depth)
 {
 	if (!e)
@@ -184,9 +179,14 @@ static void dump_expr(dumper *d, const dt_expr *e, int depth)
 		if ((e->builtin.id == DT_B_PID || e->builtin.id == DT_B_TID) && e->builtin.variant)
 			fprintf(o, " ns=init");
 		if (e->builtin.id == DT_B_KSTACK || e->builtin.id == DT_B_USTACK ||
-		    e->builtin.id == DT_B_USTACK_DWARF)
-			fprintf(o, " mode=%s depth=%u", stack_mode_name(e->builtin.mode),
-				e->builtin.depth ? e->builtin.depth : DT_STACK_DEFAULT_DEPTH);
+		    e->builtin.id == DT_B_USTACK_DWARF) {
+			fprintf(o, " mode=%s depth=", dt_stack_mode_name(e->builtin.mode));
+			if (e->builtin.depth_param && !e->builtin.depth)
+				fprintf(o, "$%u", e->builtin.depth_param);
+			else
+				fprintf(o, "%u", e->builtin.depth ? e->builtin.depth
+								  : DT_STACK_DEFAULT_DEPTH);
+		}
 		if (e->builtin.native)
 			fprintf(o, " native");
 		end_expr(d, e);
@@ -526,6 +526,7 @@ void dt_dump_types(const dt_program *p, FILE *out)
 				fprintf(out, "  arg[%u] offset=%u %s\n", k, ev->args->tuple.offsets[k],
 					dt_type_name(a, ev->args->tuple.elems[k]));
 	}
-	fprintf(out, "program%s\n", p->uses_ustack_dwarf ? " uses_ustack_dwarf" : "");
+	fprintf(out, "program%s%s\n", p->uses_ustack_dwarf ? " uses_ustack_dwarf" : "",
+		p->stack_counts ? " stack_counts" : "");
 	dt_arena_free(a);
 }

@@ -138,6 +138,7 @@ typedef enum dt_stack_mode {
 	DT_STACKMODE_DEFAULT, /* bpftrace: `sym+off` one per line, indented */
 	DT_STACKMODE_PERF,    /* `addr sym+off (module)` */
 	DT_STACKMODE_RAW,     /* addresses only */
+	DT_STACKMODE_BUILD_ID, /* user stacks: `<build id> 0x<file offset>` per frame */
 } dt_stack_mode;
 
 #define DT_STRLEN 64              /* default string size, bytes including NUL (bpftrace's) */
@@ -568,6 +569,7 @@ struct dt_expr {
 			dt_builtin id;
 			uint32_t arg;         /* argN: N */
 			uint32_t depth;       /* kstack/ustack/ustack_dwarf(N): N, or 0 = default */
+			uint32_t depth_param; /* kstack($N): N, the depth dt_check reads from $N */
 			dt_stack_mode mode;   /* kstack(perf) etc. */
 			bool mode_set;        /* written in the call; else the session's default */
 			uint32_t variant;     /* nsecs(CLOCK): dt_clock; pid/tid(NS): dt_pid_ns */
@@ -773,6 +775,9 @@ typedef struct dt_program {
 	dt_event_desc *events;
 	uint32_t nevents;
 	bool uses_ustack_dwarf;
+	/* len() counts the frames of a stack value ($s = ustack; len($s)): every kstack/ustack
+	 * then stores its frame count beside its id (the upper half of dt_stack_ref.id). */
+	bool stack_counts;
 } dt_program;
 
 /* Whether p is written in bpftrace's current language rather than 0.17's: some probe is spelled
@@ -925,6 +930,12 @@ const char *dt_provider_name(dt_provider p);
 bool dt_provider_lookup(const char *s, size_t n, dt_provider *out);
 const char *dt_builtin_name(dt_builtin b);
 const char *dt_func_name(dt_func f);
+/* bpftrace's name of a stack mode ("bpftrace", "perf", "raw", "build_id"), and the mode a name
+ * gives (false when it names none). One table for the parser, config, the environment, dumps. */
+const char *dt_stack_mode_name(dt_stack_mode m);
+bool dt_stack_mode_lookup(const char *s, size_t n, dt_stack_mode *out);
+/* The stack mode names, NULL-terminated and in dt_stack_mode order (config's enum words). */
+extern const char *const dt_stack_mode_names[];
 /* All builtin and function names, NULL-terminated (REPL completion, "did you mean"). */
 /* Edit distance "did you mean": the closest of `cands` to `name` if it is close enough to be a
  * typo, else NULL. `cands` is NULL-terminated. One rule for every name a user can misspell:

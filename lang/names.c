@@ -63,7 +63,7 @@ bool dt_provider_lookup(const char *s, size_t n, dt_provider *out)
 static const char *const builtin_spellings[] = {
 	"pid", "tid", "uid", "gid", "comm", "nsecs", "elapsed", "cpu", "cgroup", "arg0", "arg1",
 	"arg2", "arg3", "arg4", "arg5", "retval", "func", "probe",
-	"kstack", "ustack", "ustack_dwarf", "args", "rand", "curtask", "wall", "oncpu", "offcpu", "runq", "blocked", "iowait",
+	"kstack", "ustack", "ustack_dwarf", "dw_ustack", "args", "rand", "curtask", "wall", "oncpu", "offcpu", "runq", "blocked", "iowait",
 	"nswitch", "cpid", "numaid", "jiffies", "ncpus", "usermode", "username", "sarg0", "sarg1",
 	"sarg2", "sarg3", "sarg4", "sarg5", "ctx", "ppid", "pcomm", "leader_comm", "leader_tid",
 	"probetype", "has_cpid", "config", NULL,
@@ -93,6 +93,26 @@ const char *dt_builtin_name(dt_builtin b)
 const char *const *dt_builtin_names(void)
 {
 	return builtin_spellings;
+}
+
+const char *const dt_stack_mode_names[] = {
+	[DT_STACKMODE_DEFAULT] = "bpftrace", [DT_STACKMODE_PERF] = "perf",
+	[DT_STACKMODE_RAW] = "raw", [DT_STACKMODE_BUILD_ID] = "build_id", NULL,
+};
+
+const char *dt_stack_mode_name(dt_stack_mode m)
+{
+	return m <= DT_STACKMODE_BUILD_ID ? dt_stack_mode_names[m] : "?";
+}
+
+bool dt_stack_mode_lookup(const char *s, size_t n, dt_stack_mode *out)
+{
+	for (int m = DT_STACKMODE_DEFAULT; m <= DT_STACKMODE_BUILD_ID; m++)
+		if (strlen(dt_stack_mode_names[m]) == n && !memcmp(s, dt_stack_mode_names[m], n)) {
+			*out = (dt_stack_mode)m;
+			return true;
+		}
+	return false;
 }
 
 int dt_reg_offset(const char *name)
@@ -130,6 +150,11 @@ bool dt_builtin_lookup(const char *s, size_t n, dt_builtin *out, uint32_t *argn)
 	if (n == 5 && memcmp(s, "arg1", 4) == 0 && s[4] >= '0' && s[4] <= '1') {
 		*out = DT_B_ARG;
 		*argn = (uint32_t)(10 + s[4] - '0');
+		return true;
+	}
+	/* dw_ustack: bpftrace's name of its DWARF unwinding, which ustack_dwarf is. */
+	if (n == 9 && !memcmp(s, "dw_ustack", 9)) {
+		*out = DT_B_USTACK_DWARF;
 		return true;
 	}
 	if (n == 5 && memcmp(s, "sarg", 4) == 0 && s[4] >= '0' && s[4] <= '9') {

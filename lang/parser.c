@@ -470,32 +470,43 @@ out:
 	return error_expr(p, start);
 }
 
-/* kstack, kstack(N), kstack(perf), kstack(perf, N), ustack(raw), ustack_dwarf(N) … */
+/* kstack, kstack(N), kstack(perf), kstack(perf, N), ustack(build_id), ustack($1),
+ * ustack_dwarf(N) … `name` is the spelling written (dw_ustack is ustack_dwarf). */
 static dt_expr *parse_stack_builtin(parser *p, dt_expr *e, const char *name, uint32_t start)
 {
 	advance(p); /* ( */
 	int nargs = 0;
-	bool bad = false;
+	bool bad = false, dwarf = e->builtin.id == DT_B_USTACK_DWARF;
 	while (p->cur.kind != DT_TOK_RPAREN && p->cur.kind != DT_TOK_EOF && nargs < 4) {
+		bool have_depth = e->builtin.depth || e->builtin.depth_param;
 		if (nargs)
 			if (!expect(p, DT_TOK_COMMA, "expected ',' or ')' in stack arguments"))
 				return e;
-		if (p->cur.kind == DT_TOK_IDENT && !strcmp(name, "ustack_dwarf") &&
-		    !e->builtin.depth && !e->builtin.native && is_kw(p, &p->cur, "native")) {
+		if (p->cur.kind == DT_TOK_IDENT && dwarf && !have_depth && !e->builtin.native &&
+		    is_kw(p, &p->cur, "native")) {
 			/* ustack_dwarf(native[, MODE][, N]): the interpreter's own frames, not
 			 * the Python frames it runs. */
 			e->builtin.native = true;
 		} else if (p->cur.kind == DT_TOK_IDENT && nargs == (int)e->builtin.native &&
-			   !e->builtin.depth) {
-			if (is_kw(p, &p->cur, "perf"))
-				e->builtin.mode = DT_STACKMODE_PERF, e->builtin.mode_set = true;
-			else if (is_kw(p, &p->cur, "raw"))
-				e->builtin.mode = DT_STACKMODE_RAW, e->builtin.mode_set = true;
-			else if (is_kw(p, &p->cur, "bpftrace"))
-				e->builtin.mode = DT_STACKMODE_DEFAULT, e->builtin.mode_set = true;
-			else
-				bad = true;
-		} else if (p->cur.kind == DT_TOK_INT && !e->builtin.depth) {
+			   !have_depth) {
+			dt_stack_mode m;
+			const char *w = p->src->text + p->cur.off;
+
+			if (!dt_stack_mode_lookup(w, p->cur.len, &m)) {
+				dt_diag(p->d, DT_DIAG_ERROR, tok_span(&p->cur),
+					"'%.*s' is not a stack mode", (int)p->cur.len, w);
+				dt_diag_hint(p->d, "%s's stack modes: bpftrace, perf, raw%s%s", name,
+					     e->builtin.id == DT_B_KSTACK ? "" : ", build_id",
+					     dwarf && !e->builtin.native ? " (and native first)" : "");
+			} else if (m == DT_STACKMODE_BUILD_ID && e->builtin.id == DT_B_KSTACK) {
+				dt_diag(p->d, DT_DIAG_ERROR, tok_span(&p->cur),
+					"'build_id' stack mode can only be used for ustack");
+				dt_diag_hint(p->d, "a kernel stack has no build IDs: kstack(raw) gives "
+						   "its addresses");
+			} else {
+				e->builtin.mode = m, e->builtin.mode_set = true;
+			}
+		} else if (p->cur.kind == DT_TOK_INT && !have_depth) {
 			if (p->cur.ival < 1 || p->cur.ival > DT_STACK_MAX_DEPTH) {
 				dt_diag(p->d, DT_DIAG_ERROR, tok_span(&p->cur),
 					"stack depth must be between 1 and %d", DT_STACK_MAX_DEPTH);
@@ -503,6 +514,10 @@ static dt_expr *parse_stack_builtin(parser *p, dt_expr *e, const char *name, uin
 			} else {
 				e->builtin.depth = (uint32_t)p->cur.ival;
 			}
+		} else if (p->cur.kind == DT_TOK_POSPARAM && p->cur.ival > 0 &&
+			   p->cur.ival != DT_POSPARAM_COUNT && !have_depth) {
+			/* ustack($1): the depth is the parameter's value, known to dt_check. */
+			e->builtin.depth_param = (uint32_t)p->cur.ival;
 		} else {
 			bad = true;
 		}
@@ -510,14 +525,15 @@ static dt_expr *parse_stack_builtin(parser *p, dt_expr *e, const char *name, uin
 			if (!p->panic)
 				dt_diag(p->d, DT_DIAG_ERROR, tok_span(&p->cur),
 					"bad %s argument", name);
-			if (!strcmp(name, "ustack_dwarf"))
-				dt_diag_hint(p->d, "expected ustack_dwarf(N), ustack_dwarf(perf|raw|"
-						   "bpftrace), ustack_dwarf(MODE, N), each maybe "
-						   "after `native,`, with N in 1..%d",
+			if (dwarf)
+				dt_diag_hint(p->d, "expected %s(N), %s(MODE) or %s(MODE, N), each maybe "
+						   "after `native,`, with MODE bpftrace, perf, raw or "
+						   "build_id and N in 1..%d (or $1…)", name, name, name,
 					     DT_STACK_MAX_DEPTH);
 			else
-				dt_diag_hint(p->d, "expected %s(N), %s(perf|raw|bpftrace) or "
-						   "%s(MODE, N) with N in 1..%d", name, name, name,
+				dt_diag_hint(p->d, "expected %s(N), %s(MODE) or %s(MODE, N) with MODE "
+						   "bpftrace, perf, raw%s and N in 1..%d (or $1…)", name,
+					     name, name, e->builtin.id == DT_B_KSTACK ? "" : " or build_id",
 					     DT_STACK_MAX_DEPTH);
 			p->panic = true;
 			return e;
@@ -726,7 +742,7 @@ static dt_expr *parse_ident(parser *p)
 		e->builtin.id = b;
 		e->builtin.arg = argn;
 		if (call && (b == DT_B_KSTACK || b == DT_B_USTACK || b == DT_B_USTACK_DWARF))
-			return parse_stack_builtin(p, e, dt_builtin_name(b), start);
+			return parse_stack_builtin(p, e, dt_arena_strndup(p->a, s, t.len), start);
 		if (call)
 			parse_builtin_call(p, e, &t, start);
 		return e;

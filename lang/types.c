@@ -420,10 +420,10 @@ const char *dt_type_name(dt_arena *a, const dt_type *t)
 	case DT_T_INT: return dt_arena_printf(a, "%sint%u", t->is_signed ? "" : "u", t->size * 8);
 	case DT_T_STR: return dt_arena_printf(a, "string[%u]", t->size);
 	case DT_T_STACK:
-		return dt_arena_printf(a, "%s(%s%u)", stack_kind_name(t->stack.kind),
-				       t->stack.mode == DT_STACKMODE_PERF  ? "perf, "
-				       : t->stack.mode == DT_STACKMODE_RAW ? "raw, "
-									    : "",
+		return dt_arena_printf(a, "%s(%s%s%u)", stack_kind_name(t->stack.kind),
+				       t->stack.mode == DT_STACKMODE_DEFAULT ? ""
+				       : dt_stack_mode_name(t->stack.mode),
+				       t->stack.mode == DT_STACKMODE_DEFAULT ? "" : ", ",
 				       t->stack.depth);
 	case DT_T_TUPLE: {
 		char *s = "(";

@@ -645,6 +645,27 @@ static void put_frame_object(dt_out *o, dt_sbuf *b, const dt_type *t,
 	dt_sb_putc(b, '}');
 }
 
+/* A frame of a build_id stack, as bpftrace prints one: the build ID of the file the address is
+ * in, in hex, and the address's offset in that file; the address alone (hex) when the file is
+ * not known or has no build ID. Named in userspace from the process's mappings, so ustack_dwarf
+ * has the mode too. */
+static void put_build_id_frame(dt_out *o, dt_sbuf *line, const struct dt_stack_ref *ref,
+			       uint64_t addr)
+{
+	const uint8_t *id;
+	uint64_t off;
+	size_t n = o->sym ? dt_sym_user_build_id(o->sym, ref->pid, DT_GEN_OF(ref->flags), addr,
+						 &id, &off) : 0;
+
+	if (!n) {
+		dt_sb_printf(line, "%" PRIx64, addr);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		dt_sb_printf(line, "%02x", id[i]);
+	dt_sb_printf(line, " 0x%02" PRIx64, off);
+}
+
 void dt_fmt_stack(dt_out *o, dt_sbuf *b, const dt_type *t, const struct dt_stack_ref *ref,
 		  dt_fmt_ctx ctx)
 {
@@ -677,7 +698,8 @@ void dt_fmt_stack(dt_out *o, dt_sbuf *b, const dt_type *t, const struct dt_stack
 		memset(fr, 0, sizeof(fr));
 		/* Every frame but the first holds a return address: its inline context and line
 		 * are the call's. An address gives one line per inlined callee, then its own. */
-		if (t->stack.mode == DT_STACKMODE_RAW || !o->sym)
+		if (t->stack.mode == DT_STACKMODE_RAW || t->stack.mode == DT_STACKMODE_BUILD_ID ||
+		    !o->sym)
 			;
 		else if (user)
 			nf = DT_MAX(dt_sym_user_frames(o->sym, ref->pid, DT_GEN_OF(ref->flags),
@@ -686,7 +708,7 @@ void dt_fmt_stack(dt_out *o, dt_sbuf *b, const dt_type *t, const struct dt_stack
 			char sym[1024];
 			dt_sbuf line = {0};
 
-			if (t->stack.mode == DT_STACKMODE_RAW)
+			if (t->stack.mode == DT_STACKMODE_RAW || t->stack.mode == DT_STACKMODE_BUILD_ID)
 				sym[0] = '\0'; /* addresses only: nothing to look up */
 			else if (o->sym && user)
 				dt_sym_frame_text(&fr[k], addr, true, sym, sizeof(sym));
@@ -709,6 +731,9 @@ void dt_fmt_stack(dt_out *o, dt_sbuf *b, const dt_type *t, const struct dt_stack
 			case DT_STACKMODE_RAW:
 				dt_sb_printf(&line, "%" PRIx64, addr);
 				break;
+			case DT_STACKMODE_BUILD_ID:
+				put_build_id_frame(o, &line, ref, addr);
+				break;
 			default:
 				dt_sb_puts(&line, sym);
 				break;
@@ -725,7 +750,8 @@ void dt_fmt_stack(dt_out *o, dt_sbuf *b, const dt_type *t, const struct dt_stack
 				put_quoted(b, dt_sb_str(&line), line.n);
 			} else if (t->stack.mode == DT_STACKMODE_PERF) {
 				dt_sb_printf(b, "\t%s\n", dt_sb_str(&line));
-			} else if (t->stack.mode == DT_STACKMODE_RAW) {
+			} else if (t->stack.mode == DT_STACKMODE_RAW ||
+				   t->stack.mode == DT_STACKMODE_BUILD_ID) {
 				dt_sb_printf(b, "%s\n", dt_sb_str(&line));
 			} else {
 				dt_sb_printf(b, "%*s%s\n", ctx == DT_FMT_KEY ? 4 : 8, "",
@@ -742,7 +768,7 @@ void dt_fmt_stack(dt_out *o, dt_sbuf *b, const dt_type *t, const struct dt_stack
 			dt_sb_printf(b, "%s\"%s\"", n ? ", " : "", end);
 		else if (t->stack.mode == DT_STACKMODE_PERF)
 			dt_sb_printf(b, "\t%s\n", end);
-		else if (t->stack.mode == DT_STACKMODE_RAW)
+		else if (t->stack.mode == DT_STACKMODE_RAW || t->stack.mode == DT_STACKMODE_BUILD_ID)
 			dt_sb_printf(b, "%s\n", end);
 		else
 			dt_sb_printf(b, "%*s%s\n", ctx == DT_FMT_KEY ? 4 : 8, "", end);

@@ -166,8 +166,8 @@ static const struct cli_env {
 	{ "BPFTRACE_LOG_SIZE", "the verifier log's first size in bytes; it still grows" },
 	{ "BPFTRACE_NO_CPP_DEMANGLE", "1: C++ and Rust names as they are in the binary (as "
 	  "`--no-demangle`)" },
-	{ "BPFTRACE_STACK_MODE", "`bpftrace`, `perf` or `raw`: how stacks print when the script "
-	  "names no mode" },
+	{ "BPFTRACE_STACK_MODE", "`bpftrace`, `perf`, `raw` or `build_id` (user stacks; kernel "
+	  "stacks then print raw): how stacks print when the script names no mode" },
 	{ "BPFTRACE_CAT_BYTES_MAX", "bytes one `cat()` prints at most (default 10240)" },
 	{ "BPFTRACE_MAX_MAP_KEYS", "the newer name of BPFTRACE_MAP_KEYS_MAX" },
 	{ "BPFTRACE_MAX_CAT_BYTES", "the newer name of BPFTRACE_CAT_BYTES_MAX" },
@@ -819,16 +819,10 @@ static int read_env(dt_session_opts *so)
 		so->no_demangle = true;
 	so->dummy_ts_map = getenv("BPFTRACE_DUMMY_TS_MAP");
 	const char *sm = getenv("BPFTRACE_STACK_MODE");
-	if (sm && *sm) {
-		if (!strcmp(sm, "perf"))
-			so->stack_mode = DT_STACKMODE_PERF;
-		else if (!strcmp(sm, "raw"))
-			so->stack_mode = DT_STACKMODE_RAW;
-		else if (strcmp(sm, "bpftrace")) {
-			fprintf(stderr, "dwarftrace: BPFTRACE_STACK_MODE='%s': give bpftrace, perf or "
-				"raw\n", sm);
-			return 1;
-		}
+	if (sm && *sm && !dt_stack_mode_lookup(sm, strlen(sm), &so->stack_mode)) {
+		fprintf(stderr, "dwarftrace: BPFTRACE_STACK_MODE='%s': give bpftrace, perf, raw or "
+			"build_id\n", sm);
+		return 1;
 	}
 	return 0;
 }

@@ -27,7 +27,6 @@ struct cfg_def {
 	const char *noop_why;   /* CFG_NOOP: why it changes nothing here */
 };
 
-static const char *const stack_modes[] = { "bpftrace", "perf", "raw", NULL };
 static const char *const missing_modes[] = { "error", "warn", "ignore", NULL };
 static const char *const unstable_modes[] = { "error", "warn", "enable", NULL };
 
@@ -42,7 +41,7 @@ static const struct cfg_def defs[] = {
 							    "BPFTRACE_CAT_BYTES_MAX" } },
 	{ "cpp_demangle", CFG_BOOL, 0, 0, NULL, { "BPFTRACE_CPP_DEMANGLE",
 						  "BPFTRACE_NO_CPP_DEMANGLE" } },
-	{ "stack_mode", CFG_ENUM, 0, 0, stack_modes, { "BPFTRACE_STACK_MODE" } },
+	{ "stack_mode", CFG_ENUM, 0, 0, dt_stack_mode_names, { "BPFTRACE_STACK_MODE" } },
 	{ "print_maps_on_exit", CFG_BOOL, 0, 0, NULL, { "BPFTRACE_PRINT_MAPS_ON_EXIT" } },
 	{ "missing_probes", CFG_ENUM, 0, 0, missing_modes, { "BPFTRACE_MISSING_PROBES" } },
 	{ "show_debug_info", CFG_BOOL, 0, 0, NULL, { "BPFTRACE_SHOW_DEBUG_INFO" } },
@@ -140,8 +139,7 @@ static void apply(const struct cfg_def *def, const dt_config_item *it, int word,
 	else if (!strcmp(name, "cpp_demangle"))
 		so->no_demangle = so->no_demangle || !b;
 	else if (!strcmp(name, "stack_mode"))
-		so->stack_mode = word == 0 ? DT_STACKMODE_DEFAULT
-				 : word == 1 ? DT_STACKMODE_PERF : DT_STACKMODE_RAW;
+		so->stack_mode = (dt_stack_mode)word; /* the words are in dt_stack_mode order */
 	else if (!strcmp(name, "print_maps_on_exit"))
 		so->no_print_maps = !b;
 	else if (!strcmp(name, "missing_probes"))
@@ -244,9 +242,7 @@ uint32_t dt_config_values(const dt_session_opts *so, dt_config_value *out)
 				      so->map_keys_max ? so->map_keys_max : DT_MAP_MAX_ENTRIES };
 	out[n++] = (dt_config_value){ "log_size", NULL, so->log_size ? so->log_size : 1u << 18 };
 	out[n++] = (dt_config_value){ "cpp_demangle", NULL, !so->no_demangle, true };
-	out[n++] = (dt_config_value){ "stack_mode", stack_modes[so->stack_mode == DT_STACKMODE_PERF  ? 1
-								: so->stack_mode == DT_STACKMODE_RAW ? 2
-												     : 0] };
+	out[n++] = (dt_config_value){ "stack_mode", dt_stack_mode_name(so->stack_mode) };
 	out[n++] = (dt_config_value){ "print_maps_on_exit", NULL, !so->no_print_maps, true };
 	out[n++] = (dt_config_value){ "missing_probes", missing[so->missing_probes] };
 	out[n++] = (dt_config_value){ "show_debug_info", NULL, so->srcline, true };

@@ -1463,6 +1463,18 @@ const char *dt_sym_user_path(dt_symbolizer *s, uint32_t pid, uint32_t gen, uint6
 	return m ? m->path : NULL;
 }
 
+size_t dt_sym_user_build_id(dt_symbolizer *s, uint32_t pid, uint32_t gen, uint64_t addr,
+			    const uint8_t **id, uint64_t *file_off)
+{
+	struct mapping *m = s && !DT_PY_IS_FRAME(addr) ? proc_mapping(s, pid, gen, addr) : NULL;
+
+	if (!m || m->obj->err || !m->obj->bidn)
+		return 0;
+	*id = m->obj->bid;
+	*file_off = addr - m->start + m->pgoff;
+	return m->obj->bidn;
+}
+
 size_t dt_sym_objects_loaded(const dt_symbolizer *s)
 {
 	size_t n = 0;

@@ -128,6 +128,11 @@ const char *dt_sym_user_module(dt_symbolizer *s, uint32_t pid, uint32_t gen, uin
 /* Full path of the file mapped at a user address (as /proc/PID/maps names it, "[vdso]" for the
  * vDSO), or NULL; valid until dt_sym_free. bpftrace's perf-mode stacks print it. */
 const char *dt_sym_user_path(dt_symbolizer *s, uint32_t pid, uint32_t gen, uint64_t addr);
+/* The build ID of the file mapped at a user address (*id, valid until the next call) and the
+ * address's offset in that file: what bpftrace's build_id stack mode prints. Returns the ID's
+ * length, 0 when the address is in no mapped file or the file has no build ID. */
+size_t dt_sym_user_build_id(dt_symbolizer *s, uint32_t pid, uint32_t gen, uint64_t addr,
+			    const uint8_t **id, uint64_t *file_off);
 /* "kernel", or the "[module]" of a kernel address (from /proc/modules' ranges, else kallsyms). */
 const char *dt_sym_kernel_module(dt_symbolizer *s, uint64_t addr);
 /* Read kernel symbols and module ranges from these files instead of /proc/kallsyms and
