@@ -1350,6 +1350,8 @@ static LLVMValueRef call(cg *c, const dt_expr *e)
 	LLVMValueRef v;
 
 	switch (e->call.id) {
+	case DT_F_EXTERN:
+		return cg_extern_call(c, e);
 	case DT_F_STR: {
 		uint32_t size = e->type->size;
 		LLVMValueRef b, len = NULL;

@@ -182,6 +182,8 @@ static void fn_close(cg *c, sub_saved *saved)
 	free(c->slots.v);
 	saved->c.err = c->err;
 	saved->c.nsubs = c->nsubs;
+	if (c->calls_c)
+		saved->c.calls_c = c->calls_c;
 	memcpy(saved->c.subs, c->subs, sizeof(c->subs));
 	*c = saved->c;
 	LLVMPositionBuilderAtEnd(c->b, saved->from);

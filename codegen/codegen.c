@@ -320,6 +320,7 @@ static int compile(const dt_program *p, const dt_cg_env *env, const plan *plans,
 	LLVMMemoryBufferRef obj = NULL;
 	LLVMPassBuilderOptionsRef pbo = NULL;
 	dt_cg_result *r = NULL;
+	const char **calls_c = NULL; /* by plan: the .bpf.c whose code it runs (dt_cg_prog.imported_c) */
 	char *err = NULL;
 	dt_span at0 = p->nprobes ? p->probes[0]->span : (dt_span){ 0, 0 };
 	bool times = getenv("DT_CG_TIMES") != NULL;
@@ -342,12 +343,19 @@ static int compile(const dt_program *p, const dt_cg_env *env, const plan *plans,
 	LLVMSetTarget(c.mod, "bpfel");
 	td = LLVMCreateTargetDataLayout(tm);
 	LLVMSetModuleDataLayout(c.mod, td);
+	if (cg_link_imports(&c)) {
+		ret = -EINVAL;
+		goto out_llvm;
+	}
 
+	calls_c = xcalloc(nplans + 1, sizeof(*calls_c));
 	for (uint32_t i = 0; i < nplans && !c.err; i++) {
 		const dt_cg_prog *pg = &plans[i].prog;
 
+		c.calls_c = NULL;
 		cg_emit_program(&c, pg, plans[i].section, plans[i].split, plans[i].part,
 				plans[i].next_slot);
+		calls_c[i] = c.calls_c;
 	}
 	if (c.err) {
 		ret = c.err;
@@ -365,12 +373,18 @@ static int compile(const dt_program *p, const dt_cg_env *env, const plan *plans,
 	if (times)
 		t_ir = cpu_ms();
 	pbo = LLVMCreatePassBuilderOptions();
-	LLVMErrorRef lerr = LLVMRunPasses(c.mod, CG_PASSES, tm, pbo);
+	char *passes = xasprintf("%s" CG_PASSES, cg_link_passes(&c) ? cg_link_passes(&c) : "");
+	LLVMErrorRef lerr = LLVMRunPasses(c.mod, passes, tm, pbo);
+	free(passes);
 	if (lerr) {
 		char *m = LLVMGetErrorMessage(lerr);
 
 		dt_diag(d, DT_DIAG_ERROR, at0, "internal code generation error: %s", m);
 		LLVMDisposeErrorMessage(m);
+		ret = -EINVAL;
+		goto out_llvm;
+	}
+	if (cg_link_check(&c)) {
 		ret = -EINVAL;
 		goto out_llvm;
 	}
@@ -433,6 +447,7 @@ static int compile(const dt_program *p, const dt_cg_env *env, const plan *plans,
 			goto out_result;
 		}
 		r->progs[i] = plans[i].prog;
+		r->progs[i].imported_c = calls_c[i];
 		r->progs[i].insns = insns;
 		r->progs[i].ninsns = n;
 		cg_func_starts(insns, n, &r->progs[i].func_offs, &r->progs[i].nfuncs);
@@ -460,8 +475,12 @@ out_llvm:
 	if (err)
 		LLVMDisposeMessage(err);
 	free(ld.msg);
+	free(calls_c);
 	free(c.vars);
 	free(c.slots.v);
+	for (size_t i = 0; i < c.linked.n; i++)
+		free(c.linked.v[i].name);
+	free(c.linked.v);
 	LLVMDisposeBuilder(c.b);
 	LLVMDisposeModule(c.mod);
 	if (td)

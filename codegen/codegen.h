@@ -89,6 +89,14 @@ void dt_cg_resources_fini(dt_cg_resources *r);
 bool dt_cg_resources_name(const dt_cg_resources *r, dt_aux_map which, dt_stack_kind kind,
 			  uint32_t depth, enum bpf_prog_type prog_type);
 
+/* An imported .bpf.c compiled to LLVM bitcode for the BPF target (runtime: dt_ctypes_bpf_bitcode). */
+typedef struct dt_cg_bitcode {
+	const char *name;         /* as imported, for messages */
+	dt_span at;               /* the import */
+	const void *data;
+	size_t len;
+} dt_cg_bitcode;
+
 /* What codegen needs from the session. */
 typedef struct dt_cg_env {
 	size_t sz;
@@ -132,6 +140,12 @@ typedef struct dt_cg_env {
 	 * a kernel may withhold, such as bpf_probe_write_user): > 0 yes, 0 no, < 0 unknown. NULL:
 	 * assumed yes. */
 	int (*helper_allowed)(void *ctx, enum bpf_prog_type prog_type, int helper);
+	/* The program's imported .bpf.c files: linked into the module, and every function a
+	 * script calls (DT_F_EXTERN) inlined into the program that calls it, with what it calls
+	 * in turn. A function that cannot be inlined (recursion, a callback) or global data
+	 * (string constants, variables, maps) is an error at the import. */
+	const dt_cg_bitcode *bitcode;
+	uint32_t nbitcode;
 } dt_cg_env;
 
 /* One loadable program: one per (probe, set of attach points), plus a continuation when the probe
@@ -159,6 +173,8 @@ typedef struct dt_cg_prog {
 	bool is_continuation;     /* tail-called by the walker, never attached */
 	int cont_slot;            /* the entry program: slot in DT_AUX_CONT_PROGS of its continuation; -1 */
 	int chain_slot;           /* a later part: its slot in DT_AUX_CHAIN_PROGS, never attached; -1 */
+	const char *imported_c;   /* it runs code of this imported .bpf.c (the verifier judges it
+	                           * as written); NULL */
 } dt_cg_prog;
 
 typedef struct dt_cg_result {

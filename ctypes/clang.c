@@ -17,8 +17,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* The libclang functions used, looked up once. */
@@ -35,7 +38,9 @@
 	X(clang_getArraySize) X(clang_getTypeDeclaration) X(clang_isCursorDefinition)              \
 	X(clang_getCursorDefinition) X(clang_Cursor_isAnonymous) X(clang_equalCursors)             \
 	X(clang_Cursor_isNull) X(clang_getEnumDeclIntegerType) X(clang_getTypedefDeclUnderlyingType) \
-	X(clang_getEnumConstantDeclValue)
+	X(clang_getEnumConstantDeclValue) X(clang_getCursorLinkage) X(clang_Cursor_getNumArguments)  \
+	X(clang_Cursor_getArgument) X(clang_getCursorResultType) X(clang_getCursorLocation)         \
+	X(clang_Location_isFromMainFile) X(clang_Cursor_isVariadic)
 
 typedef struct cl_api {
 #define X(f) __typeof__(&f) f;
@@ -65,6 +70,10 @@ struct ct_clang {
 	DT_VEC(dt_type *) shells;
 	char *text;          /* the unit's text, for evaluating constants in it */
 	size_t len;
+	const dt_source *src; /* the program's, for its imported C files (stdlib texts) */
+	DT_VEC(CXTranslationUnit) bpf_tus; /* one per imported .bpf.c */
+	DT_VEC(dt_extern_fn *) fns;        /* their functions, converted on first lookup */
+	DT_VEC(CXCursor) fn_cursors;       /* fns' definitions, by index */
 	struct kdirs {
 		char *src, *build; /* the kernel's pristine and generated headers */
 	} kd;
@@ -123,6 +132,10 @@ void ct_clang_reset(dt_ctypes *ct)
 	free(cl->text);
 	cl->text = NULL;
 	cl->len = 0;
+	for (size_t i = 0; i < cl->bpf_tus.n; i++)
+		cl->f.clang_disposeTranslationUnit(cl->bpf_tus.v[i]);
+	cl->bpf_tus.n = cl->fns.n = cl->fn_cursors.n = 0;
+	cl->src = NULL;
 	for (size_t i = 0; i < cl->names.n; i++)
 		free(cl->names.v[i].name);
 	for (size_t i = 0; i < cl->shells_by_name.n; i++)
@@ -142,6 +155,9 @@ void ct_clang_free(dt_ctypes *ct)
 	free(cl->records.v);
 	free(cl->shells_by_name.v);
 	free(cl->shells.v);
+	free(cl->bpf_tus.v);
+	free(cl->fns.v);
+	free(cl->fn_cursors.v);
 	free(cl->kd.src);
 	free(cl->kd.build);
 	if (cl->lib)
@@ -375,6 +391,16 @@ static enum CXChildVisitResult index_decl(CXCursor c, CXCursor parent, CXClientD
 	return CXChildVisit_Continue;
 }
 
+/* index_decl for the declarations of an imported .bpf.c itself. */
+static enum CXChildVisitResult index_main_decl(CXCursor c, CXCursor parent, CXClientData data)
+{
+	dt_ctypes *ct = data;
+	ct_clang *cl = ct->cl;
+	if (!cl->f.clang_Location_isFromMainFile(cl->f.clang_getCursorLocation(c)))
+		return CXChildVisit_Continue;
+	return index_decl(c, parent, data);
+}
+
 int ct_clang_lookup(dt_ctypes *ct, const char *name, const dt_type **out)
 {
 	ct_clang *cl = ct->cl;
@@ -410,6 +436,40 @@ static const char prelude_kernel[] =
 	"typedef unsigned int uint32_t; typedef unsigned long size_t;\n";
 
 #define CL_FILE "/dwarftrace/definitions.c"
+/* Where the standard library's files (dt_source_cimport.text) appear to clang: "stdlib/x.h"
+ * is /dwarftrace/stdlib/x.h, an unsaved file. */
+#define CL_STDLIB "/dwarftrace/"
+
+/* The unsaved files clang reads: `main` (named name, len bytes; none when NULL) and the
+ * standard library's files the program imports. */
+static struct CXUnsavedFile *unsaved_files(const dt_source *src, const char *name,
+					   const char *main, size_t len, unsigned *n, char ***names)
+{
+	struct CXUnsavedFile *uf = xcalloc(1 + (src ? src->ncimports : 0), sizeof(*uf));
+	*names = xcalloc(1 + (src ? src->ncimports : 0), sizeof(char *));
+	*n = 0;
+	if (main) /* NULL: no main file of its own (an imported .bpf.c on disk) */
+		uf[(*n)++] = (struct CXUnsavedFile){ .Filename = name, .Contents = main,
+						     .Length = (unsigned long)len };
+	for (uint32_t i = 0; src && i < src->ncimports; i++) {
+		const dt_source_cimport *c = &src->cimports[i];
+		if (c->path)
+			continue;
+		(*names)[*n] = xasprintf(CL_STDLIB "%s", c->name);
+		uf[*n] = (struct CXUnsavedFile){ .Filename = (*names)[*n], .Contents = c->text,
+						 .Length = (unsigned long)c->len };
+		(*n)++;
+	}
+	return uf;
+}
+
+static void unsaved_free(struct CXUnsavedFile *uf, unsigned n, char **names)
+{
+	for (unsigned i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(uf);
+}
 
 /* 1-based line of byte `off` of the source. */
 static unsigned line_of(const dt_source *src, uint32_t off)
@@ -484,6 +544,13 @@ static char *unit_text(dt_ctypes *ct, const dt_program *p, const char *kernel, s
 	for (size_t i = 0; i < ct->includes.n; i++)
 		fprintf(f, "#include \"%s\"\n", ct->includes.v[i]);
 	const dt_source *src = p->src;
+	/* Imported headers: their declarations and macros are the script's. */
+	for (uint32_t i = 0; i < src->ncimports; i++) {
+		const dt_source_cimport *c = &src->cimports[i];
+		if (c->kind == DT_CIMPORT_HEADER)
+			fprintf(f, "#include \"%s%s\"\n", c->path ? "" : CL_STDLIB,
+				c->path ? c->path : c->name);
+	}
 	for (uint32_t i = 0; i < p->ncdecls; i++) {
 		dt_span s = p->cdecls[i];
 		fprintf(f, "#line %u \"%s\"\n%*s%.*s", line_of(src, s.off), dt_source_name_at(src, s.off),
@@ -559,12 +626,14 @@ static int parse_to(dt_ctypes *ct, const char *text, size_t len, CXTranslationUn
 	snprintf(btf, sizeof(btf), "%s/vmlinux", ct->dir);
 	if (access(btf, R_OK) == 0)
 		DT_VEC_PUSH(&args, "-DBPFTRACE_HAVE_BTF");
-	struct CXUnsavedFile uf = { .Filename = CL_FILE, .Contents = text,
-				    .Length = (unsigned long)len };
+	unsigned nuf;
+	char **ufnames;
+	struct CXUnsavedFile *uf = unsaved_files(cl->src, CL_FILE, text, len, &nuf, &ufnames);
 	*tu = NULL;
 	enum CXErrorCode ec = cl->f.clang_parseTranslationUnit2(
-		cl->idx, CL_FILE, args.v, (int)args.n, &uf, 1, CXTranslationUnit_SkipFunctionBodies,
+		cl->idx, CL_FILE, args.v, (int)args.n, uf, nuf, CXTranslationUnit_SkipFunctionBodies,
 		tu);
+	unsaved_free(uf, nuf, ufnames);
 	free(args.v);
 	for (size_t i = 0; i < owned.n; i++)
 		free(owned.v[i]);
@@ -649,6 +718,8 @@ int ct_clang_constant(dt_ctypes *ct, const char *name, int64_t *out, const dt_en
 	return 0;
 }
 
+static int parse_bpf_c(dt_ctypes *ct, dt_diags *d, const dt_source_cimport *c);
+
 /* Kernel structs and unions the unit uses without a definition, as C from BTF; NULL if none. */
 static char *kernel_types(dt_ctypes *ct)
 {
@@ -702,8 +773,21 @@ static char *kernel_types(dt_ctypes *ct)
 	return buf;
 }
 
-/* Clang's first error, at its place in the script (or at the first definition when it is in
- * a header), and how many more there were. */
+/* The imported C file clang calls `fname`, or NULL. */
+static const dt_source_cimport *cimport_of(const dt_source *src, const char *fname)
+{
+	for (uint32_t i = 0; i < src->ncimports; i++) {
+		const dt_source_cimport *c = &src->cimports[i];
+		if (c->path ? !strcmp(fname, c->path)
+			    : !strncmp(fname, CL_STDLIB, strlen(CL_STDLIB)) &&
+				      !strcmp(fname + strlen(CL_STDLIB), c->name))
+			return c;
+	}
+	return NULL;
+}
+
+/* Clang's first error, at its place in the script (at the import of an imported file, else
+ * at the first definition when it is in a header), and how many more there were. */
 static int report(dt_ctypes *ct, dt_diags *d, const dt_program *p)
 {
 	ct_clang *cl = ct->cl;
@@ -725,9 +809,12 @@ static int report(dt_ctypes *ct, dt_diags *d, const dt_program *p)
 						&col);
 		char *fname = str_of(cl, file);
 		char *msg = str_of(cl, cl->f.clang_getDiagnosticSpelling(dg));
+		const dt_source_cimport *imp = cimport_of(p->src, fname);
 		if (!strcmp(fname, srcname)) {
 			dt_diag(d, DT_DIAG_ERROR, (dt_span){ offset_of(p->src, line, col), 1 }, "%s",
 				msg);
+		} else if (imp) {
+			dt_diag(d, DT_DIAG_ERROR, imp->at, "%s:%u:%u: %s", imp->name, line, col, msg);
 		} else {
 			dt_span at = p->ncdecls ? p->cdecls[0] : (dt_span){ 0, 1 };
 			dt_diag(d, DT_DIAG_ERROR, at, "%s:%u:%u: %s", !strcmp(fname, CL_FILE) ?
@@ -745,9 +832,10 @@ static int report(dt_ctypes *ct, dt_diags *d, const dt_program *p)
 
 int ct_clang_compile(dt_ctypes *ct, dt_diags *d, const dt_program *p)
 {
-	if (!p->ncdecls && !ct->includes.n)
+	if (!p->ncdecls && !ct->includes.n && !p->src->ncimports)
 		return 0;
-	dt_span at = p->ncdecls ? p->cdecls[0] : (dt_span){ 0, 1 };
+	dt_span at = p->ncdecls ? p->cdecls[0] : p->src->ncimports ? p->src->cimports[0].at
+								 : (dt_span){ 0, 1 };
 	int err = load(ct);
 	if (err) {
 		dt_diag(d, DT_DIAG_ERROR, at, "C definitions need libclang, which %s",
@@ -756,6 +844,7 @@ int ct_clang_compile(dt_ctypes *ct, dt_diags *d, const dt_program *p)
 		return -EINVAL;
 	}
 	size_t len;
+	ct->cl->src = p->src;
 	char *text = unit_text(ct, p, NULL, &len);
 	err = parse_unit(ct, text, len);
 	char *kernel = err ? NULL : kernel_types(ct);
@@ -774,7 +863,288 @@ int ct_clang_compile(dt_ctypes *ct, dt_diags *d, const dt_program *p)
 	}
 	if (report(ct, d, p))
 		return -EINVAL;
+	for (uint32_t i = 0; i < p->src->ncimports; i++)
+		if (p->src->cimports[i].kind == DT_CIMPORT_BPF_C &&
+		    parse_bpf_c(ct, d, &p->src->cimports[i]))
+			return -EINVAL;
 	CXCursor root = ct->cl->f.clang_getTranslationUnitCursor(ct->cl->tu);
 	ct->cl->f.clang_visitChildren(root, index_decl, ct);
 	return 0;
+}
+
+/* ------------------------------------------------------------ imported .bpf.c files */
+
+#define BPF_ARGS_MAX 64
+
+/* The flags an imported .bpf.c is read with, by libclang (its functions and errors) and by clang
+ * (its code) alike: C for the BPF target, the libbpf headers (<bpf/bpf_helpers.h>) and the
+ * system's, the file's own directory and -I. `owned` gets what must be freed. */
+static unsigned bpf_c_args(dt_ctypes *ct, const dt_source_cimport *c, const char **args,
+			   char **owned, unsigned *nowned)
+{
+	unsigned n = 0;
+	args[n++] = "-x";
+	args[n++] = "c";
+	args[n++] = "-std=gnu11";
+	args[n++] = "-target";
+	args[n++] = "bpf";
+	args[n++] = "-D__TARGET_ARCH_" KARCH;
+	args[n++] = "-fno-color-diagnostics";
+	const char *file = c->path ? c->path : c->name;
+	const char *slash = strrchr(file, '/');
+	args[n++] = "-I";
+	args[n++] = owned[(*nowned)++] = xasprintf("%s%.*s", c->path ? "" : CL_STDLIB,
+						    (int)(slash ? slash - file : 1),
+						    slash ? file : ".");
+	for (size_t i = 0; i < ct->incdirs.n && n + 8 < BPF_ARGS_MAX; i++) {
+		args[n++] = "-I";
+		args[n++] = ct->incdirs.v[i];
+	}
+	args[n++] = "-isystem";
+	args[n++] = DT_CLANG_RESOURCE_INCLUDE;
+	args[n++] = "-idirafter";
+	args[n++] = "/usr/include/x86_64-linux-gnu";
+	return n;
+}
+
+/* Clang's first error in an imported .bpf.c (or a header it includes), at the import, and how
+ * many more there were. Whether there was one. */
+static bool bpf_c_errors(ct_clang *cl, dt_diags *d, const dt_source_cimport *c,
+			 CXTranslationUnit tu)
+{
+	unsigned nd = cl->f.clang_getNumDiagnostics(tu), nerr = 0;
+	for (unsigned i = 0; i < nd; i++) {
+		CXDiagnostic dg = cl->f.clang_getDiagnostic(tu, i);
+		if (cl->f.clang_getDiagnosticSeverity(dg) >= CXDiagnostic_Error && !nerr++) {
+			CXString file;
+			unsigned line, col;
+			cl->f.clang_getPresumedLocation(cl->f.clang_getDiagnosticLocation(dg), &file,
+							&line, &col);
+			char *fname = str_of(cl, file);
+			char *msg = str_of(cl, cl->f.clang_getDiagnosticSpelling(dg));
+			const char *shown = !strncmp(fname, CL_STDLIB, strlen(CL_STDLIB))
+						    ? fname + strlen(CL_STDLIB)
+					    : c->path && !strcmp(fname, c->path) ? c->name
+										  : fname;
+			dt_diag(d, DT_DIAG_ERROR, c->at, "%s:%u:%u: %s", shown, line, col, msg);
+			free(fname);
+			free(msg);
+		}
+		cl->f.clang_disposeDiagnostic(dg);
+	}
+	if (nerr > 1)
+		dt_diag_hint(d, "clang reported %u more error%s in the imported C after this one",
+			     nerr - 1, nerr == 2 ? "" : "s");
+	return nerr > 0;
+}
+
+struct fn_walk {
+	dt_ctypes *ct;
+	dt_diags *d;
+	const dt_source_cimport *c;
+	bool failed;
+};
+
+/* A function the .bpf.c defines with external linkage: callable from the script. */
+static enum CXChildVisitResult bpf_c_function(CXCursor cur, CXCursor parent, CXClientData data)
+{
+	(void)parent;
+	struct fn_walk *w = data;
+	dt_ctypes *ct = w->ct;
+	ct_clang *cl = ct->cl;
+	if (cl->f.clang_getCursorKind(cur) != CXCursor_FunctionDecl ||
+	    !cl->f.clang_isCursorDefinition(cur) ||
+	    cl->f.clang_getCursorLinkage(cur) != CXLinkage_External ||
+	    !cl->f.clang_Location_isFromMainFile(cl->f.clang_getCursorLocation(cur)))
+		return CXChildVisit_Continue;
+	char *name = str_of(cl, cl->f.clang_getCursorSpelling(cur));
+	for (size_t i = 0; i < cl->fns.n; i++)
+		if (!strcmp(cl->fns.v[i]->name, name)) {
+			dt_diag(w->d, DT_DIAG_ERROR, w->c->at,
+				"%s: function '%s' is defined in %s too", w->c->name, name,
+				cl->fns.v[i]->file);
+			w->failed = true;
+		}
+	dt_extern_fn *fn = dt_arena_alloc(ct->arena, sizeof(*fn));
+	fn->name = dt_arena_strndup(ct->arena, name, strlen(name));
+	fn->file = w->c->name;
+	fn->variadic = cl->f.clang_Cursor_isVariadic(cur);
+	fn->ret = conv(ct, cl->f.clang_getCursorResultType(cur));
+	int na = cl->f.clang_Cursor_getNumArguments(cur);
+	fn->nparams = na > 0 ? (uint32_t)na : 0;
+	fn->params = dt_arena_alloc(ct->arena, sizeof(*fn->params) * (fn->nparams + 1));
+	fn->pnames = dt_arena_alloc(ct->arena, sizeof(*fn->pnames) * (fn->nparams + 1));
+	for (uint32_t i = 0; i < fn->nparams; i++) {
+		CXCursor a = cl->f.clang_Cursor_getArgument(cur, i);
+		char *pn = str_of(cl, cl->f.clang_getCursorSpelling(a));
+		fn->pnames[i] = dt_arena_strndup(ct->arena, pn, strlen(pn));
+		fn->params[i] = conv(ct, cl->f.clang_getCursorType(a));
+		free(pn);
+	}
+	free(name);
+	DT_VEC_PUSH(&cl->fns, fn);
+	return CXChildVisit_Continue;
+}
+
+/* Parses imported .bpf.c `c` with libclang: its first error goes into d at the import, and its
+ * functions become callable (ct_clang_extern). 0, or -EINVAL. */
+static int parse_bpf_c(dt_ctypes *ct, dt_diags *d, const dt_source_cimport *c)
+{
+	ct_clang *cl = ct->cl;
+	const char *args[BPF_ARGS_MAX];
+	char *owned[4];
+	unsigned nowned = 0, nuf;
+	unsigned n = bpf_c_args(ct, c, args, owned, &nowned);
+	char **ufnames;
+	struct CXUnsavedFile *uf = unsaved_files(cl->src, NULL, NULL, 0, &nuf, &ufnames);
+	char *file = c->path ? xstrdup(c->path) : xasprintf(CL_STDLIB "%s", c->name);
+	CXTranslationUnit tu = NULL;
+	enum CXErrorCode ec = cl->f.clang_parseTranslationUnit2(cl->idx, file, args, (int)n, uf, nuf,
+								 CXTranslationUnit_None, &tu);
+	unsaved_free(uf, nuf, ufnames);
+	for (unsigned i = 0; i < nowned; i++)
+		free(owned[i]);
+	free(file);
+	if (ec != CXError_Success || !tu) {
+		dt_diag(d, DT_DIAG_ERROR, c->at, "clang could not read '%s'", c->name);
+		return -EINVAL;
+	}
+	DT_VEC_PUSH(&cl->bpf_tus, tu);
+	if (bpf_c_errors(cl, d, c, tu))
+		return -EINVAL;
+	struct fn_walk w = { .ct = ct, .d = d, .c = c };
+	cl->f.clang_visitChildren(cl->f.clang_getTranslationUnitCursor(tu), bpf_c_function, &w);
+	/* Its own types (not its headers'), for the script too; the script's definitions, indexed
+	 * after, come first. */
+	cl->f.clang_visitChildren(cl->f.clang_getTranslationUnitCursor(tu), index_main_decl, ct);
+	return w.failed ? -EINVAL : 0;
+}
+
+int ct_clang_extern(dt_ctypes *ct, const char *name, const dt_extern_fn **out)
+{
+	ct_clang *cl = ct->cl;
+	for (size_t i = 0; cl && i < cl->fns.n; i++)
+		if (!strcmp(cl->fns.v[i]->name, name)) {
+			*out = cl->fns.v[i];
+			return 0;
+		}
+	return -ENOENT;
+}
+
+/* Runs clang (args, NULL-terminated): 0 when it succeeds; else -EINVAL with its first lines of
+ * output in *out (malloc'd), or another -errno when it could not be run. */
+static int run_clang(char *const *args, char **out)
+{
+	int pfd[2];
+	*out = NULL;
+	if (pipe2(pfd, O_CLOEXEC))
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0) {
+		int err = -errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		return err;
+	}
+	if (pid == 0) {
+		dup2(pfd[1], STDOUT_FILENO);
+		dup2(pfd[1], STDERR_FILENO);
+		execv(args[0], args);
+		_exit(127);
+	}
+	close(pfd[1]);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	char chunk[4096];
+	ssize_t r;
+	while ((r = read(pfd[0], chunk, sizeof(chunk))) > 0 || (r < 0 && errno == EINTR))
+		if (r > 0 && len < 16384)
+			fwrite(chunk, 1, (size_t)r, f);
+	close(pfd[0]);
+	fclose(f);
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+		free(buf);
+		return 0;
+	}
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
+		free(buf);
+		return -ENOENT;
+	}
+	*out = buf;
+	return -EINVAL;
+}
+
+int dt_ctypes_bpf_bitcode(dt_ctypes *ct, const dt_source_cimport *c, dt_diags *d, void **bc,
+			  size_t *len)
+{
+	const char *args[BPF_ARGS_MAX + 12];
+	char *owned[4];
+	unsigned nowned = 0, n = 0;
+	char out[] = "/tmp/dwarftrace-bc-XXXXXX";
+	int infd = -1, outfd = mkstemp(out);
+	char *src = NULL, *msg = NULL;
+	int err;
+
+	*bc = NULL;
+	*len = 0;
+	if (outfd < 0) {
+		err = -errno;
+		dt_diag(d, DT_DIAG_ERROR, c->at, "cannot compile '%s': a temporary file: %s", c->name,
+			strerror(-err));
+		return err;
+	}
+	if (!c->path) {
+		/* A standard library file: its text through a memfd clang reads by name. */
+		infd = memfd_create("dwarftrace-stdlib", 0);
+		if (infd < 0 || write(infd, c->text, c->len) != (ssize_t)c->len) {
+			err = -errno;
+			goto out;
+		}
+		src = xasprintf("/proc/self/fd/%d", infd);
+	}
+	args[n++] = DT_BPF_CLANG;
+	n += bpf_c_args(ct, c, args + n, owned, &nowned);
+	args[n++] = "-O2";
+	args[n++] = "-emit-llvm";
+	args[n++] = "-c";
+	args[n++] = "-o";
+	args[n++] = out;
+	args[n++] = src ? src : c->path;
+	args[n] = NULL;
+	err = run_clang((char *const *)args, &msg);
+	if (err == -EINVAL) {
+		/* libclang read it without errors, so this is the code generator's refusal. */
+		char *nl = msg ? strchr(msg, '\n') : NULL;
+		if (nl)
+			*nl = '\0';
+		dt_diag(d, DT_DIAG_ERROR, c->at, "clang could not compile '%s' to BPF: %s", c->name,
+			msg && *msg ? msg : "(no message)");
+		goto out;
+	}
+	if (err) {
+		dt_diag(d, DT_DIAG_ERROR, c->at, "cannot run clang (%s) to compile '%s': %s",
+			DT_BPF_CLANG, c->name, strerror(-err));
+		dt_diag_hint(d, "install clang-14 (Debian: apt-get install clang-14)");
+		goto out;
+	}
+	err = dt_read_file(out, (char **)bc, len);
+	if (err)
+		dt_diag(d, DT_DIAG_ERROR, c->at, "cannot read clang's output for '%s': %s", c->name,
+			strerror(-err));
+out:
+	if (err && err != -EINVAL && !dt_diags_error_count(d))
+		dt_diag(d, DT_DIAG_ERROR, c->at, "cannot compile '%s': %s", c->name, strerror(-err));
+	for (unsigned i = 0; i < nowned; i++)
+		free(owned[i]);
+	free(msg);
+	free(src);
+	if (infd >= 0)
+		close(infd);
+	close(outfd);
+	unlink(out);
+	return err ? (err == -EINVAL ? -EINVAL : err) : 0;
 }

@@ -100,3 +100,9 @@ int dt_ctypes_kernel_args(void *ctv, dt_arena *a, dt_provider p, const char *mod
 	ct_set_arena(ct, a);
 	return ct_btf_kernel_args(ct, p, module, name, args, ret);
 }
+
+int dt_ctypes_extern(void *ctv, dt_arena *a, const char *name, const dt_extern_fn **out)
+{
+	(void)a; /* made in the compilation's arena when dt_ctypes_cdefs read the file */
+	return ct_clang_extern(ctv, name, out);
+}

@@ -52,6 +52,16 @@ int dt_ctypes_constant(void *ct, dt_arena *a, const char *name, int64_t *out,
 int dt_ctypes_kernel_args(void *ct, dt_arena *a, dt_provider p, const char *module,
 			  const char *name, const dt_type **args, const dt_type **ret);
 
+/* A function an imported .bpf.c defines (dt_ctypes_cdefs read it with libclang): its return
+ * and parameter types. 0 or -ENOENT. Fits dt_check_opts.extern_fn with ct as its ctx. */
+int dt_ctypes_extern(void *ct, dt_arena *a, const char *name, const dt_extern_fn **out);
+
+/* Compiles imported .bpf.c `c` with clang to LLVM bitcode for the BPF target (*bc, *len:
+ * malloc'd), with the flags libclang read it with: codegen links it into the programs that call
+ * its functions. 0, or a negative errno with a diagnostic at the import. */
+int dt_ctypes_bpf_bitcode(dt_ctypes *ct, const dt_source_cimport *c, dt_diags *d, void **bc,
+			  size_t *len);
+
 /* `-I DIR` and `--include FILE` for the C definitions, as bpftrace has them. */
 void dt_ctypes_add_include_dir(dt_ctypes *ct, const char *dir);
 void dt_ctypes_add_include(dt_ctypes *ct, const char *file);

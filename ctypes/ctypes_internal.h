@@ -69,6 +69,8 @@ int ct_clang_lookup(dt_ctypes *ct, const char *name, const dt_type **out);
 /* An integer constant (enumerator or #define) of the script's C definitions, evaluated by
  * clang. 0, or -ENOENT. */
 int ct_clang_constant(dt_ctypes *ct, const char *name, int64_t *out, const dt_enum **enm);
+/* A function of the program's imported .bpf.c files. 0, or -ENOENT. */
+int ct_clang_extern(dt_ctypes *ct, const char *name, const dt_extern_fn **out);
 /* Drops the previous compilation's translation unit. */
 void ct_clang_reset(dt_ctypes *ct);
 void ct_clang_free(dt_ctypes *ct);

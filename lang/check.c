@@ -2661,9 +2661,62 @@ static const dt_type *string_like_arg(checker *c, dt_expr *e, uint32_t i)
 	return NULL;
 }
 
+/* A call of a function of an imported .bpf.c: arguments as C would convert them (integers to
+ * the parameter's width, pointers to pointers), its value an integer or a pointer. */
+static const dt_type *check_extern(checker *c, dt_expr *e)
+{
+	const dt_extern_fn *fn = NULL;
+	bool bad = false;
+
+	for (uint32_t i = 0; i < e->call.nargs; i++)
+		bad |= is_none(check_expr(c, e->call.args[i]));
+	if (!c->o->extern_fn || c->o->extern_fn(c->o->ctype_ctx, c->a, e->call.name, &fn)) {
+		dt_span at = { e->span.off, (uint32_t)strlen(e->call.name) };
+		ERR(c, at, "unknown function '%s'", e->call.name);
+		HINT(c, "neither a builtin nor a function of the imported C files");
+		return &t_none;
+	}
+	e->call.ext = fn;
+	if (fn->variadic || e->call.nargs != fn->nparams) {
+		ERR(c, e->span, "%s (%s) takes %s%u argument%s, %u given", fn->name, fn->file,
+		    fn->variadic ? "at least " : "", fn->nparams, fn->nparams == 1 ? "" : "s",
+		    e->call.nargs);
+		if (fn->variadic)
+			HINT(c, "variadic C functions cannot be called from a script");
+		return &t_none;
+	}
+	for (uint32_t i = 0; i < fn->nparams && !bad; i++) {
+		const dt_type *want = fn->params[i], *got = e->call.args[i]->type;
+		bool ok = want->kind == DT_T_INT
+				  ? got->kind == DT_T_INT || got->kind == DT_T_BOOL
+			  : want->kind == DT_T_PTR ? got->kind == DT_T_PTR : false;
+		if (want->kind != DT_T_INT && want->kind != DT_T_PTR) {
+			ERR(c, e->call.args[i]->span, "parameter %s of %s (%s) is %s: only integer "
+			    "and pointer parameters can be passed from a script", fn->pnames[i],
+			    fn->name, fn->file, tname(c, want));
+			bad = true;
+		} else if (!ok) {
+			ERR(c, e->call.args[i]->span, "expected %s for parameter %s of %s, got %s",
+			    tname(c, want), *fn->pnames[i] ? fn->pnames[i] : "?", fn->name,
+			    tname(c, got));
+			bad = true;
+		}
+	}
+	if (bad)
+		return &t_none;
+	if (fn->ret->kind != DT_T_INT && fn->ret->kind != DT_T_PTR && fn->ret->kind != DT_T_VOID) {
+		ERR(c, e->span, "%s (%s) returns %s: only integers and pointers come back to a script",
+		    fn->name, fn->file, tname(c, fn->ret));
+		return &t_none;
+	}
+	return fn->ret;
+}
+
 static const dt_type *check_call(checker *c, dt_expr *e)
 {
 	switch (e->call.id) {
+	case DT_F_EXTERN:
+		return check_extern(c, e);
 	case DT_F_ASSERT:
 		return check_assert(c, e);
 	case DT_F_CONTAINER_OF:

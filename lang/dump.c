@@ -447,6 +447,12 @@ void dt_dump_ast(const dt_program *p, FILE *out)
 		fprintf(out, "config %s = %s%s\n", p->config[i].key, p->config[i].value,
 			p->config[i].is_int ? " (int)" : "");
 	}
+	for (uint32_t i = 0; i < p->src->ncimports; i++) {
+		const dt_source_cimport *c = &p->src->cimports[i];
+		line(&d, c->at, 0);
+		fprintf(out, "import %s %s%s\n", c->kind == DT_CIMPORT_HEADER ? "header" : "bpf.c",
+			c->name, c->path ? "" : " (standard library)");
+	}
 	for (uint32_t i = 0; i < p->nmap_decls; i++) {
 		line(&d, p->map_decls[i].span, 0);
 		fprintf(out, "map decl %s = %s(%llu)\n", p->map_decls[i].name, p->map_decls[i].type,

@@ -2,7 +2,9 @@
  * appended to the root script's text, each from a line of its own, and listed in the source's
  * files; spans stay plain offsets into the one text, so the parser, the checker and code
  * generation need nothing new, and diagnostics find the file (and its own line numbers) from the
- * offset (dt_source_file_at). */
+ * offset (dt_source_file_at). C files (.h, .bpf.c) are listed in the source's cimports, for the
+ * type source (libclang) and codegen (clang) to compile. A PATH found nowhere on disk may name
+ * a file or a directory of the standard library compiled in (dt_stdlib_files). */
 #include "lang/lang_internal.h"
 
 #include <dirent.h>
@@ -11,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* A text in the combined buffer whose imports are still to be read: [off, end), and the
  * directory its relative imports start from (NULL: the working directory). */
@@ -25,6 +28,7 @@ struct importer {
 	DT_VEC(char) buf;
 	DT_VEC(struct unit) units;
 	DT_VEC(dt_source_file) files;
+	DT_VEC(dt_source_cimport) cimports;
 	DT_VEC(char *) seen; /* real paths imported so far (and the root script's) */
 	uint32_t newlines;   /* in buf */
 	const dt_source *root;
@@ -140,21 +144,56 @@ static void add_file(struct importer *im, dt_span at, const char *name)
 	DT_VEC_PUSH(&im->units, u);
 }
 
-static const char *const unsupported[] = { ".bpf.c", ".h" };
+enum kind { K_NONE = -1, K_SCRIPT, K_HEADER, K_BPF_C };
 
-/* The file type of `name`: 1 a script, 0 unsupported, -1 not an importable type. */
-static int file_kind(const char *name)
+/* The file type of `name` (bpftrace's: by its extension). */
+static enum kind file_kind(const char *name)
 {
 	if (has_suffix(name, ".bt"))
-		return 1;
-	for (size_t i = 0; i < DT_ARRAY_SIZE(unsupported); i++)
-		if (has_suffix(name, unsupported[i]))
-			return 0;
-	return -1;
+		return K_SCRIPT;
+	if (has_suffix(name, ".bpf.c"))
+		return K_BPF_C;
+	if (has_suffix(name, ".h"))
+		return K_HEADER;
+	return K_NONE;
 }
 
-/* A directory: its .bt files in name order (not its subdirectories'). C files there are an
- * error, as a C file named directly is: leaving them out would change what the script means. */
+/* Lists C file `name` (a real path on disk, or a standard library file's text) once. */
+static void add_cfile(struct importer *im, dt_span at, enum kind k, const char *name,
+		      const char *real, const char *text, size_t len)
+{
+	for (size_t i = 0; i < im->cimports.n; i++)
+		if (!strcmp(im->cimports.v[i].path ? im->cimports.v[i].path : im->cimports.v[i].name,
+			    real ? real : name))
+			return;
+	dt_source_cimport c = {
+		.kind = k == K_HEADER ? DT_CIMPORT_HEADER : DT_CIMPORT_BPF_C,
+		.name = dt_arena_strndup(im->a, name, strlen(name)),
+		.path = real ? dt_arena_strndup(im->a, real, strlen(real)) : NULL,
+		.text = text, .len = len, .at = at,
+	};
+	DT_VEC_PUSH(&im->cimports, c);
+}
+
+/* A C file on disk, checked to exist. */
+static void add_cfile_disk(struct importer *im, dt_span at, enum kind k, const char *name)
+{
+	char real[PATH_MAX];
+	char *dir = dir_of(name);
+	bool refused = dir_writable_by_all(im, at, dir);
+
+	free(dir);
+	if (refused)
+		return;
+	if (!realpath(name, real) || access(real, R_OK)) {
+		dt_diag(im->d, DT_DIAG_ERROR, at, "cannot import '%s': %s", name, strerror(errno));
+		return;
+	}
+	add_cfile(im, at, k, name, real, NULL, 0);
+}
+
+/* A directory: its .bt, .h and .bpf.c files in name order (not its subdirectories'); other
+ * files are left alone, as bpftrace leaves them. */
 static void add_dir(struct importer *im, dt_span at, const char *dir)
 {
 	struct dirent **ents;
@@ -169,20 +208,63 @@ static void add_dir(struct importer *im, dt_span at, const char *dir)
 	for (int i = 0; i < (n < 0 ? -n : n); i++) {
 		char *path = xasprintf("%s/%s", dir, ents[i]->d_name);
 		struct stat st;
-		int k = file_kind(path);
+		enum kind k = file_kind(path);
 
-		if (n > 0 && k >= 0 && !stat(path, &st) && S_ISREG(st.st_mode)) {
-			if (k)
+		if (n > 0 && k != K_NONE && !stat(path, &st) && S_ISREG(st.st_mode)) {
+			if (k == K_SCRIPT)
 				add_file(im, at, path);
 			else
-				dt_diag(im->d, DT_DIAG_ERROR, at,
-					"cannot import '%s': C imports (.h, .bpf.c) are not supported; "
-					"only .bt scripts are", path);
+				add_cfile_disk(im, at, k, path);
 		}
 		free(path);
 		free(ents[i]);
 	}
 	free(ents);
+}
+
+/* PATH in the standard library: the file of that name, or the files of that directory (its
+ * own, not its subdirectories'). Whether any matched. */
+static bool import_stdlib(struct importer *im, dt_span at, const char *path)
+{
+	size_t n = strlen(path);
+	bool found = false;
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	for (const dt_stdlib_file *f = dt_stdlib_files; f->name; f++) {
+		bool exact = strlen(f->name) == n && !strncmp(f->name, path, n);
+		bool in_dir = !strncmp(f->name, path, n) && f->name[n] == '/' &&
+			      !strchr(f->name + n + 1, '/');
+		enum kind k = file_kind(f->name);
+
+		if ((!exact && !in_dir) || k == K_NONE)
+			continue;
+		found = true;
+		if (k == K_SCRIPT)
+			/* The standard library holds no scripts yet: dwarftrace's builtins are its
+			 * own. */
+			continue;
+		add_cfile(im, at, k, f->name, NULL, f->text, f->len);
+	}
+	return found;
+}
+
+/* Names of the standard library's directories and files, for a hint. */
+static void stdlib_hint(struct importer *im, const char *path)
+{
+	DT_VEC(const char *) names = { 0 };
+
+	for (const dt_stdlib_file *f = dt_stdlib_files; f->name; f++) {
+		const char *slash = strrchr(f->name, '/');
+		const char *dir = dt_arena_strndup(im->a, f->name, (size_t)(slash - f->name));
+		if (!names.n || strcmp(names.v[names.n - 1], dir))
+			DT_VEC_PUSH(&names, dir);
+	}
+	DT_VEC_PUSH(&names, NULL);
+	const char *near = dt_closest(path, strlen(path), names.v);
+	if (near)
+		dt_diag_hint(im->d, "did you mean \"%s\" (of the standard library)?", near);
+	free(names.v);
 }
 
 static void import_one(struct importer *im, dt_span at, const char *dir, const char *path)
@@ -193,21 +275,25 @@ static void import_one(struct importer *im, dt_span at, const char *dir, const c
 	if (!*path) {
 		dt_diag(im->d, DT_DIAG_ERROR, at, "empty import path");
 	} else if (stat(name, &st)) {
-		dt_diag(im->d, DT_DIAG_ERROR, at, "cannot import '%s': %s", name, strerror(errno));
+		int err = errno;
+		if (path[0] == '/' || !import_stdlib(im, at, path)) {
+			dt_diag(im->d, DT_DIAG_ERROR, at, "cannot import '%s': %s", name,
+				strerror(err));
+			if (path[0] != '/' && !strncmp(path, "stdlib", 6))
+				stdlib_hint(im, path);
+		}
 	} else if (S_ISDIR(st.st_mode)) {
 		add_dir(im, at, name);
 	} else if (!was_seen(im, name)) { /* a duplicate or a cycle: nothing new */
-		int k = file_kind(name);
-		if (k > 0)
+		enum kind k = file_kind(name);
+		if (k == K_SCRIPT)
 			add_file(im, at, name);
-		else if (!k)
-			dt_diag(im->d, DT_DIAG_ERROR, at,
-				"cannot import '%s': C imports (.h, .bpf.c) are not supported; only .bt "
-				"scripts are", name);
+		else if (k != K_NONE)
+			add_cfile_disk(im, at, k, name);
 		else
 			dt_diag(im->d, DT_DIAG_ERROR, at,
-				"cannot import '%s': unsupported file type (a .bt script or a directory "
-				"of them)", name);
+				"cannot import '%s': unsupported file type (a .bt script, a .h "
+				"header, a .bpf.c source or a directory of them)", name);
 	}
 	free(name);
 }
@@ -269,6 +355,12 @@ void dt_source_imports(dt_source *src, dt_arena *a, dt_diags *d)
 	DT_VEC_PUSH(&im.units, root);
 	for (size_t i = 0; i < im.units.n; i++)
 		scan_unit(&im, i);
+	if (im.cimports.n) {
+		dt_source_cimport *c = dt_arena_alloc(a, sizeof(*c) * im.cimports.n);
+		memcpy(c, im.cimports.v, sizeof(*c) * im.cimports.n);
+		src->cimports = c;
+		src->ncimports = (uint32_t)im.cimports.n;
+	}
 	if (im.files.n) {
 		char *text = dt_arena_alloc(a, im.buf.n + 1);
 		memcpy(text, im.buf.v, im.buf.n);
@@ -286,6 +378,7 @@ void dt_source_imports(dt_source *src, dt_arena *a, dt_diags *d)
 		free(im.seen.v[i]);
 	free(im.units.v);
 	free(im.files.v);
+	free(im.cimports.v);
 	free(im.seen.v);
 	free(im.buf.v);
 }

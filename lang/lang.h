@@ -43,7 +43,12 @@ typedef struct dt_source {
 	 * offset inside one name that file and count lines from its start. */
 	const struct dt_source_file *files;
 	uint32_t nfiles;
+	/* C files brought in by `import` (.h headers, .bpf.c sources), in the order found: the
+	 * type source compiles them (dt_check_opts.cdefs), codegen links the .bpf.c ones. */
+	const struct dt_source_cimport *cimports;
+	uint32_t ncimports;
 } dt_source;
+
 
 /* One imported file in a dt_source's text. */
 typedef struct dt_source_file {
@@ -56,6 +61,32 @@ typedef struct dt_source_file {
 typedef struct dt_span {
 	uint32_t off, len;
 } dt_span;
+
+/* One imported C file. */
+typedef enum dt_cimport_kind {
+	DT_CIMPORT_HEADER, /* .h: its types, enums and macros join the script's C definitions */
+	DT_CIMPORT_BPF_C,  /* .bpf.c: compiled to BPF; its functions are callable by name */
+} dt_cimport_kind;
+
+typedef struct dt_source_cimport {
+	dt_cimport_kind kind;
+	const char *name; /* as resolved (or the standard library's name, "stdlib/test/test.bpf.c") */
+	const char *path; /* its real path; NULL for a file of the standard library */
+	const char *text; /* a standard library file's text (len bytes); NULL for a file on disk */
+	size_t len;
+	dt_span at;       /* the import's PATH string: where diagnostics about it point */
+} dt_source_cimport;
+
+/* A function of an imported .bpf.c, as the type source read it (dt_check_opts.extern_fn). */
+typedef struct dt_extern_fn {
+	const char *name;
+	const char *file;              /* the .bpf.c's name as imported */
+	const struct dt_type *ret;     /* void: no value */
+	const struct dt_type **params;
+	const char **pnames;
+	uint32_t nparams;
+	bool variadic;
+} dt_extern_fn;
 
 /* The parameters after `--`: `--name[=value]` is a named one (getopt()), the rest positional. A
  * stable partition moves the named ones to the front, each kind keeping its order; their count. */
@@ -484,6 +515,9 @@ typedef enum dt_func {
 	DT_F_IS_LITERAL,
 	DT_F_IS_ERR, /* is_err(ptr): rewritten by dt_check to `(uint64)ptr >= -4095` */
 	DT_F_STATIC_ASSERT, /* static_assert(cond, "msg"): a constant cond, else an error */
+	DT_F_EXTERN,  /* a function of an imported .bpf.c (call.ext, set by dt_check); no name of
+	               * its own: the parser makes one for a call of an unknown name when the
+	               * program imports a .bpf.c */
 	DT_F__COUNT
 } dt_func;
 
@@ -603,6 +637,7 @@ struct dt_expr {
 			/* A call in a macro's body: the call of that macro it was expanded from
 			 * (len 0: none). errorf/warnf name it. */
 			dt_span expanded_from;
+			const struct dt_extern_fn *ext; /* DT_F_EXTERN: the C function */
 		} call;
 		struct { dt_binop op; dt_expr *l, *r; } bin;
 		struct { dt_unop op; dt_expr *e; } un; /* also DT_E_DEREF, DT_E_ADDROF (e only) */
@@ -795,9 +830,11 @@ void dt_dump_tokens(const dt_source *src, FILE *out);
 /* Brings in the script's `import "PATH";` statements (top level, after the C definitions, before
  * anything else), and theirs: each .bt file found — PATH relative to the importing script's
  * directory (the working directory for -e/stdin), or every .bt of a directory — is appended to
- * src->text (a copy in `a`) and listed in src->files, so dt_parse reads it with the rest. A path
- * already imported (or the root script itself) is skipped: duplicates and cycles end there.
- * Missing files, other file types and world-writable directories are errors at the PATH. */
+ * src->text (a copy in `a`) and listed in src->files, so dt_parse reads it with the rest; each
+ * .h and .bpf.c (named, or of a directory) is listed in src->cimports. A PATH on no disk may
+ * name a file or directory of the standard library (stdlib/, compiled in). A path already
+ * imported (or the root script itself) is skipped: duplicates and cycles end there. Missing
+ * files, other file types and world-writable directories are errors at the PATH. */
 void dt_source_imports(dt_source *src, dt_arena *a, dt_diags *d);
 
 /* Parses a whole program. Never NULL: on syntax errors the diagnostics say what was wrong and the
@@ -901,6 +938,9 @@ typedef struct dt_check_opts {
 	 * whose full name ("interval:ms:200") it does not match is dropped, and a probe left with
 	 * none (BEGIN and END are kept). Matching nothing is an error. NULL: every one is kept. */
 	const char *probe_filter;
+	/* A function of the program's imported .bpf.c files (`name(args)` in the script): 0, or
+	 * -ENOENT. Called with ctype_ctx after cdefs. NULL: none. */
+	int (*extern_fn)(void *ctx, dt_arena *a, const char *name, const dt_extern_fn **out);
 	/* BPFTRACE_DUMMY_TS_MAP, bpftrace's test hook ("@name"): tseries takes its time from that
 	 * scalar map. NULL: the clock. */
 	const char *dummy_ts_map;

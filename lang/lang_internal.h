@@ -41,6 +41,15 @@ typedef enum dt_tok_kind {
 /* The ival of the DT_TOK_POSPARAM `$#` (the number of positional parameters). */
 #define DT_POSPARAM_COUNT UINT64_MAX
 
+/* A file of the standard library compiled into dwarftrace (stdlib/, by embed_stdlib.cmake):
+ * `import "stdlib/test";` reads these when no file on disk matches. NULL-name terminated. */
+typedef struct dt_stdlib_file {
+	const char *name; /* "stdlib/test/test.bpf.c" */
+	const char *text;
+	size_t len;
+} dt_stdlib_file;
+extern const dt_stdlib_file dt_stdlib_files[];
+
 typedef struct dt_token {
 	dt_tok_kind kind;
 	uint32_t off, len;

@@ -197,12 +197,13 @@ static const char *const func_names[DT_F__COUNT + 1] = {
 	[DT_F_IS_INTEGER] = "is_integer", [DT_F_IS_UNSIGNED_INTEGER] = "is_unsigned_integer",
 	[DT_F_IS_STR] = "is_str", [DT_F_IS_PTR] = "is_ptr", [DT_F_IS_ARRAY] = "is_array",
 	[DT_F_IS_LITERAL] = "is_literal", [DT_F_STATIC_ASSERT] = "static_assert", [DT_F_IS_ERR] = "is_err",
+	[DT_F_EXTERN] = NULL, /* named by its C function; ends the list dt_func_names gives */
 	[DT_F__COUNT] = NULL,
 };
 
 const char *dt_func_name(dt_func f)
 {
-	return f < DT_F__COUNT ? func_names[f] : "?";
+	return f < DT_F__COUNT && func_names[f] ? func_names[f] : "?";
 }
 
 const char *const *dt_func_names(void)
@@ -213,7 +214,7 @@ const char *const *dt_func_names(void)
 bool dt_func_lookup(const char *s, size_t n, dt_func *out)
 {
 	for (int f = 0; f < DT_F__COUNT; f++) {
-		if (strlen(func_names[f]) == n && memcmp(func_names[f], s, n) == 0) {
+		if (func_names[f] && strlen(func_names[f]) == n && memcmp(func_names[f], s, n) == 0) {
 			*out = (dt_func)f;
 			return true;
 		}

@@ -702,6 +702,16 @@ static dt_expr *parse_macro_call(parser *p, const char *s, size_t len, bool call
 	return e;
 }
 
+
+/* Whether the program imports a .bpf.c, whose functions a call may name. */
+static bool imports_bpf_c(const dt_source *src)
+{
+	for (uint32_t i = 0; i < src->ncimports; i++)
+		if (src->cimports[i].kind == DT_CIMPORT_BPF_C)
+			return true;
+	return false;
+}
+
 static dt_expr *parse_ident(parser *p)
 {
 	dt_token t = p->cur;
@@ -768,6 +778,17 @@ static dt_expr *parse_ident(parser *p)
 		dt_expr *e = new_expr(p, DT_E_IDENT, start);
 		e->ident.name = dt_arena_strndup(p->a, s, t.len);
 		DT_VEC_PUSH(&p->idents, e);
+		return e;
+	}
+	if (imports_bpf_c(p->src)) {
+		/* Maybe a function of the imported C: the checker asks the type source. */
+		advance(p);
+		dt_expr *e = new_expr(p, DT_E_CALL, start);
+		e->call.id = DT_F_EXTERN;
+		e->call.name = dt_arena_strndup(p->a, s, t.len);
+		e->call.args = parse_list(p, DT_TOK_RPAREN, "expected ',' or ')' in arguments",
+					  &e->call.nargs);
+		e->span = span_from(p, start);
 		return e;
 	}
 	dt_diag(p->d, DT_DIAG_ERROR, tok_span(&t), "unknown function '%.*s'", (int)t.len, s);

@@ -1164,6 +1164,16 @@ int dt_rt_load_prog(dt_session *s, const dt_cg_prog *p, int *fd_out)
 		fprintf(s->err, "dwarftrace: %s: helper bpf_d_path not supported in probe (the "
 			"kernel allows path() only in the functions of its btf_allowlist_d_path: "
 			"vfs_*, filp_close, security_file_open, …)\n", prog_label(p));
+	} else if (fd < 0 && p->imported_c) {
+		/* The C is the user's: the verifier's reasons are theirs to read. */
+		fprintf(s->err, "dwarftrace: the verifier rejected probe %s, which runs code of the "
+			"imported %s (checked by the verifier as written: it may read memory only "
+			"through BPF helpers, e.g. bpf_probe_read_kernel)\n", prog_label(p),
+			p->imported_c);
+		fprintf(s->err, "bpf_prog_load: %s\n", dt_strerror(-rc));
+		if (log && *log)
+			print_log_tail(s->err, log, (s->o.dump & DT_DUMP_VERIFIER)
+							    ? 1 << 30 : VERIFIER_TAIL_LINES);
 	} else if (fd < 0) {
 		fprintf(s->err, "dwarftrace: internal error: the verifier rejected generated code for probe %s "
 			"(this is a dwarftrace bug; please report it with the output of "
@@ -1654,6 +1664,30 @@ static const char *watch_binary(dt_session *s)
 	return s->watch_exe;
 }
 
+/* The unit's imported .bpf.c files, compiled by clang for codegen to link (env->bitcode: the
+ * caller frees each data and the array). 0, or -EINVAL with a diagnostic at the import. */
+static int compile_imported_c(dt_session *s, dt_unit *u, dt_cg_env *env, dt_diags *d)
+{
+	dt_cg_bitcode *bc = NULL;
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < u->src.ncimports; i++) {
+		const dt_source_cimport *c = &u->src.cimports[i];
+		void *data;
+		size_t len;
+
+		if (c->kind != DT_CIMPORT_BPF_C)
+			continue;
+		if (dt_ctypes_bpf_bitcode(s->ctypes, c, d, &data, &len) < 0)
+			break;
+		bc = xrealloc(bc, sizeof(*bc) * (n + 1));
+		bc[n++] = (dt_cg_bitcode){ .name = c->name, .at = c->at, .data = data, .len = len };
+	}
+	env->bitcode = bc;
+	env->nbitcode = n;
+	return dt_diags_error_count(d) ? -EINVAL : 0;
+}
+
 int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 {
 	dt_unit *u = xcalloc(1, sizeof(*u));
@@ -1668,6 +1702,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 		.ctype = dt_ctypes_lookup, .cdefs = dt_ctypes_cdefs,
 		.uprobe_args = dt_ctypes_uprobe_args, .kernel_args = dt_ctypes_kernel_args,
 		.ctype_ctx = s->ctypes, .constant = dt_ctypes_constant, .stack_mode = s->o.stack_mode,
+		.extern_fn = dt_ctypes_extern,
 		.mode = s->o.mode,
 		.usym_addr = dt_rt_usym_addr, .uprobe_line = dt_rt_uprobe_line,
 		.named = s->o.named, .nnamed = s->o.nnamed, .config = config,
@@ -1788,7 +1823,12 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	if (rc < 0)
 		goto fail;
 	t = dt_now_ns();
-	rc = dt_codegen(u->prog, &env, &cg, d);
+	rc = compile_imported_c(s, u, &env, d);
+	if (!rc)
+		rc = dt_codegen(u->prog, &env, &cg, d);
+	for (uint32_t i = 0; i < env.nbitcode; i++)
+		free((void *)env.bitcode[i].data);
+	free((void *)env.bitcode);
 	s->t_codegen += dt_now_ns() - t;
 	if (rc < 0) {
 		if (dt_diags_error_count(d))

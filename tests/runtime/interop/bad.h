@@ -1,0 +1,2 @@
+struct dup { int a; };
+struct dup { int b; };

@@ -1,0 +1,4 @@
+int from_dir(int v)
+{
+	return v * 10;
+}

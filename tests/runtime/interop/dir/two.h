@@ -1,0 +1,1 @@
+#define DIR_CONSTANT 33

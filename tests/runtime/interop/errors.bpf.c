@@ -1,0 +1,9 @@
+int fine(int v)
+{
+	return v;
+}
+
+int broken(int v)
+{
+	return v + not_declared;
+}

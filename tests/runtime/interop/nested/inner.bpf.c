@@ -1,0 +1,4 @@
+int inner_double(int v)
+{
+	return 2 * v;
+}
