@@ -1504,8 +1504,7 @@ static LLVMValueRef call(cg *c, const dt_expr *e)
 
 		if (!dst || !sv || !len)
 			return NULL;
-		if (c->env->helper_allowed &&
-		    c->env->helper_allowed(c->env->ctx, c->ptype, BPF_FUNC_probe_write_user) == 0) {
+		if (cg_helper_allowed(c, BPF_FUNC_probe_write_user) == 0) {
 			cg_limit(c, e->span, "the kernel withholds it under lockdown or without "
 				 "CAP_SYS_ADMIN in its initial user namespace",
 				 "write_user: this kernel does not let this probe's program call "

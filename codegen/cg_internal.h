@@ -115,6 +115,8 @@ LLVMValueRef cg_helper(cg *c, int id, LLVMTypeRef ret, LLVMValueRef *args, unsig
 LLVMValueRef cg_map_ref(cg *c, int fd);
 int cg_aux_fd(cg *c, dt_aux_map which, dt_stack_kind kind, uint32_t depth);
 int cg_script_map_fd(cg *c, const dt_map_sym *m);
+/* dt_cg_env.helper_allowed for this program's type: > 0 yes, 0 no, < 0 unknown (no callback). */
+int cg_helper_allowed(cg *c, int helper);
 /* A zero-initialised buffer of `size` bytes (8-aligned), on the stack or in per-CPU scratch. */
 LLVMValueRef cg_buf(cg *c, uint32_t size);
 /* A buffer with no initialisation (the caller writes every byte before use). */

@@ -8,6 +8,7 @@
 #include "codegen/cg_internal.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdarg.h>
 #include <string.h>
@@ -82,12 +83,19 @@ LLVMValueRef cg_map_ref(cg *c, int fd)
 	return LLVMBuildIntToPtr(c->b, v, c->i8p, "map");
 }
 
+/* The session's callbacks (dt_cg_env) are called from every thread a large compile runs in
+ * (codegen.c's jobs), one at a time: they look up and note the session's state. */
+static pthread_mutex_t env_lock = PTHREAD_MUTEX_INITIALIZER;
+
 int cg_aux_fd(cg *c, dt_aux_map which, dt_stack_kind kind, uint32_t depth)
 {
 	int fd = -ENOENT;
 
-	if (c->env->aux_fd)
+	if (c->env->aux_fd) {
+		pthread_mutex_lock(&env_lock);
 		fd = c->env->aux_fd(c->env->ctx, which, kind, depth, c->ptype);
+		pthread_mutex_unlock(&env_lock);
+	}
 	if (fd < 0 && !c->err) {
 		/* Everything was prepared from dt_cg_resources_of before codegen: a map missing now
 		 * is a rule missing there. */
@@ -111,14 +119,29 @@ int cg_script_map_fd(cg *c, const dt_map_sym *m)
 {
 	int fd = -ENOENT;
 
-	if (c->env->map_fd)
+	if (c->env->map_fd) {
+		pthread_mutex_lock(&env_lock);
 		fd = c->env->map_fd(c->env->ctx, m);
+		pthread_mutex_unlock(&env_lock);
+	}
 	if (fd < 0 && !c->err) {
 		dt_diag(c->diags, DT_DIAG_ERROR, m->decl, "cannot compile: map %s is not available: %s",
 			m->name, dt_strerror(-fd));
 		c->err = fd;
 	}
 	return fd < 0 ? 0 : fd;
+}
+
+int cg_helper_allowed(cg *c, int helper)
+{
+	int rc = -1;
+
+	if (c->env->helper_allowed) {
+		pthread_mutex_lock(&env_lock);
+		rc = c->env->helper_allowed(c->env->ctx, c->ptype, helper);
+		pthread_mutex_unlock(&env_lock);
+	}
+	return rc;
 }
 
 /* Allocas go to the entry block so that SROA/mem2reg see them and each gets one frame slot. */

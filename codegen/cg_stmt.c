@@ -865,7 +865,7 @@ LLVMValueRef cg_percpu_value(cg *c, const dt_map_sym *m, LLVMValueRef key)
  * a range. `used` marks the variables whose addresses the context holds. */
 static LLVMValueRef for_callback(cg *c, const dt_stmt *s, const bool *used)
 {
-	static unsigned serial;
+	static __thread unsigned serial; /* names are per module: one per thread (codegen.c) */
 	bool is_map = s->for_.map != NULL;
 	LLVMTypeRef mt[4] = { c->i8p, c->i8p, c->i8p, c->i8p }, rt[2] = { c->i64, c->i8p };
 	LLVMTypeRef fty = is_map ? LLVMFunctionType(c->i64, mt, 4, false)
@@ -931,7 +931,7 @@ static LLVMValueRef for_callback(cg *c, const dt_stmt *s, const bool *used)
 
 LLVMValueRef cg_map_len(cg *c, const dt_map_sym *m)
 {
-	static unsigned serial;
+	static __thread unsigned serial; /* names are per module: one per thread (codegen.c) */
 	LLVMTypeRef mt[4] = { c->i8p, c->i8p, c->i8p, c->i8p };
 	sub_saved saved;
 	char name[96];

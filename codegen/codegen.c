@@ -8,6 +8,8 @@
 #include "codegen/cg_internal.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -489,16 +491,179 @@ out_llvm:
 	return ret;
 }
 
-int dt_codegen(const dt_program *p, const dt_cg_env *env, dt_cg_result **out, dt_diags *d)
+/* Compiles plans[0..nplans) with the largest stack budget for buffers that fits. */
+static int compile_fitting(const dt_program *p, const dt_cg_env *env, const plan *plans,
+			   uint32_t nplans, dt_cg_result **out, dt_diags *d)
 {
 	/* Stack bytes for buffers per attempt: the rest goes to the per-CPU scratch map. LLVM's
-	 * own spills share the 512 bytes, so a program with many live values gets less. */
+	 * own spills share the 512 bytes, so a program with many live values gets less. A smaller
+	 * budget follows an attempt that ran out of stack (-E2BIG, said by nobody): the last
+	 * attempt, with no budget, reports it if even that is too much. */
 	static const uint32_t budgets[] = { CG_STACK_BUDGET, 96, 0 };
+	bool stack_full = false;
+	int ret = 0;
+
+	for (unsigned i = 0; i < DT_ARRAY_SIZE(budgets); i++) {
+		ret = compile(p, env, plans, nplans, budgets[i], out, d, &stack_full);
+		if (!stack_full)
+			break;
+	}
+	return ret;
+}
+
+/* A large script is compiled by several threads, each with its own LLVM context and module for a
+ * run of consecutive programs (programs share nothing in the object: map references are fds),
+ * since LLVM's time is nearly all per function (the BPF backend about 80% of it: instruction
+ * selection, then the object writer). A job gets at least CG_JOB_BYTES of probe source, so a
+ * small script stays in one module on the calling thread; DT_CG_THREADS=N caps the threads (1:
+ * none), else the CPUs this process may run on do. Results and diagnostics are joined in plan
+ * order, as one module would have given them; after the first job that failed, nothing more. */
+#define CG_JOB_BYTES 8192
+#define CG_MAX_JOBS 16
+
+typedef struct job {
+	const dt_program *p;
+	const dt_cg_env *env;
+	const plan *plans;
+	uint32_t nplans;
+	dt_cg_result *r;
+	dt_diags *d;
+	int ret;
+} job;
+
+static void *job_main(void *arg)
+{
+	job *j = arg;
+
+	j->ret = compile_fitting(j->p, j->env, j->plans, j->nplans, &j->r, j->d);
+	/* This thread's target machine ends with it. */
+	if (tm_kept)
+		LLVMDisposeTargetMachine(tm_kept);
+	tm_kept = NULL;
+	return NULL;
+}
+
+/* The weight of a program for dividing them among jobs: its share of its probe's source. */
+static uint64_t plan_weight(const plan *pl)
+{
+	uint32_t parts = pl->split && pl->split->nparts ? pl->split->nparts : 1;
+
+	return 64 + pl->prog.probe->span.len / parts;
+}
+
+static unsigned jobs_wanted(uint32_t nplans, uint64_t total)
+{
+	const char *e = getenv("DT_CG_THREADS");
+	long cpus = 1;
+	cpu_set_t set;
+
+	if (e && *e)
+		cpus = strtol(e, NULL, 10);
+	else if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		cpus = CPU_COUNT(&set);
+	uint64_t by_size = total / CG_JOB_BYTES;
+	uint64_t n = DT_MIN((uint64_t)DT_MAX(cpus, 1L), by_size);
+
+	n = DT_MIN(n, (uint64_t)nplans);
+	n = DT_MIN(n, (uint64_t)CG_MAX_JOBS);
+	return n ? (unsigned)n : 1;
+}
+
+/* Appends job result `from` to `to` (both in plan order), freeing `from`. */
+static void join_result(dt_cg_result *to, dt_cg_result *from)
+{
+	to->progs = xrealloc(to->progs, (to->nprogs + from->nprogs) * sizeof(*to->progs));
+	memcpy(to->progs + to->nprogs, from->progs, from->nprogs * sizeof(*from->progs));
+	to->nprogs += from->nprogs;
+	from->nprogs = 0;
+	for (char **a = &to->ir, **b = &from->ir; b; b = b == &from->ir ? &from->asm_text : NULL,
+	     a = a == &to->ir ? &to->asm_text : NULL) {
+		if (!*b)
+			continue;
+		if (!*a) {
+			*a = *b;
+		} else {
+			size_t la = strlen(*a), lb = strlen(*b);
+
+			*a = xrealloc(*a, la + lb + 1);
+			memcpy(*a + la, *b, lb + 1);
+			free(*b);
+		}
+		*b = NULL;
+	}
+	dt_cg_result_free(from);
+}
+
+static int compile_jobs(const dt_program *p, const dt_cg_env *env, const plan *plans,
+			uint32_t nplans, dt_cg_result **out, dt_diags *d)
+{
+	job jobs[CG_MAX_JOBS] = { 0 };
+	pthread_t th[CG_MAX_JOBS];
+	bool started[CG_MAX_JOBS] = { 0 };
+	uint64_t total = 0, acc = 0;
+	unsigned njobs, k = 0;
+	int ret = 0;
+
+	for (uint32_t i = 0; i < nplans; i++)
+		total += plan_weight(&plans[i]);
+	njobs = jobs_wanted(nplans, total);
+	if (njobs < 2)
+		return compile_fitting(p, env, plans, nplans, out, d);
+	/* Consecutive runs of about total/njobs each. */
+	for (uint32_t i = 0; i < nplans; i++) {
+		if (!jobs[k].plans)
+			jobs[k].plans = &plans[i];
+		jobs[k].nplans++;
+		acc += plan_weight(&plans[i]);
+		if (k + 1 < njobs && acc >= total * (k + 1) / njobs && i + 1 < nplans)
+			k++;
+	}
+	njobs = k + 1;
+	for (unsigned j = 0; j < njobs; j++) {
+		jobs[j].p = p;
+		jobs[j].env = env;
+		jobs[j].d = d ? dt_diags_new(dt_diags_source(d)) : NULL;
+	}
+	/* The calling thread takes the first job (and keeps its target machine). */
+	for (unsigned j = 1; j < njobs; j++)
+		started[j] = pthread_create(&th[j], NULL, job_main, &jobs[j]) == 0;
+	jobs[0].ret = compile_fitting(p, env, jobs[0].plans, jobs[0].nplans, &jobs[0].r,
+				      jobs[0].d);
+	for (unsigned j = 1; j < njobs; j++) {
+		if (started[j])
+			pthread_join(th[j], NULL);
+		else /* no thread: this one does it */
+			job_main(&jobs[j]);
+	}
+	*out = NULL;
+	for (unsigned j = 0; j < njobs; j++) {
+		if (!ret) {
+			dt_diags_move(d, jobs[j].d);
+			ret = jobs[j].ret;
+			if (!ret && !*out)
+				*out = jobs[j].r;
+			else if (!ret)
+				join_result(*out, jobs[j].r);
+			else
+				dt_cg_result_free(jobs[j].r);
+		} else {
+			dt_diags_free(jobs[j].d);
+			dt_cg_result_free(jobs[j].r);
+		}
+	}
+	if (ret) {
+		dt_cg_result_free(*out);
+		*out = NULL;
+	}
+	return ret;
+}
+
+int dt_codegen(const dt_program *p, const dt_cg_env *env, dt_cg_result **out, dt_diags *d)
+{
 	cg c0 = { .prog = p, .env = env, .diags = d };
 	cg_split *splits;
 	plan *plans = NULL;
 	uint32_t nplans = 0;
-	bool stack_full = false;
 	int ret = 0;
 
 	*out = NULL;
@@ -514,14 +679,8 @@ int dt_codegen(const dt_program *p, const dt_cg_env *env, dt_cg_result **out, dt
 		ret = cg_split_probe(p, p->probes[i], d, &splits[i]);
 	if (!ret)
 		ret = plan_programs(&c0, splits, &plans, &nplans);
-	/* A smaller budget after an attempt that ran out of stack (-E2BIG, said by nobody): the
-	 * last attempt, with no budget, reports it if even that is too much. */
-	for (unsigned i = 0; !ret && i < DT_ARRAY_SIZE(budgets); i++) {
-		ret = compile(p, env, plans, nplans, budgets[i], out, d, &stack_full);
-		if (!stack_full)
-			break;
-		ret = 0;
-	}
+	if (!ret)
+		ret = compile_jobs(p, env, plans, nplans, out, d);
 	free(plans);
 	for (uint32_t i = 0; i < p->nprobes; i++)
 		cg_split_fini(&splits[i]);

@@ -131,6 +131,29 @@ void dt_diag_cmdline(dt_diags *d, const char *fmt, ...)
 	va_end(ap);
 }
 
+static void diag_pushf(dt_diags *d, dt_diag_level lvl, dt_span at, bool cmdline,
+		       const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_push(d, lvl, at, cmdline, fmt, ap);
+	va_end(ap);
+}
+
+void dt_diags_move(dt_diags *to, dt_diags *from)
+{
+	if (!from)
+		return;
+	for (size_t i = 0; i < from->items.n; i++) {
+		const struct dt_diag_item *it = &from->items.v[i];
+
+		diag_pushf(to, it->lvl, it->at, it->cmdline, "%s", it->msg);
+		if (it->hint)
+			dt_diag_hint(to, "%s", it->hint);
+	}
+	dt_diags_free(from);
+}
+
 bool dt_diag_hint_wanted(const dt_diags *d)
 {
 	return d && !d->dropped && d->items.n;

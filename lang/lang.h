@@ -115,6 +115,11 @@ void dt_diag(dt_diags *d, dt_diag_level lvl, dt_span at, const char *fmt, ...)
 void dt_diag_cmdline(dt_diags *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Attaches a hint ("did you mean 'comm'?") to the most recent diagnostic. */
 void dt_diag_hint(dt_diags *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends what `from` collected (in order, hints kept) to `to`, and frees `from`: a part of the
+ * compiler run in another thread collects its own (codegen.c). */
+void dt_diags_move(dt_diags *to, dt_diags *from);
+/* The diags' source (diagnostics carry spans into it). */
+const dt_source *dt_diags_source(const dt_diags *d);
 int dt_diags_error_count(const dt_diags *d);
 /* True when an error sits at the end of the source (the text stopped inside a block, string,
  * comment or call): the REPL then reads another line instead of reporting it. */

@@ -114,8 +114,6 @@ typedef struct dt_linecol_cache {
 } dt_linecol_cache;
 void dt_linecol_cached(dt_linecol_cache *c, uint32_t off, unsigned *line, unsigned *col);
 
-/* The diags' source (diagnostics carry spans into it). */
-const dt_source *dt_diags_source(const dt_diags *d);
 /* Whether a dt_diag_hint now would be kept: false for a NULL dt_diags (the token dump's parse,
  * the checker's collecting walk) and after a diagnostic dropped over the limit. Lets a caller
  * skip working out a "did you mean" nobody will see. */
