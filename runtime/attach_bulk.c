@@ -100,7 +100,7 @@ static void raise_nofile(void)
 /* Bit 0: uprobe-multi links; bit 1: their pid filter is per process (6.9+; before, it filtered
  * one thread). Probed once as libbpf does: a link on "/" fails with EBADF where the kernel knows
  * the link type, and an invalid pid fails with EINVAL where the filter was fixed. */
-static int multi_support(void)
+int dt_rt_uprobe_multi_support(void)
 {
 	static int cached = -1;
 	struct bpf_insn insns[2] = {
@@ -146,7 +146,7 @@ bool dt_rt_set_multi(const dt_attach *const *set, uint32_t n, int pid, bool tail
 	 * DWARF walker's are not. */
 	if (tail_calls)
 		return false;
-	sup = multi_support();
+	sup = dt_rt_uprobe_multi_support();
 	return (sup & 1) && (pid <= 0 || (sup & 2));
 }
 

@@ -106,7 +106,9 @@ static const struct cli_opt cli_opts[] = {
 	{ 'B', NULL, required_argument, 'B', "-B line|full|none", "output buffering (default: line)" },
 	{ 0, "no-warnings", no_argument, OPT_NO_WARNINGS, "--no-warnings", "print no warnings" },
 	{ 0, "info", no_argument, OPT_INFO, "--info",
-	  "the kernel's BPF support (program and map types, helpers, features dwarftrace uses)" },
+	  "the kernel's BPF support, in bpftrace's lines (current and 0.17's): helpers, features "
+	  "(the verifier's instruction limit, BTF), map types and probe types (kprobe_multi, "
+	  "kprobe_session, uprobe_multi, iter, ...), each asked of the running kernel" },
 	{ 'v', "verbose", no_argument, 'v', "-v, --verbose",
 	  "verbose: what was attached, loss counters, map memory, stage timings" },
 	{ 0, "dry-run", no_argument, OPT_DRY_RUN, "--dry-run",

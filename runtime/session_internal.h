@@ -116,6 +116,10 @@ typedef struct dt_rt_set {
 	void *ctx;
 } dt_rt_set;
 
+/* The kernel's uprobe-multi links, probed once: bit 0, it has them; bit 1, their pid filter is per
+ * process (6.9+). --info says bit 0. */
+int dt_rt_uprobe_multi_support(void);
+
 /* Whether the program of uprobe set `set` is loaded with expected_attach_type
  * BPF_TRACE_UPROBE_MULTI (the kernel has uprobe-multi links, the pid filter works, and the
  * program tail-calls nothing). */
