@@ -78,22 +78,20 @@ typedef struct cg {
 	 * per aggregation kind and value size, in the program's section after it. */
 	struct cg_sub { uint32_t kind, value_size; LLVMValueRef fn; } subs[16];
 	uint32_t nsubs;
-	/* The functions the imported .bpf.c files defined, linked into mod (cg_link.c), and the
-	 * import each came from. */
+	/* The functions and data of the imported .bpf.c files linked into mod (cg_link.c), by
+	 * their names there, and the import each came from. */
 	DT_VEC(struct cg_linked { char *name; const dt_cg_bitcode *from; }) linked;
 	const char *calls_c; /* the function being emitted calls a function of this .bpf.c */
 } cg;
 
-/* cg_link.c: imported C. Links env->bitcode into c->mod (before any program is emitted, so a
- * call has the definition's own type); 0 or -EINVAL with a diagnostic at the import. */
-int cg_link_imports(cg *c);
-/* The passes to run before CG_PASSES when C was linked: its functions inlined, the rest
- * dropped. NULL when nothing was linked. */
+/* cg_link.c: imported C. The passes to run before CG_PASSES when C was linked: its functions
+ * inlined, the rest dropped. NULL when nothing was linked. */
 const char *cg_link_passes(const cg *c);
-/* After those passes: an error at the import for a linked function still called (it could not
- * be inlined) or global data still used. 0 or -EINVAL. */
+/* After those passes: an error at the import for global data of the C still used. 0 or
+ * -EINVAL. */
 int cg_link_check(cg *c);
-/* A call of an imported C function (DT_F_EXTERN): arguments converted to its parameters. */
+/* A call of an imported C function (DT_F_EXTERN), to the calling program's own copy of the C
+ * (linked at its first call): arguments converted to its parameters. */
 LLVMValueRef cg_extern_call(cg *c, const dt_expr *e);
 
 /* Reports an internal error once (a diagnostic at `at`) and makes cg->err non-zero. */

@@ -1,11 +1,14 @@
-/* cg_link.c — imported C (`import "x.bpf.c";`): clang's bitcode of each file (dt_cg_env.bitcode)
- * is parsed into the compilation's context and linked into the module before any program is
- * emitted, so a call (DT_F_EXTERN) uses the definition's own LLVM type. The linked functions
- * are made internal and always-inline: the inliner puts each one, and what it calls, into the
- * program that calls it — every program is one ELF section and the kernel loads each alone —
- * and globaldce drops the rest. What cannot be inlined (a recursive function, one passed as a
- * callback) or global data the C uses (string constants, variables, maps: they would need
- * relocations the loader does not make) is reported at its import. */
+/* cg_link.c — imported C (`import "x.bpf.c";`). Every program is one ELF section that the
+ * kernel loads alone, so each program that calls imported C gets a copy of it of its own: at
+ * the program's first call (DT_F_EXTERN), clang's bitcode of the files (dt_cg_env.bitcode) is
+ * parsed into the compilation's context, every function it defines is renamed NAME.SECTION,
+ * made internal, put in the program's section and marked always-inline, and the copy is linked
+ * into the module; the call then uses the definition's own LLVM type. The inliner puts the
+ * functions into the code that calls them, globaldce drops what nothing uses, and what stays —
+ * a callback passed to bpf_loop, a function clang would not inline — is a BPF-to-BPF function
+ * of the same section (cg_elf.c resolves a callback's address). Global data the C uses (string
+ * and array constants, variables, maps) would need relocations the loader does not make: it
+ * is reported at its import (cg_link_check). */
 #include "codegen/cg_internal.h"
 
 #include <errno.h>
@@ -24,61 +27,111 @@ static void forget_linked(cg *c)
 	c->linked.n = c->linked.cap = 0;
 }
 
-int cg_link_imports(cg *c)
+static bool in_names(char *const *names, size_t n, const char *name, size_t len)
 {
-	for (uint32_t i = 0; i < c->env->nbitcode; i++) {
+	for (size_t i = 0; i < n; i++)
+		if (strlen(names[i]) == len && !memcmp(names[i], name, len))
+			return true;
+	return false;
+}
+
+/* Links a copy of every imported file for the program of section `sec`. 0 or -EINVAL. */
+static int link_copy(cg *c, const char *sec)
+{
+	uint32_t n = c->env->nbitcode;
+	LLVMModuleRef *mods = xcalloc(n + 1, sizeof(*mods));
+	DT_VEC(char *) defined = { 0 };
+	unsigned inl = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
+	unsigned noinl = LLVMGetEnumAttributeKindForName("noinline", 8);
+	unsigned optnone = LLVMGetEnumAttributeKindForName("optnone", 7);
+	size_t first = c->linked.n;
+	int ret = 0;
+
+	for (uint32_t i = 0; i < n && !ret; i++) {
 		const dt_cg_bitcode *bc = &c->env->bitcode[i];
 		LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(bc->data, bc->len,
 										    bc->name);
-		LLVMModuleRef m = NULL;
 
-		if (LLVMParseBitcodeInContext2(c->ctx, buf, &m)) {
-			LLVMDisposeMemoryBuffer(buf);
-			dt_diag(c->diags, DT_DIAG_ERROR, bc->at,
-				"cannot read clang's bitcode of '%s'", bc->name);
-			return -EINVAL;
+		if (LLVMParseBitcodeInContext2(c->ctx, buf, &mods[i])) {
+			dt_diag(c->diags, DT_DIAG_ERROR, bc->at, "cannot read clang's bitcode of '%s'",
+				bc->name);
+			mods[i] = NULL;
+			ret = -EINVAL;
 		}
 		LLVMDisposeMemoryBuffer(buf);
-		/* Its own target triple ("bpf") for ours ("bpfel"): the same machine. */
-		LLVMSetTarget(m, LLVMGetTarget(c->mod));
-		for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+		for (LLVMValueRef f = mods[i] ? LLVMGetFirstFunction(mods[i]) : NULL; f;
+		     f = LLVMGetNextFunction(f)) {
 			size_t len;
-			const char *n = LLVMGetValueName2(f, &len);
+			const char *nm = LLVMGetValueName2(f, &len);
 
-			if (LLVMIsDeclaration(f))
-				continue;
-			struct cg_linked l = { .name = xstrndup(n, len), .from = bc };
-			DT_VEC_PUSH(&c->linked, l);
+			if (!LLVMIsDeclaration(f))
+				DT_VEC_PUSH(&defined, xstrndup(nm, len));
 		}
-		for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g)) {
+	}
+	for (uint32_t i = 0; i < n && !ret; i++) {
+		const dt_cg_bitcode *bc = &c->env->bitcode[i];
+
+		/* Its own target triple ("bpf") for ours ("bpfel"): the same machine. */
+		LLVMSetTarget(mods[i], LLVMGetTarget(c->mod));
+		/* The files' functions (definitions, and declarations of another file's) and data
+		 * get this program's names; the C library's and LLVM's declarations keep theirs. */
+		for (LLVMValueRef f = LLVMGetFirstFunction(mods[i]); f; f = LLVMGetNextFunction(f)) {
 			size_t len;
-			const char *n = LLVMGetValueName2(g, &len);
-			struct cg_linked l = { .name = xstrndup(n, len), .from = bc };
+			const char *nm = LLVMGetValueName2(f, &len);
+
+			if (!in_names(defined.v, defined.n, nm, len))
+				continue;
+			char *own = xasprintf("%.*s.%s", (int)len, nm, sec);
+			LLVMSetValueName2(f, own, strlen(own));
+			if (!LLVMIsDeclaration(f)) {
+				/* External still: the linker takes only what is external, or used by
+				 * what it takes. Internal once linked. */
+				LLVMSetLinkage(f, LLVMExternalLinkage);
+				LLVMSetSection(f, sec);
+				LLVMRemoveEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, noinl);
+				LLVMRemoveEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, optnone);
+				LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+							LLVMCreateEnumAttribute(c->ctx, inl, 0));
+				struct cg_linked l = { .name = own, .from = bc };
+				DT_VEC_PUSH(&c->linked, l);
+			} else {
+				free(own);
+			}
+		}
+		for (LLVMValueRef g = LLVMGetFirstGlobal(mods[i]); g; g = LLVMGetNextGlobal(g)) {
+			size_t len;
+			const char *nm = LLVMGetValueName2(g, &len);
+			char *own = xasprintf("%.*s.%s", (int)len, nm, sec);
+
+			LLVMSetValueName2(g, own, strlen(own));
+			struct cg_linked l = { .name = own, .from = bc };
 			DT_VEC_PUSH(&c->linked, l);
 		}
+		LLVMModuleRef m = mods[i];
+
+		mods[i] = NULL;
 		if (LLVMLinkModules2(c->mod, m)) { /* consumes m */
 			dt_diag(c->diags, DT_DIAG_ERROR, bc->at,
 				"cannot link '%s' with the program: does another import define the "
 				"same function?", bc->name);
-			return -EINVAL;
+			ret = -EINVAL;
 		}
 	}
-	unsigned inl = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
-	unsigned noinl = LLVMGetEnumAttributeKindForName("noinline", 8);
-	unsigned optnone = LLVMGetEnumAttributeKindForName("optnone", 7);
-
-	for (size_t i = 0; i < c->linked.n; i++) {
+	for (size_t i = first; i < c->linked.n; i++) {
 		LLVMValueRef f = LLVMGetNamedFunction(c->mod, c->linked.v[i].name);
+		LLVMValueRef g = f ? NULL : LLVMGetNamedGlobal(c->mod, c->linked.v[i].name);
 
-		if (!f)
-			continue;
-		LLVMSetLinkage(f, LLVMInternalLinkage);
-		LLVMRemoveEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, noinl);
-		LLVMRemoveEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, optnone);
-		LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
-					LLVMCreateEnumAttribute(c->ctx, inl, 0));
+		if (f || g)
+			LLVMSetLinkage(f ? f : g, LLVMInternalLinkage);
 	}
-	return 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (mods[i])
+			LLVMDisposeModule(mods[i]);
+	free(mods);
+	for (size_t i = 0; i < defined.n; i++)
+		free(defined.v[i]);
+	free(defined.v);
+	return ret;
 }
 
 const char *cg_link_passes(const cg *c)
@@ -90,25 +143,20 @@ int cg_link_check(cg *c)
 {
 	int ret = 0;
 
-	/* What the passes left of the linked C and something still uses: a function the inliner
-	 * could not place, or data. */
+	/* Data of the linked C that something still uses after the passes. */
 	for (size_t i = 0; i < c->linked.n && !ret; i++) {
 		const char *n = c->linked.v[i].name;
 		const dt_cg_bitcode *bc = c->linked.v[i].from;
-		LLVMValueRef f = LLVMGetNamedFunction(c->mod, n);
-		LLVMValueRef g = f ? NULL : LLVMGetNamedGlobal(c->mod, n);
+		LLVMValueRef g = LLVMGetNamedGlobal(c->mod, n);
 
-		if (f && !LLVMIsDeclaration(f) && LLVMGetFirstUse(f)) {
+		if (g && LLVMGetFirstUse(g)) {
+			/* The name as the C has it: without this program's ".SECTION". */
+			const char *sec = strstr(n, ".dt/");
+			int len = (int)(sec ? (size_t)(sec - n) : strlen(n));
+
 			dt_diag(c->diags, DT_DIAG_ERROR, bc->at,
-				"%s: function '%s' could not be inlined into the probe that calls it",
-				bc->name, n);
-			dt_diag_hint(c->diags, "imported C functions are inlined: recursion and "
-				     "functions passed as callbacks are not supported");
-			ret = -EINVAL;
-		} else if (g && LLVMGetFirstUse(g)) {
-			dt_diag(c->diags, DT_DIAG_ERROR, bc->at,
-				"%s: the code uses global data ('%s'), which dwarftrace cannot load",
-				bc->name, n);
+				"%s: the code uses global data ('%.*s'), which dwarftrace cannot load",
+				bc->name, len, n);
 			dt_diag_hint(c->diags, "string constants, global and static variables and "
 				     "maps are not supported in imported C; keep to locals and "
 				     "arguments");
@@ -122,10 +170,18 @@ int cg_link_check(cg *c)
 LLVMValueRef cg_extern_call(cg *c, const dt_expr *e)
 {
 	const dt_extern_fn *x = e->call.ext;
-	LLVMValueRef fn = x ? LLVMGetNamedFunction(c->mod, x->name) : NULL;
+	const char *sec = LLVMGetSection(c->fn);
+	char *own = x && sec ? xasprintf("%s.%s", x->name, sec) : NULL;
+	LLVMValueRef fn = own ? LLVMGetNamedFunction(c->mod, own) : NULL;
 
+	if (own && !fn && !link_copy(c, sec))
+		fn = LLVMGetNamedFunction(c->mod, own);
+	free(own);
 	if (!fn) {
-		cg_fail(c, e->span, "%s: the imported C function was not linked", e->call.name);
+		if (!dt_diags_error_count(c->diags))
+			cg_fail(c, e->span, "%s: the imported C function was not linked",
+				e->call.name);
+		c->err = c->err ? c->err : -EINVAL;
 		return cg_i64(c, 0);
 	}
 	c->calls_c = x->file;

@@ -184,6 +184,7 @@ static void fn_close(cg *c, sub_saved *saved)
 	saved->c.nsubs = c->nsubs;
 	if (c->calls_c)
 		saved->c.calls_c = c->calls_c;
+	saved->c.linked = c->linked; /* imported C linked meanwhile (cg_link.c) */
 	memcpy(saved->c.subs, c->subs, sizeof(c->subs));
 	*c = saved->c;
 	LLVMPositionBuilderAtEnd(c->b, saved->from);

@@ -345,10 +345,6 @@ static int compile(const dt_program *p, const dt_cg_env *env, const plan *plans,
 	LLVMSetTarget(c.mod, "bpfel");
 	td = LLVMCreateTargetDataLayout(tm);
 	LLVMSetModuleDataLayout(c.mod, td);
-	if (cg_link_imports(&c)) {
-		ret = -EINVAL;
-		goto out_llvm;
-	}
 
 	calls_c = xcalloc(nplans + 1, sizeof(*calls_c));
 	for (uint32_t i = 0; i < nplans && !c.err; i++) {
