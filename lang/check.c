@@ -4702,9 +4702,39 @@ static void check_test_name(checker *c, dt_attach *a)
 	}
 }
 
+/* kprobe:ADDR / kretprobe:ADDR (bpftrace's): an absolute kernel address in `addr`. Nothing
+ * checks that it is code, so, as in bpftrace, only with --unsafe; the kernel refuses an
+ * address that is no probe point. */
+static void check_kprobe_address(checker *c, dt_attach *a)
+{
+	const char *f = a->func;
+	char *end;
+
+	if (!f || f[0] < '0' || f[0] > '9')
+		return;
+	errno = 0;
+	a->addr = strtoull(f, &end, 0);
+	if (*end || errno) {
+		a->addr = 0;
+		return; /* not a number: a name the kernel may have */
+	}
+	if (!a->addr)
+		ERR(c, a->span, "%s: address 0 is no kernel code", a->text);
+	else if (a->has_offset || a->target)
+		ERR(c, a->span, "%s: an address takes no module and no offset", a->text);
+	else if (!c->o || !c->o->unsafe) {
+		ERR(c, a->span, "%s: Probing by address requires --unsafe", a->text);
+		HINT(c, "an address may point anywhere in the kernel; %s:FUNC[+OFFSET] is checked",
+		     dt_provider_name(a->provider));
+	}
+}
+
 static void check_attach(checker *c, dt_attach *a)
 {
 	switch (a->provider) {
+	case DT_P_KPROBE: case DT_P_KRETPROBE:
+		check_kprobe_address(c, a);
+		return;
 	case DT_P_RAWTRACEPOINT: case DT_P_FENTRY: case DT_P_FEXIT: case DT_P_ITER:
 		check_kernel_attach(c, a);
 		return;

@@ -431,7 +431,8 @@ typedef struct dt_attach {
 	uint64_t rate;        /* interval/profile: N; software/hardware: period (0 = default);
 	                       * xprobe: measure one call in N, at random (`xprobe:BIN:FUNC:N`) */
 	/* Set by dt_check. */
-	/* watchpoint/asyncwatchpoint: the absolute address (0 in the function form, where `func`
+	/* kprobe/kretprobe: the absolute address of kprobe:ADDR (`func` keeps the text), else 0.
+	 * watchpoint/asyncwatchpoint: the absolute address (0 in the function form, where `func`
 	 * is the function, `target` the -c/-p program and wp_arg the N of argN), the length and
 	 * the mode as written ("w", "rw", "x"). */
 	uint64_t addr;

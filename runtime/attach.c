@@ -1294,9 +1294,15 @@ static int attach_kprobe(const dt_attach *a, int prog_fd, dt_fdvec *fds, char **
 	snprintf(name, sizeof(name), "%s%s%s", mod ? mod : "", mod ? ":" : "", a->func ? a->func : "");
 	attr.type = (uint32_t)type;
 	attr.config = ret ? 1ull << bit : 0;
-	attr.config1 = (uint64_t)(uintptr_t)name;
-	attr.config2 = a->offset;
+	/* kprobe:ADDR: no name, and config2 is the address (kprobe_addr, which shares the field
+	 * with probe_offset). */
+	attr.config1 = a->addr ? 0 : (uint64_t)(uintptr_t)name;
+	attr.config2 = a->addr ? a->addr : a->offset;
 	pfd = perf_open(&attr, -1, 0);
+	if (pfd < 0 && a->addr)
+		return dt_rt_fail(err, pfd, "%s: Unable to attach probe: the kernel refuses a "
+				  "%s at %#" PRIx64 ": %s", a->text, dt_provider_name(a->provider),
+				  a->addr, dt_strerror(-pfd));
 	if (pfd < 0) {
 		if (pfd == -EILSEQ) /* x86 decodes the function: func+OFF is inside an instruction */
 			return dt_rt_fail(err, pfd, "%s: Possible attachment attempt in the middle of "
@@ -1463,6 +1469,42 @@ static int kernel_function_extent(const char *mod, const char *name, uint64_t *a
 	return 0;
 }
 
+/* The kernel function (t/T symbol of the kernel itself, not a module) whose extent holds
+ * `addr`, from /proc/kallsyms: its name, start and size. -ENOENT when none does, -EPERM when
+ * the addresses are hidden (kptr_restrict). */
+static int kernel_function_at(uint64_t addr, char *name, size_t nn, uint64_t *start,
+			      uint64_t *size)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[600], sym[512];
+	uint64_t a, best = 0, next = UINT64_MAX;
+	bool any = false, found = false;
+	char type;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%" SCNx64 " %c %511s", &a, &type, sym) < 3)
+			continue;
+		any |= a != 0;
+		if (a <= addr && a >= best && (type == 't' || type == 'T') && !strchr(line, '[')) {
+			best = a;
+			snprintf(name, nn, "%s", sym);
+			found = true;
+		} else if (a > addr && a < next) {
+			next = a;
+		}
+	}
+	fclose(f);
+	if (!any)
+		return -EPERM;
+	if (!found)
+		return -ENOENT;
+	*start = best;
+	*size = next == UINT64_MAX ? 0 : next - best;
+	return 0;
+}
+
 /* Up to `len` bytes of kernel text at `addr`, from /proc/kcore (an ELF core of the kernel's
  * memory). The bytes read, or -errno (no kcore: CONFIG_PROC_KCORE unset, or not root). */
 static ssize_t read_kernel_text(uint64_t addr, uint8_t *buf, size_t len)
@@ -1496,14 +1538,29 @@ static ssize_t read_kernel_text(uint64_t addr, uint8_t *buf, size_t len)
 	return rc;
 }
 
-/* kprobe:F+OFF, bpftrace's checks: OFF inside F (else its words), and on an instruction's start,
- * decoded from the live kernel text (dt_cg_insn_boundary). Where the text cannot be read, the
- * kernel's own check stands (x86 refuses with EILSEQ, see attach_kprobe). */
+/* Whether kprobe `a` at `func`+off, func's code at addr for size bytes (0: unknown), is at an
+ * instruction's start, decoded from the live kernel text (dt_cg_insn_boundary). Where the text
+ * cannot be read, the kernel's own check stands (x86 refuses with EILSEQ, see attach_kprobe). */
+static int check_kprobe_insn(const dt_attach *a, const char *func, uint64_t addr, uint64_t size,
+			     uint64_t off, char **err)
+{
+	uint8_t code[4096];
+	ssize_t n = read_kernel_text(addr, code, (size_t)DT_MIN(size ? size : off + 16,
+								   (uint64_t)sizeof(code)));
+
+	if (n <= 0 || (uint64_t)n <= off || dt_cg_insn_boundary(code, (size_t)n, off) != 0)
+		return 0;
+	return dt_rt_fail(err, -EILSEQ, "%s: Could not add %s into middle of instruction: "
+			  "%s+%" PRIu64 " (a kprobe there would corrupt it; offsets that start an "
+			  "instruction are in `objdump -d` of the function)", a->text,
+			  dt_provider_name(a->provider), func, off);
+}
+
+/* kprobe:F+OFF, bpftrace's checks: OFF inside F (else its words), and on an instruction's
+ * start. */
 static int check_kprobe_offset(const dt_attach *a, char **err)
 {
 	uint64_t addr = 0, size = 0;
-	uint8_t code[4096];
-	ssize_t n;
 	int rc = kernel_function_extent(kprobe_module(a), a->func, &addr, &size);
 
 	if (rc == -ENOENT)
@@ -1515,17 +1572,24 @@ static int check_kprobe_offset(const dt_attach *a, char **err)
 	if (size && a->offset >= size)
 		return dt_rt_fail(err, -ERANGE, "%s: Offset outside the function bounds ('%s' size "
 				  "is %" PRIu64 ")", a->text, a->func, size);
-	n = read_kernel_text(addr, code, (size_t)DT_MIN(size ? size : a->offset + 16,
-							 (uint64_t)sizeof(code)));
-	if (n <= 0 || (uint64_t)n <= a->offset)
+	return check_kprobe_insn(a, a->func, addr, size, a->offset, err);
+}
+
+/* kprobe:ADDR: when /proc/kallsyms shows addresses, the function that holds ADDR names it in
+ * messages and bounds the instruction check (as kprobe:FUNC+OFF's); an address in no kernel
+ * function is said now. Without addresses to see, the kernel's own refusal stands. */
+static int check_kprobe_at_address(const dt_attach *a, char **err)
+{
+	char name[512];
+	uint64_t start = 0, size = 0;
+	int rc = kernel_function_at(a->addr, name, sizeof(name), &start, &size);
+
+	if (rc == -ENOENT)
+		return dt_rt_fail(err, rc, "%s: Unable to attach probe: %#" PRIx64 " is in no kernel "
+				  "function (see /proc/kallsyms)", a->text, a->addr);
+	if (rc < 0 || a->addr == start)
 		return 0;
-	rc = dt_cg_insn_boundary(code, (size_t)n, a->offset);
-	if (rc == 0)
-		return dt_rt_fail(err, -EILSEQ, "%s: Could not add %s into middle of instruction: "
-				  "%s+%" PRIu64 " (a kprobe there would corrupt it; offsets that "
-				  "start an instruction are in `objdump -d` of the function)",
-				  a->text, dt_provider_name(a->provider), a->func, a->offset);
-	return 0;
+	return check_kprobe_insn(a, name, start, size, a->addr - start, err);
 }
 
 int dt_rt_validate(const dt_attach *a, int pid, char **err)
@@ -1549,6 +1613,8 @@ int dt_rt_validate(const dt_attach *a, int pid, char **err)
 		if (kprobe_module(a) && !module_loaded(a->target))
 			return dt_rt_fail(err, -ENOENT, "specified module %s in probe %s is not loaded.",
 					  a->target, a->text);
+		if (a->addr)
+			return check_kprobe_at_address(a, err);
 		if (a->func && !a->has_offset &&
 		    !kernel_function_known(a->target && !strpbrk(a->target, "*?[") ? a->target
 										   : NULL,
