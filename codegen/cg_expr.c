@@ -600,7 +600,7 @@ static LLVMValueRef builtin(cg *c, const dt_expr *e)
 			v = cg_i64(c, 0);
 		return e->type->kind == DT_T_USYM ? usym_of(c, v) : v;
 	case DT_B_PROBE: {
-		const char *t = c->attach->text ? c->attach->text : "";
+		const char *t = dt_attach_probe_name(c->attach);
 
 		if (c->nset > 1)
 			return set_name(c, offsetof(struct dt_probe_name, probe), e->type->size);

@@ -899,8 +899,8 @@ static const dt_type *check_builtin(checker *c, dt_expr *e)
 		 * and provider), DT_STRLEN at least. */
 		uint32_t len = DT_STRLEN;
 		for (uint32_t i = 0; i < c->probe->nattach; i++) {
-			const char *t = c->probe->attach[i]->text;
-			if (t && strlen(t) + 1 > len)
+			const char *t = dt_attach_probe_name(c->probe->attach[i]);
+			if (strlen(t) + 1 > len)
 				len = (uint32_t)DT_MIN(strlen(t) + 1, (size_t)256);
 		}
 		return dt_type_str(len);

@@ -414,6 +414,8 @@ static void dump_attach(dumper *d, const dt_attach *a, int depth)
 	FILE *o = d->out;
 	line(d, a->span, depth);
 	fprintf(o, "attach %s provider=%s", a->text, dt_provider_name(a->provider));
+	if (a->name)
+		fprintf(o, " name=%s", a->name);
 	if (a->target)
 		fprintf(o, " target=%s", a->target);
 	if (a->usdt_provider)

@@ -411,7 +411,8 @@ int dt_usdt_args_parse(dt_arena *a, const char *spec, dt_usdt_arg **args, uint32
 typedef struct dt_attach {
 	dt_provider provider;
 	dt_span span;
-	const char *text;     /* the whole attach point as written */
+	const char *text;     /* the whole attach point as written (without a NAME= prefix) */
+	const char *name;     /* `NAME=…` (bpftrace's named probe): what `probe` says; else NULL */
 	const char *target;   /* uprobe/uretprobe/xprobe/usdt: binary path or library name as written
 	                       * ("libc", "/usr/bin/bash"); tracepoint: subsystem;
 	                       * software/hardware: event name ("cpu-clock", "cycles"); else NULL */
@@ -969,6 +970,9 @@ void dt_dump_types(const dt_program *p, FILE *out);
 /* The byte offset in struct pt_regs (x86-64) of a register named as bpftrace's reg() names it
  * ("ip", "sp", "ax", "r8", …), or -1. */
 int dt_reg_offset(const char *name);
+
+/* What `probe` says of attach point a: its NAME= when it has one, else its text. */
+const char *dt_attach_probe_name(const dt_attach *a);
 
 /* Names for messages and completion. */
 const char *dt_provider_name(dt_provider p);

@@ -367,15 +367,19 @@ void dt_lex_attach(const dt_source *src, uint32_t off, dt_token *t)
 	/* A `/` belongs to the attach point only in the path field of a uprobe/uretprobe
 	 * (`uprobe:/bin/bash:readline`); anywhere else it starts the predicate, so
 	 * `kprobe:f /pid == 1/` and `BEGIN/1/` mean what they say. */
-	uint32_t j = i, field = 0, prov_end = 0;
+	uint32_t j = i, field = 0, prov_end = 0, prov = i;
 	bool path_provider = false;
 	while (j < n) {
 		int c = (unsigned char)s[j];
-		if (c == ':') {
+		if (c == '=' && field == 0 && prov == i && j > i && j + 1 < n &&
+		    is_ident_start((unsigned char)s[j + 1])) {
+			/* `NAME=PROVIDER:…`, bpftrace's named probe: the provider follows. */
+			prov = j + 1;
+		} else if (c == ':') {
 			if (field == 0) {
 				prov_end = j;
 				dt_provider p;
-				path_provider = dt_provider_lookup(s + i, prov_end - i, &p) &&
+				path_provider = dt_provider_lookup(s + prov, prov_end - prov, &p) &&
 						(p == DT_P_UPROBE || p == DT_P_URETPROBE ||
 						 p == DT_P_XPROBE || p == DT_P_USDT);
 			}

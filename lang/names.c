@@ -115,6 +115,11 @@ bool dt_stack_mode_lookup(const char *s, size_t n, dt_stack_mode *out)
 	return false;
 }
 
+const char *dt_attach_probe_name(const dt_attach *a)
+{
+	return a->name ? a->name : a->text ? a->text : "";
+}
+
 int dt_reg_offset(const char *name)
 {
 	/* struct pt_regs, x86-64, in order, 8 bytes each. */

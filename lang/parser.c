@@ -1908,6 +1908,14 @@ static dt_attach *parse_attach(parser *p, const dt_token *t)
 		s = text;
 		n = strlen(text);
 	}
+	/* `NAME=PROVIDER:…` (bpftrace's named probe): NAME is what `probe` says; the rest is
+	 * the attach point as ever (dt_lex_attach took the prefix in). */
+	const char *eq = memchr(s, '=', n), *colon = memchr(s, ':', n);
+	if (eq && eq > s && (!colon || eq < colon)) {
+		at->name = dt_arena_strndup(p->a, s, (size_t)(eq - s));
+		n -= (size_t)(eq + 1 - s);
+		s = eq + 1;
+	}
 	at->text = dt_arena_strndup(p->a, s, n);
 	/* Fields split on ':'; f[0] is the provider. */
 	const char *f[8] = { 0 };

@@ -839,7 +839,7 @@ static int make_probe_names(dt_session *s, dt_unit *u)
 
 			/* As codegen writes them for a single attach point (cg_expr.c). */
 			snprintf(n.func, sizeof(n.func), "%s", a->func ? a->func : a->text);
-			snprintf(n.probe, sizeof(n.probe), "%s", a->text ? a->text : "");
+			snprintf(n.probe, sizeof(n.probe), "%s", dt_attach_probe_name(a));
 			if (bpf_map_update_elem(u->names_fd, &a->index, &n, BPF_ANY) < 0) {
 				rc = -errno;
 				fprintf(s->err, "dwarftrace: cannot fill the probe names map: %s\n",
