@@ -645,6 +645,21 @@ static void put_frame_object(dt_out *o, dt_sbuf *b, const dt_type *t,
 	dt_sb_putc(b, '}');
 }
 
+/* A named user frame as bpftrace prints it with show_debug_info: `[inlined] func@file:line`
+ * or `func+off@file:line` (no `@…` without a line); in perf mode the name alone (the caller adds
+ * the module, or " (inlined)"), since bpftrace's perf frames carry no file. */
+static void debug_info_frame_text(const dt_sym_frame *f, bool perf, char *buf, size_t n)
+{
+	int k;
+
+	if (f->inlined)
+		k = snprintf(buf, n, "%s%s", perf ? "" : "[inlined] ", f->name);
+	else
+		k = snprintf(buf, n, "%s+%" PRIu64, f->name, f->off);
+	if (!perf && f->file && k >= 0 && (size_t)k < n)
+		snprintf(buf + k, n - (size_t)k, "@%s:%u", f->file, f->line);
+}
+
 /* A frame of a build_id stack, as bpftrace prints one: the build ID of the file the address is
  * in, in hex, and the address's offset in that file; the address alone (hex) when the file is
  * not known or has no build ID. Named in userspace from the process's mappings, so ustack_dwarf
@@ -710,6 +725,9 @@ void dt_fmt_stack(dt_out *o, dt_sbuf *b, const dt_type *t, const struct dt_stack
 
 			if (t->stack.mode == DT_STACKMODE_RAW || t->stack.mode == DT_STACKMODE_BUILD_ID)
 				sym[0] = '\0'; /* addresses only: nothing to look up */
+			else if (o->sym && user && o->debug_info_at && fr[k].name && !fr[k].python)
+				debug_info_frame_text(&fr[k], t->stack.mode == DT_STACKMODE_PERF, sym,
+						      sizeof(sym));
 			else if (o->sym && user)
 				dt_sym_frame_text(&fr[k], addr, true, sym, sizeof(sym));
 			else if (o->sym)
@@ -720,7 +738,9 @@ void dt_fmt_stack(dt_out *o, dt_sbuf *b, const dt_type *t, const struct dt_stack
 			switch (t->stack.mode) {
 			case DT_STACKMODE_PERF:
 				dt_sb_printf(&line, "%" PRIx64 " %s", addr, sym);
-				if (user) {
+				if (user && o->debug_info_at && fr[k].inlined) {
+					dt_sb_puts(&line, " (inlined)"); /* bpftrace's word for it */
+				} else if (user) {
 					const char *path = o->sym ? dt_sym_user_path(o->sym,
 						ref->pid, DT_GEN_OF(ref->flags), addr) : NULL;
 					/* bpftrace says [unknown] whenever the symbol is; we still

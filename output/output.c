@@ -28,6 +28,7 @@ dt_out *dt_out_new(const dt_out_opts *opts)
 	o->notice = opts->notice ? opts->notice : stderr;
 	o->format = opts->format;
 	o->json_frames = opts->json_frames;
+	o->debug_info_at = opts->debug_info_at;
 	o->stacks_apart = opts->stacks_apart;
 	o->sym = opts->sym;
 	o->stack_frames = opts->stack_frames;

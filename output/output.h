@@ -36,6 +36,9 @@ typedef struct dt_out_opts {
 	 * keyed by a stack as {"@m": [{"key": ..., "value": ...}, ...]} (a JSON object key cannot
 	 * hold an array). Off: bpftrace's strings. */
 	bool json_frames;
+	/* User frames in bpftrace's show_debug_info shapes: `func+off@file:line`, `[inlined]
+	 * func@file:line`, in perf mode `func (inlined)`. Off: dt_sym_frame_text's. */
+	bool debug_info_at;
 	/* Keep one entry per stack as bpftrace does, even where their printed forms are equal. */
 	bool stacks_apart;
 	dt_symbolizer *sym;

@@ -38,7 +38,7 @@ struct dt_out {
 	FILE *f;
 	FILE *notice;
 	dt_out_format format;
-	bool json_frames, stacks_apart;
+	bool json_frames, stacks_apart, debug_info_at;
 	dt_symbolizer *sym;
 	dt_stack_frames_fn stack_frames;
 	void *stack_ctx;

@@ -180,8 +180,9 @@ static const struct cli_env {
 	  "the clock (bpftrace's test hook)" },
 	{ "BPFTRACE_MISSING_PROBES", "`error`, `warn` or `ignore`: what an attach point that "
 	  "cannot be had does, when the probe has others" },
-	{ "BPFTRACE_SHOW_DEBUG_INFO", "1: frames with `(file:line)` (as `--srcline`); 0: no "
-	  "inline frames (as `--no-inline`)" },
+	{ "BPFTRACE_SHOW_DEBUG_INFO", "1: user frames as bpftrace prints them with debug info, "
+	  "`func+off@/path/file.c:12`, `[inlined] func@/path/file.c:9` (perf mode: `func "
+	  "(inlined)`); 0: no inline frames (as `--no-inline`)" },
 	{ "BPFTRACE_LICENSE", "the programs' license: a GPL-compatible one (default GPL)" },
 	{ "BPFTRACE_ON_STACK_LIMIT", "accepted; changes nothing here (values move off the BPF "
 	  "stack by dwarftrace's own budget)" },

@@ -148,7 +148,7 @@ static void apply(const struct cfg_def *def, const dt_config_item *it, int word,
 	else if (!strcmp(name, "show_debug_info")) {
 		/* bpftrace's debug info is a frame's file:line and its inline frames. */
 		if (b)
-			so->srcline = true;
+			so->srcline = so->debug_info_at = true;
 		else
 			so->no_inline = true;
 	}

@@ -69,6 +69,10 @@ typedef struct dt_session_opts {
 	bool no_demangle;       /* --no-demangle */
 	bool no_inline;         /* --no-inline: no frames for inlined callees */
 	bool srcline;           /* --srcline: file:line after frames */
+	/* show_debug_info = 1 (bpftrace's setting, config or environment): user frames print as
+	 * bpftrace prints them then, `func+off@/path/file.c:12`, `[inlined] func@/path/file.c:9`
+	 * (perf mode: `func (inlined)`), not --srcline's `func+off (file.c:12)`. */
+	bool debug_info_at;
 	const char **debug_dirs;/* --debuginfo DIR (repeatable) */
 	uint32_t ndebug_dirs;
 	/* C definitions (ctypes/): -I DIR and --include FILE, both repeatable. */

@@ -128,6 +128,7 @@ dt_session *dt_session_new(const dt_session_opts *o)
 	oo.ncpus = s->ncpus;
 	oo.notice = s->err;
 	oo.json_frames = s->o.json_frames;
+	oo.debug_info_at = s->o.debug_info_at;
 	oo.stacks_apart = s->o.no_merge_stacks;
 	s->out = dt_out_new(&oo);
 	s->out_opts = oo;

@@ -1258,10 +1258,25 @@ static uint32_t dwarf_frames(dt_symbolizer *s, struct obj *o, uint64_t pc)
 				   .inlined = tag == DW_TAG_inlined_subroutine };
 		DT_VEC_PUSH(&o->frames, f);
 		added++;
-		if (tag == DW_TAG_subprogram)
+		if (tag == DW_TAG_subprogram || added >= DT_SYM_MAX_INLINE)
 			break;
 		/* The caller's line is where this callee was inlined. */
 		call_site(s, &cu, &scopes[i], &file, &line);
+		/* Past an inlined instance dwarf_getscopes goes on in its abstract origin's scopes,
+		 * which skips what the instance was inlined into when that is an inlined instance
+		 * too (f inlined into g inlined into h gave f, h). The concrete DIE's own parents
+		 * are the chain, as eu-addr2line -i walks it. */
+		Dwarf_Die *outer = NULL;
+		int m = tag == DW_TAG_inlined_subroutine ? dwarf_getscopes_die(&scopes[i], &outer)
+							   : -1;
+		if (m > 1) {
+			free(scopes);
+			scopes = outer;
+			n = m;
+			i = 0; /* outer[0] is the instance itself: go on from its parent */
+		} else {
+			free(outer);
+		}
 	}
 	free(scopes);
 	/* Only inlined scopes and no enclosing subprogram (odd DWARF): the function frame is
