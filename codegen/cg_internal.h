@@ -87,8 +87,8 @@ typedef struct cg {
 /* cg_link.c: imported C. The passes to run before CG_PASSES when C was linked: its functions
  * inlined, the rest dropped. NULL when nothing was linked. */
 const char *cg_link_passes(const cg *c);
-/* After those passes: an error at the import for global data of the C still used. 0 or
- * -EINVAL. */
+/* After those passes: an error at the import for global data of the C, or a function it
+ * declares but no file defines, still used. 0 or -EINVAL. */
 int cg_link_check(cg *c);
 /* A call of an imported C function (DT_F_EXTERN), to the calling program's own copy of the C
  * (linked at its first call): arguments converted to its parameters. */

@@ -35,6 +35,14 @@ static bool in_names(char *const *names, size_t n, const char *name, size_t len)
 	return false;
 }
 
+static bool in_linked(const cg *c, const char *name, size_t len)
+{
+	for (size_t i = 0; i < c->linked.n; i++)
+		if (strlen(c->linked.v[i].name) == len && !memcmp(c->linked.v[i].name, name, len))
+			return true;
+	return false;
+}
+
 /* Links a copy of every imported file for the program of section `sec`. 0 or -EINVAL. */
 static int link_copy(cg *c, const char *sec)
 {
@@ -79,8 +87,14 @@ static int link_copy(cg *c, const char *sec)
 			size_t len;
 			const char *nm = LLVMGetValueName2(f, &len);
 
-			if (!in_names(defined.v, defined.n, nm, len))
+			if (!in_names(defined.v, defined.n, nm, len)) {
+				/* Defined nowhere: cg_link_check reports it if it is still called. */
+				if (!LLVMGetIntrinsicID(f) && !in_linked(c, nm, len)) {
+					struct cg_linked l = { .name = xstrndup(nm, len), .from = bc };
+					DT_VEC_PUSH(&c->linked, l);
+				}
 				continue;
+			}
 			char *own = xasprintf("%.*s.%s", (int)len, nm, sec);
 			LLVMSetValueName2(f, own, strlen(own));
 			if (!LLVMIsDeclaration(f)) {
@@ -121,7 +135,7 @@ static int link_copy(cg *c, const char *sec)
 		LLVMValueRef f = LLVMGetNamedFunction(c->mod, c->linked.v[i].name);
 		LLVMValueRef g = f ? NULL : LLVMGetNamedGlobal(c->mod, c->linked.v[i].name);
 
-		if (f || g)
+		if ((f || g) && !LLVMIsDeclaration(f ? f : g))
 			LLVMSetLinkage(f ? f : g, LLVMInternalLinkage);
 	}
 	for (uint32_t i = 0; i < n; i++)
@@ -143,13 +157,21 @@ int cg_link_check(cg *c)
 {
 	int ret = 0;
 
-	/* Data of the linked C that something still uses after the passes. */
+	/* What of the linked C something still uses after the passes and the loader cannot give
+	 * it: a function defined nowhere, data. */
 	for (size_t i = 0; i < c->linked.n && !ret; i++) {
 		const char *n = c->linked.v[i].name;
 		const dt_cg_bitcode *bc = c->linked.v[i].from;
-		LLVMValueRef g = LLVMGetNamedGlobal(c->mod, n);
+		LLVMValueRef f = LLVMGetNamedFunction(c->mod, n);
+		LLVMValueRef g = f ? NULL : LLVMGetNamedGlobal(c->mod, n);
 
-		if (g && LLVMGetFirstUse(g)) {
+		if (f && LLVMIsDeclaration(f) && LLVMGetFirstUse(f)) {
+			dt_diag(c->diags, DT_DIAG_ERROR, bc->at,
+				"%s: the code calls '%s', which no imported file defines", bc->name, n);
+			dt_diag_hint(c->diags, "define it in an imported .bpf.c; kernel functions "
+				     "(__ksym kfuncs) cannot be called from imported C yet");
+			ret = -EINVAL;
+		} else if (g && LLVMGetFirstUse(g)) {
 			/* The name as the C has it: without this program's ".SECTION". */
 			const char *sec = strstr(n, ".dt/");
 			int len = (int)(sec ? (size_t)(sec - n) : strlen(n));

@@ -1,0 +1,4 @@
+int base(int v)
+{
+	return v * 3;
+}
