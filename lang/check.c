@@ -213,6 +213,23 @@ static bool value_type_ok(const dt_type *t)
 }
 
 /* Storage types: every int a variable or map holds is 8 bytes. */
+/* bpftrace's current language types an integer literal as the smallest signed integer that
+ * holds it (`1` and `-1` are int8, `200` int16; past int64 it is uint64): what a tuple lays out
+ * and what a $variable given it remembers (sizeof, typeof). Arithmetic and stores are 64-bit
+ * as before, so only those layouts and sizes differ from 0.17, where a literal is an int64.
+ * t is e's type; anything but a plain literal (a bool, an enumerator, one written unsigned)
+ * keeps it. */
+static const dt_type *literal_type(const checker *c, const dt_expr *e, const dt_type *t)
+{
+	if (!c->current || e->kind != DT_E_INT || e->i.is_bool || e->i.is_unsigned || e->i.enm ||
+	    !t || t->kind != DT_T_INT)
+		return t;
+	int64_t v = (int64_t)e->i.value;
+	uint32_t size = v >= INT8_MIN && v <= INT8_MAX ? 1 : v >= INT16_MIN && v <= INT16_MAX ? 2 :
+			v >= INT32_MIN && v <= INT32_MAX ? 4 : 8;
+	return dt_type_int(true, size);
+}
+
 static const dt_type *storage_type(checker *c, const dt_type *t)
 {
 	if (t && t->kind == DT_T_INT)
@@ -379,6 +396,13 @@ static void var_widen(checker *c, var_info *v, const dt_expr *e)
 	const dt_type *u = dt_type_unify(c->a, v->sym.type, was->type);
 	if (u)
 		v->sym.type = u;
+	/* The integer type too (typeof, sizeof, printf's argument size): `$i = 0; while (…) {
+	 * printf("%d", $i); $i++; }` prints what the 64-bit increment stored. */
+	const dt_type *wi = ((const var_info *)was)->int_type;
+	if (wi && v->int_type && (u = dt_type_unify(c->a, v->int_type, wi)))
+		v->int_type = u;
+	else if (wi && !v->int_type)
+		v->int_type = wi;
 }
 
 static dt_var_sym *var_read(checker *c, dt_expr *e)
@@ -3757,6 +3781,11 @@ static const dt_type *check_incdec(checker *c, dt_expr *target, dt_span at)
 		}
 		if (is_ptr(v->type) && !complete(c, v->type->ptr.to, at))
 			return &t_none;
+		/* bpftrace's current language: `$x++` and `$x op= y` assign 64-bit arithmetic, so a
+		 * $variable given a small literal ($x = 1, int8) becomes 64-bit from here on. */
+		var_info *vi = (var_info *)v;
+		if (c->current && vi->int_type && vi->int_type->kind == DT_T_INT)
+			vi->int_type = dt_type_int(vi->int_type->is_signed, 8);
 		return v->type;
 	}
 	map_info *m = check_map_use(c, target);
@@ -3937,7 +3966,7 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 		bool ok = true;
 		/* Elements keep their sizes ((int8)1 is one byte), as bpftrace lays tuples out. */
 		for (uint32_t i = 0; i < e->tuple.n; i++) {
-			el[i] = check_expr(c, e->tuple.elems[i]);
+			el[i] = literal_type(c, e->tuple.elems[i], check_expr(c, e->tuple.elems[i]));
 			if (is_none(el[i]))
 				ok = false;
 			else if (!value_type_ok(el[i])) {
@@ -4189,7 +4218,7 @@ static void check_plain_assign(checker *c, dt_stmt *s)
 		return;
 	}
 	if (target->kind == DT_E_VAR) {
-		var_assign(c, target, vt, value->span);
+		var_assign(c, target, literal_type(c, value, vt), value->span);
 		return;
 	}
 	map_info *m = check_map_use(c, target);
