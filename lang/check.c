@@ -4964,8 +4964,11 @@ static void filter_probes(checker *c, const char *filter)
 		for (uint32_t j = 0; j < pr->nattach; j++) {
 			dt_attach *a = pr->attach[j];
 			const char *colon = a->text ? strchr(a->text, ':') : NULL;
-			const char *name = dt_arena_printf(c->a, "%s%s", dt_provider_name(a->provider),
-							   colon ? colon : "");
+			/* A named probe is its NAME here too, as in bpftrace (its Probe's name). */
+			const char *name = a->name ? a->name
+						   : dt_arena_printf(c->a, "%s%s",
+								     dt_provider_name(a->provider),
+								     colon ? colon : "");
 			bool always = a->provider == DT_P_BEGIN || a->provider == DT_P_END;
 
 			if (always || !regexec(&re, name, 0, NULL, 0)) {
