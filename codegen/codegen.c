@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -549,16 +548,7 @@ static uint64_t plan_weight(const plan *pl)
 
 static unsigned jobs_wanted(uint32_t nplans, uint64_t total)
 {
-	const char *e = getenv("DT_CG_THREADS");
-	long cpus = 1;
-	cpu_set_t set;
-
-	if (e && *e)
-		cpus = strtol(e, NULL, 10);
-	else if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		cpus = CPU_COUNT(&set);
-	uint64_t by_size = total / CG_JOB_BYTES;
-	uint64_t n = DT_MIN((uint64_t)DT_MAX(cpus, 1L), by_size);
+	uint64_t n = DT_MIN((uint64_t)dt_worker_threads(), total / CG_JOB_BYTES);
 
 	n = DT_MIN(n, (uint64_t)nplans);
 	n = DT_MIN(n, (uint64_t)CG_MAX_JOBS);

@@ -60,6 +60,11 @@ const char *dt_strerror(int err);
 /* Monotonic clock in nanoseconds. */
 uint64_t dt_now_ns(void);
 
+/* How many threads a large job may use: DT_CG_THREADS=N when set (1: none but the caller's),
+ * else the CPUs this process may run on (sched_getaffinity); at least 1. Codegen's jobs and the
+ * parallel loading of programs share it. */
+unsigned dt_worker_threads(void);
+
 /* The x86-64 system calls of the build's kernel headers (common/syscalls.c): the number of the
  * one named `name` ("openat"), -1 when the headers do not know it; the name of number nr, NULL
  * when none has it. */

@@ -2,6 +2,7 @@
 #include "common/common.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +100,19 @@ uint64_t dt_now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+unsigned dt_worker_threads(void)
+{
+	const char *e = getenv("DT_CG_THREADS");
+	long n = 1;
+	cpu_set_t set;
+
+	if (e && *e)
+		n = strtol(e, NULL, 10);
+	else if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		n = CPU_COUNT(&set);
+	return n < 1 ? 1 : n > 64 ? 64 : (unsigned)n;
 }
 
 /* include/linux/errno.h: codes the kernel keeps for itself, which still reach userspace from

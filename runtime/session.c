@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -1066,6 +1067,31 @@ static struct btf *func_btf(uint32_t *func_id, int *err)
 	return b;
 }
 
+/* The BTF and func_info of a program with subprograms (p->nfuncs), set in *opts: 0, or -errno
+ * with nothing to free. */
+static int func_info_of(const dt_cg_prog *p, struct bpf_prog_load_opts *opts, struct btf **btf,
+			struct bpf_func_info **finfo)
+{
+	uint32_t fid = 0;
+	int r = 0;
+
+	*btf = NULL;
+	*finfo = NULL;
+	if (!p->nfuncs)
+		return 0;
+	*btf = func_btf(&fid, &r);
+	if (!*btf)
+		return r ? r : -EINVAL;
+	*finfo = xcalloc(p->nfuncs, sizeof(**finfo));
+	for (uint32_t i = 0; i < p->nfuncs; i++)
+		(*finfo)[i] = (struct bpf_func_info){ .insn_off = p->func_offs[i], .type_id = fid };
+	opts->prog_btf_fd = (uint32_t)btf__fd(*btf);
+	opts->func_info = *finfo;
+	opts->func_info_cnt = p->nfuncs;
+	opts->func_info_rec_size = sizeof(**finfo);
+	return 0;
+}
+
 /* Loads one program. The first try has no log (cheap); a failure, or -d verifier, loads again
  * with a log, growing the buffer on ENOSPC. */
 int dt_rt_load_prog(dt_session *s, const dt_cg_prog *p, int *fd_out)
@@ -1090,27 +1116,15 @@ int dt_rt_load_prog(dt_session *s, const dt_cg_prog *p, int *fd_out)
 	}
 	struct btf *btf = NULL;
 	struct bpf_func_info *finfo = NULL;
+	int r = func_info_of(p, &opts, &btf, &finfo);
 
-	if (p->nfuncs) {
-		uint32_t fid = 0;
-		int r = 0;
-
-		btf = func_btf(&fid, &r);
-		if (!btf) {
-			fprintf(s->err, "dwarftrace: probe %s: cannot load the BTF its loop callbacks "
-				"need: %s\n", prog_label(p), dt_strerror(-r));
-			if (obj_fd >= 0)
-				close(obj_fd);
-			*fd_out = -1;
-			return r;
-		}
-		finfo = xcalloc(p->nfuncs, sizeof(*finfo));
-		for (uint32_t i = 0; i < p->nfuncs; i++)
-			finfo[i] = (struct bpf_func_info){ .insn_off = p->func_offs[i], .type_id = fid };
-		opts.prog_btf_fd = (uint32_t)btf__fd(btf);
-		opts.func_info = finfo;
-		opts.func_info_cnt = p->nfuncs;
-		opts.func_info_rec_size = sizeof(*finfo);
+	if (r < 0) {
+		fprintf(s->err, "dwarftrace: probe %s: cannot load the BTF its loop callbacks "
+			"need: %s\n", prog_label(p), dt_strerror(-r));
+		if (obj_fd >= 0)
+			close(obj_fd);
+		*fd_out = -1;
+		return r;
 	}
 	size_t logsz = s->o.log_size ? s->o.log_size : 1u << 18;
 	char *log = NULL;
@@ -1194,21 +1208,104 @@ static bool is_begin_end(const dt_cg_prog *p, dt_provider which)
 	return p->attach && p->attach->provider == which;
 }
 
+/* Loading a large script's programs is mostly the kernel's verifier, which runs in the thread
+ * that calls bpf(): PRELOAD_MIN programs or more are first loaded quietly (no log) by
+ * dt_worker_threads() threads, each taking the next program not taken. What loaded is kept; what
+ * did not (or was not tried: fentry/fexit, -d verifier) is loaded again in order by
+ * dt_rt_load_prog, which then says what went wrong exactly as without the threads. */
+#define PRELOAD_MIN 16
+
+struct preload {
+	const dt_cg_prog *progs; /* with the expected attach type load_unit decided */
+	uint32_t n;
+	int *fds;                /* -1: not loaded */
+	pthread_mutex_t lock;
+	uint32_t next;
+	bool failed;             /* stop: the rest loads in order, and fails there */
+};
+
+static void *preload_main(void *arg)
+{
+	struct preload *pl = arg;
+
+	for (;;) {
+		pthread_mutex_lock(&pl->lock);
+		uint32_t i = pl->failed ? pl->n : pl->next++;
+		pthread_mutex_unlock(&pl->lock);
+		if (i >= pl->n)
+			return NULL;
+		const dt_cg_prog *p = &pl->progs[i];
+		LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = p->expected_attach_type);
+		struct btf *btf;
+		struct bpf_func_info *finfo;
+
+		if (p->prog_type == BPF_PROG_TYPE_TRACING)
+			continue;
+		if (func_info_of(p, &opts, &btf, &finfo) == 0) {
+			pl->fds[i] = bpf_prog_load(p->prog_type, p->name, "GPL", p->insns, p->ninsns,
+						   &opts);
+			btf__free(btf);
+			free(finfo);
+		}
+		if (pl->fds[i] < 0) {
+			pl->fds[i] = -1;
+			pthread_mutex_lock(&pl->lock);
+			pl->failed = true;
+			pthread_mutex_unlock(&pl->lock);
+		}
+	}
+}
+
+static void preload(dt_session *s, const dt_cg_prog *progs, uint32_t n, int *fds)
+{
+	struct preload pl = { .progs = progs, .n = n, .fds = fds };
+	unsigned nth = dt_worker_threads();
+	pthread_t th[64];
+	unsigned started = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		fds[i] = -1;
+	if (n < PRELOAD_MIN || nth < 2 || (s->o.dump & DT_DUMP_VERIFIER))
+		return;
+	pthread_mutex_init(&pl.lock, NULL);
+	for (unsigned t = 1; t < nth && t < DT_ARRAY_SIZE(th); t++)
+		if (pthread_create(&th[started], NULL, preload_main, &pl) == 0)
+			started++;
+	preload_main(&pl);
+	for (unsigned t = 0; t < started; t++)
+		pthread_join(th[t], NULL);
+	pthread_mutex_destroy(&pl.lock);
+}
+
 /* Loads every program; continuations go into the prog-array slot their entry reserved. */
 static int load_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 {
 	int *fds = xcalloc(cg->nprogs + 1, sizeof(int)), rc = 0;
+	dt_cg_prog *progs = xcalloc(cg->nprogs + 1, sizeof(*progs));
+	uint32_t i;
 
-	for (uint32_t i = 0; i < cg->nprogs; i++) {
-		dt_cg_prog p = cg->progs[i];
-
-		if (!p.is_continuation &&
-		    dt_rt_set_multi(p.set, p.nset, s->o.uprobe_pid, p.cont_slot >= 0))
-			p.expected_attach_type = BPF_TRACE_UPROBE_MULTI;
-		rc = dt_rt_load_prog(s, &p, &fds[i]);
+	for (i = 0; i < cg->nprogs; i++) {
+		progs[i] = cg->progs[i];
+		if (!progs[i].is_continuation &&
+		    dt_rt_set_multi(progs[i].set, progs[i].nset, s->o.uprobe_pid,
+				    progs[i].cont_slot >= 0))
+			progs[i].expected_attach_type = BPF_TRACE_UPROBE_MULTI;
+	}
+	preload(s, progs, cg->nprogs, fds);
+	for (i = 0; i < cg->nprogs; i++) {
+		if (fds[i] < 0)
+			rc = dt_rt_load_prog(s, &progs[i], &fds[i]);
 		if (rc < 0)
-			goto out;
+			break;
 		DT_VEC_PUSH(&u->prog_fds, fds[i]);
+	}
+	free(progs);
+	if (rc < 0) {
+		/* Loaded ahead of the one that failed: never pushed, closed here. */
+		for (uint32_t j = i + 1; j < cg->nprogs; j++)
+			if (fds[j] >= 0)
+				close(fds[j]);
+		goto out;
 	}
 	for (uint32_t i = 0; i < cg->nprogs; i++) {
 		const dt_cg_prog *e = &cg->progs[i];
