@@ -36,7 +36,8 @@ int dt_ctypes_cdefs(void *ct, dt_arena *a, dt_diags *d, const dt_program *p);
 
 /* The parameters of function `func` in the binary at `path`, from its DWARF, as a struct whose
  * member i (at offset 8 * i) is parameter i with its name and type: what `args` is in a uprobe.
- * 0; -ENOENT when the function is not in the DWARF; -ENODATA when the binary has none. */
+ * 0; -ENOENT when the function is not in the DWARF; -ENODATA when the binary has none; -ENOLINK
+ * when it is not found and the DWARF is split into files that could not be read. */
 int dt_ctypes_uprobe_args(void *ct, dt_arena *a, const char *path, const char *func,
 			  const dt_type **out);
 

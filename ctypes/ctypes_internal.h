@@ -32,7 +32,6 @@ struct dt_ctypes {
 	DT_VEC(char *) incdirs;  /* -I */
 	DT_VEC(char *) includes; /* --include */
 	DT_VEC(ct_dwarf *) dwarfs; /* binaries of the program's uprobes, DWARF opened on use */
-	dt_elf_cache *elfc;      /* for their separate debug files */
 };
 
 /* ctypes.c: a new compilation (arena) drops the caches of the previous one. */

@@ -7,17 +7,18 @@
  * incomplete struct of that name, filled on use. Layouts are DWARF's own (data_member_location,
  * data_bit_offset / bit_offset, byte_size), as the compiler wrote them. */
 #include "ctypes/ctypes_internal.h"
-#include "elfproc/elfproc.h"
+#include "symbols/symbols.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+/* A DIE converted: split units (.dwo) each have their own Dwarf, and offsets count from each
+ * one's start, so the key is both. */
 typedef struct die_type {
+	Dwarf *dw;
 	Dwarf_Off off;
 	const dt_type *t;
 } die_type;
@@ -25,9 +26,7 @@ typedef struct die_type {
 struct ct_dwarf {
 	char *path;
 	bool opened;
-	int fd;
-	Dwarf *dw;
-	dt_elf *debug; /* the separate debug file, when the DWARF is there */
+	dt_sym_dwarf sd; /* the binary's DWARF or its separate debug file's (symbols' opener) */
 	DT_VEC(die_type) cache; /* this arena's converted DIEs */
 };
 
@@ -38,7 +37,6 @@ void ct_dwarf_add_binary(dt_ctypes *ct, const char *path)
 			return;
 	ct_dwarf *d = xcalloc(1, sizeof(*d));
 	d->path = xstrdup(path);
-	d->fd = -1;
 	DT_VEC_PUSH(&ct->dwarfs, d);
 }
 
@@ -52,51 +50,40 @@ void ct_dwarf_free(dt_ctypes *ct)
 {
 	for (size_t i = 0; i < ct->dwarfs.n; i++) {
 		ct_dwarf *d = ct->dwarfs.v[i];
-		if (d->dw)
-			dwarf_end(d->dw);
-		if (d->fd >= 0)
-			close(d->fd);
-		dt_elf_put(d->debug);
+		dt_sym_dwarf_close(&d->sd);
 		free(d->cache.v);
 		free(d->path);
 		free(d);
 	}
 	free(ct->dwarfs.v);
-	dt_elf_cache_free(ct->elfc);
 }
 
-static Dwarf *open_fd_dwarf(int fd)
+/* The binary's DWARF, opened once. */
+static Dwarf *dw_of(ct_dwarf *d)
 {
-	return fd >= 0 ? dwarf_begin(fd, DWARF_C_READ) : NULL;
-}
-
-/* The binary's DWARF, opened once: its own, else its separate debug file's. */
-static Dwarf *dw_of(dt_ctypes *ct, ct_dwarf *d)
-{
-	if (d->opened)
-		return d->dw;
-	d->opened = true;
-	d->fd = open(d->path, O_RDONLY | O_CLOEXEC);
-	d->dw = open_fd_dwarf(d->fd);
-	Dwarf_Off next;
-	size_t hsize;
-	if (d->dw && dwarf_nextcu(d->dw, 0, &next, &hsize, NULL, NULL, NULL) == 0)
-		return d->dw;
-	if (d->dw)
-		dwarf_end(d->dw);
-	d->dw = NULL;
-	if (!ct->elfc)
-		ct->elfc = dt_elf_cache_new();
-	dt_elf *e = dt_elf_open(ct->elfc, d->path);
-	d->debug = e ? dt_elf_debug_file(ct->elfc, e) : NULL;
-	dt_elf_put(e);
-	if (d->debug) {
-		if (d->fd >= 0)
-			close(d->fd);
-		d->fd = open(dt_elf_path(d->debug), O_RDONLY | O_CLOEXEC);
-		d->dw = open_fd_dwarf(d->fd);
+	if (!d->opened) {
+		d->opened = true;
+		dt_sym_dwarf_open(&d->sd, d->path);
 	}
-	return d->dw;
+	return d->sd.dw;
+}
+
+/* The cached conversion of die under key off (its offset, or a shell's), or NULL. */
+static const dt_type *cached(ct_dwarf *d, Dwarf_Die *die, Dwarf_Off off)
+{
+	Dwarf *dw = dwarf_cu_getdwarf(die->cu);
+
+	for (size_t i = 0; i < d->cache.n; i++)
+		if (d->cache.v[i].off == off && d->cache.v[i].dw == dw)
+			return d->cache.v[i].t;
+	return NULL;
+}
+
+static void cache(ct_dwarf *d, Dwarf_Die *die, Dwarf_Off off, const dt_type *t)
+{
+	die_type dt = { dwarf_cu_getdwarf(die->cu), off, t };
+
+	DT_VEC_PUSH(&d->cache, dt);
 }
 
 /* ------------------------------------------------------------ DIE → dt_type */
@@ -135,12 +122,11 @@ static uint32_t udata(Dwarf_Die *die, int name, uint32_t dflt)
 static const dt_type *shell(dt_ctypes *ct, ct_dwarf *d, Dwarf_Die *die)
 {
 	const char *name = record_name(ct, die);
-	for (size_t i = 0; i < d->cache.n; i++)
-		if (d->cache.v[i].off == (Dwarf_Off)-1 - dwarf_dieoffset(die))
-			return d->cache.v[i].t;
+	const dt_type *have = cached(d, die, (Dwarf_Off)-1 - dwarf_dieoffset(die));
+	if (have)
+		return have;
 	dt_type *s = dt_type_cstruct(ct->arena, name, dwarf_tag(die) == DW_TAG_union_type);
-	die_type dt = { (Dwarf_Off)-1 - dwarf_dieoffset(die), s };
-	DT_VEC_PUSH(&d->cache, dt);
+	cache(d, die, (Dwarf_Off)-1 - dwarf_dieoffset(die), s);
 	return s;
 }
 
@@ -148,8 +134,7 @@ static const dt_type *conv_record(dt_ctypes *ct, ct_dwarf *d, Dwarf_Die *die)
 {
 	dt_type *st = dt_type_cstruct(ct->arena, record_name(ct, die),
 				      dwarf_tag(die) == DW_TAG_union_type);
-	die_type dt = { dwarf_dieoffset(die), st };
-	DT_VEC_PUSH(&d->cache, dt);
+	cache(d, die, dwarf_dieoffset(die), st);
 	DT_VEC(dt_member) ms = { 0 };
 	uint32_t align = 1;
 	Dwarf_Die child;
@@ -272,34 +257,30 @@ static const dt_type *conv_uncached(dt_ctypes *ct, ct_dwarf *d, Dwarf_Die *die)
 
 static const dt_type *conv(dt_ctypes *ct, ct_dwarf *d, Dwarf_Die *die)
 {
-	Dwarf_Off off = dwarf_dieoffset(die);
-	for (size_t i = 0; i < d->cache.n; i++)
-		if (d->cache.v[i].off == off)
-			return d->cache.v[i].t;
-	const dt_type *t = conv_uncached(ct, d, die);
-	if (dwarf_tag(die) != DW_TAG_structure_type && dwarf_tag(die) != DW_TAG_union_type) {
-		die_type dt = { off, t };
-		DT_VEC_PUSH(&d->cache, dt);
-	}
+	const dt_type *t = cached(d, die, dwarf_dieoffset(die));
+	if (t)
+		return t;
+	t = conv_uncached(ct, d, die);
+	if (dwarf_tag(die) != DW_TAG_structure_type && dwarf_tag(die) != DW_TAG_union_type)
+		cache(d, die, dwarf_dieoffset(die), t);
 	return t;
 }
 
 /* ------------------------------------------------------------ finding DIEs */
 
-/* Calls fn on each top-level DIE of every CU until it returns true. */
-static bool each_top_die(Dwarf *dw, bool (*fn)(void *ctx, Dwarf_Die *die), void *ctx)
+/* Calls fn on each top-level DIE of every CU (split units' included) until it returns true. */
+static bool each_top_die(Dwarf *dw, bool (*fn)(void *ctx, Dwarf_Die *die), void *ctx,
+			 bool *unsplit)
 {
-	Dwarf_Off off = 0, next;
-	size_t hsize;
-	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		Dwarf_Die cu, child;
-		if (dwarf_offdie(dw, off + hsize, &cu) && dwarf_child(&cu, &child) == 0) {
+	Dwarf_CU *unit = NULL;
+	Dwarf_Die cu, child;
+	while (dt_sym_dwarf_next_unit(dw, &unit, &cu, unsplit)) {
+		if (dwarf_child(&cu, &child) == 0) {
 			do {
 				if (fn(ctx, &child))
 					return true;
 			} while (dwarf_siblingof(&child, &child) == 0);
 		}
-		off = next;
 	}
 	return false;
 }
@@ -339,8 +320,8 @@ int ct_dwarf_lookup(dt_ctypes *ct, const char *name, const dt_type **out)
 	}
 	for (size_t i = 0; i < ct->dwarfs.n; i++) {
 		ct_dwarf *d = ct->dwarfs.v[i];
-		Dwarf *dw = dw_of(ct, d);
-		if (dw && each_top_die(dw, match_type, &f)) {
+		Dwarf *dw = dw_of(d);
+		if (dw && each_top_die(dw, match_type, &f, NULL)) {
 			*out = conv(ct, d, &f.found);
 			return 0;
 		}
@@ -370,12 +351,13 @@ int dt_ctypes_uprobe_args(void *ctv, dt_arena *a, const char *path, const char *
 	for (size_t i = 0; i < ct->dwarfs.n && !d; i++)
 		if (!strcmp(ct->dwarfs.v[i]->path, path))
 			d = ct->dwarfs.v[i];
-	Dwarf *dw = dw_of(ct, d);
+	Dwarf *dw = dw_of(d);
 	if (!dw)
 		return -ENODATA;
 	struct find_ctx f = { .name = func };
-	if (!each_top_die(dw, match_func, &f))
-		return -ENOENT;
+	bool unsplit = false;
+	if (!each_top_die(dw, match_func, &f, &unsplit))
+		return unsplit ? -ENOLINK : -ENOENT;
 	/* Parameter i is member i at offset 8 * i: codegen reads it from the register the
 	 * x86-64 calling convention passes it in. */
 	DT_VEC(dt_member) ms = { 0 };

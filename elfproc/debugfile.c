@@ -1,8 +1,10 @@
 /* debugfile.c — the one search for an object's separate debug file, as distributions install them:
  * the build-id tree (DIR/.build-id/xx/rest.debug), the .gnu_debuglink name under a debug root
  * (DIR/<object's dir>/<link>, DIR/<link>), for every --debuginfo DIR first (they are what the user
- * asked for) and then /usr/lib/debug; last the debuglink next to the object and in its .debug/
- * folder. The unwinder takes the debug file's .debug_frame when the object has no CFI of its own,
+ * asked for; a relative DIR is under the object's own folder, as libdwfl's debuginfo_path has it)
+ * and then /usr/lib/debug; last the debuglink next to the object and in its .debug/ folder. An
+ * object without a .gnu_debuglink is looked for by its own name with ".debug" (objcopy
+ * --only-keep-debug's usual output), as libdwfl does. The unwinder takes the debug file's .debug_frame when the object has no CFI of its own,
  * the symbolizer its .symtab and DWARF. An object opened through /proc/PID/root/… keeps that
  * prefix for the files next to it (they are in the process's mount namespace) but not under a
  * debug root; one opened through /proc/PID/map_files/… is followed to the file it names. */
@@ -58,36 +60,57 @@ static void object_dirs(const dt_elf *e, char *near, char *logical, size_t n)
 	snprintf(logical, n, "%s", rest);
 }
 
+/* The debug file of e under one debug root: its build-id tree, the object's folder mirrored under
+ * it, or the root itself. */
+static char *debug_root(const dt_elf *e, const char *root, const char *hex, const char *logical,
+			const char *link)
+{
+	char *found = NULL;
+
+	if (e->build_id_len)
+		found = usable(e, xasprintf("%s/.build-id/%02x/%s.debug", root, e->build_id[0], hex));
+	if (!found && link && logical[0] == '/')
+		found = usable(e, xasprintf("%s%s/%s", root, logical, link));
+	if (!found && link)
+		found = usable(e, xasprintf("%s/%s", root, link));
+	return found;
+}
+
 char *dt_elf_debug_path(const dt_elf_cache *c, const dt_elf *e)
 {
 	char near[PATH_MAX], logical[PATH_MAX], hex[2 * sizeof(e->build_id) + 1];
-	const char *link = e->debuglink;
-	size_t ndirs = c ? c->ndirs : 0;
-	char *found;
+	const char *link = e->debuglink, *base;
+	size_t ndirs;
+	const char *const *dirs = dt_elf_debug_dirs(c, &ndirs);
+	char *found = NULL, *own = NULL;
 
 	if (link && strchr(link, '/'))
 		link = NULL; /* a file name, never a path */
 	object_dirs(e, near, logical, sizeof(near));
+	/* No .gnu_debuglink: the object's own name with ".debug", as libdwfl looks for it. */
+	if (!link && e->has_file && near[0]) {
+		base = strrchr(e->path, '/');
+		link = own = xasprintf("%s.debug", base ? base + 1 : e->path);
+	}
 	for (size_t i = 1; i < e->build_id_len; i++)
 		snprintf(hex + 2 * (i - 1), 3, "%02x", e->build_id[i]);
-	for (size_t d = 0; d <= ndirs; d++) {
-		const char *root = d < ndirs ? c->dirs[d] : "/usr/lib/debug";
+	/* Each --debuginfo DIR, then /usr/lib/debug; a relative DIR both under the object's folder
+	 * (libdwfl's rule, first) and under the current directory. */
+	for (size_t d = 0; d <= ndirs && !found; d++) {
+		const char *dir = d < ndirs ? dirs[d] : "/usr/lib/debug";
+		char *rel = dir[0] != '/' && near[0] ? xasprintf("%s/%s", near, dir) : NULL;
 
-		if (e->build_id_len &&
-		    (found = usable(e, xasprintf("%s/.build-id/%02x/%s.debug", root,
-						 e->build_id[0], hex))))
-			return found;
-		if (link && logical[0] &&
-		    (found = usable(e, xasprintf("%s%s/%s", root, logical, link))))
-			return found;
-		if (link && (found = usable(e, xasprintf("%s/%s", root, link))))
-			return found;
+		found = debug_root(e, rel ? rel : dir, hex, logical, link);
+		if (!found && rel)
+			found = debug_root(e, dir, hex, logical, link);
+		free(rel);
 	}
-	if (!link || !near[0])
-		return NULL;
-	if ((found = usable(e, xasprintf("%s/%s", near, link))))
-		return found;
-	return usable(e, xasprintf("%s/.debug/%s", near, link));
+	if (!found && link && near[0])
+		found = usable(e, xasprintf("%s/%s", near, link));
+	if (!found && link && near[0])
+		found = usable(e, xasprintf("%s/.debug/%s", near, link));
+	free(own);
+	return found;
 }
 
 dt_elf *dt_elf_debug_file(dt_elf_cache *c, dt_elf *e)
@@ -98,6 +121,14 @@ dt_elf *dt_elf_debug_file(dt_elf_cache *c, dt_elf *e)
 		e->dbg_searched = true;
 		e->dbg = path ? dt_elf_open(c, path) : NULL;
 		free(path);
+		/* A file found by name is another build's when the build-ids differ: its DWARF
+		 * would name the wrong code. */
+		if (e->dbg && e->build_id_len && e->dbg->build_id_len &&
+		    (e->build_id_len != e->dbg->build_id_len ||
+		     memcmp(e->build_id, e->dbg->build_id, e->build_id_len))) {
+			dt_elf_put(e->dbg);
+			e->dbg = NULL;
+		}
 	}
 	if (!e->dbg) {
 		errno = ENOENT;

@@ -198,20 +198,44 @@ static dt_elf *obj_new(void *image, size_t size, bool has_file, const char *path
 
 /* ---------------------------------------------------------------- the cache */
 
+/* The process's --debuginfo directories (dt_elf_set_debug_dirs): every cache starts with them,
+ * and the search of an object opened without a cache uses them. */
+static char **g_dirs;
+static size_t g_ndirs;
+
+static void copy_dirs(char ***to, size_t *nto, const char *const *dirs, size_t n)
+{
+	for (size_t i = 0; i < *nto; i++)
+		free((*to)[i]);
+	free(*to);
+	*to = n ? xcalloc(n, sizeof(**to)) : NULL;
+	for (size_t i = 0; i < n; i++)
+		(*to)[i] = xstrdup(dirs[i]);
+	*nto = n;
+}
+
+void dt_elf_set_debug_dirs(const char *const *dirs, size_t n)
+{
+	copy_dirs(&g_dirs, &g_ndirs, dirs, n);
+}
+
+const char *const *dt_elf_debug_dirs(const dt_elf_cache *c, size_t *n)
+{
+	*n = c ? c->ndirs : g_ndirs;
+	return (const char *const *)(c ? c->dirs : g_dirs);
+}
+
 dt_elf_cache *dt_elf_cache_new(void)
 {
-	return xcalloc(1, sizeof(dt_elf_cache));
+	dt_elf_cache *c = xcalloc(1, sizeof(dt_elf_cache));
+
+	copy_dirs(&c->dirs, &c->ndirs, (const char *const *)g_dirs, g_ndirs);
+	return c;
 }
 
 void dt_elf_cache_set_debug_dirs(dt_elf_cache *c, const char *const *dirs, size_t n)
 {
-	for (size_t i = 0; i < c->ndirs; i++)
-		free(c->dirs[i]);
-	free(c->dirs);
-	c->dirs = n ? xcalloc(n, sizeof(*c->dirs)) : NULL;
-	for (size_t i = 0; i < n; i++)
-		c->dirs[i] = xstrdup(dirs[i]);
-	c->ndirs = n;
+	copy_dirs(&c->dirs, &c->ndirs, dirs, n);
 }
 
 void dt_elf_cache_free(dt_elf_cache *c)
@@ -388,6 +412,11 @@ Elf *dt_elf_handle(const dt_elf *e)
 const char *dt_elf_path(const dt_elf *e)
 {
 	return e->path;
+}
+
+bool dt_elf_has_file(const dt_elf *e)
+{
+	return e->has_file;
 }
 
 const char *dt_elf_ident(const dt_elf *e)

@@ -26,7 +26,11 @@ typedef struct dt_elf_cache dt_elf_cache;
 /* An empty cache. Freeing it leaves objects still referenced valid (their last put frees them). */
 dt_elf_cache *dt_elf_cache_new(void);
 void dt_elf_cache_free(dt_elf_cache *c);
-/* Directories searched before /usr/lib/debug for separate debug files (--debuginfo), copied. */
+/* Directories searched before /usr/lib/debug for separate debug files (--debuginfo), copied:
+ * the process's (every cache made later starts with them, and an object opened without a cache
+ * is searched with them), or one cache's. A relative directory is taken relative to each
+ * object's own directory, as libdwfl's debuginfo_path is. */
+void dt_elf_set_debug_dirs(const char *const *dirs, size_t n);
 void dt_elf_cache_set_debug_dirs(dt_elf_cache *c, const char *const *dirs, size_t n);
 /* Objects open in the cache now. */
 size_t dt_elf_cache_count(const dt_elf_cache *c);
@@ -52,6 +56,8 @@ void dt_elf_put(dt_elf *e);
 /* The libelf handle (for libdw and the few readers that walk sections themselves). */
 Elf *dt_elf_handle(const dt_elf *e);
 const char *dt_elf_path(const dt_elf *e);
+/* Whether the object was opened from a file (dt_elf_open), not from memory. */
+bool dt_elf_has_file(const dt_elf *e);
 /* Build-id hex, else "dev:ino:mtime" ("vdso" for the vDSO, "mem" for other images). */
 const char *dt_elf_ident(const dt_elf *e);
 /* The GNU build-id bytes (*id points into e) and their count, 0 when there is none. */

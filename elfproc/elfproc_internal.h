@@ -43,6 +43,8 @@ struct dt_elf_cache {
 	size_t ndirs;
 };
 
+/* The directories a search with cache c (NULL: the process's) goes through. */
+const char *const *dt_elf_debug_dirs(const dt_elf_cache *c, size_t *n);
 /* Finds the debug file's path for e (debugfile.c): malloc'd, or NULL. */
 char *dt_elf_debug_path(const dt_elf_cache *c, const dt_elf *e);
 

@@ -600,6 +600,13 @@ static const dt_type *uprobe_args(checker *c, dt_expr *e)
 		ERR(c, e->span, "function %s is not in the debug info of %s", a0->func, a0->target);
 		return &t_none;
 	}
+	if (err == -ENOLINK) {
+		ERR(c, e->span, "function %s is not in the debug info of %s: its DWARF is split "
+		    "(gcc -gsplit-dwarf) and the .dwo files were not found next to it or where it "
+		    "was compiled (a .dwp package needs a newer libdw than this one)", a0->func,
+		    a0->target);
+		return &t_none;
+	}
 	if (err) {
 		ERR(c, e->span, "args needs the debug info (DWARF) of %s, which has none",
 		    a0->target);

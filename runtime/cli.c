@@ -7,6 +7,7 @@
 #include "runtime/runtime.h"
 #include "common/common.h"
 #include "unwind/unwind.h"
+#include "elfproc/elfproc.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -85,8 +86,9 @@ static const struct cli_opt cli_opts[] = {
 	  "search DIR for the program's `#include` files (repeatable)" },
 	{ 0, "include", required_argument, OPT_INCLUDE, "--include FILE",
 	  "`#include` FILE before the program's C definitions (repeatable)" },
-	{ 0, "debuginfo", required_argument, OPT_DEBUGINFO, "--debuginfo DIR",
-	  "look for separate debug files in DIR first (repeatable; also DIR/.build-id); "
+	{ 0, "debuginfo", required_argument, OPT_DEBUGINFO, "--debuginfo DIR[:DIR]",
+	  "look for separate debug files in DIR first (repeatable; also DIR/.build-id; a "
+	  "relative DIR also under each object's own folder, as libdwfl does); "
 	  "DEBUGINFOD_URLS servers are asked in the background" },
 	{ 'l', "list", no_argument, 'l', "-l, --list [SEARCH|FILE]",
 	  "list probes as bpftrace does: tracepoints (`-lv`: their fields), software and hardware "
@@ -573,19 +575,26 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 			c->srcline = true;
 			break;
 		case OPT_DEBUGINFO: {
-			struct stat st;
-			int err;
+			/* DIR[:DIR…], as bpftrace takes it. */
+			char *list = optarg, *dir, *save = NULL;
 
-			if (c->ndebug_dirs == DT_ARRAY_SIZE(c->debug_dirs))
-				return usage_error("%s", "--debuginfo: at most 16 directories");
-			/* Said now: a misspelt directory would only show as stacks without names. */
-			err = stat(optarg, &st) < 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
-			if (err) {
-				fprintf(stderr, "dwarftrace: --debuginfo: %s: %s\n", optarg,
-					dt_strerror(err));
-				return 1;
+			for (dir = strtok_r(list, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+				struct stat st;
+				int err;
+
+				if (c->ndebug_dirs == DT_ARRAY_SIZE(c->debug_dirs))
+					return usage_error("%s", "--debuginfo: at most 16 directories");
+				/* Said now: a misspelt directory would only show as stacks without
+				 * names. A relative DIR is also looked for under each object's own
+				 * folder (libdwfl's rule), so it need not be here. */
+				err = stat(dir, &st) < 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+				if (err && (dir[0] == '/' || err != ENOENT)) {
+					fprintf(stderr, "dwarftrace: --debuginfo: %s: %s\n", dir,
+						dt_strerror(err));
+					return 1;
+				}
+				c->debug_dirs[c->ndebug_dirs++] = dir;
 			}
-			c->debug_dirs[c->ndebug_dirs++] = optarg;
 			break;
 		}
 		case 'I':
@@ -955,6 +964,8 @@ static int cli_run(int argc, char **argv)
 	rc = parse_args(&c, argc, argv, &done);
 	if (rc || done)
 		return rc;
+	/* Every debug-file search of the run (-lv's parameters, args, source lines, stacks). */
+	dt_elf_set_debug_dirs(c.debug_dirs, c.ndebug_dirs);
 	/* -p's number is checked once the program is known (its language picks bpftrace's words),
 	 * before a program file that cannot be read is said (as bpftrace does). */
 	if (c.pid_arg && c.prog_text &&

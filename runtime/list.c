@@ -101,9 +101,13 @@ static void print_params(struct lister *l, const char *line)
 					      xstrdup(path);
 	rc = dt_sym_func_params(file, fn + 1, &params, &n);
 	free(file);
-	if (rc == -ENODATA && (!l->warned || strcmp(l->warned, path))) {
-		fprintf(l->err, "dwarftrace: no DWARF in %s: cannot show the parameters of its "
-			"functions\n", path);
+	if ((rc == -ENODATA || rc == -ENOLINK) && (!l->warned || strcmp(l->warned, path))) {
+		if (rc == -ENODATA)
+			fprintf(l->err, "dwarftrace: no DWARF in %s: cannot show the parameters of "
+				"its functions\n", path);
+		else
+			fprintf(l->err, "dwarftrace: cannot show the parameters of %s's functions: "
+				"%s\n", path, DT_SYM_UNSPLIT_WHY);
 		free(l->warned);
 		l->warned = xstrdup(path);
 	}

@@ -1,7 +1,7 @@
 /* params.c — the parameters of a function as its DWARF declares them, for `-lv uprobe:BIN:FUNC`:
  * one "TYPE NAME" string per formal parameter, in bpftrace's spelling ("int argc", "char** argv",
  * "struct Foo* foo1", "const char* s"). The DWARF is the binary's own or its separate debug file
- * (elfproc's one search). Only names are produced here: no type layout. */
+ * (elfproc's one search), split units' (.dwo) included. Only names are produced here: no type layout. */
 #include "symbols/symbols_internal.h"
 #include "common/common.h"
 
@@ -122,13 +122,14 @@ static int find_subprogram(Dwarf_Die *cu, const char *func, Dwarf_Die *out)
 static int params_of(Dwarf *dw, const char *func, char ***out, uint32_t *n)
 {
 	DT_VEC(char *) v = { 0 };
-	Dwarf_Off off = 0, next;
-	size_t hsize;
+	Dwarf_CU *unit = NULL;
+	Dwarf_Die cu;
+	bool unsplit = false;
 
-	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		Dwarf_Die cu, fn, p;
+	while (dt_sym_dwarf_next_unit(dw, &unit, &cu, &unsplit)) {
+		Dwarf_Die fn, p;
 
-		if (dwarf_offdie(dw, off + hsize, &cu) && find_subprogram(&cu, func, &fn) == 0) {
+		if (find_subprogram(&cu, func, &fn) == 0) {
 			if (dwarf_child(&fn, &p) == 0) {
 				do {
 					struct name b = { .n = 0 };
@@ -149,9 +150,8 @@ static int params_of(Dwarf *dw, const char *func, char ***out, uint32_t *n)
 			*n = (uint32_t)v.n;
 			return 0;
 		}
-		off = next;
 	}
-	return -ENOENT;
+	return unsplit ? -ENOLINK : -ENOENT;
 }
 
 int dt_sym_func_params(const char *path, const char *func, char ***params, uint32_t *n)

@@ -5,26 +5,34 @@
 #include "symbols/symbols_internal.h"
 #include "common/common.h"
 
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int dt_sym_dwarf_open(dt_sym_dwarf *d, const char *path)
 {
 	dt_elf *src;
 
-	*d = (dt_sym_dwarf){ 0 };
+	*d = (dt_sym_dwarf){ .fd = -1 };
 	d->e = dt_elf_open(NULL, path);
 	if (!d->e)
 		return -errno;
 	if (!dt_elf_has_section(d->e, ".debug_info"))
 		d->dbg = dt_elf_debug_file(NULL, d->e);
 	src = d->dbg ? d->dbg : d->e;
-	if (dt_elf_has_section(src, ".debug_info"))
-		d->dw = dwarf_begin_elf(dt_elf_handle(src), DWARF_C_READ, NULL);
+	/* Opened by fd when it is a file, so that libdw knows its folder: split units (.dwo) are
+	 * looked for there first, then in the comp_dir the compiler recorded. */
+	if (dt_elf_has_section(src, ".debug_info")) {
+		d->fd = dt_elf_has_file(src) ? open(dt_elf_path(src), O_RDONLY | O_CLOEXEC) : -1;
+		d->dw = d->fd >= 0 ? dwarf_begin(d->fd, DWARF_C_READ)
+				   : dwarf_begin_elf(dt_elf_handle(src), DWARF_C_READ, NULL);
+	}
 	if (!d->dw) {
 		dt_sym_dwarf_close(d);
 		return -ENODATA;
@@ -32,10 +40,30 @@ int dt_sym_dwarf_open(dt_sym_dwarf *d, const char *path)
 	return 0;
 }
 
+bool dt_sym_dwarf_next_unit(Dwarf *dw, Dwarf_CU **cu, Dwarf_Die *die, bool *unsplit)
+{
+	Dwarf_Die sub;
+	uint8_t type;
+
+	if (dwarf_get_units(dw, *cu, cu, NULL, &type, die, NULL) != 0)
+		return false;
+	if (type != DW_UT_skeleton)
+		return true;
+	/* libdw looks for the .dwo on this call (next to the binary, then in comp_dir). */
+	if (dwarf_cu_info(*cu, NULL, NULL, NULL, &sub, NULL, NULL, NULL) == 0 &&
+	    dwarf_tag(&sub) == DW_TAG_compile_unit)
+		*die = sub;
+	else if (unsplit)
+		*unsplit = true;
+	return true;
+}
+
 void dt_sym_dwarf_close(dt_sym_dwarf *d)
 {
 	if (d->dw)
 		dwarf_end(d->dw);
+	if (d->fd >= 0)
+		close(d->fd);
 	dt_elf_put(d->dbg);
 	dt_elf_put(d->e);
 	*d = (dt_sym_dwarf){ 0 };

@@ -8,6 +8,7 @@
 
 #include "elfproc/elfproc.h"
 
+#include <elfutils/libdw.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -141,9 +142,31 @@ const char *dt_sym_kernel_module(dt_symbolizer *s, uint64_t addr);
  * of that module covers prints "[module]+0xoff" (from the module's base). */
 void dt_sym_set_kernel_files(dt_symbolizer *s, const char *kallsyms, const char *modules);
 
+/* The DWARF of an ELF file: its own, or its separate debug file's (elfproc's one search, with
+ * the process's --debuginfo directories). */
+typedef struct dt_sym_dwarf {
+	dt_elf *e, *dbg;
+	Dwarf *dw;
+	int fd; /* dw's file, when opened by fd */
+} dt_sym_dwarf;
+/* 0 with d filled; -ENODATA when neither file has DWARF; -errno when `path` cannot be read. */
+int dt_sym_dwarf_open(dt_sym_dwarf *d, const char *path);
+void dt_sym_dwarf_close(dt_sym_dwarf *d);
+/* The next compilation unit of dw after *cu (NULL: the first), into *cu and its unit DIE into
+ * *die: for a split-DWARF skeleton (gcc -gsplit-dwarf) the DIE of its .dwo unit, which has the
+ * functions and types, when libdw finds the .dwo (next to the binary or in the unit's comp_dir);
+ * else the skeleton's own, and *unsplit (when not NULL) becomes true. false after the last.
+ * Debian 12's libdw (0.188) reads .dwo files but not .dwp packages. */
+bool dt_sym_dwarf_next_unit(Dwarf *dw, Dwarf_CU **cu, Dwarf_Die *die, bool *unsplit);
+/* What -ENOLINK from the lookups below means, for messages. */
+#define DT_SYM_UNSPLIT_WHY                                                                     \
+	"its DWARF is split (gcc -gsplit-dwarf) and the .dwo files were not found next to it or " \
+	"where it was compiled (a .dwp package needs a newer libdw than this one)"
+
 /* The parameters of function `func` of the ELF file at `path`, from its DWARF (or its separate
  * debug file's), as bpftrace's `-lv` prints them: "TYPE NAME" strings in a malloc'd array of *n.
- * 0; -ENOENT when the DWARF has no such function; -ENODATA when there is no DWARF. */
+ * 0; -ENOENT when the DWARF has no such function; -ENODATA when there is no DWARF; -ENOLINK when
+ * it is not found and split units could not be read (DT_SYM_UNSPLIT_WHY). */
 int dt_sym_func_params(const char *path, const char *func, char ***params, uint32_t *n);
 
 /* The address (as the ELF file at `path` has it) of the first statement at FILE:LINE (LINE:COL

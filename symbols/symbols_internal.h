@@ -27,14 +27,6 @@ int dt_dbgd_result(dt_dbgd *d, const uint8_t *id, size_t idn, char **path);
 /* Waits at most timeout_ns for every queued fetch to finish; true if none is left. */
 bool dt_dbgd_wait(dt_dbgd *d, uint64_t timeout_ns);
 
-/* The DWARF of an ELF file: its own, or its separate debug file's (elfproc's one search). */
-typedef struct dt_sym_dwarf {
-	dt_elf *e, *dbg;
-	struct Dwarf *dw;
-} dt_sym_dwarf;
-/* 0 with d filled; -ENODATA when neither file has DWARF; -errno when `path` cannot be read. */
-int dt_sym_dwarf_open(dt_sym_dwarf *d, const char *path);
-void dt_sym_dwarf_close(dt_sym_dwarf *d);
 /* Whether `tail` is the whole last components of `path` ("./" at its start left out). */
 bool dt_sym_path_ends_with(const char *path, const char *tail);
 
