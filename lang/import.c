@@ -267,12 +267,19 @@ static void stdlib_hint(struct importer *im, const char *path)
 	free(names.v);
 }
 
-static void import_one(struct importer *im, dt_span at, const char *dir, const char *path)
+static void import_one(struct importer *im, dt_span at, const char *dir, const char *path,
+		       bool in_block)
 {
 	char *name = path[0] == '/' || !dir ? xstrdup(path) : xasprintf("%s/%s", dir, path);
 	struct stat st;
 
-	if (!*path) {
+	if (in_block && ((!stat(name, &st) && S_ISDIR(st.st_mode)) ||
+			 (file_kind(path) != K_HEADER && file_kind(path) != K_BPF_C))) {
+		/* bpftrace's rule: scripts and directories only at the top. */
+		dt_diag(im->d, DT_DIAG_ERROR, at, "an import inside a block can only bring in C: "
+			"a .h header or a .bpf.c source");
+		dt_diag_hint(im->d, "import scripts and directories at the top of the file");
+	} else if (!*path) {
 		dt_diag(im->d, DT_DIAG_ERROR, at, "empty import path");
 	} else if (stat(name, &st)) {
 		int err = errno;
@@ -298,8 +305,9 @@ static void import_one(struct importer *im, dt_span at, const char *dir, const c
 	free(name);
 }
 
-/* Reads the top-level `import "PATH";` statements of unit `u` (by brace depth: the parser
- * checks where they stand) and imports each. */
+/* Reads the `import "PATH";` statements of unit `u` and imports each: at the top level (by
+ * brace depth; the parser checks where they stand) anything, inside a block (a probe's, a
+ * macro's: bpftrace's statement imports) C files only. */
 static void scan_unit(struct importer *im, size_t ui)
 {
 	struct unit u = im->units.v[ui];
@@ -318,7 +326,7 @@ static void scan_unit(struct importer *im, size_t ui)
 			depth++;
 		else if (t.kind == DT_TOK_RBRACE && depth)
 			depth--;
-		if (depth || t.kind != DT_TOK_IDENT || t.len != 6 || memcmp(view.text + t.off, "import", 6))
+		if (t.kind != DT_TOK_IDENT || t.len != 6 || memcmp(view.text + t.off, "import", 6))
 			continue;
 		dt_token s, semi;
 		dt_lex(&view, t.off + t.len, &s);
@@ -333,7 +341,7 @@ static void scan_unit(struct importer *im, size_t ui)
 			dt_diag(im->d, DT_DIAG_ERROR, (dt_span){ s.off, s.len },
 				"an import path cannot hold a NUL byte");
 		else
-			import_one(im, (dt_span){ s.off, s.len }, u.dir, path);
+			import_one(im, (dt_span){ s.off, s.len }, u.dir, path, depth > 0);
 		t = semi;
 	}
 }

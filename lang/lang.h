@@ -835,7 +835,7 @@ bool dt_program_current(const dt_program *p);
 void dt_dump_tokens(const dt_source *src, FILE *out);
 
 /* Brings in the script's `import "PATH";` statements (top level, after the C definitions, before
- * anything else), and theirs: each .bt file found — PATH relative to the importing script's
+ * anything else; C files also inside a block), and theirs: each .bt file found — PATH relative to the importing script's
  * directory (the working directory for -e/stdin), or every .bt of a directory — is appended to
  * src->text (a copy in `a`) and listed in src->files, so dt_parse reads it with the rest; each
  * .h and .bpf.c (named, or of a directory) is listed in src->cimports. A PATH on no disk may

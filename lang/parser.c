@@ -1490,12 +1490,22 @@ static dt_stmt *parse_for(parser *p, uint32_t start)
 	return s;
 }
 
+static bool kw_then(parser *p, const char *kw, dt_tok_kind k);
+
 static dt_stmt *parse_stmt(parser *p)
 {
 	uint32_t start = p->cur.off;
 	p->panic = false;
 	if (is_kw(p, &p->cur, "if"))
 		return parse_if(p, start);
+	if (kw_then(p, "import", DT_TOK_STR)) {
+		/* `import "x.bpf.c";` in a block (bpftrace's statement import): dt_source_imports
+		 * brought the C in; nothing runs here. */
+		advance(p);
+		advance(p);
+		expect(p, DT_TOK_SEMI, "expected ';' after the import path");
+		return new_stmt(p, DT_S_BLOCK, start);
+	}
 	if (is_kw(p, &p->cur, "unroll")) {
 		advance(p);
 		dt_stmt *s = new_stmt(p, DT_S_UNROLL, start);
