@@ -4473,10 +4473,6 @@ static void resolve_src_location(checker *c, dt_attach *a)
 	char *func = NULL, *why = NULL;
 	uint64_t off = 0;
 
-	if (has_wildcard(a->target)) {
-		ERR(c, a->span, "%s: a source location needs one binary, not a pattern", a->text);
-		return;
-	}
 	int err = c->o && c->o->uprobe_line ? c->o->uprobe_line(c->o->ctx, a, &func, &off, &why)
 					    : -ENOTSUP;
 	if (err == -ENOTSUP)

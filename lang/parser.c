@@ -1769,6 +1769,11 @@ static bool parse_src_location(parser *p, dt_attach *at, const char *b, size_t n
 		return false;
 	at->target = dt_arena_strndup(p->a, b, (size_t)(atsign - b));
 	at->src_file = dt_arena_strndup(p->a, atsign + 1, n - (size_t)(atsign - b) - 1);
+	if (strpbrk(at->target, "*?")) {
+		dt_diag(p->d, DT_DIAG_ERROR, at->span, "%s: a source location needs one binary, "
+			"not a pattern", at->text);
+		return true; /* said: not "malformed" as well */
+	}
 	if (!*at->target || !*at->src_file || !parse_u64(f[0], fl[0], &line) || !line ||
 	    line > UINT32_MAX || (nf == 2 && (!parse_u64(f[1], fl[1], &col) || !col ||
 					      col > UINT32_MAX)))
