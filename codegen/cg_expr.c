@@ -640,7 +640,11 @@ static LLVMValueRef tp_field(cg *c, const dt_expr *e)
 		return cg_i64(c, 0);
 	}
 	if (t->kind == DT_T_STR) {
-		LLVMValueRef b = cg_buf(c, t->size);
+		/* A string read through a pointer or a __data_loc reads one byte more when it is
+		 * of max_strlen, as str() does. */
+		bool at_ptr = f->is_data_loc || !f->is_array;
+		uint32_t cap = at_ptr && t->size == c->prog->strlen ? t->size + 1 : t->size;
+		LLVMValueRef b = cg_buf(c, cap);
 		LLVMValueRef base = LLVMBuildPtrToInt(c->b, c->ctxp, c->i64, "");
 		bool user = c->attach->target && !strcmp(c->attach->target, "syscalls");
 
@@ -649,7 +653,7 @@ static LLVMValueRef tp_field(cg *c, const dt_expr *e)
 			LLVMValueRef loc = ctx_load(c, f->offset, 4, false);
 			LLVMValueRef off = LLVMBuildAnd(c->b, loc, cg_i64(c, 0xffff), "");
 
-			cg_read(c, b, t->size, NULL, LLVMBuildAdd(c->b, base, off, ""),
+			cg_read(c, b, cap, NULL, LLVMBuildAdd(c->b, base, off, ""),
 				CG_READ_KERNEL_FIRST, true);
 		} else if (f->is_array) {
 			uint32_t n = DT_MIN(f->size, t->size);
@@ -659,7 +663,7 @@ static LLVMValueRef tp_field(cg *c, const dt_expr *e)
 			if (n == t->size)
 				cg_store_int(c, b, n - 1, 1, cg_i64(c, 0));
 		} else {
-			cg_read(c, b, t->size, NULL, ctx_load(c, f->offset, 8, false),
+			cg_read(c, b, cap, NULL, ctx_load(c, f->offset, 8, false),
 				user ? CG_READ_USER_FIRST : CG_READ_KERNEL_FIRST, true);
 		}
 		return b;
@@ -778,6 +782,168 @@ static LLVMValueRef yes_no(cg *c, LLVMBasicBlockRef yes, LLVMBasicBlockRef no)
 	return res;
 }
 
+
+/* ------------------------------------------------------------ string loops (large strings)
+ *
+ * Unrolled, a comparison or search of strings of thousands of bytes (a large max_strlen) is
+ * more code than a program may have; past CG_UNROLL_BYTES they run as bpf_loop callbacks,
+ * which the verifier checks once, not once per byte. A callback reads its strings through
+ * pointers in its context (the caller's stack) and tests every index it reads at. */
+
+/* Slots of a string loop's context: the two strings, the result, and an index. */
+enum { SL_A, SL_B, SL_RES, SL_AT, SL__N };
+
+/* Byte idx (an i64) of the `size`-byte string at p, 0 at and past its end. */
+static LLVMValueRef byte_at(cg *c, LLVMValueRef p, uint32_t size, LLVMValueRef idx)
+{
+	LLVMBasicBlockRef in = cg_block(c, "sb.in"), out = cg_block(c, "sb.out"),
+			  done = cg_block(c, "sb.done");
+	LLVMValueRef v, vals[2];
+	LLVMBasicBlockRef froms[2];
+
+	LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntULT, idx, cg_i64(c, size), ""), in, out);
+	LLVMPositionBuilderAtEnd(c->b, in);
+	v = LLVMBuildLoad2(c->b, c->i8, LLVMBuildGEP2(c->b, c->i8, p, &idx, 1, ""), "");
+	vals[0] = LLVMBuildZExt(c->b, v, c->i64, "");
+	froms[0] = LLVMGetInsertBlock(c->b);
+	LLVMBuildBr(c->b, done);
+	LLVMPositionBuilderAtEnd(c->b, out);
+	vals[1] = cg_i64(c, 0);
+	froms[1] = out;
+	LLVMBuildBr(c->b, done);
+	LLVMPositionBuilderAtEnd(c->b, done);
+	v = LLVMBuildPhi(c->b, c->i64, "");
+	LLVMAddIncoming(v, vals, froms, 2);
+	return v;
+}
+
+/* A string loop's context on the stack: a and b, the result's first value, the index. */
+static LLVMValueRef sl_ctx(cg *c, LLVMValueRef a, LLVMValueRef b, int64_t res, LLVMValueRef at)
+{
+	LLVMValueRef ctx = cg_alloca_stack(c, 8 * SL__N);
+
+	cg_store_int(c, ctx, 8 * SL_A, 8, LLVMBuildPtrToInt(c->b, a, c->i64, ""));
+	cg_store_int(c, ctx, 8 * SL_B, 8, LLVMBuildPtrToInt(c->b, b, c->i64, ""));
+	cg_store_int(c, ctx, 8 * SL_RES, 8, cg_i64(c, (uint64_t)res));
+	cg_store_int(c, ctx, 8 * SL_AT, 8, at ? at : cg_i64(c, 0));
+	return ctx;
+}
+
+static LLVMValueRef sl_ptr(cg *c, LLVMValueRef ctx, uint32_t slot)
+{
+	return LLVMBuildIntToPtr(c->b, cg_load_int(c, ctx, 8 * slot, 8, false), c->i8p, "");
+}
+
+/* Opens the callback `i64 (i64 index, i8 *ctx)` of a string loop. */
+static LLVMValueRef sl_open(cg *c, const char *what, cg_saved *saved, LLVMValueRef *idx,
+			    LLVMValueRef *ctx)
+{
+	static unsigned serial;
+	LLVMTypeRef pt[2] = { c->i64, c->i8p };
+	char name[96];
+
+	snprintf(name, sizeof(name), "%s.%s%u", LLVMGetValueName(c->fn), what, serial++);
+	LLVMValueRef fn = cg_fn_open(c, name, LLVMFunctionType(c->i64, pt, 2, false), saved);
+	*idx = LLVMGetParam(fn, 0);
+	*ctx = LLVMGetParam(fn, 1);
+	return fn;
+}
+
+/* Returns 1 from a callback (stop the loop) when `cond`, after storing `res` when not NULL. */
+static void sl_stop_if(cg *c, LLVMValueRef cond, LLVMValueRef ctx, LLVMValueRef res)
+{
+	LLVMBasicBlockRef stop = cg_block(c, "sl.stop"), go = cg_block(c, "sl.go");
+
+	LLVMBuildCondBr(c->b, cond, stop, go);
+	LLVMPositionBuilderAtEnd(c->b, stop);
+	if (res)
+		cg_store_int(c, ctx, 8 * SL_RES, 8, res);
+	LLVMBuildRet(c->b, cg_i64(c, 1));
+	LLVMPositionBuilderAtEnd(c->b, go);
+}
+
+/* bpf_loop(n, fn, ctx): then the result slot. */
+static LLVMValueRef sl_run(cg *c, uint32_t n, LLVMValueRef fn, LLVMValueRef ctx)
+{
+	LLVMValueRef args[4] = { cg_i64(c, n), LLVMBuildBitCast(c->b, fn, c->i8p, ""), ctx,
+				 cg_i64(c, 0) };
+
+	cg_helper(c, BPF_FUNC_loop, c->i64, args, 4);
+	return cg_load_int(c, ctx, 8 * SL_RES, 8, false);
+}
+
+/* str_eq as a loop over n bytes: a byte that differs stops it with 0, a NUL in both (when
+ * stop_at_nul) with the 1 the result starts at. */
+static LLVMValueRef str_eq_loop(cg *c, LLVMValueRef a, uint32_t sa, LLVMValueRef b, uint32_t sb,
+				uint32_t n, bool stop_at_nul)
+{
+	LLVMValueRef ctx = sl_ctx(c, a, b, 1, NULL), idx, fctx;
+	cg_saved saved;
+	LLVMValueRef fn = sl_open(c, "streq", &saved, &idx, &fctx);
+	LLVMValueRef ca = byte_at(c, sl_ptr(c, fctx, SL_A), sa, idx);
+	LLVMValueRef cb = byte_at(c, sl_ptr(c, fctx, SL_B), sb, idx);
+
+	sl_stop_if(c, LLVMBuildICmp(c->b, LLVMIntNE, ca, cb, ""), fctx, cg_i64(c, 0));
+	if (stop_at_nul)
+		sl_stop_if(c, LLVMBuildICmp(c->b, LLVMIntEQ, ca, cg_i64(c, 0), ""), fctx, NULL);
+	LLVMBuildRet(c->b, cg_i64(c, 0));
+	LLVMPositionBuilderAtEnd(c->b, cg_block(c, "dead"));
+	cg_fn_close(c, &saved);
+	return sl_run(c, n, fn, ctx);
+}
+
+/* Whether the needle n occurs in h at index `at`: a loop over the needle's bytes. */
+static LLVMValueRef needle_at(cg *c, LLVMValueRef h, uint32_t sh, LLVMValueRef n, uint32_t sn,
+			      LLVMValueRef at)
+{
+	LLVMValueRef ctx = sl_ctx(c, h, n, 1, at), idx, fctx;
+	cg_saved saved;
+	LLVMValueRef fn = sl_open(c, "needle", &saved, &idx, &fctx);
+	LLVMValueRef cn = byte_at(c, sl_ptr(c, fctx, SL_B), sn, idx);
+
+	/* The needle ended: every byte before matched. */
+	sl_stop_if(c, LLVMBuildICmp(c->b, LLVMIntEQ, cn, cg_i64(c, 0), ""), fctx, NULL);
+	LLVMValueRef k = LLVMBuildAdd(c->b, cg_load_int(c, fctx, 8 * SL_AT, 8, false), idx, "");
+	LLVMValueRef ch = byte_at(c, sl_ptr(c, fctx, SL_A), sh, k);
+	sl_stop_if(c, LLVMBuildICmp(c->b, LLVMIntNE, cn, ch, ""), fctx, cg_i64(c, 0));
+	LLVMBuildRet(c->b, cg_i64(c, 0));
+	LLVMPositionBuilderAtEnd(c->b, cg_block(c, "dead"));
+	cg_fn_close(c, &saved);
+	return sl_run(c, sn, fn, ctx);
+}
+
+/* str_find as a loop over the starts in h, each a needle_at loop. */
+static LLVMValueRef str_find_loop(cg *c, LLVMValueRef h, uint32_t sh, LLVMValueRef n, uint32_t sn)
+{
+	LLVMValueRef ctx = sl_ctx(c, h, n, -1, NULL), idx, fctx;
+	cg_saved saved;
+	LLVMValueRef fn = sl_open(c, "strfind", &saved, &idx, &fctx);
+	LLVMValueRef hp = sl_ptr(c, fctx, SL_A);
+	LLVMValueRef hit = needle_at(c, hp, sh, sl_ptr(c, fctx, SL_B), sn, idx);
+
+	sl_stop_if(c, LLVMBuildICmp(c->b, LLVMIntNE, hit, cg_i64(c, 0), ""), fctx, idx);
+	/* No later start can match once the haystack has ended. */
+	sl_stop_if(c, LLVMBuildICmp(c->b, LLVMIntEQ, byte_at(c, sl_ptr(c, fctx, SL_A), sh, idx),
+				    cg_i64(c, 0), ""), fctx, NULL);
+	LLVMBuildRet(c->b, cg_i64(c, 0));
+	LLVMPositionBuilderAtEnd(c->b, cg_block(c, "dead"));
+	cg_fn_close(c, &saved);
+	return sl_run(c, sh, fn, ctx);
+}
+
+/* strlen of a large string: the string-read helper copies it up to its NUL (at most `size`
+ * bytes of it) and counts. */
+static LLVMValueRef str_len_read(cg *c, LLVMValueRef s, uint32_t size)
+{
+	LLVMValueRef args[3] = { cg_buf_raw(c, size + 1), cg_i64(c, size + 1),
+				 LLVMBuildPtrToInt(c->b, s, c->i64, "") };
+	LLVMValueRef r = LLVMBuildSub(c->b, cg_helper(c, BPF_FUNC_probe_read_kernel_str, c->i64,
+						     args, 3), cg_i64(c, 1), "");
+
+	return LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, r, cg_i64(c, 0), ""),
+			       cg_i64(c, 0), r, "");
+}
+
 /* Bytewise equality up to the first NUL, over the longer of the two buffers (the shorter reads
  * as NUL beyond its end) and at most `limit` bytes (strncmp). Fully unrolled: there is no loop
  * for the verifier to bound. */
@@ -785,6 +951,9 @@ static LLVMValueRef str_eq(cg *c, LLVMValueRef a, uint32_t sa, LLVMValueRef b, u
 			   uint64_t limit, bool stop_at_nul)
 {
 	uint32_t n = (uint32_t)DT_MIN((uint64_t)DT_MAX(sa, sb), limit);
+
+	if (n > CG_UNROLL_BYTES)
+		return str_eq_loop(c, a, sa, b, sb, n, stop_at_nul);
 	LLVMBasicBlockRef yes = cg_block(c, "streq.yes"), no = cg_block(c, "streq.no");
 
 	for (uint32_t i = 0; i < n; i++) {
@@ -809,6 +978,8 @@ static LLVMValueRef str_eq(cg *c, LLVMValueRef a, uint32_t sa, LLVMValueRef b, u
  * n occurs at 0). Unrolled over every start in h and every byte of n, as str_eq is. */
 static LLVMValueRef str_find(cg *c, LLVMValueRef h, uint32_t sh, LLVMValueRef n, uint32_t sn)
 {
+	if (sh > CG_UNROLL_BYTES || sn > CG_UNROLL_BYTES)
+		return str_find_loop(c, h, sh, n, sn);
 	LLVMBasicBlockRef no = cg_block(c, "strf.no"), done = cg_block(c, "strf.done");
 	DT_VEC(LLVMBasicBlockRef) hits = { 0 };
 
@@ -861,6 +1032,8 @@ static LLVMValueRef str_find(cg *c, LLVMValueRef h, uint32_t sh, LLVMValueRef n,
  * let LLVM load every byte up front and spill them past the BPF stack). */
 static LLVMValueRef str_len(cg *c, LLVMValueRef s, uint32_t size)
 {
+	if (size > CG_UNROLL_BYTES)
+		return str_len_read(c, s, size);
 	LLVMBasicBlockRef done = cg_block(c, "strlen.done");
 	DT_VEC(LLVMBasicBlockRef) from = { 0 };
 
@@ -1363,18 +1536,28 @@ static LLVMValueRef call(cg *c, const dt_expr *e)
 			return NULL;
 		if (a0->type->kind == DT_T_STR) {
 			b = cg_buf(c, size);
-			cg_store(c, b, 0, e->type, v, a0->type);
+			/* A longer string cut at max_strlen keeps all of its bytes, no NUL: it
+			 * prints as cut, as a string read from memory does. */
+			if (size == c->prog->strlen && a0->type->size > size)
+				cg_memcpy(c, b, 0, v, 0, size);
+			else
+				cg_store(c, b, 0, e->type, v, a0->type);
 			return b;
 		}
-		b = cg_buf(c, size);
+		/* A string of max_strlen reads one byte more: a string that long or longer then
+		 * fills the type's bytes with no NUL, which is how it prints as cut (with the
+		 * str_trunc_trailer); the value is the type's first `size` bytes. */
+		uint32_t cap = size == c->prog->strlen ? size + 1 : size;
+
+		b = cg_buf(c, cap);
 		if (e->call.nargs > 1) {
 			/* str(p, n): n bytes including the NUL, bounded by the buffer for the verifier. */
 			LLVMValueRef n = cg_expr(c, e->call.args[1]);
-			LLVMValueRef big = LLVMBuildICmp(c->b, LLVMIntUGT, n, cg_i64(c, size), "");
+			LLVMValueRef big = LLVMBuildICmp(c->b, LLVMIntUGT, n, cg_i64(c, cap), "");
 
-			len = LLVMBuildSelect(c->b, big, cg_i64(c, size), n, "");
+			len = LLVMBuildSelect(c->b, big, cg_i64(c, cap), n, "");
 		}
-		cg_read_ptr(c, b, size, len, v, a0->type, true);
+		cg_read_ptr(c, b, cap, len, v, a0->type, true);
 		return b;
 	}
 	case DT_F_STRNCMP: {

@@ -17,6 +17,14 @@
  * map: the BPF stack is 512 bytes and LLVM needs some room for spills. */
 #define CG_STACK_BUDGET 320
 
+/* Copies and clears of more bytes than this call the kernel's read helper: unrolled, a string
+ * of max_strlen 10000 is thousands of instructions that LLVM takes seconds over. Below it
+ * (every value of the default limits) they stay loads and stores. */
+#define CG_BULK_BYTES 1024
+/* String loops (strlen, ==, strncmp, strstr) over more bytes than this are real loops, which
+ * the verifier bounds by walking them; below it they are unrolled. */
+#define CG_UNROLL_BYTES 256
+
 /* BPF jumps have 16-bit offsets, which LLVM's BPF backend truncates without a word: a program
  * of at most CG_MAX_JUMP instructions cannot have one out of range. cg_split.c keeps every
  * part under it, and codegen.c checks that it did. */
@@ -58,7 +66,7 @@ typedef struct cg {
 	uint32_t stack_used, scratch_used;
 	/* Array-map values the function looks up once, in its prologue (cg_prologue_ptr): each
 	 * pointer lives in an i8** alloca that mem2reg turns into a register. */
-	struct cg_pro { dt_aux_map which; uint32_t key; LLVMValueRef slot; } pro[DT_STAT__COUNT + 1];
+	struct cg_pro { dt_aux_map which; uint32_t key; LLVMValueRef slot; } pro[DT_STAT__COUNT + 8]; /* counters, scratch values */
 	uint32_t npro;
 	LLVMValueRef dwarf_ref;     /* continuation: i8* to the walker's result stack ref */
 	LLVMValueRef frame;         /* a probe in parts: i8* to its frame (cg_split.c) */
@@ -100,6 +108,17 @@ void cg_fail(cg *c, dt_span at, const char *fmt, ...) __attribute__((format(prin
  * many printf arguments): a plain error with `hint`, not a bug report. */
 void cg_limit(cg *c, dt_span at, const char *hint, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/* The caller's state while a subprogram is built, and where its builder was. */
+typedef struct cg_saved {
+	cg c;
+	LLVMBasicBlockRef from;
+} cg_saved;
+/* cg_stmt.c: starts function `name` of type `fty` in the program's section and points c at
+ * it, with the same vocabulary (buffers, the prologue's lookups) as a program; cg_fn_close
+ * finishes it and gives c back to the caller where it was. */
+LLVMValueRef cg_fn_open(cg *c, const char *name, LLVMTypeRef fty, cg_saved *saved);
+void cg_fn_close(cg *c, cg_saved *saved);
 
 /* ------------------------------------------------------------ cg_ir.c: IR vocabulary */
 

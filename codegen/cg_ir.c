@@ -191,18 +191,25 @@ LLVMValueRef cg_buf_raw(cg *c, uint32_t size)
 		c->stack_used += sz;
 		return LLVMBuildBitCast(c->b, a, c->i8p, "");
 	}
-	if (c->scratch_used + sz > DT_SCRATCH_SIZE) {
+	/* Offsets run on across the scratch map's values; a buffer never spans two. */
+	dt_cg_scratch sh = dt_cg_scratch_shape(c->prog->strlen);
+	uint32_t at = c->scratch_used;
+
+	if (at % sh.entry_size + sz > sh.entry_size)
+		at = DT_ALIGN(at, sh.entry_size);
+	if (at + sz > sh.entry_size * sh.entries) {
 		/* lang bounds each value, key and event, not how many one statement builds: a
 		 * statement that builds too many is the script's to split, not a bug. */
 		cg_limit(c, c->at, "split it into several statements", "this statement builds more "
-			 "than %d bytes of values (strings, keys, tuples) at once", DT_SCRATCH_SIZE);
+			 "than %u bytes of values (strings, keys, tuples) at once",
+			 sh.entry_size * sh.entries);
 		return LLVMBuildBitCast(c->b, entry_alloca(c, c->i64, "x"), c->i8p, "");
 	}
 	/* The scratch base is looked up once in the prologue: every use sees the null-checked
 	 * map value pointer. */
-	LLVMValueRef base = cg_prologue_ptr(c, DT_AUX_SCRATCH, 0);
-	LLVMValueRef p = cg_gep(c, base, c->scratch_used);
-	c->scratch_used += sz;
+	LLVMValueRef base = cg_prologue_ptr(c, DT_AUX_SCRATCH, at / sh.entry_size);
+	LLVMValueRef p = cg_gep(c, base, at % sh.entry_size);
+	c->scratch_used = at + sz;
 	return p;
 }
 
@@ -239,10 +246,25 @@ LLVMValueRef cg_gep(cg *c, LLVMValueRef p, uint32_t off)
 
 /* Explicit stores rather than llvm.memset: the BPF backend only expands memset/memcpy inline up
  * to a limit that depends on alignment and turns the rest into a call it cannot emit. */
+/* A bulk copy by the kernel's read helper: dst gets `size` bytes at src, or zeros where src is
+ * NULL (the helper zeroes its destination when the read fails, and the kernel refuses a read
+ * at 0 without touching it). */
+static void bulk_read(cg *c, LLVMValueRef dst, LLVMValueRef src, uint32_t size)
+{
+	LLVMValueRef args[3] = { dst, cg_i64(c, size),
+				 src ? LLVMBuildPtrToInt(c->b, src, c->i64, "") : cg_i64(c, 0) };
+
+	cg_helper(c, BPF_FUNC_probe_read_kernel, c->i64, args, 3);
+}
+
 void cg_memset0(cg *c, LLVMValueRef p, uint32_t size)
 {
 	uint32_t off = 0;
 
+	if (size > CG_BULK_BYTES) {
+		bulk_read(c, p, NULL, size);
+		return;
+	}
 	for (; off + 8 <= size; off += 8)
 		cg_store_int(c, p, off, 8, cg_i64(c, 0));
 	for (; off < size; off++)
@@ -254,6 +276,10 @@ void cg_memcpy(cg *c, LLVMValueRef dst, uint32_t doff, LLVMValueRef src, uint32_
 {
 	uint32_t off = 0;
 
+	if (size > CG_BULK_BYTES) {
+		bulk_read(c, cg_gep(c, dst, doff), cg_gep(c, src, soff), size);
+		return;
+	}
 	/* The widest word both sides are aligned for: the verifier refuses misaligned stack
 	 * access, and the offsets (from 8-aligned bases) are all we know about alignment. */
 	while (off < size) {

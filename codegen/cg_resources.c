@@ -286,3 +286,29 @@ bool dt_cg_resources_name(const dt_cg_resources *r, dt_aux_map which, dt_stack_k
 	}
 	return false;
 }
+
+/* ------------------------------------------------------------ sizes of the shared maps */
+
+uint32_t dt_cg_frame_size(uint32_t strlen)
+{
+	/* The flags' room that the default frame leaves past DT_MAX_VARS_SIZE. */
+	uint32_t want = dt_limits_of(strlen).vars + (DT_CG_FRAME_SIZE - DT_MAX_VARS_SIZE);
+
+	return DT_MAX(want, (uint32_t)DT_CG_FRAME_SIZE);
+}
+
+dt_cg_scratch dt_cg_scratch_shape(uint32_t strlen)
+{
+	dt_limits l = dt_limits_of(strlen);
+	/* The largest one buffer: a value, key, event or the probe's variables, with room for
+	 * an event's header. */
+	uint32_t big = DT_ALIGN(DT_MAX(DT_MAX(l.value, l.key), DT_MAX(l.event, l.vars)) + 1024, 8);
+
+	/* A statement's key, value and event, the probe's variables, and temporaries as large
+	 * as a value: the fixed limits fill one DT_SCRATCH_SIZE value exactly. */
+	if (l.key + l.value + l.event + l.vars + l.value <= DT_SCRATCH_SIZE)
+		return (dt_cg_scratch){ DT_SCRATCH_SIZE, 1 };
+	/* Those five, each at most `big` and one value each at worst, and one for what packing
+	 * loses. */
+	return (dt_cg_scratch){ big, 6 };
+}

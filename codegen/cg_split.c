@@ -51,7 +51,10 @@
 
 static uint32_t bytes_weight(uint32_t size)
 {
-	/* A buffer is zeroed and written (or copied) a word at a time. */
+	/* A buffer is zeroed and written (or copied) a word at a time; a large one by two
+	 * helper calls (cg_memcpy). */
+	if (size > CG_BULK_BYTES)
+		return 16;
 	return DT_ALIGN(size, 8) / 8 * 2;
 }
 
@@ -402,10 +405,10 @@ static int lay_out_frame(planner *pl, cg_split *out)
 	out->flags_off = off;
 	off += pl->nflags * 8;
 	out->frame_size = off;
-	if (off > DT_CG_FRAME_SIZE) {
+	if (off > dt_cg_frame_size(pl->prog->strlen)) {
 		dt_diag(pl->d, DT_DIAG_ERROR, p->span, "this probe nests %u large if statements; a "
 			"probe split into several programs can nest at most %u", pl->nflags,
-			(DT_CG_FRAME_SIZE - out->flags_off) / 8);
+			(dt_cg_frame_size(pl->prog->strlen) - out->flags_off) / 8);
 		return -EINVAL;
 	}
 	return 0;

@@ -127,12 +127,6 @@ static void finish_function(cg *c);
  * at each call site with the caller's registers, so map pointers and keys on the caller's stack
  * keep their types, and its few stack bytes count against the 512 of the call chain. */
 
-/* The caller's state while a subprogram is built, and where its builder was. */
-typedef struct sub_saved {
-	cg c;
-	LLVMBasicBlockRef from;
-} sub_saved;
-
 /* The subprogram of this program with this key, or NULL (then sub_open makes it). */
 static LLVMValueRef sub_find(cg *c, uint32_t kind, uint32_t value_size)
 {
@@ -144,8 +138,8 @@ static LLVMValueRef sub_find(cg *c, uint32_t kind, uint32_t value_size)
 
 /* Starts function `name` of type `fty` in the program's section and points c at it, with the
  * same vocabulary (buffers, the prologue's counter lookup) as a program; `saved` keeps the
- * caller's state for fn_close. */
-static LLVMValueRef fn_open(cg *c, const char *name, LLVMTypeRef fty, sub_saved *saved)
+ * caller's state for cg_fn_close. */
+LLVMValueRef cg_fn_open(cg *c, const char *name, LLVMTypeRef fty, cg_saved *saved)
 {
 	LLVMValueRef fn = LLVMAddFunction(c->mod, name, fty);
 
@@ -176,7 +170,7 @@ static LLVMValueRef fn_open(cg *c, const char *name, LLVMTypeRef fty, sub_saved 
 
 /* Finishes the function and gives c back to the caller where it was; the subprograms made
  * meanwhile stay known to the program. */
-static void fn_close(cg *c, sub_saved *saved)
+void cg_fn_close(cg *c, cg_saved *saved)
 {
 	finish_function(c);
 	free(c->slots.v);
@@ -190,10 +184,10 @@ static void fn_close(cg *c, sub_saved *saved)
 	LLVMPositionBuilderAtEnd(c->b, saved->from);
 }
 
-/* Starts subprogram `fty` (fn_open), made once per program and key; NULL when the program has
+/* Starts subprogram `fty` (cg_fn_open), made once per program and key; NULL when the program has
  * too many. */
 static LLVMValueRef sub_open(cg *c, uint32_t kind, uint32_t value_size, LLVMTypeRef fty,
-			     sub_saved *saved)
+			     cg_saved *saved)
 {
 	char name[96];
 	LLVMValueRef fn;
@@ -203,7 +197,7 @@ static LLVMValueRef sub_open(cg *c, uint32_t kind, uint32_t value_size, LLVMType
 		return NULL;
 	}
 	snprintf(name, sizeof(name), "%s.sub%u_%u", LLVMGetValueName(c->fn), kind, value_size);
-	fn = fn_open(c, name, fty, saved);
+	fn = cg_fn_open(c, name, fty, saved);
 	saved->c.subs[saved->c.nsubs++] = (struct cg_sub){ kind, value_size, fn };
 	c->subs[c->nsubs++] = (struct cg_sub){ kind, value_size, fn };
 	return fn;
@@ -224,7 +218,7 @@ enum { SUB_HIST_BUCKET = 1000 };
 static LLVMValueRef hist_bucket_sub(cg *c, uint32_t bits)
 {
 	LLVMValueRef fn = sub_find(c, SUB_HIST_BUCKET, bits);
-	sub_saved saved;
+	cg_saved saved;
 
 	if (fn)
 		return fn;
@@ -233,7 +227,7 @@ static LLVMValueRef hist_bucket_sub(cg *c, uint32_t bits)
 	if (!fn)
 		return NULL;
 	LLVMBuildRet(c->b, hist_bucket(c, LLVMGetParam(fn, 0), bits));
-	fn_close(c, &saved);
+	cg_fn_close(c, &saved);
 	return fn;
 }
 
@@ -244,7 +238,7 @@ static LLVMValueRef agg_sub(cg *c, dt_type_kind k, uint32_t value_size)
 	LLVMTypeRef at[3] = { c->i8p, c->i8p, c->i64 };
 	LLVMValueRef fn = sub_find(c, (uint32_t)k, value_size), found, buf;
 	LLVMBasicBlockRef hit, miss;
-	sub_saved saved;
+	cg_saved saved;
 
 	if (fn)
 		return fn;
@@ -263,7 +257,7 @@ static LLVMValueRef agg_sub(cg *c, dt_type_kind k, uint32_t value_size)
 	agg_apply(c, k, buf, LLVMGetParam(fn, 2));
 	cg_map_update(c, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), buf);
 	LLVMBuildRet(c->b, cg_i64(c, 0));
-	fn_close(c, &saved);
+	cg_fn_close(c, &saved);
 	return fn;
 }
 
@@ -875,11 +869,11 @@ static LLVMValueRef for_callback(cg *c, const dt_stmt *s, const bool *used)
 	const dt_var_sym *var = s->for_.var->var.sym;
 	LLVMValueRef fn, fctx, *outer = c->vars;
 	uint32_t slot = FOR_VARS, scratch = c->scratch_used, budget = c->stack_budget;
-	sub_saved saved;
+	cg_saved saved;
 	char name[96];
 
 	snprintf(name, sizeof(name), "%s.for%u", LLVMGetValueName(c->fn), serial++);
-	fn = fn_open(c, name, fty, &saved);
+	fn = cg_fn_open(c, name, fty, &saved);
 	/* The caller's buffers stay live under the call: the callback's come after them. Its
 	 * stack adds to the caller's (512 bytes for the chain), so it keeps little. */
 	c->scratch_used = c->scratch_base = scratch;
@@ -926,7 +920,7 @@ static LLVMValueRef for_callback(cg *c, const dt_stmt *s, const bool *used)
 	}
 	cg_stmts(c, &s->for_.body);
 	free(c->vars);
-	fn_close(c, &saved);
+	cg_fn_close(c, &saved);
 	return fn;
 }
 
@@ -934,14 +928,14 @@ LLVMValueRef cg_map_len(cg *c, const dt_map_sym *m)
 {
 	static __thread unsigned serial; /* names are per module: one per thread (codegen.c) */
 	LLVMTypeRef mt[4] = { c->i8p, c->i8p, c->i8p, c->i8p };
-	sub_saved saved;
+	cg_saved saved;
 	char name[96];
 
 	/* bpf_for_each_map_elem returns how many elements it visited; the callback only
 	 * continues (returns 0, what finish_function gives an open block). */
 	snprintf(name, sizeof(name), "%s.len%u", LLVMGetValueName(c->fn), serial++);
-	LLVMValueRef fn = fn_open(c, name, LLVMFunctionType(c->i64, mt, 4, false), &saved);
-	fn_close(c, &saved);
+	LLVMValueRef fn = cg_fn_open(c, name, LLVMFunctionType(c->i64, mt, 4, false), &saved);
+	cg_fn_close(c, &saved);
 	LLVMValueRef args[4] = { cg_map_ref(c, cg_script_map_fd(c, m)),
 				 LLVMBuildBitCast(c->b, fn, c->i8p, ""), LLVMConstNull(c->i8p),
 				 cg_i64(c, 0) };

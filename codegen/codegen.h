@@ -24,7 +24,7 @@
 typedef enum dt_aux_map {
 	DT_AUX_EVENTS,      /* ring buffer of struct dt_event_hdr records */
 	DT_AUX_STATS,       /* per-CPU array of enum dt_stat counters */
-	DT_AUX_SCRATCH,     /* per-CPU array, one DT_SCRATCH_SIZE value: room for big keys/events */
+	DT_AUX_SCRATCH,     /* per-CPU array (dt_cg_scratch_shape): room for big keys/events */
 	DT_AUX_STACKS,      /* stack-trace map for (stack kind, depth): dt_cg_resources.stacks */
 	DT_AUX_WALKER_PROGS,/* prog array of the DWARF walker for this program type (ustack_dwarf) */
 	DT_AUX_CONT_PROGS,  /* prog array of continuations the walker tail-calls */
@@ -37,20 +37,30 @@ typedef enum dt_aux_map {
 	DT_AUX_SYSCALL_SLOTS,/* the unit's hash struct dt_syscall_key -> attach slot (u32) */
 	/* A probe too large for one program runs as parts joined by tail calls (dt_cg_prog): */
 	DT_AUX_CHAIN_PROGS, /* prog array of the parts, one per program type (dt_cg_env.chain_slot) */
-	DT_AUX_FRAME,       /* per-CPU array of DT_CG_FRAME_KEYS values of DT_CG_FRAME_SIZE bytes: what
+	DT_AUX_FRAME,       /* per-CPU array of DT_CG_FRAME_KEYS values of dt_cg_frame_size bytes: what
 			     * lives across the parts ($variables), one value per program type — a
 			     * perf event interrupting a kprobe's chain on the same CPU has its own,
 			     * and the kernel runs no second kprobe, tracepoint or perf_event program
 			     * on a CPU while one runs there */
 } dt_aux_map;
 
-#define DT_CG_FRAME_SIZE 4096
+#define DT_CG_FRAME_SIZE 4096 /* at the default max_strlen; dt_cg_frame_size */
 #define DT_CG_FRAME_KEYS 4
+/* A frame's bytes for programs checked with max_strlen `strlen` (dt_program.strlen): a probe's
+ * $variables (dt_limits.vars) and its split's flags, DT_CG_FRAME_SIZE at least. */
+uint32_t dt_cg_frame_size(uint32_t strlen);
 
 /* A statement's buffers that do not fit on the stack: the largest key, value and event lang
  * allows (DT_MAX_KEY_SIZE + DT_MAX_VALUE_SIZE + DT_MAX_EVENT_SIZE) with room for temporaries,
  * and a probe's $variables (DT_MAX_VARS_SIZE) besides. */
 #define DT_SCRATCH_SIZE 8192
+/* The scratch map for max_strlen `strlen`: `entries` values of `entry_size` bytes (a per-CPU
+ * value is at most 32 KiB, so large strings take several, and no buffer spans two). Strings
+ * within the fixed limits take one DT_SCRATCH_SIZE value. */
+typedef struct dt_cg_scratch {
+	uint32_t entry_size, entries;
+} dt_cg_scratch;
+dt_cg_scratch dt_cg_scratch_shape(uint32_t strlen);
 
 /* One stack-trace map (DT_AUX_STACKS): BPF_MAP_TYPE_STACK_TRACE of `depth` u64 frames. */
 typedef struct dt_cg_stack_need {

@@ -76,6 +76,7 @@ typedef struct checker {
 	/* The options getopt() names, once each, in the order of their first use. */
 	DT_VEC(getopt_decl) getopts;
 	bool current; /* dt_program_current: its maps' dt_map_sym.current */
+	dt_limits lim; /* the DT_MAX_* sizes for this max_strlen */
 } checker;
 
 #define ERR(c, span, ...) dt_diag((c)->d, DT_DIAG_ERROR, (span), __VA_ARGS__)
@@ -330,10 +331,10 @@ static map_info *check_map_use(checker *c, dt_expr *e)
 	dt_span ks = { e->map.keys[0]->span.off,
 		       e->map.keys[e->map.nkeys - 1]->span.off +
 			       e->map.keys[e->map.nkeys - 1]->span.len - e->map.keys[0]->span.off };
-	if (kt->size > DT_MAX_KEY_SIZE) {
-		ERR(c, ks, "this key of %s is %u bytes (%u part%s); a map key can be at most %d "
+	if (kt->size > c->lim.key) {
+		ERR(c, ks, "this key of %s is %u bytes (%u part%s); a map key can be at most %u "
 		    "bytes", m->sym.name, kt->size, e->map.nkeys, e->map.nkeys == 1 ? "" : "s",
-		    DT_MAX_KEY_SIZE);
+		    c->lim.key);
 		return m;
 	}
 	if (m->keyed)
@@ -2072,10 +2073,10 @@ static const dt_type *check_printf(checker *c, dt_expr *e)
 		at[i] = at[i]->kind == DT_T_INT ? own_type(e->call.args[i + 1], at[i])
 						: storage_type(c, at[i]);
 	e->call.args_type = dt_type_tuple(c->a, at, e->call.nargs - 1);
-	if (e->call.args_type->size > DT_MAX_EVENT_SIZE) {
+	if (e->call.args_type->size > c->lim.event) {
 		ERR(c, e->span, "the arguments of this %s are %u bytes; one %s can send at "
-		    "most %d bytes", e->call.name, e->call.args_type->size, e->call.name,
-		    DT_MAX_EVENT_SIZE);
+		    "most %u bytes", e->call.name, e->call.args_type->size, e->call.name,
+		    c->lim.event);
 		HINT(c, "split it into several %s calls", e->call.name);
 		return dt_type_void();
 	}
@@ -2951,9 +2952,9 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 			return &t_none;
 		if (!cat)
 			return dt_type_int(true, 8);
-		if (a->size + b->size - 1 > DT_MAX_VALUE_SIZE) {
-			ERR(c, e->span, "str_concat of %s and %s is longer than %d bytes", tname(c, a),
-			    tname(c, b), DT_MAX_VALUE_SIZE);
+		if (a->size + b->size - 1 > c->lim.value) {
+			ERR(c, e->span, "str_concat of %s and %s is longer than %u bytes", tname(c, a),
+			    tname(c, b), c->lim.value);
 			HINT(c, "shorten them first: str(s, length)");
 			return &t_none;
 		}
@@ -3310,7 +3311,7 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 			return dt_type_void();
 		}
 		/* One event holds every argument: each string gets its share of it. */
-		uint32_t slot = DT_MIN(str_size(c), (uint32_t)((DT_MAX_EVENT_SIZE -
+		uint32_t slot = DT_MIN(str_size(c), (uint32_t)((c->lim.event -
 				sizeof(struct dt_ev_join_hdr)) / DT_JOIN_MAX_ARGS));
 		e->call.args_type = dt_type_str(slot);
 		e->call.event_id = add_event(c, DT_F_JOIN, e, delim, e->call.args_type);
@@ -3410,9 +3411,9 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 		if (e->call.nargs == 2) {
 			dt_expr *a1 = e->call.args[1];
 			check_expr(c, a1);
-			if (a1->kind != DT_E_INT || !a1->i.value || a1->i.value > DT_MAX_VALUE_SIZE) {
-				ERR(c, a1->span, "path's size must be an integer literal of 1 to %d",
-				    DT_MAX_VALUE_SIZE);
+			if (a1->kind != DT_E_INT || !a1->i.value || a1->i.value > c->lim.value) {
+				ERR(c, a1->span, "path's size must be an integer literal of 1 to %u",
+				    c->lim.value);
 				return &t_none;
 			}
 			size = (uint32_t)a1->i.value;
@@ -3996,12 +3997,12 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 static const dt_type *check_expr(checker *c, dt_expr *e)
 {
 	const dt_type *t = check_expr_inner(c, e);
-	/* Every value is built in BPF memory of bounded size (DT_MAX_VALUE_SIZE): the one rule
+	/* Every value is built in BPF memory of bounded size (dt_limits.value): the one rule
 	 * that bounds strings, tuples, $variables and map values alike. */
-	if (t && t->size > DT_MAX_VALUE_SIZE) {
+	if (t && t->size > c->lim.value) {
 		ERR(c, e->span, "this %s is %u bytes; a value (string, tuple, map value, "
-		    "$variable) can be at most %d bytes", t->kind == DT_T_STR ? "string" :
-		    t->kind == DT_T_TUPLE ? "tuple" : "value", t->size, DT_MAX_VALUE_SIZE);
+		    "$variable) can be at most %u bytes", t->kind == DT_T_STR ? "string" :
+		    t->kind == DT_T_TUPLE ? "tuple" : "value", t->size, c->lim.value);
 		t = &t_none;
 	}
 	e->type = t ? t : &t_none;
@@ -4862,9 +4863,9 @@ static void check_vars_size(checker *c)
 	for (size_t i = 0; i < c->vars.n; i++) {
 		const dt_type *t = c->vars.v[i]->type;
 		total += DT_ALIGN(t && t->size ? t->size : 8, 8);
-		if (total > DT_MAX_VARS_SIZE) {
-			ERR(c, c->vars.v[i]->decl, "the $variables of this probe take more than %d "
-			    "bytes with %s", DT_MAX_VARS_SIZE, c->vars.v[i]->name);
+		if (total > c->lim.vars) {
+			ERR(c, c->vars.v[i]->decl, "the $variables of this probe take more than %u "
+			    "bytes with %s", c->lim.vars, c->vars.v[i]->name);
 			HINT(c, "keep large values in an @map, or split the probe");
 			return;
 		}
@@ -5105,6 +5106,9 @@ int dt_check(dt_program *p, dt_arena *a, dt_diags *d, const dt_check_opts *opts)
 {
 	checker c = { .p = p, .a = a, .o = opts, .current = dt_program_current(p) };
 	int before = dt_diags_error_count(d);
+
+	p->strlen = str_size(&c);
+	c.lim = dt_limits_of(p->strlen);
 	uint32_t index = 0;
 	c.d = d;
 	if (p->ncdecls && (!opts || !opts->cdefs)) {

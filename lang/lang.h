@@ -177,7 +177,13 @@ typedef enum dt_stack_mode {
 	DT_STACKMODE_BUILD_ID, /* user stacks: `<build id> 0x<file offset>` per frame */
 } dt_stack_mode;
 
-#define DT_STRLEN 64              /* default string size, bytes including NUL (bpftrace's) */
+/* Default max_strlen: the characters str() keeps of a string (bpftrace 0.17's default). str()
+ * reads one byte more, so a string that fills all DT_STRLEN bytes (no NUL) was cut and prints
+ * with the str_trunc_trailer, as bpftrace's. */
+#define DT_STRLEN 64
+/* The largest max_strlen: a probe's $variables may hold two such strings, and they must fit a
+ * split probe's per-CPU frame (codegen.h's dt_cg_frame_size, under the kernel's 32 KiB). */
+#define DT_MAX_STRLEN 14336
 #define DT_STACK_DEFAULT_DEPTH 127 /* kstack/ustack/ustack_dwarf without an argument */
 #define DT_STACK_MAX_DEPTH 1024
 /* argN reads the registers x86-64 passes integer arguments in: arg0 … arg5 (arg6 on are on the
@@ -196,6 +202,14 @@ typedef enum dt_stack_mode {
 #define DT_MAX_VARS_SIZE 2048     /* bytes of all the $variables of one probe */
 #define DT_MAX_EVENT_SIZE 2048    /* bytes of the values one printf() sends */
 #define DT_MAX_MAPS 4096          /* maps in one script */
+
+/* Those sizes for strings of `strlen` bytes (0: DT_STRLEN): each is raised, when max_strlen is
+ * large, to hold two such strings and a little more (a map's key and value, a for loop's
+ * (key, value) tuple, a tuple with a string in it). */
+typedef struct dt_limits {
+	uint32_t value, key, vars, event;
+} dt_limits;
+dt_limits dt_limits_of(uint32_t strlen);
 
 typedef struct dt_type dt_type;
 typedef struct dt_tp_field dt_tp_field;
@@ -820,6 +834,7 @@ typedef struct dt_program {
 	/* len() counts the frames of a stack value ($s = ustack; len($s)): every kstack/ustack
 	 * then stores its frame count beside its id (the upper half of dt_stack_ref.id). */
 	bool stack_counts;
+	uint32_t strlen;        /* max_strlen the program was checked with (never 0) */
 } dt_program;
 
 /* Whether p is written in bpftrace's current language rather than 0.17's: some probe is spelled

@@ -94,6 +94,18 @@ const dt_type *dt_type_str(uint32_t size)
 	return &s->t;
 }
 
+dt_limits dt_limits_of(uint32_t strlen)
+{
+	/* Two strings as str() reads them (one byte more, 8-aligned) and room for what goes
+	 * with them; below ~450 bytes the fixed limits are already larger. */
+	uint32_t two = 2 * DT_ALIGN((strlen ? strlen : DT_STRLEN) + 1, 8) + 64;
+
+	return (dt_limits){ .value = DT_MAX(two, (uint32_t)DT_MAX_VALUE_SIZE),
+			    .key = DT_MAX(two, (uint32_t)DT_MAX_KEY_SIZE),
+			    .vars = DT_MAX(two, (uint32_t)DT_MAX_VARS_SIZE),
+			    .event = DT_MAX(two, (uint32_t)DT_MAX_EVENT_SIZE) };
+}
+
 dt_type *dt_type_new(dt_arena *a, dt_type_kind k)
 {
 	dt_type *t = dt_arena_alloc(a, sizeof(*t));

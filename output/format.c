@@ -375,10 +375,14 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
 		break;
 	case DT_T_STR: {
 		size_t n = strnlen(data, t->size);
+		/* No NUL in its bytes: it was cut (str() reads a byte more than max_strlen). */
+		const char *trailer = n && n == t->size && o ? o->trailer : "";
+		dt_sbuf *dst = json ? &tmp : b;
+
+		dt_sb_putn(dst, data, n);
+		dt_sb_puts(dst, trailer);
 		if (json)
-			put_quoted(b, data, n);
-		else
-			dt_sb_putn(b, data, n);
+			put_quoted(b, dt_sb_str(&tmp), tmp.n);
 		break;
 	}
 	case DT_T_STACK: {

@@ -34,6 +34,7 @@ dt_out *dt_out_new(const dt_out_opts *opts)
 	o->stack_frames = opts->stack_frames;
 	o->stack_ctx = opts->stack_ctx;
 	o->ncpus = opts->ncpus;
+	o->trailer = xstrdup(opts->str_trunc_trailer ? opts->str_trunc_trailer : "..");
 	if (o->ncpus <= 0) {
 		int n = libbpf_num_possible_cpus();
 		o->ncpus = n > 0 ? n : 1;
@@ -47,6 +48,7 @@ void dt_out_free(dt_out *o)
 		return;
 	fflush(o->f);
 	free(o->line.s);
+	free(o->trailer);
 	free(o);
 }
 

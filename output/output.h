@@ -45,6 +45,9 @@ typedef struct dt_out_opts {
 	dt_stack_frames_fn stack_frames;
 	void *stack_ctx;
 	int ncpus;              /* possible CPUs: per-CPU values are arrays of this many */
+	/* Printed after a string that fills its bytes with no NUL (it was cut at max_strlen):
+	 * bpftrace's str_trunc_trailer. NULL: ".."; "": nothing. */
+	const char *str_trunc_trailer;
 } dt_out_opts;
 
 dt_out *dt_out_new(const dt_out_opts *o);

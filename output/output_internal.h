@@ -46,6 +46,7 @@ struct dt_out {
 	dt_sbuf line; /* scratch for one record, reused */
 	int werr;     /* errno of the first write that failed (dt_out_error), 0 while none has */
 	bool current; /* dt_out_set_current */
+	char *trailer; /* dt_out_opts.str_trunc_trailer, never NULL */
 };
 
 /* ---------------------------------------------------------------- renderers (format.c) */

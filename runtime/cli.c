@@ -160,8 +160,8 @@ static const struct cli_env {
 	const char *name;
 	const char *help;
 } cli_env[] = {
-	{ "BPFTRACE_STRLEN", "bytes of a `str()` without a length and of tracepoint strings, "
-	  "1..200 (default 64)" },
+	{ "BPFTRACE_STRLEN", "characters a `str()` without a length and a tracepoint string "
+	  "keep, 1..14336 (default 64); a longer string prints cut, with the trailer" },
 	{ "BPFTRACE_MAX_STRLEN", "the newer name of BPFTRACE_STRLEN; it wins when both are set" },
 	{ "BPFTRACE_MAP_KEYS_MAX", "entries a map holds (default 4096)" },
 	{ "BPFTRACE_PERF_RB_PAGES", "pages per CPU of the events buffer: the one events ring gets "
@@ -194,8 +194,8 @@ static const struct cli_env {
 	  "per process image)" },
 	{ "BPFTRACE_LAZY_SYMBOLICATION", "accepted; changes nothing here (symbols are resolved "
 	  "when printed)" },
-	{ "BPFTRACE_STR_TRUNC_TRAILER", "accepted; changes nothing here (truncated strings carry "
-	  "no trailer)" },
+	{ "BPFTRACE_STR_TRUNC_TRAILER", "printed after a string cut at max_strlen (default `..`; "
+	  "empty: none)" },
 };
 
 static const char usage_line[] =
@@ -793,8 +793,8 @@ static int read_env(dt_session_opts *so)
 		const char *name;
 		unsigned long long min, max;
 	} vars[] = {
-		{ "BPFTRACE_STRLEN", 1, 200 },  /* 0 */
-		{ "BPFTRACE_MAX_STRLEN", 1, 200 },
+		{ "BPFTRACE_STRLEN", 1, DT_MAX_STRLEN },  /* 0 */
+		{ "BPFTRACE_MAX_STRLEN", 1, DT_MAX_STRLEN },
 		{ "BPFTRACE_MAP_KEYS_MAX", 1, 1u << 24 },
 		{ "BPFTRACE_PERF_RB_PAGES", 1, 1u << 18 },
 		{ "BPFTRACE_MAX_PROBES", 1, 1u << 24 },
@@ -830,6 +830,9 @@ static int read_env(dt_session_opts *so)
 	if (v[6])
 		so->no_demangle = true;
 	so->dummy_ts_map = getenv("BPFTRACE_DUMMY_TS_MAP");
+	/* Set, even to nothing (no trailer), it is taken as it is. */
+	if (getenv("BPFTRACE_STR_TRUNC_TRAILER"))
+		so->str_trunc_trailer = getenv("BPFTRACE_STR_TRUNC_TRAILER");
 	const char *sm = getenv("BPFTRACE_STACK_MODE");
 	if (sm && *sm && !dt_stack_mode_lookup(sm, strlen(sm), &so->stack_mode)) {
 		fprintf(stderr, "dwarftrace: BPFTRACE_STACK_MODE='%s': give bpftrace, perf, raw or "

@@ -15,7 +15,8 @@
 #include <strings.h>
 #include <unistd.h>
 
-enum cfg_kind { CFG_UINT, CFG_BOOL, CFG_ENUM, CFG_STR, CFG_NOOP };
+/* CFG_STR is the license (one of gpl_licenses), CFG_TEXT any string. */
+enum cfg_kind { CFG_UINT, CFG_BOOL, CFG_ENUM, CFG_STR, CFG_TEXT, CFG_NOOP };
 
 /* What a setting is, and the environment variables that override it (NULL-ended). */
 struct cfg_def {
@@ -31,7 +32,7 @@ static const char *const missing_modes[] = { "error", "warn", "ignore", NULL };
 static const char *const unstable_modes[] = { "error", "warn", "enable", NULL };
 
 static const struct cfg_def defs[] = {
-	{ "max_strlen", CFG_UINT, 1, 200, NULL, { "BPFTRACE_MAX_STRLEN", "BPFTRACE_STRLEN" } },
+	{ "max_strlen", CFG_UINT, 1, DT_MAX_STRLEN, NULL, { "BPFTRACE_MAX_STRLEN", "BPFTRACE_STRLEN" } },
 	{ "max_map_keys", CFG_UINT, 1, 1u << 24, NULL,
 	  { "BPFTRACE_MAX_MAP_KEYS", "BPFTRACE_MAP_KEYS_MAX" } },
 	{ "perf_rb_pages", CFG_UINT, 1, 1u << 18, NULL, { "BPFTRACE_PERF_RB_PAGES" } },
@@ -54,8 +55,7 @@ static const struct cfg_def defs[] = {
 	  "user symbols are kept per process image by exec generation" },
 	{ "lazy_symbolication", CFG_NOOP, 0, 0, NULL, { "BPFTRACE_LAZY_SYMBOLICATION" },
 	  "symbols are always resolved when printed" },
-	{ "str_trunc_trailer", CFG_NOOP, 0, 0, NULL, { "BPFTRACE_STR_TRUNC_TRAILER" },
-	  "truncated strings carry no trailer" },
+	{ "str_trunc_trailer", CFG_TEXT, 0, 0, NULL, { "BPFTRACE_STR_TRUNC_TRAILER" } },
 };
 
 /* BPF's license strings the kernel takes as GPL-compatible (the helpers the generated programs
@@ -90,10 +90,11 @@ static const struct cfg_def *find_def(const char *key, bool *unstable)
 	return NULL;
 }
 
+/* A variable set empty is not given, but for a string setting, where empty is a value. */
 static bool env_given(const struct cfg_def *def)
 {
 	for (size_t i = 0; i < DT_ARRAY_SIZE(def->env) && def->env[i]; i++)
-		if (getenv(def->env[i]) && *getenv(def->env[i]))
+		if (getenv(def->env[i]) && (*getenv(def->env[i]) || def->kind == CFG_TEXT))
 			return true;
 	return false;
 }
@@ -124,8 +125,15 @@ static void apply(const struct cfg_def *def, const dt_config_item *it, int word,
 {
 	const char *name = def->name;
 
+	/* The session's copy of str_trunc_trailer: the program's text goes when this returns. */
+	static char *trailer;
+
 	if (!strcmp(name, "max_strlen"))
 		so->strlen = (uint32_t)it->ival;
+	else if (!strcmp(name, "str_trunc_trailer")) {
+		free(trailer);
+		so->str_trunc_trailer = trailer = xstrdup(it->value);
+	}
 	else if (!strcmp(name, "max_map_keys"))
 		so->map_keys_max = (uint32_t)it->ival;
 	else if (!strcmp(name, "perf_rb_pages"))
@@ -210,6 +218,8 @@ int dt_config_apply(const dt_source *src, dt_session_opts *so, FILE *err, bool c
 						"\"Dual MIT/GPL\", …");
 			}
 			break;
+		case CFG_TEXT:
+			break;
 		case CFG_NOOP:
 			if (!so->no_warnings)
 				dt_diag(d, DT_DIAG_WARNING, it->span, "%s has no effect in dwarftrace: "
@@ -246,5 +256,7 @@ uint32_t dt_config_values(const dt_session_opts *so, dt_config_value *out)
 	out[n++] = (dt_config_value){ "print_maps_on_exit", NULL, !so->no_print_maps, true };
 	out[n++] = (dt_config_value){ "missing_probes", missing[so->missing_probes] };
 	out[n++] = (dt_config_value){ "show_debug_info", NULL, so->srcline, true };
+	out[n++] = (dt_config_value){ "str_trunc_trailer",
+				      so->str_trunc_trailer ? so->str_trunc_trailer : ".." };
 	return n;
 }

@@ -93,7 +93,10 @@ typedef struct dt_session_opts {
 	void (*before_output)(void *ctx);
 	void *output_ctx;
 	/* bpftrace's BPFTRACE_* settings (0: dwarftrace's default). */
-	uint32_t strlen;        /* BPFTRACE_STRLEN: bytes of str() and tracepoint strings */
+	uint32_t strlen;        /* BPFTRACE_MAX_STRLEN: characters str() keeps (≤ DT_MAX_STRLEN) */
+	/* str_trunc_trailer: printed after a string cut at max_strlen (NULL: "..", "": none);
+	 * held by the caller for the session's life. */
+	const char *str_trunc_trailer;
 	uint32_t map_keys_max;  /* BPFTRACE_MAP_KEYS_MAX: entries of every script map */
 	uint32_t events_size;   /* BPFTRACE_PERF_RB_PAGES: bytes of each unit's events ring */
 	uint32_t max_probes;    /* BPFTRACE_MAX_PROBES: more attach points is an error */
@@ -120,7 +123,7 @@ int dt_config_apply(const dt_source *src, dt_session_opts *so, FILE *err, bool c
 
 /* The settings config() gives a script, as *so has them (defaults filled in): fills out[] and
  * returns how many (at most DT_CONFIG_VALUES). */
-#define DT_CONFIG_VALUES 8
+#define DT_CONFIG_VALUES 9
 uint32_t dt_config_values(const dt_session_opts *so, dt_config_value *out);
 
 /* The bytes of the events ring for bpftrace's perf_rb_pages (pages per CPU): as many bytes for

@@ -131,6 +131,7 @@ dt_session *dt_session_new(const dt_session_opts *o)
 	oo.json_frames = s->o.json_frames;
 	oo.debug_info_at = s->o.debug_info_at;
 	oo.stacks_apart = s->o.no_merge_stacks;
+	oo.str_trunc_trailer = s->o.str_trunc_trailer;
 	s->out = dt_out_new(&oo);
 	s->out_opts = oo;
 	s->stats_fd = s->scratch_fd = s->stats_enable_fd = s->frame_fd = -1;
@@ -403,7 +404,7 @@ static int aux_create(dt_session *s, int *fd, enum bpf_map_type type, const char
 static int prepare_chains(dt_session *s, uint64_t types)
 {
 	int rc = aux_create(s, &s->frame_fd, BPF_MAP_TYPE_PERCPU_ARRAY, "frame", 4,
-			    DT_CG_FRAME_SIZE, DT_CG_FRAME_KEYS);
+			    dt_cg_frame_size(s->o.strlen), DT_CG_FRAME_KEYS);
 
 	for (int t = 0; t < 64 && rc >= 0; t++) {
 		struct dt_chain ch = { .type = (enum bpf_prog_type)t, .fd = -1 };
@@ -862,9 +863,10 @@ static int prepare_resources(dt_session *s, dt_unit *u, const dt_cg_resources *r
 
 	/* Any program may count a loss or need scratch memory (codegen.h): both are cheap. */
 	rc = aux_create(s, &s->stats_fd, BPF_MAP_TYPE_PERCPU_ARRAY, "stats", 4, 8, DT_STAT__COUNT);
+	dt_cg_scratch sh = dt_cg_scratch_shape(s->o.strlen);
 	if (rc >= 0)
 		rc = aux_create(s, &s->scratch_fd, BPF_MAP_TYPE_PERCPU_ARRAY, "scratch", 4,
-				DT_SCRATCH_SIZE, 1);
+				sh.entry_size, sh.entries);
 	if (rc >= 0 && r->events)
 		rc = aux_create(s, &u->events_fd, BPF_MAP_TYPE_RINGBUF, "events", 0, 0,
 				dt_session_events_size(s));

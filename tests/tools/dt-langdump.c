@@ -17,7 +17,7 @@ static const char *g_tracefs;
 static void usage(void)
 {
 	fprintf(stderr, "usage: dt-langdump --tokens|--ast|--checked|--types|--diag [--tracefs DIR] "
-			"[--test|--bench] [--unsafe] [--name NAME] (-e PROGRAM | FILE) [PARAM…]\n");
+			"[--test|--bench] [--unsafe] [--strlen N] [--name NAME] (-e PROGRAM | FILE) [PARAM…]\n");
 	exit(2);
 }
 
@@ -26,6 +26,7 @@ int main(int argc, char **argv)
 	const char *mode = NULL, *prog = NULL, *file = NULL, *name = NULL;
 	dt_run_mode run_mode = DT_MODE_RUN;
 	bool unsafe = false;
+	uint32_t strlen_opt = 0; /* --strlen N: max_strlen, as BPFTRACE_MAX_STRLEN sets it */
 	int i = 1;
 	for (; i < argc; i++) {
 		if (!strcmp(argv[i], "--tokens") || !strcmp(argv[i], "--ast") ||
@@ -44,6 +45,8 @@ int main(int argc, char **argv)
 			run_mode = DT_MODE_BENCH;
 		else if (!strcmp(argv[i], "--unsafe"))
 			unsafe = true;
+		else if (!strcmp(argv[i], "--strlen") && i + 1 < argc)
+			strlen_opt = (uint32_t)strtoul(argv[++i], NULL, 10);
 		else if (argv[i][0] == '-' && argv[i][1])
 			usage();
 		else {
@@ -89,7 +92,7 @@ int main(int argc, char **argv)
 				    .ctx = (void *)g_tracefs,
 				    .params = (const char **)argv + i, .nparams = (uint32_t)(argc - i),
 				    .named = named, .nnamed = nnamed, .mode = run_mode,
-				    .unsafe = unsafe };
+				    .unsafe = unsafe, .strlen = strlen_opt };
 		int err = dt_check(p, a, d, &o);
 		if (!strcmp(mode, "checked"))
 			dt_dump_ast(p, stdout);
