@@ -86,7 +86,8 @@ void cg_store(cg *c, LLVMValueRef base, uint32_t off, const dt_type *dst, LLVMVa
 			cg_fail(c, (dt_span){ 0, 0 }, "storing a %d into an integer", src->kind);
 			return;
 		}
-		cg_store_int(c, base, off, dst->kind == DT_T_INT ? dst->size : 8, v);
+		cg_store_int(c, base, off, dst->kind == DT_T_INT || dst->kind == DT_T_BOOL ? dst->size
+											  : 8, v);
 		return;
 	}
 	if (cg_is_scalar(src)) {
@@ -112,8 +113,10 @@ LLVMValueRef cg_load(cg *c, LLVMValueRef p, const dt_type *t)
 	switch (t->kind) {
 	case DT_T_INT:
 		return cg_load_int(c, p, 0, t->size, t->is_signed);
+	case DT_T_BOOL: /* 8 bytes, or one in an array */
+		return cg_load_int(c, p, 0, t->size, false);
 	case DT_T_KSYM: case DT_T_TIMESTAMP: case DT_T_USERNAME: case DT_T_CGROUP_PATH: case DT_T_PTR:
-	case DT_T_STRERROR: case DT_T_BOOL:
+	case DT_T_STRERROR:
 		return cg_load_int(c, p, 0, 8, t->kind == DT_T_TIMESTAMP);
 	case DT_T_COUNT: case DT_T_SUM:
 		return cg_load_int(c, p, offsetof(struct dt_agg_count, count), 8, true);

@@ -1118,6 +1118,8 @@ static const dt_type *resolve_ctype(checker *c, const dt_ctype_ref *r)
 			ERR(c, r->span, "the array type %s[%u] is too large", tname(c, t), m->n);
 			return NULL;
 		}
+		if (t->kind == DT_T_BOOL)
+			t = dt_type_bool_elem();
 		t = dt_type_array(c->a, t, m->n_omitted ? 0 : m->n);
 	}
 	return t;
@@ -1454,10 +1456,11 @@ static const dt_type *check_array_cast(checker *c, dt_expr *e, const dt_type *fr
 	const dt_type *other = arr == to ? from : to;
 	const dt_type *el = arr->array.elem;
 
-	/* An array of integers to another: the same bytes seen another way. */
-	if (other->kind == DT_T_ARRAY && is_int(other->array.elem))
+	/* An array of integers (or bools) to another: the same bytes seen another way. */
+	if (other->kind == DT_T_ARRAY && (is_int(other->array.elem) ||
+					  other->array.elem->kind == DT_T_BOOL))
 		other = dt_type_int(false, 8);
-	if (!is_int(el)) {
+	if (!is_int(el) && el->kind != DT_T_BOOL) {
 		ERR(c, e->span, "cannot cast %s to %s: array casts are between integers and arrays "
 		    "of integers", tname(c, from), tname(c, to));
 		return &t_none;

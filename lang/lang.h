@@ -153,7 +153,8 @@ typedef enum dt_type_kind {
 	DT_T_STRERROR, /* strerror(), signal_name(), syscall_name(): a u64 number printed as its
 	                * name (numtext.table says which): the C library's text of an errno or a
 	                * signal, or the x86-64 system call's name */
-	DT_T_BOOL,   /* true/false, (bool)x: a u64 0 or 1, printed as false/true; a condition */
+	DT_T_BOOL,   /* true/false, (bool)x: a u64 0 or 1 (one byte in an array, bool[N]), printed
+		      * as false/true; a condition */
 	/* Map values produced by aggregation functions. */
 	DT_T_COUNT, DT_T_SUM, DT_T_AVG, DT_T_MIN, DT_T_MAX, DT_T_STATS, DT_T_HIST, DT_T_LHIST,
 	DT_T_TSERIES, /* tseries(v, interval_ns, n[, agg]): a ring of n intervals per key */
@@ -326,6 +327,8 @@ const dt_type *dt_type_void(void);
 const dt_type *dt_type_int(bool is_signed, uint32_t size);
 const dt_type *dt_type_str(uint32_t size);
 const dt_type *dt_type_bool(void);
+/* bool as an element of an array (`bool[2]`): one byte, as bpftrace's bool. */
+const dt_type *dt_type_bool_elem(void);
 /* A C float or double of `size` bytes (4 or 8; other sizes are rounded up to one of them). */
 const dt_type *dt_type_float(uint32_t size);
 /* An integer of enum e (made in `a`); the plain integer when e is NULL. */

@@ -37,6 +37,12 @@ const dt_type *dt_type_int(bool is_signed, uint32_t size)
 	return &t_ints[is_signed][i];
 }
 
+const dt_type *dt_type_bool_elem(void)
+{
+	static const dt_type t_bool1 = { .kind = DT_T_BOOL, .size = 1, .align = 1 };
+	return &t_bool1;
+}
+
 const dt_type *dt_type_float(uint32_t size)
 {
 	static const dt_type t_floats[2] = {
@@ -255,6 +261,8 @@ const dt_type *dt_type_unify(dt_arena *ar, const dt_type *a, const dt_type *b)
 		return NULL;
 	if (a->kind == DT_T_INT && b->kind == DT_T_INT)
 		return dt_type_int_enum(ar, a->is_signed, DT_MAX(a->size, b->size), common_enum(a, b));
+	if (a->kind == DT_T_BOOL && b->kind == DT_T_BOOL) /* an array's one-byte bool, or 8 */
+		return a->size >= b->size ? a : b;
 	/* A pointer keeps its type whatever space it was read from. */
 	if (a->kind == DT_T_PTR && dt_type_equal(a, b))
 		return a;

@@ -448,12 +448,9 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
 			dt_sb_puts(b, text);
 		break;
 	}
-	case DT_T_BOOL: {
-		uint64_t v;
-		memcpy(&v, data, 8);
-		dt_sb_puts(b, v ? "true" : "false");
+	case DT_T_BOOL: /* 8 bytes, or one in an array */
+		dt_sb_puts(b, dt_fmt_read_int(data, t->size, false) ? "true" : "false");
 		break;
-	}
 	case DT_T_STRERROR: {
 		int64_t n;
 		memcpy(&n, data, 8);
