@@ -908,34 +908,44 @@ static unsigned bpf_c_args(dt_ctypes *ct, const dt_source_cimport *c, const char
 }
 
 /* Clang's first error in an imported .bpf.c (or a header it includes), at the import, and how
- * many more there were. Whether there was one. */
+ * many more there were; without errors its first warning, as a warning (bpftrace shows them
+ * too). Whether there was an error. */
 static bool bpf_c_errors(ct_clang *cl, dt_diags *d, const dt_source_cimport *c,
 			 CXTranslationUnit tu)
 {
-	unsigned nd = cl->f.clang_getNumDiagnostics(tu), nerr = 0;
+	unsigned nd = cl->f.clang_getNumDiagnostics(tu), n[2] = { 0, 0 };
+	int first[2] = { -1, -1 }; /* [0] errors, [1] warnings */
+
 	for (unsigned i = 0; i < nd; i++) {
 		CXDiagnostic dg = cl->f.clang_getDiagnostic(tu, i);
-		if (cl->f.clang_getDiagnosticSeverity(dg) >= CXDiagnostic_Error && !nerr++) {
-			CXString file;
-			unsigned line, col;
-			cl->f.clang_getPresumedLocation(cl->f.clang_getDiagnosticLocation(dg), &file,
-							&line, &col);
-			char *fname = str_of(cl, file);
-			char *msg = str_of(cl, cl->f.clang_getDiagnosticSpelling(dg));
-			const char *shown = !strncmp(fname, CL_STDLIB, strlen(CL_STDLIB))
-						    ? fname + strlen(CL_STDLIB)
-					    : c->path && !strcmp(fname, c->path) ? c->name
-										  : fname;
-			dt_diag(d, DT_DIAG_ERROR, c->at, "%s:%u:%u: %s", shown, line, col, msg);
-			free(fname);
-			free(msg);
-		}
+		enum CXDiagnosticSeverity sev = cl->f.clang_getDiagnosticSeverity(dg);
+		int k = sev >= CXDiagnostic_Error ? 0 : sev == CXDiagnostic_Warning ? 1 : -1;
+
+		if (k >= 0 && !n[k]++)
+			first[k] = (int)i;
 		cl->f.clang_disposeDiagnostic(dg);
 	}
-	if (nerr > 1)
-		dt_diag_hint(d, "clang reported %u more error%s in the imported C after this one",
-			     nerr - 1, nerr == 2 ? "" : "s");
-	return nerr > 0;
+	int k = n[0] ? 0 : 1;
+	if (!n[k])
+		return false;
+	CXDiagnostic dg = cl->f.clang_getDiagnostic(tu, (unsigned)first[k]);
+	CXString file;
+	unsigned line, col;
+	cl->f.clang_getPresumedLocation(cl->f.clang_getDiagnosticLocation(dg), &file, &line, &col);
+	char *fname = str_of(cl, file);
+	char *msg = str_of(cl, cl->f.clang_getDiagnosticSpelling(dg));
+	const char *shown = !strncmp(fname, CL_STDLIB, strlen(CL_STDLIB)) ? fname + strlen(CL_STDLIB)
+			    : c->path && !strcmp(fname, c->path)          ? c->name
+									  : fname;
+	dt_diag(d, k ? DT_DIAG_WARNING : DT_DIAG_ERROR, c->at, "%s:%u:%u: %s", shown, line, col,
+		msg);
+	if (n[k] > 1)
+		dt_diag_hint(d, "clang reported %u more %s%s in the imported C after this one",
+			     n[k] - 1, k ? "warning" : "error", n[k] == 2 ? "" : "s");
+	free(fname);
+	free(msg);
+	cl->f.clang_disposeDiagnostic(dg);
+	return k == 0;
 }
 
 struct fn_walk {
