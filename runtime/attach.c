@@ -666,20 +666,32 @@ int dt_rt_usym_addr(void *ctx, const char *target, const char *name, uint64_t *a
 	return 0;
 }
 
-int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, uint64_t *file_off,
-			 char **err)
+int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, bool raw_file_ok,
+			 uint64_t *file_off, char **err)
 {
 	dt_elf *e = dt_elf_open(NULL, path);
+	int open_err = errno;
 	dt_elf_sym f;
 	uint64_t vaddr;
 	int rc = 0;
 	char *end;
+	bool is_addr;
 
-	if (!e)
-		return dt_rt_fail(err, -errno, "%s: %s", path, dt_elf_strerror(errno));
 	errno = 0;
 	vaddr = strtoull(sym, &end, 0);
-	if (isdigit((unsigned char)sym[0]) && !*end && !errno) {
+	is_addr = isdigit((unsigned char)sym[0]) && !*end && !errno;
+	if (!e && open_err == ENOEXEC && is_addr && raw_file_ok) {
+		/* Not ELF (a flat binary): the address is where in the file, as bpftrace has it. */
+		*file_off = vaddr + off;
+		return 0;
+	}
+	if (!e && open_err == ENOEXEC && is_addr)
+		return dt_rt_fail(err, -ENOEXEC, "%s: %s: an address in a file that is not ELF is "
+				  "its file offset, unchecked: that needs --unsafe", path,
+				  dt_elf_strerror(ENOEXEC));
+	if (!e)
+		return dt_rt_fail(err, -open_err, "%s: %s", path, dt_elf_strerror(open_err));
+	if (is_addr) {
 		/* uprobe:bin:0x401000 — an address, not a symbol: inside a known function, it must
 		 * start one of its instructions (outside any, there is nothing to check it by). */
 		struct containing c = { .vaddr = vaddr + off };
@@ -776,7 +788,7 @@ int dt_rt_resolve_symbols(const char *path, const char *const *syms, uint32_t n,
 		if (isdigit((unsigned char)syms[i][0]) && (strtoull(syms[i], &end, 0), !*end) &&
 		    !errno) {
 			/* An address, not a symbol: the one-at-a-time path says what it is. */
-			if (dt_rt_resolve_symbol(path, syms[i], 0, &file_off[i], &why[i]) < 0 &&
+			if (dt_rt_resolve_symbol(path, syms[i], 0, false, &file_off[i], &why[i]) < 0 &&
 			    !why[i])
 				why[i] = xstrdup("cannot be resolved");
 			continue;
@@ -807,7 +819,8 @@ static int uprobe_resolve(const dt_attach *a, int pid, char **path, uint64_t *of
 	if (rc < 0)
 		return dt_rt_fail(err, rc, "%s: cannot find '%s' (give a path, or a library name that "
 			    "`ldconfig -p` lists)", a->text, a->target ? a->target : "");
-	rc = dt_rt_resolve_symbol(*path, a->func ? a->func : "", a->offset, off, &why);
+	rc = dt_rt_resolve_symbol(*path, a->func ? a->func : "", a->offset, a->raw_file_ok, off,
+				  &why);
 	if (rc < 0) {
 		rc = dt_rt_fail(err, rc, "%s: %s", a->text, why);
 		free(why);

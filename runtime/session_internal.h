@@ -46,9 +46,10 @@ int dt_rt_run_once(int prog_fd, enum bpf_prog_type type, char **err);
 int dt_rt_resolve_binary(const char *target, int pid, char **path);
 
 /* Resolves `sym` (a symbol name, or a virtual address written as a number) in ELF file `path` to
- * a file offset for the uprobe PMU, plus `off`. 0, or -errno with *err a malloc'd sentence. */
-int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, uint64_t *file_off,
-			 char **err);
+ * a file offset for the uprobe PMU, plus `off`; with raw_file_ok (--unsafe) an address in a file
+ * that is not ELF is its file offset. 0, or -errno with *err a malloc'd sentence. */
+int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, bool raw_file_ok,
+			 uint64_t *file_off, char **err);
 
 /* Opens (disabled, unbound) the perf event of a uprobe (`ret`: a uretprobe) at the target and
  * symbol of `a`, restricted to `pid` if > 0. The fd, or -errno with *err set as dt_rt_attach. */

@@ -184,24 +184,31 @@ static void resolve_symbols(void)
 	char *err = NULL, *libc = NULL;
 
 	CHECK_EQ_INT(self_file_offset((void *)t_target_fn, &want), 0);
-	CHECK_EQ_INT(dt_rt_resolve_symbol(self_exe(), "t_target_fn", 0, &got, &err), 0);
+	CHECK_EQ_INT(dt_rt_resolve_symbol(self_exe(), "t_target_fn", 0, false, &got, &err), 0);
 	CHECK_EQ_INT(got, want);
-	CHECK_EQ_INT(dt_rt_resolve_symbol(self_exe(), "t_target_fn", 4, &got, &err), 0);
+	CHECK_EQ_INT(dt_rt_resolve_symbol(self_exe(), "t_target_fn", 4, false, &got, &err), 0);
 	CHECK_EQ_INT(got, want + 4);
-	CHECK_EQ_INT(dt_rt_resolve_symbol(self_exe(), "t_target_fn", 1 << 20, &got, &err), -ERANGE);
+	CHECK_EQ_INT(dt_rt_resolve_symbol(self_exe(), "t_target_fn", 1 << 20, false, &got, &err), -ERANGE);
 	CHECK(err && strstr(err, "Offset outside the function bounds ('t_target_fn' size is"));
 	free(err);
 	err = NULL;
-	CHECK_EQ_INT(dt_rt_resolve_symbol(self_exe(), "t_no_such_fn", 0, &got, &err), -ENOENT);
+	CHECK_EQ_INT(dt_rt_resolve_symbol(self_exe(), "t_no_such_fn", 0, false, &got, &err), -ENOENT);
 	CHECK(err && strstr(err, "no function 't_no_such_fn'"));
 	free(err);
 	err = NULL;
 	/* libc's malloc through .dynsym (Debian's libc has no .symtab). */
 	CHECK_EQ_INT(dt_rt_resolve_binary("libc", -1, &libc), 0);
-	CHECK_EQ_INT(dt_rt_resolve_symbol(libc, "malloc", 0, &got, &err), 0);
+	CHECK_EQ_INT(dt_rt_resolve_symbol(libc, "malloc", 0, false, &got, &err), 0);
 	CHECK(got > 0x1000);
 	free(libc);
-	CHECK_EQ_INT(dt_rt_resolve_symbol("/etc/hostname", "main", 0, &got, &err), -ENOEXEC);
+	CHECK_EQ_INT(dt_rt_resolve_symbol("/etc/hostname", "main", 0, false, &got, &err), -ENOEXEC);
+	free(err);
+	/* An address in a file that is not ELF: its file offset with --unsafe, else refused. */
+	err = NULL;
+	CHECK_EQ_INT(dt_rt_resolve_symbol("/etc/hostname", "0x2", 1, true, &got, &err), 0);
+	CHECK_EQ_INT(got, 3);
+	CHECK_EQ_INT(dt_rt_resolve_symbol("/etc/hostname", "0x2", 0, false, &got, &err), -ENOEXEC);
+	CHECK(err && strstr(err, "that needs --unsafe"));
 	free(err);
 }
 
