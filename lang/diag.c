@@ -17,7 +17,7 @@ struct dt_diag_item {
 	dt_span at;
 	char *msg;
 	char *hint;
-	bool cmdline; /* dt_diag_cmdline: no place in the source */
+	bool unplaced; /* dt_diag_unplaced: no place in the source */
 };
 
 struct dt_diags {
@@ -96,7 +96,7 @@ const dt_source *dt_diags_source(const dt_diags *d)
 	return d ? d->src : NULL;
 }
 
-static void diag_push(dt_diags *d, dt_diag_level lvl, dt_span at, bool cmdline, const char *fmt,
+static void diag_push(dt_diags *d, dt_diag_level lvl, dt_span at, bool unplaced, const char *fmt,
 		      va_list ap)
 {
 	if (!d)
@@ -108,7 +108,7 @@ static void diag_push(dt_diags *d, dt_diag_level lvl, dt_span at, bool cmdline, 
 		return;
 	}
 	d->dropped = false;
-	struct dt_diag_item it = { .lvl = lvl, .at = at, .cmdline = cmdline,
+	struct dt_diag_item it = { .lvl = lvl, .at = at, .unplaced = unplaced,
 				   .msg = dt_arena_vprintf(d->text, fmt, ap) };
 	DT_VEC_PUSH(&d->items, it);
 	if (lvl == DT_DIAG_ERROR)
@@ -123,20 +123,20 @@ void dt_diag(dt_diags *d, dt_diag_level lvl, dt_span at, const char *fmt, ...)
 	va_end(ap);
 }
 
-void dt_diag_cmdline(dt_diags *d, const char *fmt, ...)
+void dt_diag_unplaced(dt_diags *d, dt_diag_level lvl, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	diag_push(d, DT_DIAG_ERROR, (dt_span){ 0, 0 }, true, fmt, ap);
+	diag_push(d, lvl, (dt_span){ 0, 0 }, true, fmt, ap);
 	va_end(ap);
 }
 
-static void diag_pushf(dt_diags *d, dt_diag_level lvl, dt_span at, bool cmdline,
+static void diag_pushf(dt_diags *d, dt_diag_level lvl, dt_span at, bool unplaced,
 		       const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	diag_push(d, lvl, at, cmdline, fmt, ap);
+	diag_push(d, lvl, at, unplaced, fmt, ap);
 	va_end(ap);
 }
 
@@ -147,7 +147,7 @@ void dt_diags_move(dt_diags *to, dt_diags *from)
 	for (size_t i = 0; i < from->items.n; i++) {
 		const struct dt_diag_item *it = &from->items.v[i];
 
-		diag_pushf(to, it->lvl, it->at, it->cmdline, "%s", it->msg);
+		diag_pushf(to, it->lvl, it->at, it->unplaced, "%s", it->msg);
 		if (it->hint)
 			dt_diag_hint(to, "%s", it->hint);
 	}
@@ -187,7 +187,7 @@ bool dt_diags_error_at_end(const dt_diags *d)
 		       d->src->text[end - 1] == '\n'))
 		end--;
 	for (size_t i = 0; i < d->items.n; i++)
-		if (d->items.v[i].lvl == DT_DIAG_ERROR && !d->items.v[i].cmdline &&
+		if (d->items.v[i].lvl == DT_DIAG_ERROR && !d->items.v[i].unplaced &&
 		    d->items.v[i].at.off >= end)
 			return true;
 	return false;
@@ -264,12 +264,10 @@ void dt_diags_drop_warnings(dt_diags *d)
 	for (size_t i = 0; i < d->items.n; i++) {
 		struct dt_diag_item *it = &d->items.v[i];
 
-		if (it->lvl == DT_DIAG_ERROR) {
+		/* The messages of the others stay in d->text, freed with it: they were freed
+		 * one by one here, arena memory, and --no-warnings with a warning aborted. */
+		if (it->lvl == DT_DIAG_ERROR)
 			d->items.v[j++] = *it;
-		} else {
-			free(it->msg);
-			free(it->hint);
-		}
 	}
 	d->items.n = j;
 }
@@ -282,11 +280,12 @@ void dt_diags_print(const dt_diags *d, FILE *out, bool color)
 	for (size_t i = 0; i < d->items.n; i++) {
 		const struct dt_diag_item *it = &d->items.v[i];
 		unsigned line, col;
-		if (it->cmdline) {
+		if (it->unplaced) {
 			/* bpftrace's shape for its own errors; an empty message leaves the hint
 			 * alone (getopt()'s `--help` lists the options and is no error there). */
 			if (*it->msg)
-				fprintf(out, "ERROR: %s\n", it->msg);
+				fprintf(out, "%s: %s\n", it->lvl == DT_DIAG_ERROR ? "ERROR" :
+					it->lvl == DT_DIAG_WARNING ? "WARNING" : "NOTE", it->msg);
 			if (it->hint)
 				fprintf(out, "HINT: %s\n", it->hint);
 			continue;
