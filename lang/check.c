@@ -77,6 +77,7 @@ typedef struct checker {
 	DT_VEC(getopt_decl) getopts;
 	bool current; /* dt_program_current: its maps' dt_map_sym.current */
 	dt_limits lim; /* the DT_MAX_* sizes for this max_strlen */
+	bool warned_tseries; /* the unstable-feature warning of tseries() is said */
 } checker;
 
 #define ERR(c, span, ...) dt_diag((c)->d, DT_DIAG_ERROR, (span), __VA_ARGS__)
@@ -2248,7 +2249,7 @@ static const dt_type *check_getopt(checker *c, dt_expr *e)
 		else if (given && (!strcmp(v, "0") || !strcasecmp(v, "false")))
 			b = false;
 		else if (given) {
-			dt_diag_cmdline(c->d, "program command line option --%s expects a boolean "
+			dt_diag_unplaced(c->d, DT_DIAG_ERROR, "program command line option --%s expects a boolean "
 					"(e.g. 'true') (value: %s)", a0->str.s, v);
 			return &t_none;
 		}
@@ -2258,7 +2259,7 @@ static const dt_type *check_getopt(checker *c, dt_expr *e)
 	}
 	if (given && !v) {
 		/* bpftrace's words: a bare --NAME is `true`, which only a boolean takes. */
-		dt_diag_cmdline(c->d, "program command line option --%s expects %s (value: true)",
+		dt_diag_unplaced(c->d, DT_DIAG_ERROR, "program command line option --%s expects %s (value: true)",
 				a0->str.s, def->kind == DT_E_STR ? "a string" : "an integer");
 		return &t_none;
 	}
@@ -2283,7 +2284,7 @@ static const dt_type *check_getopt(checker *c, dt_expr *e)
 		}
 		if (!*v || *end || errno) {
 			bool digits = end != v && *v && strcmp(v, "-");
-			dt_diag_cmdline(c->d, "program command line option --%s %s (value: %s)",
+			dt_diag_unplaced(c->d, DT_DIAG_ERROR, "program command line option --%s %s (value: %s)",
 					a0->str.s, errno == ERANGE ? "value is out of range" : digits ?
 					"invalid trailing bytes" : "invalid integer", v);
 			return &t_none;
@@ -2324,7 +2325,7 @@ static void check_named_params(checker *c)
 				       !j ? "" : help ? "\n" : ", ", g->name,
 				       help && g->desc ? ": " : "", help && g->desc ? g->desc : "");
 	}
-	dt_diag_cmdline(c->d, "%s%s", gl ? "unexpected program command line options: " : "", got);
+	dt_diag_unplaced(c->d, DT_DIAG_ERROR, "%s%s", gl ? "unexpected program command line options: " : "", got);
 	if (!wl)
 		HINT(c, "no custom program options defined.");
 	else
@@ -3551,6 +3552,21 @@ static bool tseries_dummy_ts(checker *c, dt_expr *e, dt_type *t)
 /* tseries(v, interval_ns, num_intervals[, agg]): constants within bpftrace's bounds into t. */
 static bool check_tseries(checker *c, dt_expr *e, dt_type *t)
 {
+	/* bpftrace's gate of an unstable feature, in its words: a warning once (without a place:
+	 * it is about the script, not this call) unless the config enables it, or an error at each
+	 * call when it says error. */
+	dt_unstable gate = c->o ? c->o->unstable_tseries : DT_UNSTABLE_WARN;
+	if (gate == DT_UNSTABLE_ERROR) {
+		ERR(c, e->span, "tseries feature is not enabled by default. To enable this unstable "
+		    "feature, set the config flag to enable. unstable_tseries=enable");
+		return false;
+	}
+	if (gate == DT_UNSTABLE_WARN && c->d && !c->warned_tseries) { /* the reporting walk */
+		c->warned_tseries = true;
+		dt_diag_unplaced(c->d, DT_DIAG_WARNING, "Script is using an unstable feature: "
+				 "tseries. To prevent this warning you must explicitly enable it in "
+				 "the config e.g. unstable_tseries=enable");
+	}
 	static const char *const aggs[] = {
 		[DT_TS_LAST] = NULL, [DT_TS_AVG] = "avg", [DT_TS_MIN] = "min", [DT_TS_MAX] = "max",
 		[DT_TS_SUM] = "sum",

@@ -101,6 +101,9 @@ const char *dt_source_name_at(const dt_source *src, uint32_t off);
 
 typedef enum dt_diag_level { DT_DIAG_ERROR, DT_DIAG_WARNING, DT_DIAG_NOTE } dt_diag_level;
 
+/* bpftrace's settings for its unstable features (config `unstable_NAME`). */
+typedef enum dt_unstable { DT_UNSTABLE_WARN, DT_UNSTABLE_ENABLE, DT_UNSTABLE_ERROR } dt_unstable;
+
 /* Diagnostics accumulate; the passes keep going where they safely can so one run reports several
  * errors. They print as `file:line:col: error: message`, the source line, a `^~~~` underline, and
  * an optional `hint:` line. */
@@ -109,10 +112,11 @@ dt_diags *dt_diags_new(const dt_source *src);
 void dt_diags_free(dt_diags *d);
 void dt_diag(dt_diags *d, dt_diag_level lvl, dt_span at, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/* An error of the command line rather than of a place in the source (a named parameter after
- * `--` that no getopt() reads): printed as bpftrace prints its own, `ERROR: message` and
- * `HINT: hint`, without a place or an excerpt. */
-void dt_diag_cmdline(dt_diags *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A diagnostic with no place in the source (a named parameter after `--` that no getopt() reads,
+ * the use of an unstable feature): printed as bpftrace prints its own, `ERROR: message` (or
+ * `WARNING: `) and `HINT: hint`, without a place or an excerpt. */
+void dt_diag_unplaced(dt_diags *d, dt_diag_level lvl, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* Attaches a hint ("did you mean 'comm'?") to the most recent diagnostic. */
 void dt_diag_hint(dt_diags *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Appends what `from` collected (in order, hints kept) to `to`, and frees `from`: a part of the
@@ -972,6 +976,9 @@ typedef struct dt_check_opts {
 	/* BPFTRACE_DUMMY_TS_MAP, bpftrace's test hook ("@name"): tseries takes its time from that
 	 * scalar map. NULL: the clock. */
 	const char *dummy_ts_map;
+	/* config's unstable_tseries (bpftrace's gate of tseries()): warn (the default: a WARNING
+	 * once), enable (silent) or error (an error at each call). */
+	dt_unstable unstable_tseries;
 } dt_check_opts;
 
 /* The address space a C value designated by e lives in (the pointer it was reached through),

@@ -186,6 +186,8 @@ static const struct cli_env {
 	  "`func+off@/path/file.c:12`, `[inlined] func@/path/file.c:9` (perf mode: `func "
 	  "(inlined)`); 0: no inline frames (as `--no-inline`)" },
 	{ "BPFTRACE_LICENSE", "the programs' license: a GPL-compatible one (default GPL)" },
+	{ "BPFTRACE_UNSTABLE_TSERIES", "`warn` (default: a warning when the program uses "
+	  "`tseries()`), `enable` or `error`, as the config's `unstable_tseries`" },
 	{ "BPFTRACE_ON_STACK_LIMIT", "accepted; changes nothing here (values move off the BPF "
 	  "stack by dwarftrace's own budget)" },
 	{ "BPFTRACE_MAX_BPF_PROGS", "accepted; changes nothing here (one program serves a set of "
@@ -833,6 +835,18 @@ static int read_env(dt_session_opts *so)
 	/* Set, even to nothing (no trailer), it is taken as it is. */
 	if (getenv("BPFTRACE_STR_TRUNC_TRAILER"))
 		so->str_trunc_trailer = getenv("BPFTRACE_STR_TRUNC_TRAILER");
+	const char *ut = getenv("BPFTRACE_UNSTABLE_TSERIES");
+	if (ut && *ut) {
+		if (!strcmp(ut, "enable"))
+			so->unstable_tseries = DT_UNSTABLE_ENABLE;
+		else if (!strcmp(ut, "error"))
+			so->unstable_tseries = DT_UNSTABLE_ERROR;
+		else if (strcmp(ut, "warn")) {
+			fprintf(stderr, "dwarftrace: BPFTRACE_UNSTABLE_TSERIES='%s': give enable, warn "
+				"or error\n", ut);
+			return 1;
+		}
+	}
 	const char *sm = getenv("BPFTRACE_STACK_MODE");
 	if (sm && *sm && !dt_stack_mode_lookup(sm, strlen(sm), &so->stack_mode)) {
 		fprintf(stderr, "dwarftrace: BPFTRACE_STACK_MODE='%s': give bpftrace, perf, raw or "

@@ -47,6 +47,8 @@ static const struct cfg_def defs[] = {
 	{ "missing_probes", CFG_ENUM, 0, 0, missing_modes, { "BPFTRACE_MISSING_PROBES" } },
 	{ "show_debug_info", CFG_BOOL, 0, 0, NULL, { "BPFTRACE_SHOW_DEBUG_INFO" } },
 	{ "license", CFG_STR, 0, 0, NULL, { "BPFTRACE_LICENSE" } },
+	/* bpftrace's gate of tseries(), an unstable feature there: warn (default), enable, error. */
+	{ "unstable_tseries", CFG_ENUM, 0, 0, unstable_modes, { "BPFTRACE_UNSTABLE_TSERIES" } },
 	{ "on_stack_limit", CFG_NOOP, 0, 0, NULL, { "BPFTRACE_ON_STACK_LIMIT" },
 	  "dwarftrace moves values off the BPF stack by its own budget" },
 	{ "max_bpf_progs", CFG_NOOP, 0, 0, NULL, { "BPFTRACE_MAX_BPF_PROGS" },
@@ -65,8 +67,8 @@ static const char *const gpl_licenses[] = {
 	"Dual MPL/GPL", NULL,
 };
 
-/* The setting a key names: `stack_mode`, `STACK_MODE`, `BPFTRACE_STACK_MODE`; `unstable_*`
- * settings gate nothing here and come back as NULL with *unstable set. */
+/* The setting a key names: `stack_mode`, `STACK_MODE`, `BPFTRACE_STACK_MODE`; the other
+ * `unstable_*` settings gate nothing here and come back as NULL with *unstable set. */
 static const struct cfg_def *find_def(const char *key, bool *unstable)
 {
 	char low[64];
@@ -153,6 +155,9 @@ static void apply(const struct cfg_def *def, const dt_config_item *it, int word,
 	else if (!strcmp(name, "missing_probes"))
 		so->missing_probes = word == 0 ? DT_MISSING_ERROR
 				     : word == 1 ? DT_MISSING_WARN : DT_MISSING_IGNORE;
+	else if (!strcmp(name, "unstable_tseries"))
+		so->unstable_tseries = word == 0 ? DT_UNSTABLE_ERROR
+				       : word == 1 ? DT_UNSTABLE_WARN : DT_UNSTABLE_ENABLE;
 	else if (!strcmp(name, "show_debug_info")) {
 		/* bpftrace's debug info is a frame's file:line and its inline frames. */
 		if (b)

@@ -113,6 +113,7 @@ typedef struct dt_session_opts {
 	uint32_t nnamed;
 	const char *probe_filter;  /* --probe-filter: a POSIX extended regex (dt_check_opts) */
 	const char *dummy_ts_map;  /* BPFTRACE_DUMMY_TS_MAP (dt_check_opts) */
+	dt_unstable unstable_tseries; /* config unstable_tseries (dt_check_opts) */
 } dt_session_opts;
 
 /* Applies the `config = { … }` block of the program in `src` to *so (runtime/config.c): a

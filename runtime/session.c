@@ -1807,6 +1807,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 		.usym_addr = dt_rt_usym_addr, .uprobe_line = dt_rt_uprobe_line,
 		.named = s->o.named, .nnamed = s->o.nnamed, .config = config,
 		.probe_filter = s->o.probe_filter, .dummy_ts_map = s->o.dummy_ts_map,
+		.unstable_tseries = s->o.unstable_tseries,
 	};
 	co.nconfig = dt_config_values(&s->o, config);
 	struct cg_ctx gc = { .s = s, .u = u };
