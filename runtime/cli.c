@@ -15,6 +15,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <regex.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -37,7 +38,7 @@ enum {
 	OPT_DRY_RUN = 1000, OPT_NO_DEMANGLE, OPT_NO_INLINE, OPT_SRCLINE, OPT_DEBUGINFO, OPT_PPROF,
 	OPT_FLAMEGRAPH, OPT_UNWIND_BUDGET, OPT_UNWIND_STACKS, OPT_NO_WARNINGS, OPT_INFO, OPT_UNSAFE,
 	OPT_INCLUDE, OPT_JSON_FRAMES, OPT_NO_MERGE_STACKS, OPT_FLAMEGRAPH_MAP,
-	OPT_USDT_FILE_ACTIVATION, OPT_TEST, OPT_BENCH, OPT_MODE, OPT_PROBE_FILTER,
+	OPT_USDT_FILE_ACTIVATION, OPT_TEST, OPT_BENCH, OPT_MODE, OPT_PROBE_FILTER, OPT_DWARF_PID,
 };
 
 static const struct cli_opt cli_opts[] = {
@@ -90,6 +91,11 @@ static const struct cli_opt cli_opts[] = {
 	  "look for separate debug files in DIR first (repeatable; also DIR/.build-id; a "
 	  "relative DIR also under each object's own folder, as libdwfl does); "
 	  "DEBUGINFOD_URLS servers are asked in the background" },
+	{ 0, "dwarf-pid", required_argument, OPT_DWARF_PID, "--dwarf-pid PID",
+	  "bpftrace's way to give `dw_ustack` (`ustack_dwarf`) a process: its unwind tables are "
+	  "built before anything attaches (repeatable). Without -p/-c every running process's "
+	  "already are, and any process is picked up when first sampled; traces no process more "
+	  "or less" },
 	{ 'l', "list", no_argument, 'l', "-l, --list [SEARCH|FILE]",
 	  "list probes as bpftrace does: tracepoints (`-lv`: their fields), software and hardware "
 	  "events, `interval` and `profile` units, kprobes where the kernel has them, the "
@@ -373,6 +379,8 @@ struct cli {
 	uint32_t unwind_stacks;   /* --unwind-stacks N */
 	const char *debug_dirs[16];
 	uint32_t ndebug_dirs;
+	uint32_t dwarf_pids[16];
+	uint32_t ndwarf_pids;
 	const char *include_dirs[16], *include_files[16];
 	uint32_t ninclude_dirs, ninclude_files;
 	int verbose;
@@ -575,6 +583,18 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 			break;
 		case OPT_SRCLINE:
 			c->srcline = true;
+			break;
+		case OPT_DWARF_PID:
+			if (c->ndwarf_pids == DT_ARRAY_SIZE(c->dwarf_pids))
+				return usage_error("%s", "--dwarf-pid: at most 16 processes");
+			if (check_pid(optarg, false))
+				return 1;
+			/* Said now, as -p says it: tables of a process that is not there are none. */
+			if (kill((pid_t)atoi(optarg), 0) < 0 && errno == ESRCH) {
+				fprintf(stderr, "dwarftrace: --dwarf-pid %s: no such process\n", optarg);
+				return 1;
+			}
+			c->dwarf_pids[c->ndwarf_pids++] = (uint32_t)atoi(optarg);
 			break;
 		case OPT_DEBUGINFO: {
 			/* DIR[:DIR…], as bpftrace takes it. */
@@ -1064,6 +1084,8 @@ static int cli_run(int argc, char **argv)
 	so.srcline = c.srcline;
 	so.debug_dirs = c.debug_dirs;
 	so.ndebug_dirs = c.ndebug_dirs;
+	so.dwarf_pids = c.dwarf_pids;
+	so.ndwarf_pids = c.ndwarf_pids;
 	so.include_dirs = c.include_dirs;
 	so.ninclude_dirs = c.ninclude_dirs;
 	so.include_files = c.include_files;

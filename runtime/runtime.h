@@ -75,6 +75,8 @@ typedef struct dt_session_opts {
 	bool debug_info_at;
 	const char **debug_dirs;/* --debuginfo DIR (repeatable) */
 	uint32_t ndebug_dirs;
+	const uint32_t *dwarf_pids; /* --dwarf-pid PID (repeatable): unwind tables built at start */
+	uint32_t ndwarf_pids;
 	/* C definitions (ctypes/): -I DIR and --include FILE, both repeatable. */
 	const char **include_dirs;
 	uint32_t ninclude_dirs;

@@ -784,8 +784,13 @@ static dt_unwinder *session_unwinder(dt_session *s)
 		if (s->child_cgroup_id)
 			dt_unwinder_follow_cgroup(s->uw, s->child_cgroup_id);
 	} else if (s->uw && !s->o.dry_run) {
-		dt_unwinder_add_all(s->uw);
+		dt_unwinder_add_all(s->uw); /* --dwarf-pid's processes among them */
 	}
+	/* --dwarf-pid beside -p or -c: those processes' tables too. One gone meanwhile is picked
+	 * up as any process is, never, or when sampled: nothing to say. */
+	for (uint32_t i = 0; s->uw && !s->o.dry_run && (s->o.filter_pid || s->child > 0) &&
+			     i < s->o.ndwarf_pids; i++)
+		dt_unwinder_add_pid(s->uw, s->o.dwarf_pids[i]);
 	if (!s->uw && !s->uw_reported) {
 		s->uw_reported = true;
 		if (errno == EPERM)
