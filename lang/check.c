@@ -3827,6 +3827,7 @@ static const dt_type *check_incdec(checker *c, dt_expr *target, dt_span at)
 }
 
 static void check_stmts(checker *c, dt_stmt_list *l);
+static bool comptime_cond(checker *c, dt_expr *cond, int64_t *v);
 
 static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 {
@@ -3937,6 +3938,13 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 		return e->un.op == DT_UOP_LNOT ? dt_type_int(true, 8) : dt_type_int(t->is_signed, 8);
 	}
 	case DT_E_TERNARY: {
+		if (e->tern.comptime) {
+			int64_t pick;
+			if (!comptime_cond(c, e->tern.cond, &pick))
+				return &t_none;
+			*e = pick ? *e->tern.t : *e->tern.f; /* in place: both walks see the pick */
+			return check_expr_inner(c, e);
+		}
 		const dt_type *ct = check_expr(c, e->tern.cond);
 		const dt_type *t = e->tern.t ? check_expr(c, e->tern.t) : ct;
 		const dt_type *f = check_expr(c, e->tern.f);
@@ -4038,6 +4046,34 @@ static void check_block(checker *c, dt_stmt_list *l)
 	scope_open(c);
 	check_stmts(c, l);
 	scope_close(c);
+}
+
+/* `if comptime (cond) { … } else { … }` (bpftrace's compile-time conditional): cond must fold
+ * to a constant here (literals, sizeof, offsetof, the type questions is_str(x)…, constants of
+ * the script's C definitions); the statement becomes the block of the branch it picks, in
+ * place, so the other is never checked nor compiled (it may call fail()). */
+static bool comptime_cond(checker *c, dt_expr *cond, int64_t *v)
+{
+	const dt_type *t = check_expr(c, cond);
+	if (is_none(t))
+		return false;
+	if (!is_intlike(t) || !const_int(cond, v)) {
+		ERR(c, cond->span, "the condition of 'if comptime' must be known at compile time "
+		    "(literals, sizeof, type questions such as is_str(x))");
+		return false;
+	}
+	return true;
+}
+
+static void check_comptime_if(checker *c, dt_stmt *s)
+{
+	int64_t v;
+	if (!comptime_cond(c, s->if_.cond, &v))
+		return;
+	dt_stmt_list pick = v ? s->if_.then : s->if_.els;
+	s->kind = DT_S_BLOCK;
+	s->block = pick;
+	check_block(c, &s->block);
 }
 
 /* The type `let $x: TYPE` names: an integer, a pointer, `string` (of the strings' size), a
@@ -4373,6 +4409,10 @@ static void check_stmt(checker *c, dt_stmt *s)
 		check_assign(c, s);
 		return;
 	case DT_S_IF: {
+		if (s->if_.comptime) {
+			check_comptime_if(c, s);
+			return;
+		}
 		const dt_type *t = check_expr(c, s->if_.cond);
 		if (!is_none(t) && !is_intlike(t) && t->kind != DT_T_STR)
 			ERR(c, s->if_.cond->span, "a condition must be an integer, not %s",

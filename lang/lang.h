@@ -672,7 +672,9 @@ struct dt_expr {
 		} call;
 		struct { dt_binop op; dt_expr *l, *r; } bin;
 		struct { dt_unop op; dt_expr *e; } un; /* also DT_E_DEREF, DT_E_ADDROF (e only) */
-		struct { dt_expr *cond, *t, *f; } tern; /* t NULL: `cond ?: f`, cond's value */
+		/* t NULL: `cond ?: f`, cond's value. comptime: an `if comptime` used as a value,
+		 * which the checker replaces with the branch it picks. */
+		struct { dt_expr *cond, *t, *f; bool comptime; } tern;
 		struct {
 			dt_expr *base;
 			const char *field;
@@ -726,7 +728,13 @@ struct dt_stmt {
 		} assign;
 		/* then_value/els_value: the block ends in an expression with no ';' after it,
 		 * which an `if` used as a value (parser.c's if_value) gives as its value. */
-		struct { dt_expr *cond; dt_stmt_list then, els; bool then_value, els_value; } if_;
+		/* `if comptime (cond)`: cond is known to the checker, which keeps the branch it
+		 * picks (a block) and never checks the other. */
+		struct {
+			dt_expr *cond;
+			dt_stmt_list then, els;
+			bool then_value, els_value, comptime;
+		} if_;
 		/* count_expr is an integer literal or a positional parameter; dt_check sets count. */
 		struct { uint32_t count; dt_expr *count_expr; dt_stmt_list body; } unroll;
 		struct { dt_expr *cond; dt_stmt_list body; } while_;

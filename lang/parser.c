@@ -1349,6 +1349,13 @@ static dt_expr *parse_cond(parser *p, const char *kw)
 static dt_stmt *parse_if(parser *p, uint32_t start)
 {
 	dt_stmt *s = new_stmt(p, DT_S_IF, start);
+	/* bpftrace's `if comptime (cond)`: `comptime` then the condition. */
+	dt_token next;
+	dt_lex(p->src, p->cur.off + p->cur.len, &next);
+	if (is_kw(p, &next, "comptime")) {
+		advance(p);
+		s->if_.comptime = true;
+	}
 	s->if_.cond = parse_cond(p, "if");
 	if (p->panic)
 		return s;
@@ -1408,6 +1415,7 @@ static dt_expr *if_value(parser *p, const dt_stmt *s)
 	e->tern.cond = s->if_.cond;
 	e->tern.t = t;
 	e->tern.f = f;
+	e->tern.comptime = s->if_.comptime;
 	e->span = s->span;
 	return e;
 }
