@@ -404,7 +404,7 @@ static enum CXChildVisitResult index_main_decl(CXCursor c, CXCursor parent, CXCl
 int ct_clang_lookup(dt_ctypes *ct, const char *name, const dt_type **out)
 {
 	ct_clang *cl = ct->cl;
-	if (!cl || !cl->tu)
+	if (!cl || !cl->names.n)
 		return -ENOENT;
 	/* The last declaration of a name is the one in force. */
 	for (size_t i = cl->names.n; i-- > 0;) {
@@ -830,23 +830,13 @@ static int report(dt_ctypes *ct, dt_diags *d, const dt_program *p)
 	return nerr ? -EINVAL : 0;
 }
 
-int ct_clang_compile(dt_ctypes *ct, dt_diags *d, const dt_program *p)
+/* Parses the unit of the script's C definitions (and --include files, imported headers),
+ * with the kernel's types it uses without defining; clang's first error into d. 0 or -EINVAL. */
+static int compile_definitions(dt_ctypes *ct, dt_diags *d, const dt_program *p, dt_span at)
 {
-	if (!p->ncdecls && !ct->includes.n && !p->src->ncimports)
-		return 0;
-	dt_span at = p->ncdecls ? p->cdecls[0] : p->src->ncimports ? p->src->cimports[0].at
-								 : (dt_span){ 0, 1 };
-	int err = load(ct);
-	if (err) {
-		dt_diag(d, DT_DIAG_ERROR, at, "C definitions need libclang, which %s",
-			err == -ENOENT ? "could not be loaded" : "lacks functions dwarftrace uses");
-		dt_diag_hint(d, "install libclang1-14 (Debian: apt-get install libclang1-14)");
-		return -EINVAL;
-	}
 	size_t len;
-	ct->cl->src = p->src;
 	char *text = unit_text(ct, p, NULL, &len);
-	err = parse_unit(ct, text, len);
+	int err = parse_unit(ct, text, len);
 	char *kernel = err ? NULL : kernel_types(ct);
 	if (kernel) {
 		/* The kernel's definitions of what the script used without defining, then again. */
@@ -861,14 +851,38 @@ int ct_clang_compile(dt_ctypes *ct, dt_diags *d, const dt_program *p)
 		dt_diag(d, DT_DIAG_ERROR, at, "clang could not parse the C definitions");
 		return -EINVAL;
 	}
-	if (report(ct, d, p))
+	return report(ct, d, p) ? -EINVAL : 0;
+}
+
+int ct_clang_compile(dt_ctypes *ct, dt_diags *d, const dt_program *p)
+{
+	if (!p->ncdecls && !ct->includes.n && !p->src->ncimports)
+		return 0;
+	dt_span at = p->ncdecls ? p->cdecls[0] : p->src->ncimports ? p->src->cimports[0].at
+								 : (dt_span){ 0, 1 };
+	int err = load(ct);
+	if (err) {
+		dt_diag(d, DT_DIAG_ERROR, at, "C definitions need libclang, which %s",
+			err == -ENOENT ? "could not be loaded" : "lacks functions dwarftrace uses");
+		dt_diag_hint(d, "install libclang1-14 (Debian: apt-get install libclang1-14)");
+		return -EINVAL;
+	}
+	ct->cl->src = p->src;
+	/* The unit of the script's definitions, unless only .bpf.c files are imported (each is a
+	 * unit of its own). */
+	bool defs = p->ncdecls || ct->includes.n;
+	for (uint32_t i = 0; i < p->src->ncimports; i++)
+		defs = defs || p->src->cimports[i].kind == DT_CIMPORT_HEADER;
+	if (defs && compile_definitions(ct, d, p, at))
 		return -EINVAL;
 	for (uint32_t i = 0; i < p->src->ncimports; i++)
 		if (p->src->cimports[i].kind == DT_CIMPORT_BPF_C &&
 		    parse_bpf_c(ct, d, &p->src->cimports[i]))
 			return -EINVAL;
-	CXCursor root = ct->cl->f.clang_getTranslationUnitCursor(ct->cl->tu);
-	ct->cl->f.clang_visitChildren(root, index_decl, ct);
+	/* Indexed last: the script's own definitions come before the .bpf.c files' types. */
+	if (defs)
+		ct->cl->f.clang_visitChildren(ct->cl->f.clang_getTranslationUnitCursor(ct->cl->tu),
+					      index_decl, ct);
 	return 0;
 }
 
