@@ -14,6 +14,9 @@ if [ ! -x "$dump" ]; then
 	echo "run.sh: dt-langdump not found under $build" >&2
 	exit 1
 fi
+# Absolute: the loop runs in lang/ (a relative BUILD_DIR made every output "not found", and
+# --update then wrote that into every expected file).
+dump=$(cd "$(dirname "$dump")" && pwd)/$(basename "$dump")
 dir=$here/lang
 cd "$dir" || exit 1
 pass=0 fail=0
