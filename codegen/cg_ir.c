@@ -183,7 +183,10 @@ LLVMValueRef cg_buf_raw(cg *c, uint32_t size)
 			return LLVMBuildBitCast(c->b, sl->a, c->i8p, "");
 		}
 	}
-	if (c->stack_used + sz <= c->stack_budget) {
+	/* A buffer that string loops may walk (past CG_UNROLL_BYTES) goes to scratch: their
+	 * bpf_loop callbacks' frames add to the caller's stack (512 bytes for all, as Linux 6.1
+	 * counts it). */
+	if (c->stack_used + sz <= c->stack_budget && sz <= CG_UNROLL_BYTES) {
 		LLVMValueRef a = entry_alloca(c, LLVMArrayType(c->i8, sz), "buf");
 		struct cg_slot sl = { .a = a, .size = sz, .busy = true };
 
