@@ -483,6 +483,20 @@ static int check_pid(const char *arg, bool current)
 	return 0;
 }
 
+/* The parameters after the program: with named ones (current bpftrace: after `--`, `--NAME[=V]`
+ * are the program's options, read by getopt(), and `-- --help` lists them), or, for a program in
+ * 0.17's language, all positional as 0.17 had them (`x.bt -- --help` gives `$1` = `--help`). A
+ * program that calls getopt(), which 0.17 did not have, has named ones. */
+static void split_params(struct cli *c, bool named)
+{
+	uint32_t n = named ? dt_params_split(c->params, c->nparams) : 0;
+
+	c->named = c->params;
+	c->nnamed = n;
+	c->params += n;
+	c->nparams -= n;
+}
+
 /* Whether TEXT, a program, is in bpftrace's current language (dt_program_current); a program
  * that does not parse is 0.17's here (its errors come later, from its compilation). */
 static bool text_current(const char *name, const char *text, size_t len)
@@ -774,11 +788,9 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 	}
 	if (optind < argc && !strcmp(argv[optind], "--"))
 		optind++;
-	uint32_t nnamed = dt_params_split((const char **)&argv[optind], (uint32_t)(argc - optind));
-	c->named = (const char **)&argv[optind];
-	c->nnamed = nnamed;
-	c->params = (const char **)&argv[optind + nnamed];
-	c->nparams = (uint32_t)(argc - optind) - nnamed;
+	/* Split into named and positional ones once the program is known (split_params). */
+	c->params = (const char **)&argv[optind];
+	c->nparams = (uint32_t)(argc - optind);
 	/* Dumps of the front end only (tokens, ast, types) show the script as it is understood:
 	 * nothing is loaded or run, as in bpftrace's -d, so they need no privileges. */
 	if (c->dump && !(c->dump & ~DT_DUMP_FRONT_END))
@@ -1032,6 +1044,7 @@ static int cli_run(int argc, char **argv)
 			so.verbose = c.verbose;
 			so.no_warnings = c.no_warnings;
 			so.dump = c.dump;
+			split_params(&c, true);
 			so.params = c.params;
 			so.nparams = c.nparams;
 			so.named = c.named;
@@ -1104,6 +1117,8 @@ static int cli_run(int argc, char **argv)
 	so.mode = c.mode;
 	so.no_warnings = c.no_warnings;
 	so.end_on_attach_error = true;
+	split_params(&c, strstr(src.text, "getopt") ||
+			     text_current(src.name, src.text, src.len));
 	so.params = c.params;
 	so.nparams = c.nparams;
 	so.named = c.named;
