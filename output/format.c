@@ -471,9 +471,10 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
 		break;
 	}
 	case DT_T_CSTRUCT: {
-		/* bpftrace's shapes: `{ .m = 2, .n = 3 }` as a value, `{.m=2,.n=3}` in a key,
-		 * `{ "m": 2, "n": 3 }` in JSON (0.17's), `{"m": 2, "n": 3}` in current bpftrace's. */
-		bool key = ctx == DT_FMT_KEY;
+		/* bpftrace's shapes: `{ .m = 2, .n = 3 }` as a value, `{.m=2,.n=3}` in a key (0.17's;
+		 * current bpftrace's key is the value's shape), `{ "m": 2, "n": 3 }` in JSON (0.17's),
+		 * `{"m": 2, "n": 3}` in current bpftrace's. */
+		bool key = ctx == DT_FMT_KEY && !(o && o->current);
 		bool tight = key || (json && o && o->current);
 		bool first = true;
 		dt_sb_puts(b, tight ? "{" : "{ ");
