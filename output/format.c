@@ -180,6 +180,16 @@ static void put_int(dt_sbuf *b, int64_t v, bool is_signed)
 		dt_sb_printf(b, "%" PRIu64, (uint64_t)v);
 }
 
+/* Whether a double holds integer v exactly. */
+static bool json_exact(int64_t v, bool is_signed)
+{
+	if (is_signed)
+		return (v >= -(1ll << 53) && v <= (1ll << 53)) ||
+		       ((double)v < 9223372036854775808.0 && (int64_t)(double)v == v);
+	uint64_t u = (uint64_t)v;
+	return u <= (1ull << 53) || ((double)u < 18446744073709551616.0 && (uint64_t)(double)u == u);
+}
+
 void dt_fmt_int(dt_out *o, dt_sbuf *b, const dt_type *t, int64_t v, bool json)
 {
 	/* A value of an enum prints as its enumerator's name, as bpftrace's text output does;
@@ -189,7 +199,13 @@ void dt_fmt_int(dt_out *o, dt_sbuf *b, const dt_type *t, int64_t v, bool json)
 		dt_sb_puts(b, name);
 	else if (t->kind == DT_T_PTR && !json && o && o->current)
 		dt_sb_printf(b, "0x%" PRIx64, (uint64_t)v); /* current bpftrace's; 0.17's is decimal */
-	else
+	else if (json && o && o->current && !json_exact(v, t->is_signed)) {
+		/* Current bpftrace's JSON: a number a double cannot hold exactly is a string (RFC
+		 * 8259's interoperable numbers), as JSON readers would round it. */
+		dt_sb_putc(b, '"');
+		put_int(b, v, t->is_signed);
+		dt_sb_putc(b, '"');
+	} else
 		put_int(b, v, t->is_signed);
 }
 
