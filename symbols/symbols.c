@@ -1228,12 +1228,36 @@ static void call_site(dt_symbolizer *s, Dwarf_Die *cu, Dwarf_Die *inl, const cha
 	}
 }
 
+/* The innermost DIE under `die` whose ranges hold pc (a subprogram, an inlined instance, a
+ * lexical block), into *out; false when no child holds it. The children are searched level by
+ * level, as dwarf_getscopes' traversal prunes what does not hold pc. Ours because libdw 0.188's
+ * dwarf_getscopes loses its array (a leak under ASan, and no frames) when an inlined instance's
+ * abstract origin is not where it looks; the concrete DIE's parents, dwarf_getscopes_die, are
+ * the chain of inlined calls anyway (as eu-addr2line -i walks it). */
+static bool innermost_at(Dwarf_Die *die, uint64_t pc, Dwarf_Die *out, int depth)
+{
+	Dwarf_Die child;
+	bool found = false;
+
+	if (depth > 64 || dwarf_child(die, &child) != 0)
+		return false;
+	do {
+		if (dwarf_haspc(&child, pc) <= 0)
+			continue;
+		*out = child;
+		found = true;
+		innermost_at(&child, pc, out, depth + 1);
+		break;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return found;
+}
+
 /* Appends the frames DWARF knows at pc to o->frames, innermost first: each inlined callee
  * (inlined = true), then the function they were inlined into, whose name the caller replaces by
  * the symbol table's. Returns how many were added (0: no DWARF covers pc). */
 static uint32_t dwarf_frames(dt_symbolizer *s, struct obj *o, uint64_t pc)
 {
-	Dwarf_Die cu, *scopes = NULL;
+	Dwarf_Die cu, inner, *scopes = NULL;
 	int n;
 	uint32_t added = 0;
 	const char *file = NULL;
@@ -1249,7 +1273,7 @@ static uint32_t dwarf_frames(dt_symbolizer *s, struct obj *o, uint64_t pc)
 		file = f ? intern(s, f) : NULL;
 		line = (uint32_t)DT_MAX(ln, 0);
 	}
-	n = dwarf_getscopes(&cu, pc, &scopes);
+	n = innermost_at(&cu, pc, &inner, 0) ? dwarf_getscopes_die(&inner, &scopes) : 0;
 	for (int i = 0; i < n; i++) {
 		int tag = dwarf_tag(&scopes[i]);
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
@@ -1262,21 +1286,6 @@ static uint32_t dwarf_frames(dt_symbolizer *s, struct obj *o, uint64_t pc)
 			break;
 		/* The caller's line is where this callee was inlined. */
 		call_site(s, &cu, &scopes[i], &file, &line);
-		/* Past an inlined instance dwarf_getscopes goes on in its abstract origin's scopes,
-		 * which skips what the instance was inlined into when that is an inlined instance
-		 * too (f inlined into g inlined into h gave f, h). The concrete DIE's own parents
-		 * are the chain, as eu-addr2line -i walks it. */
-		Dwarf_Die *outer = NULL;
-		int m = tag == DW_TAG_inlined_subroutine ? dwarf_getscopes_die(&scopes[i], &outer)
-							   : -1;
-		if (m > 1) {
-			free(scopes);
-			scopes = outer;
-			n = m;
-			i = 0; /* outer[0] is the instance itself: go on from its parent */
-		} else {
-			free(outer);
-		}
 	}
 	free(scopes);
 	/* Only inlined scopes and no enclosing subprogram (odd DWARF): the function frame is
