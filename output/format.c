@@ -1048,18 +1048,20 @@ static size_t parse_conv(const char *p, struct conv *cv)
 }
 
 /* Formats one integer of `size` bytes the way C's printf does with this conversion. An explicit
- * length modifier decides how many of its bits are read (%hhx of 300 prints 2c); without one the
- * argument's own width does, as in DTrace: %d of a 64-bit value (a literal, nsecs, a map count)
- * prints the whole value, not its low 32 bits (bpftrace 0.17 prints 705032704 for
- * printf("%d", 5000000000) and negative numbers for %d of nsecs), while %x of an int32 stays 32
- * bits wide. */
-static void conv_int(dt_sbuf *b, const struct conv *cv, int64_t v, uint32_t size, bool arg_signed)
+ * length modifier decides how many of its bits are read (%hhx of 300 prints 2c). Without one, in
+ * the current language (c_int), the conversion reads a C int as current bpftrace's does (%x of
+ * 0x12345678abcdef prints 78abcdef); in 0.17's the argument's own width does, as in DTrace: %d
+ * of a 64-bit value (a literal, nsecs, a map count) prints the whole value, not its low 32 bits
+ * (bpftrace 0.17 prints 705032704 for printf("%d", 5000000000) and negative numbers for %d of
+ * nsecs), while %x of an int32 stays 32 bits wide. */
+static void conv_int(dt_sbuf *b, const struct conv *cv, int64_t v, uint32_t size, bool arg_signed,
+		     bool c_int)
 {
 	char spec[64];
 	bool is_signed = cv->c == 'd' || cv->c == 'i';
 	/* %d of an unsigned argument narrower than 64 bits prints its value ((uint32)-1 is
 	 * 4294967295), which the 64-bit form holds. */
-	int len = cv->len == 0 && (size > 4 || (is_signed && !arg_signed)) ? 1 : cv->len;
+	int len = cv->len == 0 && !c_int && (size > 4 || (is_signed && !arg_signed)) ? 1 : cv->len;
 
 	if (cv->c == 'c') {
 		snprintf(spec, sizeof(spec), "%sc", cv->flags);
@@ -1148,7 +1150,7 @@ void dt_fmt_printf(dt_out *o, dt_sbuf *b, const char *fmt, const dt_type *args, 
 		if ((at->kind == DT_T_INT || at->kind == DT_T_PTR || at->kind == DT_T_BOOL) &&
 		    cv.c != 's') {
 			conv_int(b, &cv, dt_fmt_read_int(ap, at->size, at->is_signed), at->size,
-				 at->is_signed);
+				 at->is_signed, o && o->current);
 			continue;
 		}
 		if (at->kind == DT_T_BUF) {
