@@ -1591,7 +1591,7 @@ static const dt_type *check_sizeof(checker *c, dt_expr *e)
 			ERR(c, e->span, "sizeof cannot measure %s", tname(c, t));
 			return &t_none;
 		}
-		v = t->size;
+		v = t->kind == DT_T_BOOL ? 1 : t->size; /* a bool is a byte, though held in 8 */
 	}
 	/* A constant from here on (both walks see the folded node). */
 	fold_int(e, v);
@@ -3711,6 +3711,13 @@ static bool sign_flexible(const dt_expr *e)
 	       (int64_t)e->i.value >= 0;
 }
 
+/* What a comparison, && or || (or !) gives: a bool in the current language (bpftrace's now:
+ * `print(1 > 2)` prints false, sizeof 1), 0.17's int64 0 or 1 otherwise. */
+static const dt_type *truth_type(const checker *c)
+{
+	return c->current ? dt_type_bool() : dt_type_int(true, 8);
+}
+
 static const dt_type *check_binop(checker *c, dt_expr *e)
 {
 	const dt_type *l = check_expr(c, e->bin.l), *r = check_expr(c, e->bin.r);
@@ -3726,7 +3733,7 @@ static const dt_type *check_binop(checker *c, dt_expr *e)
 		return &t_none;
 	if ((l->kind == DT_T_CSTRUCT || l->kind == DT_T_ARRAY) && (op == DT_OP_EQ || op == DT_OP_NE) &&
 	    dt_type_equal(l, r))
-		return dt_type_int(true, 8); /* byte for byte, as bpftrace compares arrays */
+		return truth_type(c); /* byte for byte, as bpftrace compares arrays */
 	if (l->kind == DT_T_STACK && r->kind == DT_T_STACK) {
 		/* Two stacks of one kind and depth come from one stack map (or the walker's), where
 		 * the same frames have the same id: they compare by reference, whatever their print
@@ -3740,12 +3747,12 @@ static const dt_type *check_binop(checker *c, dt_expr *e)
 			HINT(c, "stacks compare when they are of one kind and one depth");
 			return &t_none;
 		}
-		return dt_type_int(true, 8);
+		return truth_type(c);
 	}
 	if (l->kind == DT_T_STR || r->kind == DT_T_STR || l->kind == DT_T_BUF ||
 	    r->kind == DT_T_BUF) {
 		if ((op == DT_OP_EQ || op == DT_OP_NE) && l->kind == r->kind)
-			return dt_type_int(true, 8);
+			return truth_type(c);
 		if (op == DT_OP_EQ || op == DT_OP_NE)
 			ERR(c, e->span, "cannot compare %s with %s", tname(c, l), tname(c, r));
 		else if (l->kind == r->kind)
@@ -3765,7 +3772,7 @@ static const dt_type *check_binop(checker *c, dt_expr *e)
 	if (is_ptr(l) || is_ptr(r)) {
 		/* C's pointer arithmetic: ptr ± int steps by the pointee's size (void * by 1). */
 		if (op >= DT_OP_LAND)
-			return dt_type_int(true, 8);
+			return truth_type(c);
 		if (is_ptr(l) != is_ptr(r) && (op == DT_OP_ADD || (op == DT_OP_SUB && is_ptr(l)))) {
 			const dt_type *pt = is_ptr(l) ? l : r;
 			if (!complete(c, pt->ptr.to, e->span))
@@ -3780,7 +3787,7 @@ static const dt_type *check_binop(checker *c, dt_expr *e)
 		return &t_none;
 	}
 	if (op >= DT_OP_LAND)
-		return dt_type_int(true, 8);
+		return truth_type(c);
 	/* A non-negative literal takes the other side's sign (bpftrace's sign-flexible literals),
 	 * so `$u % 10` of a uint64 stays unsigned; `-` keeps the plain rule. Codegen's arithmetic
 	 * does not change: it is signed only when both sides are. */
@@ -3935,7 +3942,7 @@ static const dt_type *check_expr_inner(checker *c, dt_expr *e)
 			    tname(c, t));
 			return &t_none;
 		}
-		return e->un.op == DT_UOP_LNOT ? dt_type_int(true, 8) : dt_type_int(t->is_signed, 8);
+		return e->un.op == DT_UOP_LNOT ? truth_type(c) : dt_type_int(t->is_signed, 8);
 	}
 	case DT_E_TERNARY: {
 		if (e->tern.comptime) {
