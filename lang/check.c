@@ -1529,6 +1529,22 @@ static const dt_type *check_cast(checker *c, dt_expr *e)
 		ERR(c, e->cast.e->span, "cannot cast %s to %s", tname(c, from), tname(c, to));
 		return &t_none;
 	}
+	/* In the current language a signed integer narrower than a pointer (a literal is its
+	 * smallest type: `-1` is an int8) becomes one zero-extended, as LLVM's inttoptr in current
+	 * bpftrace: `(uint8 *)-1` is 0xff. The unsigned cast put between makes both walks agree. */
+	const dt_type *own = is_int(from) ? literal_type(c, e->cast.e, own_type(e->cast.e, from))
+					  : from;
+	if (c->current && is_ptr(to) && is_int(own) && own->is_signed && own->size < 8) {
+		static const char *const uint_names[] = { [1] = "uint8", [2] = "uint16",
+							  [4] = "uint32" };
+		dt_expr *narrow = new_node(c, DT_E_CAST, e->cast.e->span);
+		narrow->cast.to = (dt_ctype_ref){ .name = uint_names[own->size],
+						  .span = e->cast.e->span };
+		narrow->cast.e = e->cast.e;
+		e->cast.e = narrow;
+		if (is_none(check_expr(c, narrow)))
+			return &t_none;
+	}
 	/* A pointer cast keeps the space of the pointer it came from (kptr/uptr aside). */
 	if (is_ptr(to) && is_ptr(from) && from->ptr.as != DT_AS_NONE)
 		return dt_type_ptr(c->a, to->ptr.to, from->ptr.as);
