@@ -75,10 +75,13 @@ static int drain_check(dt_session *s, uint32_t kind);
 /* bpftrace's default for BPFTRACE_CAT_BYTES_MAX: what one cat() prints at most. */
 #define CAT_BYTES_MAX_DEFAULT 10240
 
-/* cat("path fmt", args…): the file's first BPFTRACE_CAT_BYTES_MAX bytes, as they are. */
+/* cat("path fmt", args…): the file's first BPFTRACE_MAX_CAT_BYTES bytes (current bpftrace's
+ * name; 0.17's BPFTRACE_CAT_BYTES_MAX, which the config block's max_cat_bytes sets), as they are. */
 static void cat_file(dt_session *s, const dt_event_desc *e, const void *payload, size_t plen)
 {
-	const char *env = getenv("BPFTRACE_CAT_BYTES_MAX");
+	const char *env = getenv("BPFTRACE_MAX_CAT_BYTES");
+	if (!env || !*env)
+		env = getenv("BPFTRACE_CAT_BYTES_MAX");
 	char *end;
 	unsigned long long max = env && *env ? strtoull(env, &end, 10) : CAT_BYTES_MAX_DEFAULT;
 	char *path = dt_out_sprintf(s->out, e->fmt, e->args, payload, plen);
