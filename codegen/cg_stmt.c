@@ -232,7 +232,8 @@ static LLVMValueRef hist_bucket_sub(cg *c, uint32_t bits)
 }
 
 /* `i64 (i8 *map, i8 *key, i64 v)`: applies aggregation k to the value at key in map, inserting
- * a zeroed value of value_size bytes so updated when the key is absent. */
+ * a zeroed value of value_size bytes so updated when the key is absent; returns 0, or the
+ * insert's error (a full map). */
 static LLVMValueRef agg_sub(cg *c, dt_type_kind k, uint32_t value_size)
 {
 	LLVMTypeRef at[3] = { c->i8p, c->i8p, c->i64 };
@@ -255,8 +256,7 @@ static LLVMValueRef agg_sub(cg *c, dt_type_kind k, uint32_t value_size)
 	LLVMPositionBuilderAtEnd(c->b, miss);
 	buf = cg_buf(c, value_size);
 	agg_apply(c, k, buf, LLVMGetParam(fn, 2));
-	cg_map_update(c, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), buf);
-	LLVMBuildRet(c->b, cg_i64(c, 0));
+	LLVMBuildRet(c->b, cg_map_update(c, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), buf));
 	cg_fn_close(c, &saved);
 	return fn;
 }
@@ -319,7 +319,7 @@ static void tseries_aggregate(cg *c, const dt_map_sym *m, const dt_map_layout *l
 	buf = cg_buf(c, lay->value_size);
 	cg_store_int(c, buf, ep, 8, epoch);
 	tseries_apply(c, (dt_tseries_agg)t->tseries.agg, buf, v);
-	cg_map_update(c, map, key, buf);
+	cg_helper_check(c, cg_map_update(c, map, key, buf), BPF_FUNC_map_update_elem, false, 1);
 	LLVMBuildBr(c->b, done);
 	LLVMPositionBuilderAtEnd(c->b, done);
 }
@@ -363,7 +363,8 @@ static void aggregate(cg *c, const dt_expr *target, const dt_expr *call)
 	map = cg_map_ref(c, cg_script_map_fd(c, m));
 	LLVMValueRef args[3] = { map, key, v ? v : cg_i64(c, 0) };
 
-	sub_call(c, agg_sub(c, k, lay.value_size), args, 3);
+	cg_helper_check(c, sub_call(c, agg_sub(c, k, lay.value_size), args, 3),
+			BPF_FUNC_map_update_elem, false, 1);
 }
 
 /* ------------------------------------------------------------ assignments */

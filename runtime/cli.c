@@ -110,7 +110,8 @@ static const struct cli_opt cli_opts[] = {
 	{ 'k', "warnings", no_argument, 'k', "-k, -kk, --warnings",
 	  "warn (bpftrace's words, with the place in the script) when a map update or delete "
 	  "fails at run time; `-kk` also when a map read finds nothing or a read of memory "
-	  "faults; `-f json`: `helper_error` objects" },
+	  "faults; `-f json`: `helper_error` objects. A program in the current language warns "
+	  "of updates and deletes always and `-k` adds the rest, as bpftrace now" },
 	{ 'B', NULL, required_argument, 'B', "-B line|full|none", "output buffering (default: line)" },
 	{ 0, "no-warnings", no_argument, OPT_NO_WARNINGS, "--no-warnings", "print no warnings" },
 	{ 0, "info", no_argument, OPT_INFO, "--info",

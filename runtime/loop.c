@@ -184,15 +184,18 @@ static void script_message(dt_session *s, const dt_source *src, uint32_t off, ui
 	fputc('\n', s->err);
 }
 
-/* -k/-kk: a helper failed. bpftrace's words and shape: `FILE:L:C-E: WARNING: Failed to
- * map_delete_elem: No such file or directory (-2)`, the line and the span underlined (a lookup
- * that found nothing: `Failed to map_lookup_elem: 0`); in JSON a helper_error object. */
+/* A helper failed (-k/-kk, and map updates and deletes always in the current language). 0.17's
+ * words and shape: `FILE:L:C-E: WARNING: Failed to map_delete_elem: No such file or directory
+ * (-2)`, the line and the span underlined (a lookup that found nothing: `Failed to
+ * map_lookup_elem: 0`); current bpftrace's: what went wrong (`Map full; can't update element.
+ * …`), then `Additional Info - helper: map_update_elem, retcode: -7`. In JSON a helper_error
+ * object. */
 static void helper_error(dt_session *s, dt_unit *u, uint32_t id, const void *payload,
 			 size_t plen)
 {
 	struct dt_ev_helper_error he = { 0 };
 	unsigned line = 0, col = 0;
-	char msg[256];
+	char msg[512];
 
 	memcpy(&he, payload, DT_MIN(plen, sizeof(he)));
 	if ((size_t)he.off + he.len > u->src.len)
@@ -200,7 +203,20 @@ static void helper_error(dt_session *s, dt_unit *u, uint32_t id, const void *pay
 	dt_source_linecol(&u->src, he.off, &line, &col);
 	if (dt_out_helper_error(s->out, helper_name(id), he.retcode, line, col))
 		return;
-	if (he.retcode)
+	if (dt_unit_current(u)) {
+		const char *what = strerror((int)-he.retcode);
+
+		if (id == BPF_FUNC_map_update_elem && he.retcode == -E2BIG)
+			what = "Map full; can't update element. Try increasing max_map_keys config "
+			       "or manually setting the max entries in a map declaration e.g. "
+			       "`let @a = hash(5000)`";
+		else if (id == BPF_FUNC_map_delete_elem && he.retcode == -ENOENT)
+			what = "Can't delete map element because it does not exist.";
+		else if (id == BPF_FUNC_map_lookup_elem)
+			what = "Can't lookup map element because it does not exist.";
+		snprintf(msg, sizeof(msg), "%s\nAdditional Info - helper: %s, retcode: %lld", what,
+			 helper_name(id), (long long)he.retcode);
+	} else if (he.retcode)
 		snprintf(msg, sizeof(msg), "Failed to %s: %s (%lld)", helper_name(id),
 			 strerror((int)-he.retcode), (long long)he.retcode);
 	else

@@ -1793,6 +1793,16 @@ static int compile_imported_c(dt_session *s, dt_unit *u, dt_cg_env *env, dt_diag
 	return dt_diags_error_count(d) ? -EINVAL : 0;
 }
 
+/* Which failed helpers the program reports (dt_cg_env.helper_check): in 0.17's language -k
+ * map updates and deletes, -kk also lookups and reads; in the current language, as bpftrace
+ * now, updates and deletes always (--no-warnings: none) and -k (or -kk) adds the rest. */
+static uint32_t helper_check_of(const dt_session *s, const dt_program *p)
+{
+	if (!dt_program_current(p))
+		return s->o.helper_check;
+	return s->o.helper_check ? 2 : s->o.no_warnings ? 0 : 1;
+}
+
 int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 {
 	dt_unit *u = xcalloc(1, sizeof(*u));
@@ -1872,6 +1882,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 		goto diags;
 	}
 	dt_out_set_current(s->out, dt_program_current(u->prog));
+	env.helper_check = helper_check_of(s, u->prog);
 	if (s->o.dump & DT_DUMP_TYPES) {
 		dt_dump_types(u->prog, s->o.out);
 		dt_out_flush(s->out);
@@ -1900,7 +1911,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	rc = dt_cg_resources_of(u->prog, &res, d);
 	if (rc < 0)
 		goto diags;
-	if (s->o.helper_check)
+	if (env.helper_check)
 		res.events = true; /* -k reports come through the events ring */
 	/* Warnings (and notes) of a program that checks out. */
 	print_diags(s, d, color);
