@@ -813,7 +813,11 @@ static int print_tseries(dt_out *o, const dt_map_sym *m, const dt_map_layout *l,
 			if (!s.count || s.epoch < from || s.epoch > last)
 				continue;
 			have[s.epoch - from] = true;
-			vals[s.epoch - from] = t->tseries.agg == DT_TS_AVG ?
+			/* bpftrace takes epoch 0 for a slot never written, and shows the interval
+			 * that starts at time 0 as 0 whatever was recorded there; only its test
+			 * clock (BPFTRACE_DUMMY_TS_MAP) gets there, and its tests expect that. */
+			vals[s.epoch - from] = s.epoch == 0 ? 0 :
+					       t->tseries.agg == DT_TS_AVG ?
 						       s.value / (int64_t)s.count : s.value;
 			first = s.epoch < first ? s.epoch : first;
 		}
