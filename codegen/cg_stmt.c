@@ -746,6 +746,9 @@ LLVMValueRef cg_call_action(cg *c, const dt_expr *e)
 		LLVMValueRef ev = cg_event_new(c, DT_EV_EXIT, 0, sizeof(struct dt_ev_exit));
 
 		cg_store_int(c, ev, CG_EV_PAYLOAD + offsetof(struct dt_ev_exit, code), 8, code);
+		/* The probes stop here, not when the session reads the event: what they would
+		 * add meanwhile (an interval probe's next ticks) is not in the maps printed. */
+		cg_store_int(c, cg_prologue_ptr(c, DT_AUX_STOP, 0), 0, 8, cg_i64(c, 1));
 		cg_event_output(c, ev, sizeof(struct dt_ev_exit));
 		cg_return(c);
 		break;

@@ -42,10 +42,10 @@ typedef enum dt_aux_map {
 			     * perf event interrupting a kprobe's chain on the same CPU has its own,
 			     * and the kernel runs no second kprobe, tracepoint or perf_event program
 			     * on a CPU while one runs there */
-	DT_AUX_STOP,        /* array of one u64, nonzero once the session stops (it reads exit()'s
-			     * event, a stop signal, the -c command's end): every probe but BEGIN,
-			     * END, self, test, bench and iter returns at once while it is set, as
-			     * bpftrace's probes, detached then, no longer run */
+	DT_AUX_STOP,        /* array of one u64, nonzero once the session stops: set by exit() and by
+			     * the session on any stop; every probe but BEGIN, END, self, test,
+			     * bench and iter returns at once while it is set, as bpftrace's
+			     * probes, detached then, no longer run */
 } dt_aux_map;
 
 #define DT_CG_FRAME_SIZE 4096 /* at the default max_strlen; dt_cg_frame_size */
@@ -75,7 +75,7 @@ typedef struct dt_cg_stack_need {
 /* Everything the code of a program will reference besides its script maps (step 1 above). Not
  * listed because every program may need them: DT_AUX_STATS (a failed map update, a lost event),
  * DT_AUX_SCRATCH (a buffer that outgrows the stack, known only once LLVM has laid out the
- * stack) and DT_AUX_STOP (every probe). */
+ * stack) and DT_AUX_STOP (every probe and exit()). */
 typedef struct dt_cg_resources {
 	bool events;              /* DT_AUX_EVENTS: something is sent to userspace */
 	bool user_addrs;          /* DT_AUX_EXEC_GEN and DT_AUX_PIDS_SEEN: user addresses recorded */
