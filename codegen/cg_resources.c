@@ -260,7 +260,7 @@ bool dt_cg_resources_name(const dt_cg_resources *r, dt_aux_map which, dt_stack_k
 			  uint32_t depth, enum bpf_prog_type prog_type)
 {
 	switch (which) {
-	case DT_AUX_STATS: case DT_AUX_SCRATCH: case DT_AUX_STOP:
+	case DT_AUX_STATS: case DT_AUX_SCRATCH:
 		return true;
 	case DT_AUX_EVENTS:
 		return r->events;

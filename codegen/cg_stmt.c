@@ -746,9 +746,6 @@ LLVMValueRef cg_call_action(cg *c, const dt_expr *e)
 		LLVMValueRef ev = cg_event_new(c, DT_EV_EXIT, 0, sizeof(struct dt_ev_exit));
 
 		cg_store_int(c, ev, CG_EV_PAYLOAD + offsetof(struct dt_ev_exit, code), 8, code);
-		/* The probes stop here, not when the session reads the event: what they would
-		 * add meanwhile (an interval probe's next ticks) is not in the maps printed. */
-		cg_store_int(c, cg_prologue_ptr(c, DT_AUX_STOP, 0), 0, 8, cg_i64(c, 1));
 		cg_event_output(c, ev, sizeof(struct dt_ev_exit));
 		cg_return(c);
 		break;
@@ -1445,16 +1442,6 @@ void cg_emit_program(cg *c, const dt_cg_prog *pg, const char *section, const cg_
 			guard(c, cg_cond(c, p->pred));
 		emit_body(c, split, 0, next_slot);
 	} else {
-		/* Once the session stops (exit(), a stop signal, the -c command's end) no probe
-		 * runs: bpftrace detaches them then, before END and the maps print, which here
-		 * happens with them still attached (detaching is slow: session.c). BEGIN, END, self,
-		 * test and bench programs run by the session's word, and an iterator's walk, once
-		 * begun, goes to its end as bpftrace's does. */
-		if (!begin_end && a->provider != DT_P_ITER)
-			guard(c, LLVMBuildICmp(c->b, LLVMIntEQ,
-					       cg_load_int(c, cg_prologue_ptr(c, DT_AUX_STOP, 0), 0,
-							   8, false),
-					       cg_i64(c, 0), ""));
 		if (cg_is_syscall_set(c)) {
 			/* raw_syscalls fires for every syscall: the others return at once. */
 			LLVMBasicBlockRef stop = cg_block(c, "not.in.set");

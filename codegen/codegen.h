@@ -42,10 +42,6 @@ typedef enum dt_aux_map {
 			     * perf event interrupting a kprobe's chain on the same CPU has its own,
 			     * and the kernel runs no second kprobe, tracepoint or perf_event program
 			     * on a CPU while one runs there */
-	DT_AUX_STOP,        /* array of one u64, nonzero once the session stops: set by exit() and by
-			     * the session on any stop; every probe but BEGIN, END, self, test,
-			     * bench and iter returns at once while it is set, as bpftrace's
-			     * probes, detached then, no longer run */
 } dt_aux_map;
 
 #define DT_CG_FRAME_SIZE 4096 /* at the default max_strlen; dt_cg_frame_size */
@@ -73,9 +69,9 @@ typedef struct dt_cg_stack_need {
 } dt_cg_stack_need;
 
 /* Everything the code of a program will reference besides its script maps (step 1 above). Not
- * listed because every program may need them: DT_AUX_STATS (a failed map update, a lost event),
- * DT_AUX_SCRATCH (a buffer that outgrows the stack, known only once LLVM has laid out the
- * stack) and DT_AUX_STOP (every probe and exit()). */
+ * listed because every program may need them: DT_AUX_STATS (a failed map update, a lost event)
+ * and DT_AUX_SCRATCH (a buffer that outgrows the stack, known only once LLVM has laid out the
+ * stack). */
 typedef struct dt_cg_resources {
 	bool events;              /* DT_AUX_EVENTS: something is sent to userspace */
 	bool user_addrs;          /* DT_AUX_EXEC_GEN and DT_AUX_PIDS_SEEN: user addresses recorded */
@@ -97,8 +93,8 @@ typedef struct dt_cg_resources {
  * be built within the kernel's limits (too many maps in one statement, too large). */
 int dt_cg_resources_of(const dt_program *p, dt_cg_resources *r, dt_diags *d);
 void dt_cg_resources_fini(dt_cg_resources *r);
-/* Whether r names what a dt_cg_env.aux_fd call with these arguments asks for (DT_AUX_STATS,
- * DT_AUX_SCRATCH and DT_AUX_STOP always): the answer of a lookup written against r, for tests and fuzzers that
+/* Whether r names what a dt_cg_env.aux_fd call with these arguments asks for (DT_AUX_STATS and
+ * DT_AUX_SCRATCH always): the answer of a lookup written against r, for tests and fuzzers that
  * hold codegen to step 1. */
 bool dt_cg_resources_name(const dt_cg_resources *r, dt_aux_map which, dt_stack_kind kind,
 			  uint32_t depth, enum bpf_prog_type prog_type);

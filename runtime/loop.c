@@ -30,13 +30,11 @@ struct dt_rb_ctx {
 	uint32_t unit_id;
 };
 
-/* Stops the session, for the first reason only, and the probes at once (bpftrace detaches
- * them then). */
+/* Stops the session, for the first reason only. */
 static void stop(dt_session *s, const char *why)
 {
 	if (!s->stop_reason)
 		s->stop_reason = why;
-	dt_session_halt_probes(s);
 }
 
 static dt_unit *unit_by_id(dt_session *s, uint32_t id)

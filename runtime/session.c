@@ -134,7 +134,7 @@ dt_session *dt_session_new(const dt_session_opts *o)
 	oo.str_trunc_trailer = s->o.str_trunc_trailer;
 	s->out = dt_out_new(&oo);
 	s->out_opts = oo;
-	s->stats_fd = s->scratch_fd = s->stats_enable_fd = s->frame_fd = s->stop_fd = -1;
+	s->stats_fd = s->scratch_fd = s->stats_enable_fd = s->frame_fd = -1;
 	s->child_pidfd = s->child_go_fd = s->child_err_fd = s->pidfd = s->detach_helper_fd = -1;
 	s->start_ns = boot_ns();
 	{
@@ -241,7 +241,6 @@ void dt_session_free(dt_session *s)
 	close_fd(&s->stats_fd);
 	close_fd(&s->scratch_fd);
 	close_fd(&s->frame_fd);
-	close_fd(&s->stop_fd);
 	for (size_t i = 0; i < s->chains.n; i++)
 		close(s->chains.v[i].fd);
 	free(s->chains.v);
@@ -867,11 +866,8 @@ static int prepare_resources(dt_session *s, dt_unit *u, const dt_cg_resources *r
 {
 	int rc;
 
-	/* Any program may count a loss or need scratch memory, and every probe reads the stop
-	 * flag (codegen.h): all cheap. */
+	/* Any program may count a loss or need scratch memory (codegen.h): both are cheap. */
 	rc = aux_create(s, &s->stats_fd, BPF_MAP_TYPE_PERCPU_ARRAY, "stats", 4, 8, DT_STAT__COUNT);
-	if (rc >= 0)
-		rc = aux_create(s, &s->stop_fd, BPF_MAP_TYPE_ARRAY, "stop", 4, 8, 1);
 	dt_cg_scratch sh = dt_cg_scratch_shape(s->o.strlen);
 	if (rc >= 0)
 		rc = aux_create(s, &s->scratch_fd, BPF_MAP_TYPE_PERCPU_ARRAY, "scratch", 4,
@@ -949,9 +945,6 @@ static int cg_aux_fd(void *ctx, dt_aux_map which, dt_stack_kind kind, uint32_t d
 		break;
 	case DT_AUX_FRAME:
 		fd = s->frame_fd;
-		break;
-	case DT_AUX_STOP:
-		fd = s->stop_fd;
 		break;
 	}
 	return fd < 0 ? -ENOENT : fd;
@@ -2270,21 +2263,11 @@ static void detach_all(dt_session *s)
 	s->t_detach = dt_now_ns() - t;
 }
 
-void dt_session_halt_probes(dt_session *s)
-{
-	uint32_t k = 0;
-	uint64_t one = 1;
-
-	if (s->stop_fd >= 0)
-		bpf_map_update_elem(s->stop_fd, &k, &one, BPF_ANY);
-}
-
 int dt_session_finish(dt_session *s)
 {
 	if (s->finished)
 		return 0;
 	s->finished = true;
-	dt_session_halt_probes(s);
 	/* Processes that are still alive are read before the maps print, while they can be. */
 	if (dt_session_has_user_addrs(s))
 		dt_session_note_pids(s);
@@ -2295,9 +2278,8 @@ int dt_session_finish(dt_session *s)
 		s->muted = false;
 		s->end_only = true;
 	}
-	/* END and every map come first, with the probes still attached but halted (as good as
-	 * detached, bpftrace's order): detaching is the slow part (each perf event waits for
-	 * the kernel), and nothing must wait for it. */
+	/* END and every map come first, with the probes still attached: detaching is the slow
+	 * part (each perf event waits for the kernel), and nothing must wait for it. */
 	if (!s->o.dry_run) {
 		for (size_t i = 0; i < s->units.n; i++) {
 			dt_unit *u = s->units.v[i];

@@ -39,8 +39,6 @@ int dt_rt_validate(const dt_attach *a, int pid, char **err);
 
 /* Runs a BEGIN/END program once, now. 0 or -errno with *err set. */
 int dt_rt_run_once(int prog_fd, enum bpf_prog_type type, char **err);
-/* Sets the stop flag (codegen's DT_AUX_STOP): from now on the probes return at once. */
-void dt_session_halt_probes(dt_session *s);
 
 /* Resolves a uprobe target as written ("/bin/true", "./a.out", "libc", "libc.so.6") to a path:
  * paths are used as they are; library names are looked up in the mappings of `pid` (if > 0), then
@@ -227,7 +225,6 @@ struct dt_session {
 	uint32_t next_unit_id;
 	int next_cont_slot;
 	int stats_fd, scratch_fd;
-	int stop_fd;          /* codegen's DT_AUX_STOP: set, the probes return at once */
 	/* Probes in parts (codegen's DT_AUX_CHAIN_PROGS and DT_AUX_FRAME): one prog array per
 	 * program type, slots handed out in order; the frames, made on first use. */
 	DT_VEC(struct dt_chain { enum bpf_prog_type type; int fd; }) chains;

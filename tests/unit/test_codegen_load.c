@@ -30,7 +30,7 @@ typedef struct sess {
 	dt_diags *diags;
 	dt_program *prog;
 	int *map_fds;
-	int aux[DT_AUX_STOP + 1];
+	int aux[DT_AUX_FRAME + 1];
 	struct { dt_stack_kind kind; uint32_t depth; int fd; } stacks[MAX_STACK_MAPS];
 	int nstacks;
 	dt_cg_resources needs;
@@ -155,7 +155,6 @@ static int create_aux(sess *s)
 						    NULL);
 	s->aux[DT_AUX_FRAME] = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "dt_frame", 4,
 					      DT_CG_FRAME_SIZE, DT_CG_FRAME_KEYS, NULL);
-	s->aux[DT_AUX_STOP] = bpf_map_create(BPF_MAP_TYPE_ARRAY, "dt_stop", 4, 8, 1, NULL);
 	for (unsigned i = 0; i < DT_ARRAY_SIZE(s->aux); i++)
 		if (i != DT_AUX_STACKS && s->aux[i] < 0)
 			return -errno;
