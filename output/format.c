@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -273,18 +274,30 @@ static void put_buf(dt_sbuf *b, const dt_type *t, const unsigned char *data, cha
 	}
 }
 
-/* strftime(): `ns` since boot (bpf_ktime_get_ns, CLOCK_MONOTONIC) as local wall-clock time in
- * `fmt`, with bpftrace's %f for the microseconds. */
-static void put_strftime(dt_sbuf *b, const char *fmt, uint64_t ns)
+static int64_t mono_to_wall_ns;
+
+static void read_mono_to_wall(void)
 {
 	struct timespec rt, mono;
-	char f[512], out[1024];
-	size_t k = 0;
 
 	clock_gettime(CLOCK_REALTIME, &rt);
 	clock_gettime(CLOCK_MONOTONIC, &mono);
-	int64_t boot = ((int64_t)rt.tv_sec - mono.tv_sec) * 1000000000 + (rt.tv_nsec - mono.tv_nsec);
-	uint64_t wall = (uint64_t)boot + ns;
+	mono_to_wall_ns = ((int64_t)rt.tv_sec - mono.tv_sec) * 1000000000 +
+			  (rt.tv_nsec - mono.tv_nsec);
+}
+
+/* strftime(): `ns` since boot (bpf_ktime_get_ns, CLOCK_MONOTONIC) as local wall-clock time in
+ * `fmt`, with bpftrace's %f for the microseconds. The offset between the two clocks is read
+ * once per run, as bpftrace does: read at each call, it moved by a microsecond or so between two
+ * reads, so two timestamps 123 µs apart could print 122 µs apart. */
+static void put_strftime(dt_sbuf *b, const char *fmt, uint64_t ns)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	char f[512], out[1024];
+	size_t k = 0;
+
+	pthread_once(&once, read_mono_to_wall);
+	uint64_t wall = (uint64_t)mono_to_wall_ns + ns;
 	time_t sec = (time_t)(wall / 1000000000);
 	struct tm tm;
 
