@@ -79,7 +79,9 @@ enum dt_event_kind {
 	/* x / 0 or x % 0: the result is 1 (bpftrace's rule) */                              \
 	X(DIVIDE_BY_ZERO, 1,                                                                  \
 	  "Divide or modulo by 0 detected. This can lead to unexpected results. 1 is being "  \
-	  "used as the result.")
+	  "used as the result.")                                                              \
+	/* arr[i] of a C array in memory with i past its last element: read all the same */    \
+	X(ARRAY_ACCESS_OOB, 2, "Array access out of bounds. This can lead to unexpected results.")
 
 enum dt_runtime_error {
 #define DT_RTE_ENUM(name, value, msg) DT_RTE_##name = value,

@@ -122,6 +122,17 @@ static cloc loc_of(cg *c, const dt_expr *e)
 		}
 		LLVMValueRef i = cg_expr(c, ix);
 
+		if (cg_index_may_warn(e)) {
+			/* Past the end: a warning, and the read all the same, as bpftrace does. */
+			LLVMBasicBlockRef oob = cg_block(c, "idx.oob"), ok = cg_block(c, "idx.ok");
+
+			LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntUGE, i,
+							    cg_i64(c, bt->array.n), ""), oob, ok);
+			LLVMPositionBuilderAtEnd(c->b, oob);
+			cg_runtime_error(c, DT_RTE_ARRAY_ACCESS_OOB);
+			LLVMBuildBr(c->b, ok);
+			LLVMPositionBuilderAtEnd(c->b, ok);
+		}
 		l.p = LLVMBuildAdd(c->b, l.p, LLVMBuildMul(c->b, i, cg_i64(c, elsize), ""), "");
 		return l;
 	}
@@ -129,6 +140,13 @@ static cloc loc_of(cg *c, const dt_expr *e)
 		cg_fail(c, e->span, "expression kind %d is not in memory", e->kind);
 		return (cloc){ .p = cg_i64(c, 0) };
 	}
+}
+
+bool cg_index_may_warn(const dt_expr *e)
+{
+	return e->kind == DT_E_INDEX && e->index.base->type &&
+	       e->index.base->type->kind == DT_T_ARRAY && e->index.base->type->array.n &&
+	       e->index.index->kind != DT_E_INT;
 }
 
 LLVMValueRef cg_cmem_addr(cg *c, const dt_expr *e)

@@ -293,6 +293,10 @@ LLVMValueRef cg_set_slot(cg *c, LLVMBasicBlockRef absent);
  * integer literal), which cg_arith checks: the result is then 1 and a DT_EV_RUNTIME_ERROR
  * warns (bpftrace's rule), so the program needs the events ring. */
 bool cg_div_may_warn(dt_binop op, const dt_expr *divisor);
+/* Whether e indexes a C array of known size by an index that is not a literal, which the read
+ * checks: past the last element a DT_EV_RUNTIME_ERROR warns (bpftrace's rule), so the program
+ * needs the events ring. */
+bool cg_index_may_warn(const dt_expr *e);
 
 /* Calls fn on every expression of a probe's predicate and body, each before its operands,
  * including those of unrolled and untaken branches: what a probe may evaluate. */

@@ -140,7 +140,8 @@ static void expr_needs(void *ctx, const dt_expr *e)
 	dt_cg_resources *r = ctx;
 
 	/* cg_arith: a division by a divisor that may be 0 warns through the events ring. */
-	if (e->kind == DT_E_BINOP && cg_div_may_warn(e->bin.op, e->bin.r))
+	if ((e->kind == DT_E_BINOP && cg_div_may_warn(e->bin.op, e->bin.r)) ||
+	    cg_index_may_warn(e))
 		r->events = true;
 	if (e->kind == DT_E_BUILTIN) {
 		dt_stack_kind kind;
