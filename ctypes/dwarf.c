@@ -381,6 +381,7 @@ int dt_ctypes_uprobe_args(void *ctv, dt_arena *a, const char *path, const char *
 	st->size = (uint32_t)(8 * ms.n);
 	st->align = 8;
 	st->cstruct.complete = true;
+	st->cstruct.print_current = true;
 	free(ms.v);
 	*out = st;
 	return 0;

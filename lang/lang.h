@@ -297,6 +297,10 @@ struct dt_type {
 			/* False for a struct named through a pointer and not looked into yet: its
 			 * members (and size) are fetched from the type source on first use. */
 			bool complete;
+			/* A uprobe's whole `args` (bpftrace 0.19's, no 0.17 program has one): it
+			 * prints as current bpftrace prints it in every program, pointers in hex
+			 * and the value's shape in a key. */
+			bool print_current;
 		} cstruct;
 		struct {
 			const dt_type *elem;

@@ -502,7 +502,11 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
 	case DT_T_CSTRUCT: {
 		/* bpftrace's shapes: `{ .m = 2, .n = 3 }` as a value, `{.m=2,.n=3}` in a key (0.17's;
 		 * current bpftrace's key is the value's shape), `{ "m": 2, "n": 3 }` in JSON (0.17's),
-		 * `{"m": 2, "n": 3}` in current bpftrace's. */
+		 * `{"m": 2, "n": 3}` in current bpftrace's. A uprobe's args print as current
+		 * bpftrace's in any program (print_current): o says so while its members print. */
+		bool was_current = o && o->current;
+		if (o && t->cstruct.print_current)
+			o->current = true;
 		bool key = ctx == DT_FMT_KEY && !(o && o->current);
 		bool tight = key || (json && o && o->current);
 		bool first = true;
@@ -528,6 +532,8 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
 			}
 		}
 		dt_sb_puts(b, tight ? "}" : " }");
+		if (o)
+			o->current = was_current;
 		break;
 	}
 	case DT_T_ARRAY: {
