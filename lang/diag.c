@@ -1,7 +1,8 @@
 /* diag.c — source positions and user diagnostics. Diagnostics are collected, not printed, so the
  * passes can keep going and report several problems in one run; dt_diags_print renders them the
- * way bpftrace and compilers do: `file:line:col: error: message`, the source line, a `^~~~`
- * underline under the span, and an optional `hint:` line. A NULL dt_diags is accepted everywhere
+ * way bpftrace and compilers do: `file:line:col: ERROR: message` (bpftrace's upper-case words:
+ * ERROR, WARNING, NOTE), the source line, a `^~~~` underline under the span, and an optional
+ * `HINT:` line. A NULL dt_diags is accepted everywhere
  * and swallows everything: the checker's first, collecting pass uses that. */
 #include "lang/lang_internal.h"
 
@@ -196,9 +197,9 @@ bool dt_diags_error_at_end(const dt_diags *d)
 static const char *level_name(dt_diag_level l)
 {
 	switch (l) {
-	case DT_DIAG_ERROR: return "error";
-	case DT_DIAG_WARNING: return "warning";
-	case DT_DIAG_NOTE: return "note";
+	case DT_DIAG_ERROR: return "ERROR";
+	case DT_DIAG_WARNING: return "WARNING";
+	case DT_DIAG_NOTE: return "NOTE";
 	}
 	return "?";
 }
@@ -300,7 +301,7 @@ void dt_diags_print(const dt_diags *d, FILE *out, bool color)
 				col, level_name(it->lvl), it->msg);
 		print_excerpt(d->src, it->at, out, color);
 		if (it->hint)
-			fprintf(out, "hint: %s\n", it->hint);
+			fprintf(out, "HINT: %s\n", it->hint);
 	}
 	if (d->errors > DT_DIAG_MAX_ERRORS)
 		fprintf(out, "%s: %d more errors not shown\n", d->src->name,

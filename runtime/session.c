@@ -1377,7 +1377,7 @@ static void warn_skipped(void *ctx, const dt_attach *a, const char *why)
 	if (u->s->o.no_warnings || u->s->o.missing_probes == DT_MISSING_IGNORE)
 		return;
 	dt_source_linecol(&u->src, a->span.off, &line, &col);
-	fprintf(u->s->err, "%s:%u:%u: warning: %s: skipped: %s\n",
+	fprintf(u->s->err, "%s:%u:%u: WARNING: %s: skipped: %s\n",
 		dt_source_name_at(&u->src, a->span.off), line, col, a->text,
 		why);
 }

@@ -147,13 +147,13 @@ def main():
 
         # Errors: diagnostics, and the session goes on unchanged.
         line("print(@nope)")
-        s = wait_for(lambda s: "error:" in s.split("dt> print(@nope)")[-1])
+        s = wait_for(lambda s: "ERROR:" in s.split("dt> print(@nope)")[-1])
         after = s.split("dt> print(@nope)")[-1]
-        case("unknown map is a diagnostic", "repl:1:7: error:" in after, s)
+        case("unknown map is a diagnostic", "repl:1:7: ERROR:" in after, s)
         line('interval:s:1 { @n = "a string"; }')
         s = wait_for(lambda s: "error" in s.split('dt> interval:s:1 { @n = "a string"')[-1])
         case("a map used with another type is refused",
-             "error: the value type of @n" in s.split('dt> interval:s:1 { @n = "a string"')[-1], s)
+             "ERROR: the value type of @n" in s.split('dt> interval:s:1 { @n = "a string"')[-1], s)
         line(".probes")
         s = wait_for(lambda s: s.count(".probes") >= 2)
         after = s.split(".probes")[-1]

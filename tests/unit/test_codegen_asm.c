@@ -309,7 +309,7 @@ static void split_limits(void)
 	/* 54 maps per program, 33 programs. */
 	t = script_of(2000, "@m%d = 1;\n", "");
 	CHECK_EQ_INT(needs(t, &r), -EINVAL);
-	CHECK(strstr(last_diags, "-e:1:1: error: this probe references too many maps to load: "
+	CHECK(strstr(last_diags, "-e:1:1: ERROR: this probe references too many maps to load: "
 			"it needs more than 33 programs of at most 54 maps each, joined by tail "
 			"calls\n") != NULL);
 	dt_cg_resources_fini(&r);
@@ -320,18 +320,18 @@ static void split_limits(void)
 	strcat(sum, ";\n");
 	t = script_of(60, "@m%d = 1;\n", sum);
 	CHECK_EQ_INT(needs(t, &r), -EINVAL);
-	CHECK(strstr(last_diags, "-e:62:1: error: this statement references 61 maps; one BPF "
+	CHECK(strstr(last_diags, "-e:62:1: ERROR: this statement references 61 maps; one BPF "
 			"program can reference at most 64 (10 of them dwarftrace's own)\n"
 			"@all = @m0 + @m1") != NULL);
-	CHECK(strstr(last_diags, "hint: split the statement into several") != NULL);
+	CHECK(strstr(last_diags, "HINT: split the statement into several") != NULL);
 	dt_cg_resources_fini(&r);
 	free(t);
 
 	t = script_of(40000, "@a[%d] = pid + 1;\n", "");
 	CHECK_EQ_INT(needs(t, &r), -EINVAL);
-	CHECK(strstr(last_diags, "-e:1:1: error: this probe is too large to load: it would take "
+	CHECK(strstr(last_diags, "-e:1:1: ERROR: this probe is too large to load: it would take "
 			"about ") != NULL);
-	CHECK(strstr(last_diags, "hint: split it into several probes on the same attach "
+	CHECK(strstr(last_diags, "HINT: split it into several probes on the same attach "
 			"point") != NULL);
 	dt_cg_resources_fini(&r);
 	free(t);
@@ -382,7 +382,7 @@ static void statement_past_scratch(void)
 	r = compile(t, &f, 0, &nerr);
 	CHECK(r == NULL);
 	CHECK_EQ_INT(nerr, 1);
-	CHECK(strstr(last_diags, "-e:1:19: error: this statement builds more than 8192 bytes of "
+	CHECK(strstr(last_diags, "-e:1:19: ERROR: this statement builds more than 8192 bytes of "
 			"values (strings, keys, tuples) at once\n") != NULL);
 	CHECK(strstr(last_diags, "internal") == NULL);
 	dt_cg_result_free(r);

@@ -178,10 +178,10 @@ static void t_errors_are_located(void)
 {
 	compiled r = compile("BEGIN { exit(); }\nstruct s { int a; nosuch_t b; };\n");
 	CHECK(r.rc != 0);
-	CHECK(strstr(r.diag, "t.dt:2:19: error: unknown type name 'nosuch_t'") != NULL);
+	CHECK(strstr(r.diag, "t.dt:2:19: ERROR: unknown type name 'nosuch_t'") != NULL);
 	done(&r);
 	r = compile("#include <no/such/header.h>\nBEGIN { exit(); }");
-	CHECK(strstr(r.diag, "t.dt:1:10: error: 'no/such/header.h' file not found") != NULL);
+	CHECK(strstr(r.diag, "t.dt:1:10: ERROR: 'no/such/header.h' file not found") != NULL);
 	/* One error, not a cascade. */
 	CHECK_EQ_INT(dt_diags_error_count(r.d), 1);
 	done(&r);
@@ -205,7 +205,7 @@ static void t_preprocessor_and_members(void)
 	done(&r);
 	r = compile("struct v { int x; }; BEGIN { $p = (struct v *)0; @ = $p->y; }");
 	CHECK(strstr(r.diag, "struct v has no member 'y'") != NULL);
-	CHECK(strstr(r.diag, "hint: did you mean 'x'?") != NULL);
+	CHECK(strstr(r.diag, "HINT: did you mean 'x'?") != NULL);
 	done(&r);
 }
 

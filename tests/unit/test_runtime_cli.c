@@ -114,7 +114,7 @@ static void shebang_keeps_lines(void)
 	close(efd);
 	err = read_all(errf);
 	/* The error is on line 2, column 14, as in the file. */
-	CHECK(err && strstr(err, ":2:14: error:") != NULL);
+	CHECK(err && strstr(err, ":2:14: ERROR:") != NULL);
 	free(err);
 	unlink(script);
 	unlink(errf);

@@ -136,7 +136,7 @@ static void script_error_loads_nothing(void)
 	CHECK_EQ_INT(add(&r, "BEGIN { @a = nosuchthing; }"), -EINVAL);
 	finish(&r, false);
 	CHECK_EQ_STR(r.out_text, "");
-	CHECK(strstr(r.err_text, "-e:1:") != NULL && strstr(r.err_text, "error") != NULL);
+	CHECK(strstr(r.err_text, "-e:1:") != NULL && strstr(r.err_text, "ERROR") != NULL);
 	done(&r);
 }
 
@@ -193,7 +193,7 @@ static void hardware_counter_sentence(void)
 	start(&r, false);
 	CHECK(add(&r, "hardware:cycles { @c = count(); }") < 0);
 	finish(&r, false);
-	CHECK(strstr(r.err_text, "-e:1:1: error: hardware:cycles: this machine has no hardware "
+	CHECK(strstr(r.err_text, "-e:1:1: ERROR: hardware:cycles: this machine has no hardware "
 			       "performance counters") != NULL);
 	done(&r);
 }
