@@ -792,7 +792,7 @@ static int report(dt_ctypes *ct, dt_diags *d, const dt_program *p)
 {
 	ct_clang *cl = ct->cl;
 	unsigned nd = cl->f.clang_getNumDiagnostics(cl->tu), nerr = 0;
-	const char *srcname = p->src->name ? p->src->name : "-e";
+	const char *srcname = p->src->name ? p->src->name : DT_SOURCE_STDIN;
 	for (unsigned i = 0; i < nd; i++) {
 		CXDiagnostic dg = cl->f.clang_getDiagnostic(cl->tu, i);
 		if (cl->f.clang_getDiagnosticSeverity(dg) < CXDiagnostic_Error) {

@@ -2401,11 +2401,21 @@ static const dt_type *check_uaddr(checker *c, dt_expr *e)
 	return dt_type_ptr(c->a, dt_type_int(true, isz), DT_AS_USER);
 }
 
-/* system() and signal() act outside tracing: only with --unsafe, as in bpftrace. */
+/* system() and signal() act outside tracing: only with --unsafe, as in bpftrace. The functions
+ * bpftrace now defines in its standard library say so in that library's words. */
 static bool unsafe_ok(checker *c, dt_expr *e)
 {
+	static const char *const stdlib_words[] = { "write_user", "override", "signal",
+						    "signal_thread" };
+
 	if (c->o && c->o->unsafe)
 		return true;
+	for (size_t i = 0; i < DT_ARRAY_SIZE(stdlib_words); i++)
+		if (!strcmp(e->call.name, stdlib_words[i])) {
+			ERR(c, e->span, "%s() is unsafe. To use you need the --unsafe flag",
+			    e->call.name);
+			return false;
+		}
 	ERR(c, e->span, "%s() is an unsafe function being used in safe mode", e->call.name);
 	HINT(c, "run with --unsafe to allow it");
 	return false;
@@ -3176,7 +3186,7 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 			return &t_none;
 		uint64_t addr;
 		if (dt_kallsyms_lookup(a0->str.s, &addr) < 0) {
-			ERR(c, e->span, "Failed to resolve kernel symbol %s", a0->str.s);
+			ERR(c, e->span, "Failed to resolve kernel symbol: %s", a0->str.s);
 			return &t_none;
 		}
 		fold_int(e, addr); /* the address, a constant */
@@ -3199,7 +3209,7 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 			return &t_none;
 		}
 		if (err) {
-			ERR(c, e->span, "Failed to resolve kernel symbol %s%s", a0->str.s,
+			ERR(c, e->span, "Failed to resolve kernel symbol: %s%s", a0->str.s,
 			    err == -EPERM ? ": /proc/kallsyms hides addresses (kptr_restrict)" :
 			    err == -ENOENT ? " (per-cpu variables are in /proc/kallsyms only when "
 			    "the kernel has CONFIG_KALLSYMS_ALL)" : "");
@@ -3215,6 +3225,14 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 		if (m->kind != DT_E_MAP) {
 			check_expr(c, m);
 			ERR(c, m->span, "has_key needs a map, like has_key(@name, key)");
+			return &t_none;
+		}
+		map_info *sm = m->map.nkeys ? NULL : map_lookup(c, m);
+		if (sm && sm->shape_known && !sm->keyed) {
+			m->map.sym = &sm->sym;
+			m->type = dt_type_void();
+			ERR(c, m->span, "call to has_key() expects a map with explicit keys "
+			    "(non-scalar map)");
 			return &t_none;
 		}
 		if (!m->map.nkeys) {
@@ -4689,11 +4707,13 @@ static void expand_probe(checker *c, dt_probe *pr)
 	 * kernel without the clone); the probe matching nothing at all is the error. */
 	for (size_t i = 0; i < empty.n; i++) {
 		dt_attach *a = empty.v[i];
+		char words[512];
+
+		dt_attach_no_match(a, words, sizeof(words)); /* bpftrace's words */
 		if (out.n)
-			dt_diag(c->d, DT_DIAG_WARNING, a->span, "'%s' matches nothing: skipped",
-				a->text);
+			dt_diag(c->d, DT_DIAG_WARNING, a->span, "%s. Skipping.", words);
 		else
-			ERR(c, a->span, "'%s' matches nothing", a->text);
+			ERR(c, a->span, "%s.", words);
 	}
 	free(empty.v);
 	pr->nattach = (uint32_t)out.n;
@@ -4780,18 +4800,29 @@ static void check_kernel_attach(checker *c, dt_attach *a)
 			  ? c->o->kernel_args(c->o->ctype_ctx, c->a, a->provider, a->target, a->func,
 					      &a->kargs, &a->kret)
 			  : -ENODATA;
-	if (err == -ENOENT && a->target && strcmp(a->target, "vmlinux"))
-		ERR(c, a->span, "no %s '%s' in module '%s' (its BTF, /sys/kernel/btf/%s)", what,
-		    a->func, a->target, a->target);
-	else if (err == -ENOENT)
-		ERR(c, a->span, "no %s '%s' in the kernel's BTF", what, a->func);
-	else if (err)
+	const char *rt_hint = a->provider == DT_P_RAWTRACEPOINT
+				      ? "; raw tracepoints are the tracepoints' events: see `dwarftrace "
+					"-l 'rawtracepoint:*'`" : "";
+	char words[512];
+
+	/* bpftrace's words, then where dwarftrace looked. A raw tracepoint without a module is
+	 * looked for in every module, as bpftrace does, which finds no attach point at all. */
+	dt_attach_no_match(a, words, sizeof(words));
+	if (err == -ENOENT && a->target && strcmp(a->target, "vmlinux")) {
+		ERR(c, a->span, "%s.", words);
+		HINT(c, "no %s '%s' in module '%s' (its BTF, /sys/kernel/btf/%s)%s", what, a->func,
+		     a->target, a->target, rt_hint);
+	} else if (err == -ENOENT) {
+		if (a->provider == DT_P_RAWTRACEPOINT)
+			ERR(c, a->span, "Probe has no valid attach points.");
+		else
+			ERR(c, a->span, "%s.", words);
+		HINT(c, "no %s '%s' in the kernel's BTF%s", what, a->func, rt_hint);
+	} else if (err) {
 		ERR(c, a->span, "%s needs the kernel's BTF (/sys/kernel/btf/vmlinux)%s%s",
 		    dt_provider_name(a->provider), err == -ENODATA ? "" : ": ",
 		    err == -ENODATA ? "" : strerror(-err));
-	if (err == -ENOENT && a->provider == DT_P_RAWTRACEPOINT)
-		HINT(c, "raw tracepoints are the tracepoints' events: see `dwarftrace -l "
-			"'rawtracepoint:*'`");
+	}
 }
 
 /* test:NAME and bench:NAME are reported by name: each name once among its kind, and the probe
@@ -4923,7 +4954,10 @@ static void check_attach(checker *c, dt_attach *a)
 		if (err == -ENOENT && c->probe->nattach > 1)
 			return;
 		if (err == -ENOENT) {
-			ERR(c, a->span, "unknown tracepoint %s:%s", a->target, a->func);
+			char words[512];
+
+			dt_attach_no_match(a, words, sizeof(words));
+			ERR(c, a->span, "%s.", words);
 			const char *s = dt_tracefs_closest(c->a, root, a->target, a->func);
 			if (s)
 				HINT(c, "did you mean '%s:%s'?", a->target, s);

@@ -46,7 +46,12 @@ const dt_source_file *dt_source_file_at(const dt_source *src, uint32_t off)
 const char *dt_source_name_at(const dt_source *src, uint32_t off)
 {
 	const dt_source_file *f = dt_source_file_at(src, off);
-	return f ? f->name : src->name ? src->name : "-e";
+	return f ? f->name : src->name ? src->name : DT_SOURCE_STDIN;
+}
+
+bool dt_source_is_file(const dt_source *src)
+{
+	return src->name && strcmp(src->name, DT_SOURCE_STDIN) && strcmp(src->name, "repl");
 }
 
 static bool has_suffix(const char *s, const char *suf)
@@ -350,8 +355,7 @@ void dt_source_imports(dt_source *src, dt_arena *a, dt_diags *d)
 {
 	struct importer im = { .a = a, .d = d, .root = src };
 	char real[PATH_MAX];
-	bool file = src->name && strcmp(src->name, "-e") && strcmp(src->name, "stdin") &&
-		    strcmp(src->name, "repl");
+	bool file = dt_source_is_file(src);
 
 	for (size_t i = 0; i < src->len; i++) {
 		DT_VEC_PUSH(&im.buf, src->text[i]);

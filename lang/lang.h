@@ -25,8 +25,8 @@ char *dt_arena_printf(dt_arena *a, const char *fmt, ...) __attribute__((format(p
 
 /* ---------------------------------------------------------------- sources, spans, diagnostics */
 
-/* A program text. `name` is what diagnostics print before the line: a path, "-e" or "stdin". The
- * text is not copied: it must outlive every AST built from it. */
+/* A program text. `name` is what diagnostics print before the line: a path, DT_SOURCE_STDIN or
+ * "repl". The text is not copied: it must outlive every AST built from it. */
 typedef struct dt_source {
 	const char *name;
 	const char *text;
@@ -48,6 +48,13 @@ typedef struct dt_source {
 	const struct dt_source_cimport *cimports;
 	uint32_t ncimports;
 } dt_source;
+
+/* The name of a program that is no file — given with -e, or read from stdin (`-`) — in messages:
+ * "stdin", as bpftrace names both (`stdin:1:9: ERROR: …`). */
+#define DT_SOURCE_STDIN "stdin"
+
+/* Whether SRC's text is a file's (its name a path), not -e's, stdin's or the REPL's. */
+bool dt_source_is_file(const dt_source *src);
 
 
 /* One imported file in a dt_source's text. */
@@ -1016,6 +1023,9 @@ const char *dt_attach_probe_name(const dt_attach *a);
 
 /* Names for messages and completion. */
 const char *dt_provider_name(dt_provider p);
+/* bpftrace's words for an attach point that matches nothing, into buf (cut to n):
+ * "No matches for PROVIDER [TARGET:]FUNC" (`No matches for uprobe ./a.out:f`). */
+void dt_attach_no_match(const dt_attach *a, char *buf, size_t n);
 /* Provider lookup from the first field of an attach point ("profile", "p", "BEGIN"). */
 bool dt_provider_lookup(const char *s, size_t n, dt_provider *out);
 const char *dt_builtin_name(dt_builtin b);

@@ -5,6 +5,7 @@
 #include "lang/lang_internal.h"
 
 #include <linux/perf_event.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char *const provider_names[DT_P__COUNT] = {
@@ -40,6 +41,12 @@ static const dt_provider provider_of_spelling[] = {
 const char *dt_provider_name(dt_provider p)
 {
 	return p < DT_P__COUNT ? provider_names[p] : "?";
+}
+
+void dt_attach_no_match(const dt_attach *a, char *buf, size_t n)
+{
+	snprintf(buf, n, "No matches for %s %s%s%s", dt_provider_name(a->provider),
+		 a->target ? a->target : "", a->target ? ":" : "", a->func ? a->func : "");
 }
 
 const char *const *dt_provider_names(void)

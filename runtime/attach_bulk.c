@@ -167,10 +167,10 @@ static bool cancelled(struct run *r)
 	return r->st->cancelled && r->st->cancelled(r->st->ctx);
 }
 
-static void skip(struct run *r, const dt_attach *a, const char *why)
+static void skip(struct run *r, const dt_attach *a, int rc, const char *why)
 {
 	if (r->st->skipped)
-		r->st->skipped(r->st->ctx, a, why);
+		r->st->skipped(r->st->ctx, a, rc, why);
 }
 
 /* Runs the program on perf event `pfd` through a BPF link with `cookie`, and enables it; both fds
@@ -205,7 +205,7 @@ static int member_done(struct run *r, const dt_attach *a, int rc, char **err)
 	}
 	if (whole_set_error(rc))
 		return dt_rt_fail(err, rc, "%s: cannot attach: %s", a->text, dt_rt_attach_why(rc));
-	skip(r, a, dt_rt_attach_why(rc));
+	skip(r, a, rc, dt_rt_attach_why(rc));
 	return 0;
 }
 
@@ -278,7 +278,7 @@ static int attach_uprobes(struct run *r, char **err)
 		if (st->skip && st->skip[i])
 			continue; /* said when the set was checked */
 		if (r->why[i]) {
-			skip(r, st->set[i], r->why[i]);
+			skip(r, st->set[i], -ENOENT, r->why[i]);
 			continue;
 		}
 		r->off[i] += st->set[i]->offset;
@@ -414,7 +414,7 @@ static int attach_tracepoints(struct run *r, char **err)
 		}
 		pfd = dt_rt_tracepoint_id(a, &id, &why);
 		if (pfd < 0) {
-			skip(r, a, "no such tracepoint");
+			skip(r, a, -ENOENT, "no such tracepoint");
 			free(why);
 			continue;
 		}
@@ -463,6 +463,7 @@ int dt_rt_attach_set(const dt_rt_set *st, dt_fdvec *fds, uint32_t *nattached, ch
 int dt_rt_validate_set(const dt_rt_set *st, bool *skip, char **err)
 {
 	char **why = xcalloc(st->n + 1, sizeof(*why)), *path = NULL;
+	int *code = xcalloc(st->n + 1, sizeof(*code)); /* why[i]'s -errno: -ENOENT, missing */
 	uint32_t left = 0;
 	int rc = 0;
 
@@ -491,9 +492,11 @@ int dt_rt_validate_set(const dt_rt_set *st, bool *skip, char **err)
 		/* Members at func+OFF: the offset must start an instruction (checked one by one:
 		 * offsets are rare in a set). */
 		for (uint32_t i = 0; i < st->n && rc >= 0; i++)
-			if (!why[i] && st->set[i]->offset)
+			if (!why[i] && st->set[i]->offset) {
 				dt_rt_resolve_symbol(path, syms[i], st->set[i]->offset,
 						     st->set[i]->raw_file_ok, &off[i], &why[i]);
+				code[i] = -EINVAL;
+			}
 		free(off);
 		free(syms);
 		free(path);
@@ -509,9 +512,10 @@ int dt_rt_validate_set(const dt_rt_set *st, bool *skip, char **err)
 	}
 	for (uint32_t i = 0; i < st->n; i++) {
 		if (rc >= 0 && why[i] && st->skipped)
-			st->skipped(st->ctx, st->set[i], why[i]);
+			st->skipped(st->ctx, st->set[i], code[i] ? code[i] : -ENOENT, why[i]);
 		free(why[i]);
 	}
+	free(code);
 	free(why);
 	return rc;
 }

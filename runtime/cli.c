@@ -977,7 +977,7 @@ static int list(const struct cli *c)
 	int rc;
 
 	if (c->prog_text) {
-		dt_source src = { .name = "-e", .text = c->prog_text, .len = strlen(c->prog_text) };
+		dt_source src = { .name = DT_SOURCE_STDIN, .text = c->prog_text, .len = strlen(c->prog_text) };
 
 		return dt_list_program(&src, pid, c->verbose > 0, c->no_warnings, stdout,
 				       stderr) < 0 ? 1 : 0;
@@ -1019,7 +1019,7 @@ static int cli_run(int argc, char **argv)
 	/* -p's number is checked once the program is known (its language picks bpftrace's words),
 	 * before a program file that cannot be read is said (as bpftrace does). */
 	if (c.pid_arg && c.prog_text &&
-	    (rc = check_pid(c.pid_arg, text_current("-e", c.prog_text, strlen(c.prog_text)))))
+	    (rc = check_pid(c.pid_arg, text_current(DT_SOURCE_STDIN, c.prog_text, strlen(c.prog_text)))))
 		return rc;
 	if (c.list) {
 		if (c.pid_arg && (rc = check_pid(c.pid_arg, false)))
@@ -1067,7 +1067,7 @@ static int cli_run(int argc, char **argv)
 		return usage_error("%s", "no program: give FILE or -e PROGRAM");
 	}
 	if (c.prog_text) {
-		src = (dt_source){ .name = "-e", .text = c.prog_text, .len = strlen(c.prog_text) };
+		src = (dt_source){ .name = DT_SOURCE_STDIN, .text = c.prog_text, .len = strlen(c.prog_text) };
 	} else {
 		rc = read_program(c.file, &text, &len);
 		if (c.pid_arg &&
@@ -1080,7 +1080,7 @@ static int cli_run(int argc, char **argv)
 				dt_strerror(-rc));
 			return 1;
 		}
-		src = (dt_source){ .name = strcmp(c.file, "-") ? c.file : "stdin", .text = text,
+		src = (dt_source){ .name = strcmp(c.file, "-") ? c.file : DT_SOURCE_STDIN, .text = text,
 				   .len = len };
 	}
 	if (open_output(&c, &out) < 0)

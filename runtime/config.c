@@ -62,9 +62,10 @@ static const struct cfg_def defs[] = {
 
 /* BPF's license strings the kernel takes as GPL-compatible (the helpers the generated programs
  * call are GPL-only, so those are the licenses they can load under). */
+/* In the order bpftrace lists them when it refuses a license. */
 static const char *const gpl_licenses[] = {
-	"GPL", "GPL v2", "GPL and additional rights", "Dual BSD/GPL", "Dual MIT/GPL",
-	"Dual MPL/GPL", NULL,
+	"Dual MIT/GPL", "Dual BSD/GPL", "Dual MPL/GPL", "GPL and additional rights", "GPL v2",
+	"GPL", NULL,
 };
 
 /* The setting a key names: `stack_mode`, `STACK_MODE`, `BPFTRACE_STACK_MODE`; the other
@@ -216,11 +217,18 @@ int dt_config_apply(const dt_source *src, dt_session_opts *so, FILE *err, bool c
 			break;
 		case CFG_STR:
 			if (word_index(gpl_licenses, it->value) < 0) {
-				dt_diag(d, DT_DIAG_ERROR, it->value_span, "license \"%s\": the "
-					"programs dwarftrace generates call GPL-only BPF helpers",
-					it->value);
-				dt_diag_hint(d, "a GPL-compatible license: \"GPL\", \"Dual BSD/GPL\", "
-						"\"Dual MIT/GPL\", …");
+				char valid[160] = "";
+
+				for (size_t i = 0; gpl_licenses[i]; i++)
+					snprintf(valid + strlen(valid), sizeof(valid) - strlen(valid),
+						 "%s%s", i ? ", " : "", gpl_licenses[i]);
+				/* bpftrace's words, then why. */
+				dt_diag(d, DT_DIAG_ERROR, it->value_span, "Invalid value for license. "
+					"Found: %s. Valid values: %s. Read more about BPF programs and "
+					"licensing: https://docs.kernel.org/bpf/bpf_licensing.html"
+					"#using-bpf-programs-in-the-linux-kernel", it->value, valid);
+				dt_diag_hint(d, "the programs dwarftrace generates call GPL-only BPF "
+						"helpers");
 			}
 			break;
 		case CFG_TEXT:

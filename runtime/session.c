@@ -610,8 +610,7 @@ static void write_profiles(dt_session *s)
 	/* The program: a script's name, else its text (the REPL's entries one after another). */
 	for (size_t u = 0; u < s->units.n; u++) {
 		const dt_source *src = &s->units.v[u]->src;
-		bool file = strcmp(src->name, "-e") && strcmp(src->name, "repl") &&
-			    strcmp(src->name, "stdin");
+		bool file = dt_source_is_file(src);
 		char *more = xasprintf("%s%s%s", prog ? prog : "", prog ? "  " : "",
 				       file ? src->name : src->text);
 		free(prog);
@@ -1364,22 +1363,63 @@ out:
 	return rc;
 }
 
-/* The one warning line of an attach point of a set that is skipped (the set goes on). */
-static void warn_skipped(void *ctx, const dt_attach *a, const char *why)
+/* Whether validating `a` failed with `rc` because it matches nothing: no such function, event or
+ * marker (elsewhere -ENOENT means more: no hardware counters, no kernel support; for a uprobe, a
+ * binary that is not there, which keeps its own words). */
+static bool matches_nothing(dt_unit *u, const dt_attach *a, int rc)
 {
-	dt_unit *u = ctx;
-	unsigned line, col;
+	char *path = NULL;
 
+	if (rc != -ENOENT)
+		return false;
+	switch (a->provider) {
+	case DT_P_UPROBE: case DT_P_URETPROBE:
+		if (dt_rt_resolve_binary(a->target, u->s->o.uprobe_pid, &path) < 0)
+			return false;
+		free(path);
+		return true;
+	case DT_P_KPROBE: case DT_P_KRETPROBE: case DT_P_TRACEPOINT: case DT_P_USDT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* bpftrace's sentence for attach point `a` that is missing (`No matches for uprobe ./x:f`) or
+ * that failed to attach (`Unable to attach probe: uprobe:./x:f`), without its full stop. */
+static void skipped_words(const dt_attach *a, bool missing, char *buf, size_t n)
+{
+	if (missing)
+		dt_attach_no_match(a, buf, n);
+	else
+		snprintf(buf, n, "Unable to attach probe: %s", a->text);
+}
+
+/* An attach point that is skipped (the rest goes on): bpftrace's warning (`… Skipping.`) and why
+ * on a HINT line; an error instead while validating with missing_probes=error. `missing`: it
+ * matched nothing, rather than failing to attach. */
+static void say_skipped(dt_unit *u, const dt_attach *a, bool missing, const char *why)
+{
+	unsigned line, col;
+	char words[512];
+
+	skipped_words(a, missing, words, sizeof(words));
 	if (u->s->o.missing_probes == DT_MISSING_ERROR && u->validating) {
-		dt_diag(u->validating, DT_DIAG_ERROR, a->span, "%s", why);
+		dt_diag(u->validating, DT_DIAG_ERROR, a->span, "%s.", words);
+		dt_diag_hint(u->validating, "%s", why);
 		return;
 	}
 	if (u->s->o.no_warnings || u->s->o.missing_probes == DT_MISSING_IGNORE)
 		return;
 	dt_source_linecol(&u->src, a->span.off, &line, &col);
-	fprintf(u->s->err, "%s:%u:%u: WARNING: %s: skipped: %s\n",
-		dt_source_name_at(&u->src, a->span.off), line, col, a->text,
-		why);
+	fprintf(u->s->err, "%s:%u:%u: WARNING: %s. Skipping.\nHINT: %s\n",
+		dt_source_name_at(&u->src, a->span.off), line, col, words, why);
+}
+
+/* A set's member skipped (dt_rt_validate_set, dt_rt_attach_set). */
+static void warn_skipped(void *ctx, const dt_attach *a, int rc, const char *why)
+{
+	say_skipped(ctx, a, matches_nothing(ctx, a, rc), why);
 }
 
 /* The attach error of attach point `a`, as a diagnostic at its span. */
@@ -1635,14 +1675,22 @@ static int validate_probe(dt_session *s, dt_unit *u, const dt_probe *p, dt_diags
 		const char *why = b->err ? b->err : dt_strerror(-b->rc);
 		size_t tl = strlen(a->text);
 
+		bool missing = matches_nothing(u, a, b->rc);
+		char words[512];
+
+		/* "uprobe:x:f: no function 'f' ..." says its attach point already. */
+		if (!strncmp(why, a->text, tl) && !strncmp(why + tl, ": ", 2) && (usable || missing))
+			why += tl + 2;
 		if (usable) {
-			/* "uprobe:x:f: no function 'f' ..." says its attach point already. */
-			if (!strncmp(why, a->text, tl) && !strncmp(why + tl, ": ", 2))
-				why += tl + 2;
 			for (uint32_t m = b->j; m < b->k; m++) {
 				u->skip[p->attach[m]->index] = true;
-				warn_skipped(u, p->attach[m], why);
+				say_skipped(u, p->attach[m], missing, why);
 			}
+		} else if (missing) {
+			skipped_words(a, true, words, sizeof(words));
+			dt_diag(d, DT_DIAG_ERROR, a->span, "%s.", words);
+			dt_diag_hint(d, "%s", why);
+			rc = rc ? rc : b->rc;
 		} else {
 			dt_diag(d, DT_DIAG_ERROR, a->span, "%s", why);
 			rc = rc ? rc : b->rc;
@@ -1850,7 +1898,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 		*out = NULL;
 	u->s = s;
 	u->events_fd = u->names_fd = u->syscall_fd = u->iter_link = -1;
-	u->name = xstrdup(src->name ? src->name : "-e");
+	u->name = xstrdup(src->name ? src->name : DT_SOURCE_STDIN);
 	u->text = xstrndup(src->text ? src->text : "", src->len);
 	u->src = (dt_source){ .name = u->name, .text = u->text, .len = src->len,
 			      .hidden = src->hidden, .params = s->o.params,

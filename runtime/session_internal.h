@@ -112,8 +112,9 @@ typedef struct dt_rt_set {
 	bool multi;          /* the program was loaded for uprobe-multi (dt_rt_set_multi) */
 	/* Asked between attach steps: true stops attaching (what is attached stays). NULL: never. */
 	bool (*cancelled)(void *ctx);
-	/* A member that cannot attach and is skipped; `why` is words, not a number. */
-	void (*skipped)(void *ctx, const dt_attach *a, const char *why);
+	/* A member that cannot attach and is skipped; `why` is words, `rc` the -errno: -ENOENT when
+	 * it matches nothing (no such function or tracepoint). */
+	void (*skipped)(void *ctx, const dt_attach *a, int rc, const char *why);
 	void *ctx;
 } dt_rt_set;
 
@@ -181,7 +182,7 @@ typedef struct dt_stackmap {
 struct dt_unit {
 	uint32_t id;
 	dt_session *s;
-	char *name;           /* source name, e.g. "-e" */
+	char *name;           /* source name, e.g. "stdin" (-e) */
 	char *text;           /* a copy of the source text */
 	dt_source src;
 	dt_arena *arena;      /* AST and types of this compilation */
