@@ -1473,16 +1473,53 @@ static bool runs_newest_first(const dt_attach *a)
 	       pv == DT_P_KRETPROBE || pv == DT_P_SOFTWARE || pv == DT_P_HARDWARE;
 }
 
-static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
+static int cmp_usdt_probe(const void *a, const void *b)
 {
-	uint32_t nprobes = 0;
-	uint64_t t0 = dt_now_ns();
-	int rc = 0;
+	const dt_usdt_loc *x = *(const dt_usdt_loc *const *)a, *y = *(const dt_usdt_loc *const *)b;
+	int r = strcmp(x->path, y->path);
+
+	if (!r)
+		r = strcmp(x->provider, y->provider);
+	return r ? r : strcmp(x->name, y->name);
+}
+
+/* The probes the unit attaches, counted two ways: *nuprobes as 0.17 counted them ("Attaching N
+ * probes...": every uprobe it made, so each location of a USDT marker), the return value as
+ * current bpftrace does ("Attached N probes", JSON's attached_probes: one for each USDT probe, a
+ * marker of one object however many locations it has, as libbpf's bpf_program__attach_usdt
+ * attaches it whole). Attach points validate_probe skipped are not counted. */
+static uint32_t count_probes(const dt_unit *u, const dt_cg_result *cg, uint32_t *nuprobes)
+{
+	DT_VEC(const dt_usdt_loc *) usdt = { 0 };
+	uint32_t n = 0;
 
 	for (uint32_t i = 0; i < cg->nprogs; i++)
 		for (uint32_t k = 0; !cg->progs[i].is_continuation && cg->progs[i].chain_slot < 0 &&
-				      k < cg->progs[i].nset; k++)
-			nprobes += !u->skip[cg->progs[i].set[k]->index];
+				      k < cg->progs[i].nset; k++) {
+			const dt_attach *a = cg->progs[i].set[k];
+
+			if (u->skip[a->index])
+				continue;
+			n++;
+			if (a->provider == DT_P_USDT && a->usdt)
+				DT_VEC_PUSH(&usdt, a->usdt);
+		}
+	*nuprobes = n;
+	if (usdt.n)
+		qsort(usdt.v, usdt.n, sizeof(*usdt.v), cmp_usdt_probe);
+	for (size_t i = 1; i < usdt.n; i++)
+		n -= !cmp_usdt_probe(&usdt.v[i - 1], &usdt.v[i]);
+	free(usdt.v);
+	return n;
+}
+
+static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
+{
+	uint32_t nprobes;
+	uint32_t nshown = count_probes(u, cg, &nprobes);
+	uint64_t t0 = dt_now_ns();
+	int rc = 0;
+
 	/* BEGIN and END first: an attach failure that ends the session still runs END. */
 	for (uint32_t i = 0; i < cg->nprogs; i++) {
 		const dt_cg_prog *p = &cg->progs[i];
@@ -1589,14 +1626,15 @@ static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 	/* Said once the probes are live, so that a user (or a test) may start the workload on
 	 * this line; members of a set found unusable before attaching are not counted. */
 	if (rc >= 0 && s->o.announce && !dt_session_stopped(s)) {
-		dt_out_attached(s->out, nprobes);
+		dt_out_attached(s->out, s->o.format == DT_FORMAT_JSON ? nshown : nprobes);
 		dt_out_flush(s->out);
 		/* Both bpftraces' words: 0.17's "Attaching N probes..." on stdout (above), current
-		 * bpftrace's "Attached N probes" on stderr, where its users and tests look for it.
-		 * JSON output has its one attached_probes object. */
+		 * bpftrace's "Attached N probes" on stderr, where its users and tests look for it,
+		 * each with its count (count_probes). JSON output has its one attached_probes
+		 * object, current bpftrace's. */
 		if (s->o.format == DT_FORMAT_TEXT) {
-			fprintf(s->err, "Attached %u probe%s\n", nprobes,
-				nprobes == 1 ? "" : "s");
+			fprintf(s->err, "Attached %u probe%s\n", nshown,
+				nshown == 1 ? "" : "s");
 			fflush(s->err);
 		}
 	}
