@@ -4510,11 +4510,49 @@ static void check_stmt(checker *c, dt_stmt *s)
 	}
 }
 
+/* Whether control never leaves s at its end: return, exit(), break and continue in a loop, or a
+ * block or an if/else whose every way ends so. */
+static bool ends_flow(const dt_stmt *s, bool in_loop)
+{
+	const dt_stmt_list *l = NULL;
+
+	if (!s)
+		return false;
+	switch (s->kind) {
+	case DT_S_RETURN:
+		return true;
+	case DT_S_BREAK: case DT_S_CONTINUE:
+		return in_loop; /* else an error already */
+	case DT_S_EXPR:
+		return s->expr && s->expr->kind == DT_E_CALL && s->expr->call.id == DT_F_EXIT;
+	case DT_S_BLOCK:
+		l = &s->block;
+		return l->n && ends_flow(l->v[l->n - 1], in_loop);
+	case DT_S_IF:
+		return s->if_.then.n && s->if_.els.n &&
+		       ends_flow(s->if_.then.v[s->if_.then.n - 1], in_loop) &&
+		       ends_flow(s->if_.els.v[s->if_.els.n - 1], in_loop);
+	default:
+		return false;
+	}
+}
+
 static void check_stmts(checker *c, dt_stmt_list *l)
 {
-	for (uint32_t i = 0; i < l->n; i++)
-		if (l->v[i])
-			check_stmt(c, l->v[i]);
+	bool dead = false;
+
+	for (uint32_t i = 0; i < l->n; i++) {
+		if (!l->v[i])
+			continue;
+		/* bpftrace's warning, on the first statement that cannot run. */
+		if (dead) {
+			dt_diag(c->d, DT_DIAG_WARNING, l->v[i]->span, "Unreachable statement.");
+			dead = false;
+		}
+		check_stmt(c, l->v[i]);
+		if (ends_flow(l->v[i], c->loop_depth) && i + 1 < l->n)
+			dead = true;
+	}
 }
 
 /* ---------------------------------------------------------------- attach points */
