@@ -1966,14 +1966,15 @@ typedef struct fmt_dialect {
 	                     * size_t and ptrdiff_t, 64 bits here) */
 	const char *plain;  /* conversions without a modifier */
 	const char *modded; /* conversions with one */
-	bool r_suffix;      /* %rx, %rh: how %r prints a buffer */
+	bool r_suffix;      /* bpftrace's letters after a conversion: %rx, %rh (how %r prints a
+	                     * buffer), %gr (GFP flags) */
 	const char *hint;   /* what the dialect takes, after an invalid conversion */
 } fmt_dialect;
 
 static const fmt_dialect printf_fmt = {
 	"printf", "-+ 0#", true, "lh", "jzt", "diuxXoscpr", "duxXoi", true,
-	"supported: %d %i %u %x %X %o %s %p %c %r, with l/ll/h/hh/j/z/t on integer conversions, flags "
-	"-+ 0#, width and precision; %% for a '%'",
+	"supported: %d %i %u %x %X %o %s %p %c %r (%rx %rh), %gr (GFP flags), with l/ll/h/hh/j/z/t "
+	"on integer conversions, flags -+ 0#, width and precision; %% for a '%'",
 };
 
 static const fmt_dialect debugf_fmt = {
@@ -2020,7 +2021,11 @@ static int next_conversion(checker *c, dt_expr *e, dt_expr *fe, const fmt_dialec
 		char cv = i < n ? s[i] : 0;
 		if (d->r_suffix && cv == 'r' && !mods && i + 1 < n && (s[i + 1] == 'x' || s[i + 1] == 'h'))
 			i++;
-		if (!cv || !strchr(mods ? d->modded : d->plain, cv)) {
+		/* %gr: GFP flags, an integer's; a length modifier changes nothing (bpftrace's). */
+		bool gr = d->r_suffix && cv == 'g' && i + 1 < n && s[i + 1] == 'r';
+		if (gr)
+			i++;
+		if (!cv || (!gr && !strchr(mods ? d->modded : d->plain, cv))) {
 			ERR(c, literal_span(c, fe, *start, i + (cv ? 1 : 0)),
 			    "invalid %s conversion '%.*s'", d->name, (int)(i - *start + (cv ? 1 : 0)),
 			    s + *start);
@@ -2077,8 +2082,8 @@ static const dt_type *check_printf(checker *c, dt_expr *e)
 	while ((r = next_conversion(c, e, fe, &printf_fmt, argi, &pos, &start, &conv)) > 0) {
 		const dt_type *t = at[argi - 1];
 		if (!is_none(t) && !printf_arg_ok(conv, t)) {
-			ERR(c, e->call.args[argi]->span, "printf conversion '%%%c' needs %s, not %s",
-			    conv, conv == 's' ? "a printable value" : conv == 'r' ? "a buffer (buf())" :
+			ERR(c, e->call.args[argi]->span, "printf conversion '%%%.*s' needs %s, not %s",
+			    conv == 'g' ? 2 : 1, conv == 'g' ? "gr" : &conv, conv == 's' ? "a printable value" : conv == 'r' ? "a buffer (buf())" :
 			    "an integer", tname(c, t));
 			NOTE(c, literal_span(c, fe, start, pos), "the conversion is here");
 			ok = false;

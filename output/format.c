@@ -1012,8 +1012,8 @@ void dt_fmt_lhist(dt_sbuf *b, const uint64_t *counts, uint32_t n, int64_t min, i
 struct conv {
 	char flags[48]; /* "%", flags, width, precision — without length and conversion */
 	int len;        /* -2 hh, -1 h, 0 none, 1 l/ll/z/j/t/q/L */
-	char c;
-	char rmode;     /* %r: 0, or the 'x' of %rx / the 'h' of %rh */
+	char c;         /* 'g': %gr (GFP flags) */
+	char rmode;     /* %r: 0, or the 'x' of %rx / the 'h' of %rh; %gr: its 'r' */
 };
 
 /* Parses the conversion at p (just after '%'); returns its length, or 0 if it is not one we
@@ -1057,11 +1057,11 @@ static size_t parse_conv(const char *p, struct conv *cv)
 		cv->len = 1;
 		p++;
 	}
-	if (!*p || !strchr("diouxXcspr", *p))
+	if (!*p || !(strchr("diouxXcspr", *p) || (p[0] == 'g' && p[1] == 'r')))
 		return 0;
 	cv->c = *p++;
 	cv->rmode = 0;
-	if (cv->c == 'r' && (*p == 'x' || *p == 'h'))
+	if ((cv->c == 'r' && (*p == 'x' || *p == 'h')) || cv->c == 'g')
 		cv->rmode = *p++;
 	return (size_t)(p - s);
 }
@@ -1166,6 +1166,16 @@ void dt_fmt_printf(dt_out *o, dt_sbuf *b, const char *fmt, const dt_type *args, 
 			continue;
 		const char *ap = (const char *)data + off;
 
+		if ((at->kind == DT_T_INT || at->kind == DT_T_PTR || at->kind == DT_T_BOOL) &&
+		    cv.c == 'g') {
+			/* The names are text: the width applies, a precision does not (bpftrace's). */
+			char spec[64];
+			dt_sb_reset(&tmp);
+			dt_fmt_gfp(&tmp, (uint64_t)dt_fmt_read_int(ap, at->size, at->is_signed));
+			snprintf(spec, sizeof(spec), "%.*ss", (int)strcspn(cv.flags, "."), cv.flags);
+			dt_sb_printf(b, spec, dt_sb_str(&tmp));
+			continue;
+		}
 		if ((at->kind == DT_T_INT || at->kind == DT_T_PTR || at->kind == DT_T_BOOL) &&
 		    cv.c != 's') {
 			conv_int(b, &cv, dt_fmt_read_int(ap, at->size, at->is_signed), at->size,

@@ -63,6 +63,9 @@ int64_t dt_fmt_read_int(const void *p, uint32_t size, bool is_signed);
  * signed or not as t is. */
 void dt_fmt_int(dt_out *o, dt_sbuf *b, const dt_type *t, int64_t v, bool json);
 
+/* printf's %gr: GFP flags as the kernel's tracepoints name them (gfp.c). */
+void dt_fmt_gfp(dt_sbuf *b, uint64_t flags);
+
 /* One non-aggregation value (int, string, stack, ksym, usym, tuple). */
 void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_fmt_ctx ctx);
 /* A stack the way bpftrace prints it: "\n" then one line per frame (indent spaces + sym+off in
