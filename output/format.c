@@ -386,6 +386,19 @@ static void put_username(dt_sbuf *b, uid_t uid)
 		dt_sb_printf(b, "%u", (unsigned)uid);
 }
 
+/* Whether a C value has a float (bpftrace's none type) in it, in a member or an element. */
+static bool holds_float(const dt_type *t)
+{
+	if (t->kind == DT_T_ARRAY)
+		return holds_float(t->array.elem);
+	if (t->kind != DT_T_CSTRUCT)
+		return t->kind == DT_T_INT && t->is_float;
+	for (uint32_t i = 0; i < t->cstruct.n; i++)
+		if (!t->cstruct.members[i].bit_size && holds_float(t->cstruct.members[i].type))
+			return true;
+	return false;
+}
+
 void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_fmt_ctx ctx)
 {
 	bool json = ctx == DT_FMT_JSON;
@@ -503,9 +516,11 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
 		/* bpftrace's shapes: `{ .m = 2, .n = 3 }` as a value, `{.m=2,.n=3}` in a key (0.17's;
 		 * current bpftrace's key is the value's shape), `{ "m": 2, "n": 3 }` in JSON (0.17's),
 		 * `{"m": 2, "n": 3}` in current bpftrace's. A uprobe's args print as current
-		 * bpftrace's in any program (print_current): o says so while its members print. */
+		 * bpftrace's in any program (print_current), and so does a struct holding a float,
+		 * which 0.17 could not print (its print() of one crashed): o says so while its
+		 * members print. */
 		bool was_current = o && o->current;
-		if (o && t->cstruct.print_current)
+		if (o && (t->cstruct.print_current || holds_float(t)))
 			o->current = true;
 		bool key = ctx == DT_FMT_KEY && !(o && o->current);
 		bool tight = key || (json && o && o->current);
