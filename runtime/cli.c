@@ -188,7 +188,8 @@ static const struct cli_env {
 	{ "BPFTRACE_DUMMY_TS_MAP", "`@name`: tseries takes its time (ns) from that scalar map, not "
 	  "the clock (bpftrace's test hook)" },
 	{ "BPFTRACE_MISSING_PROBES", "`error`, `warn` or `ignore`: what an attach point that "
-	  "cannot be had does, when the probe has others" },
+	  "cannot be had does (unset: error in a program of bpftrace's current language; in "
+	  "0.17's, skipped with a warning when the probe has others)" },
 	{ "BPFTRACE_SHOW_DEBUG_INFO", "1: user frames as bpftrace prints them with debug info, "
 	  "`func+off@/path/file.c:12`, `[inlined] func@/path/file.c:9` (perf mode: `func "
 	  "(inlined)`); 0: no inline frames (as `--no-inline`)" },
@@ -877,6 +878,20 @@ static int read_env(dt_session_opts *so)
 		else if (strcmp(ut, "warn")) {
 			fprintf(stderr, "dwarftrace: BPFTRACE_UNSTABLE_TSERIES='%s': give enable, warn "
 				"or error\n", ut);
+			return 1;
+		}
+	}
+	const char *mp = getenv("BPFTRACE_MISSING_PROBES");
+	if (mp && *mp) {
+		if (!strcmp(mp, "error"))
+			so->missing_probes = DT_MISSING_ERROR;
+		else if (!strcmp(mp, "warn"))
+			so->missing_probes = DT_MISSING_WARN;
+		else if (!strcmp(mp, "ignore"))
+			so->missing_probes = DT_MISSING_IGNORE;
+		else {
+			fprintf(stderr, "dwarftrace: BPFTRACE_MISSING_PROBES='%s': give error, warn "
+				"or ignore\n", mp);
 			return 1;
 		}
 	}

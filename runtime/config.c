@@ -243,6 +243,12 @@ int dt_config_apply(const dt_source *src, dt_session_opts *so, FILE *err, bool c
 			continue;
 		apply(def, it, word, b, so);
 	}
+	/* Unset by the block and the environment: a program in bpftrace's current language gets
+	 * its default, `error` (bpftrace 0.24 made any attach point missing an error); one in
+	 * 0.17's keeps 0.17's rule (a probe with others skips it with a warning). */
+	if (so->missing_probes == DT_MISSING_DEFAULT && !dt_diags_error_count(pd) &&
+	    dt_program_current(p))
+		so->missing_probes = DT_MISSING_ERROR;
 	if (dt_diags_error_count(d))
 		rc = -EINVAL;
 	dt_diags_print(d, err, color);
