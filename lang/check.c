@@ -4925,7 +4925,7 @@ static void check_attach(checker *c, dt_attach *a)
 		check_kprobe_address(c, a);
 		return;
 	case DT_P_UPROBE: case DT_P_URETPROBE:
-		a->raw_file_ok = c->o && c->o->unsafe;
+		a->unsafe = c->o && c->o->unsafe;
 		return;
 	case DT_P_RAWTRACEPOINT: case DT_P_FENTRY: case DT_P_FEXIT: case DT_P_ITER:
 		check_kernel_attach(c, a);

@@ -469,9 +469,10 @@ typedef struct dt_attach {
 	 * is the function, `target` the -c/-p program and wp_arg the N of argN), the length and
 	 * the mode as written ("w", "rw", "x"). */
 	uint64_t addr;
-	/* uprobe/uretprobe with --unsafe: an address in a file that is not ELF (a flat binary, JIT
-	 * code written to a file) is taken as its file offset, unchecked, as bpftrace does. */
-	bool raw_file_ok;
+	/* uprobe/uretprobe with --unsafe, which takes what bpftrace's takes unchecked: an address in
+	 * a file that is not ELF (a flat binary, JIT code written to a file) as its file offset, and
+	 * the start of a symbol of size 0 (`_init`), whose instructions cannot be told. */
+	bool unsafe;
 	uint32_t wp_arg;
 	uint64_t wp_len;
 	const char *wp_mode;

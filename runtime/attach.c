@@ -666,11 +666,12 @@ int dt_rt_usym_addr(void *ctx, const char *target, const char *name, uint64_t *a
 	return 0;
 }
 
-int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, bool raw_file_ok,
+int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, bool unsafe,
 			 uint64_t *file_off, char **err)
 {
 	dt_elf *e = dt_elf_open(NULL, path);
-	int open_err = errno;
+	/* -EPERM is DT_RT_UNSAFE_REFUSED's alone. */
+	int open_err = errno == EPERM ? EACCES : errno;
 	dt_elf_sym f;
 	uint64_t vaddr;
 	int rc = 0;
@@ -680,7 +681,7 @@ int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, bool r
 	errno = 0;
 	vaddr = strtoull(sym, &end, 0);
 	is_addr = isdigit((unsigned char)sym[0]) && !*end && !errno;
-	if (!e && open_err == ENOEXEC && is_addr && raw_file_ok) {
+	if (!e && open_err == ENOEXEC && is_addr && unsafe) {
 		/* Not ELF (a flat binary): the address is where in the file, as bpftrace has it. */
 		*file_off = vaddr + off;
 		return 0;
@@ -709,7 +710,16 @@ int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, bool r
 			free(msg);
 			goto out;
 		}
-		if (f.size && off >= f.size) {
+		if (!f.size && !off && !unsafe) {
+			/* Where its instructions end is unknown, so nothing says one starts there
+			 * (a label, data): bpftrace's refusal, in its words. */
+			rc = dt_rt_fail(err, DT_RT_UNSAFE_REFUSED, "Could not determine boundary for "
+					"%s (symbol has size 0).\nUse --unsafe to force attachment. "
+					"WARNING: This option could lead to data corruption in the "
+					"target process.", sym);
+			goto out;
+		}
+		if (off && off >= f.size) {
 			/* bpftrace's words (scripts around it look for them). */
 			rc = dt_rt_fail(err, -ERANGE, "Offset outside the function bounds ('%s' "
 				  "size is %" PRIu64 ")", sym, f.size);
@@ -814,14 +824,20 @@ static int uprobe_resolve(const dt_attach *a, int pid, char **path, uint64_t *of
 	char *why = NULL;
 	int rc = dt_rt_resolve_binary(a->target, pid, path);
 
+	if (rc == DT_RT_UNSAFE_REFUSED)
+		rc = -EACCES; /* that code is the refusal's alone */
 	if (rc < 0 && a->target && has_slash(a->target))
 		return dt_rt_fail(err, rc, "%s: cannot read %s: %s", a->text, a->target, dt_strerror(-rc));
 	if (rc < 0)
 		return dt_rt_fail(err, rc, "%s: cannot find '%s' (give a path, or a library name that "
 			    "`ldconfig -p` lists)", a->text, a->target ? a->target : "");
-	rc = dt_rt_resolve_symbol(*path, a->func ? a->func : "", a->offset, a->raw_file_ok, off,
+	rc = dt_rt_resolve_symbol(*path, a->func ? a->func : "", a->offset, a->unsafe, off,
 				  &why);
-	if (rc < 0) {
+	if (rc == DT_RT_UNSAFE_REFUSED) {
+		*err = why;
+		free(*path);
+		*path = NULL;
+	} else if (rc < 0) {
 		rc = dt_rt_fail(err, rc, "%s: %s", a->text, why);
 		free(why);
 		free(*path);

@@ -494,7 +494,7 @@ int dt_rt_validate_set(const dt_rt_set *st, bool *skip, char **err)
 		for (uint32_t i = 0; i < st->n && rc >= 0; i++)
 			if (!why[i] && st->set[i]->offset) {
 				dt_rt_resolve_symbol(path, syms[i], st->set[i]->offset,
-						     st->set[i]->raw_file_ok, &off[i], &why[i]);
+						     st->set[i]->unsafe, &off[i], &why[i]);
 				code[i] = -EINVAL;
 			}
 		free(off);

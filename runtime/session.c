@@ -1724,6 +1724,12 @@ static int validate_probe(dt_session *s, dt_unit *u, const dt_probe *p, dt_diags
 				u->skip[p->attach[m]->index] = true;
 				say_skipped(u, p->attach[m], missing, why);
 			}
+		} else if (b->rc == DT_RT_UNSAFE_REFUSED) {
+			/* bpftrace's shape: its sentences on ERROR lines of their own (scripts and
+			 * its tests match them whole), then which attach point. */
+			dt_diag_unplaced(d, DT_DIAG_ERROR, "%s", why);
+			dt_diag(d, DT_DIAG_ERROR, a->span, "Unable to attach probe: %s.", a->text);
+			rc = rc ? rc : b->rc;
 		} else if (missing) {
 			skipped_words(a, true, words, sizeof(words));
 			dt_diag(d, DT_DIAG_ERROR, a->span, "%s.", words);
