@@ -252,13 +252,11 @@ static void list_perf_events(struct lister *l, dt_provider p)
 	const char *const *names = p == DT_P_SOFTWARE ? dt_software_event_names() :
 							 dt_hardware_event_names();
 
+	/* Every spelling, aliases too (`software:cpu:` beside `software:cpu-clock:`), as current
+	 * bpftrace lists them. */
 	for (size_t i = 0; names[i]; i++) {
-		char *rest;
+		char *rest = xasprintf("%s:", names[i]);
 
-		/* The table holds aliases beside perf's names; list each event once, by its name. */
-		if (strcmp(dt_perf_event_find(p, names[i])->name, names[i]))
-			continue;
-		rest = xasprintf("%s:", names[i]);
 		offer(l, dt_provider_name(p), rest);
 		free(rest);
 	}
