@@ -622,6 +622,22 @@ void dt_fmt_value(dt_out *o, dt_sbuf *b, const dt_type *t, const void *data, dt_
 
 /* ---------------------------------------------------------------- stacks */
 
+/* A ustack_dwarf walk that stopped for want of its process's tables (a process that ran the probe
+ * before they were read: one started after tracing began): once a session, on the notice stream,
+ * bpftrace's warning for a process it has no DWARF data for, then why here and how to avoid it. */
+static void no_tables_warning(dt_out *o, const struct dt_stack_ref *ref)
+{
+	if (o->warned_no_tables || (ref->flags & DT_UNWIND_STATUS_MASK) != DT_UNWIND_NO_TABLES)
+		return;
+	o->warned_no_tables = true;
+	fprintf(o->notice, "WARNING: No DWARF unwind data available for this process (pid %u) "
+		"yet: its stack stops at [stopped: no tables yet]\n"
+		"HINT: a process's unwind tables are read when it is first seen, and it ran the "
+		"probe before they were; its later stacks unwind. -p, -c or --dwarf-pid reads them "
+		"before tracing starts\n", ref->pid);
+	fflush(o->notice);
+}
+
 bool dt_fmt_stack_end(const dt_type *t, const struct dt_stack_ref *ref, char *buf, size_t n)
 {
 	/* The walker's statuses and their words, from the one table beside the enum. */
@@ -834,6 +850,8 @@ void dt_fmt_stack(dt_out *o, dt_sbuf *b, const dt_type *t, const struct dt_stack
 	}
 	char end[128];
 	if (dt_fmt_stack_end(t, ref, end, sizeof(end))) {
+		if (!json)
+			no_tables_warning(o, ref);
 		if (json && o->json_frames)
 			dt_sb_printf(b, "%s{\"marker\": \"%s\"}", n ? ", " : "", end);
 		else if (json)

@@ -47,6 +47,7 @@ struct dt_out {
 	int werr;     /* errno of the first write that failed (dt_out_error), 0 while none has */
 	bool current; /* dt_out_set_current */
 	char *trailer; /* dt_out_opts.str_trunc_trailer, never NULL */
+	bool warned_no_tables; /* no_tables_warning said its piece */
 };
 
 /* ---------------------------------------------------------------- renderers (format.c) */

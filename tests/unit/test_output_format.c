@@ -6,6 +6,7 @@
  * the iteration order bpftrace saw, so the sorting rules are exercised too. */
 #include "output/output_internal.h"
 #include "common/common.h"
+#include "bpf-lib/dt_walker.h"
 #include "t.h"
 
 #include <bpf/bpf.h>
@@ -670,6 +671,39 @@ static int find_kallsyms(void)
  * … }' shapes: keys indent frames by 4, values by 8, perf mode is "\tADDR sym+off", a stack that
  * cannot be read prints nothing ("@k[, 7]" in bpftrace's JSON output), stack values are not
  * separated by blank lines. */
+/* A ustack_dwarf walk that stopped for want of tables ends with its marker, and the session is
+ * told once (bpftrace's warning, on the notice stream), however many such stacks print. */
+static void stack_without_tables_warns_once(void)
+{
+	static dt_type udw = { .kind = DT_T_STACK, .size = 16, .align = 8,
+			       .stack = { DT_STACK_USER_DWARF, DT_STACKMODE_DEFAULT, 2 } };
+	struct dt_stack_ref r = { 1, 4242, DT_UNWIND_NO_TABLES }, r2 = { 1, 4243, DT_UNWIND_NO_TABLES };
+	char *nbuf = NULL;
+	size_t nlen = 0;
+	FILE *nf = open_memstream(&nbuf, &nlen);
+	struct cap c;
+	uint64_t one = 1;
+
+	memset(&c, 0, sizeof(c));
+	c.f = open_memstream(&c.buf, &c.len);
+	c.sym = dt_sym_new();
+	dt_out_opts o = { .file = c.f, .notice = nf, .format = DT_OUT_TEXT, .sym = c.sym,
+			  .stack_frames = fake_frames, .ncpus = NCPUS, .stacks_apart = true };
+	c.o = dt_out_new(&o);
+	fmap_init(&fm, "@s", &udw, &T_COUNT);
+	fmap_add(&fm, &r, &one, NULL);
+	fmap_add(&fm, &r2, &one, NULL);
+	CHECK_EQ_INT(dt_out_print_entries(c.o, &fm.m, &fm.l, fm.keys, fm.vals, fm.n, 0, 0), 0);
+	char *s = cap_close(&c);
+	fclose(nf);
+	CHECK(strstr(s, "[stopped: no tables yet]") != NULL);
+	CHECK(strstr(nbuf, "WARNING: No DWARF unwind data available for this process (pid 4242) "
+		      "yet: its stack stops at [stopped: no tables yet]\nHINT: ") == nbuf);
+	CHECK(strstr(nbuf + 1, "WARNING") == NULL);
+	free(s);
+	free(nbuf);
+}
+
 static void stacks(void)
 {
 	T_SKIP_UNLESS_ROOT();
@@ -878,6 +912,7 @@ int main(void)
 	T_RUN(printf_conversions);
 	T_RUN(printf_mixed);
 	T_RUN(stacks);
+	T_RUN(stack_without_tables_warns_once);
 	T_RUN(real_bpf_maps);
 	return t_done();
 }
