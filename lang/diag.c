@@ -1,8 +1,8 @@
 /* diag.c — source positions and user diagnostics. Diagnostics are collected, not printed, so the
  * passes can keep going and report several problems in one run; dt_diags_print renders them the
- * way bpftrace and compilers do: `file:line:col: ERROR: message` (bpftrace's upper-case words:
- * ERROR, WARNING, NOTE), the source line, a `^~~~` underline under the span, and an optional
- * `HINT:` line. A NULL dt_diags is accepted everywhere
+ * in bpftrace's shape (see render): `file:line:col-end: ERROR: message` (bpftrace's upper-case
+ * words: ERROR, WARNING, NOTE), the source line, a `~~~` underline under the span, and an
+ * optional `HINT:` line. A NULL dt_diags is accepted everywhere
  * and swallows everything: the checker's first, collecting pass uses that. */
 #include "lang/lang_internal.h"
 
@@ -214,46 +214,101 @@ static const char *level_color(dt_diag_level l)
 	return "";
 }
 
-/* Prints the line holding the span and the underline. The underline copies tabs from the source
- * line so it stays aligned whatever the terminal's tab width; a span running past the end of the
- * line is cut there (multi-line spans underline their first line). */
-static void print_excerpt(const dt_source *src, dt_span at, FILE *out, bool color)
+/* Writes `c` `n` times. */
+static void put_n(FILE *out, char c, size_t n)
 {
-	uint32_t off = at.off > src->len ? (uint32_t)src->len : at.off;
+	char buf[256];
+
+	memset(buf, c, DT_MIN(n, sizeof(buf)));
+	while (n) {
+		size_t m = DT_MIN(n, sizeof(buf));
+		fwrite(buf, 1, m, out);
+		n -= m;
+	}
+}
+
+/* The start of the line holding `off` (never inside the hidden prelude when `off` is past it). */
+static uint32_t line_start(const dt_source *src, uint32_t off)
+{
 	const char *nl = memrchr(src->text, '\n', off);
 	uint32_t bol = nl ? (uint32_t)(nl - src->text) + 1 : 0;
+
 	if (bol < src->hidden && off >= src->hidden)
 		bol = src->hidden;
-	nl = memchr(src->text + off, '\n', src->len - off);
-	uint32_t eol = nl ? (uint32_t)(nl - src->text) : (uint32_t)src->len;
-	fprintf(out, "%.*s\n", (int)(eol - bol), src->text + bol);
-	/* The underline is built in a buffer and written in pieces: a character at a time was a
-	 * good part of the time of printing a diagnostic. */
-	char buf[256];
-	size_t k = 0;
-	for (uint32_t i = bol; i < off; i++) {
-		buf[k++] = src->text[i] == '\t' ? '\t' : ' ';
-		if (k == sizeof(buf)) {
-			fwrite(buf, 1, k, out);
-			k = 0;
-		}
+	return bol;
+}
+
+static uint32_t line_end(const dt_source *src, uint32_t off)
+{
+	const char *nl = memchr(src->text + off, '\n', src->len - off);
+
+	return nl ? (uint32_t)(nl - src->text) : (uint32_t)src->len;
+}
+
+/* One diagnostic in bpftrace's shape (its SourceLocation): a span on one line is
+ * `FILE:L:C-E: LEVEL: message` (E just past the span; an empty span is one column wide), the
+ * line, and an underline of spaces up to the span and '~' under each of its characters (cut at
+ * the end of the line, at least one), a tab being 4 columns in both; a span over several lines
+ * is `FILE:L1-L2: LEVEL: message` and each of its lines, without an underline. `pos` caches line
+ * lookups over a run of diagnostics. */
+static void render(FILE *out, dt_linecol_cache *pos, dt_span at, dt_diag_level lvl,
+		   const char *msg, bool color)
+{
+	const dt_source *src = pos->src;
+	uint32_t off = at.off > src->len ? (uint32_t)src->len : at.off;
+	uint32_t len = at.len > src->len - off ? (uint32_t)(src->len - off) : at.len;
+	uint32_t last = off + (len ? len - 1 : 0);
+	unsigned line, col, eline, ecol;
+	char where[64];
+
+	dt_linecol_cached(pos, off, &line, &col);
+	dt_linecol_cached(pos, last, &eline, &ecol);
+	if (eline != line)
+		snprintf(where, sizeof(where), "%u-%u", line, eline);
+	else
+		snprintf(where, sizeof(where), "%u:%u-%u", line, col, col + (len ? len : 1));
+	if (color)
+		fprintf(out, "\033[1m%s:%s: %s%s:\033[0m\033[1m %s\033[0m\n",
+			dt_source_name_at(src, off), where, level_color(lvl), level_name(lvl), msg);
+	else
+		fprintf(out, "%s:%s: %s: %s\n", dt_source_name_at(src, off), where,
+			level_name(lvl), msg);
+	uint32_t bol = line_start(src, off);
+	if (eline != line) {
+		uint32_t eol = line_end(src, last);
+		fprintf(out, "%.*s\n", (int)(eol - bol), src->text + bol);
+		return;
 	}
-	fwrite(buf, 1, k, out);
-	uint32_t n = at.len;
-	if (n > eol - off)
-		n = eol - off;
+	uint32_t eol = line_end(src, off);
+	/* The line with its tabs expanded, then the underline. */
+	for (uint32_t i = bol, j; i < eol; i = j + 1) {
+		const char *tab = memchr(src->text + i, '\t', eol - i);
+		j = tab ? (uint32_t)(tab - src->text) : eol;
+		fwrite(src->text + i, 1, j - i, out);
+		if (tab)
+			put_n(out, ' ', 4);
+	}
+	fputc('\n', out);
+	for (uint32_t i = bol; i < off; i++)
+		put_n(out, ' ', src->text[i] == '\t' ? 4 : 1);
 	if (color)
 		fputs("\033[1;32m", out);
-	fputc('^', out);
-	memset(buf, '~', sizeof(buf));
-	for (uint32_t left = n > 1 ? n - 1 : 0; left;) {
-		size_t m = DT_MIN(left, (uint32_t)sizeof(buf));
-		fwrite(buf, 1, m, out);
-		left -= (uint32_t)m;
-	}
+	uint32_t end = off + (len ? len : 1);
+	size_t marks = 0;
+	for (uint32_t i = off; i < end && i < eol; i++)
+		marks += src->text[i] == '\t' ? 4 : 1;
+	put_n(out, '~', marks ? marks : 1);
 	if (color)
 		fputs("\033[0m", out);
 	fputc('\n', out);
+}
+
+void dt_diag_render(FILE *out, const dt_source *src, dt_span at, dt_diag_level lvl,
+		    const char *msg, bool color)
+{
+	dt_linecol_cache pos = { .src = src, .after_hidden = true };
+
+	render(out, &pos, at, lvl, msg, color);
 }
 
 void dt_diags_drop_warnings(dt_diags *d)
@@ -280,7 +335,6 @@ void dt_diags_print(const dt_diags *d, FILE *out, bool color)
 	dt_linecol_cache pos = { .src = d->src, .after_hidden = true };
 	for (size_t i = 0; i < d->items.n; i++) {
 		const struct dt_diag_item *it = &d->items.v[i];
-		unsigned line, col;
 		if (it->unplaced) {
 			/* bpftrace's shape for its own errors; an empty message leaves the hint
 			 * alone (getopt()'s `--help` lists the options and is no error there). */
@@ -291,15 +345,7 @@ void dt_diags_print(const dt_diags *d, FILE *out, bool color)
 				fprintf(out, "HINT: %s\n", it->hint);
 			continue;
 		}
-		dt_linecol_cached(&pos, it->at.off, &line, &col);
-		if (color)
-			fprintf(out, "\033[1m%s:%u:%u: %s%s:\033[0m\033[1m %s\033[0m\n",
-				dt_source_name_at(d->src, it->at.off), line, col, level_color(it->lvl),
-				level_name(it->lvl), it->msg);
-		else
-			fprintf(out, "%s:%u:%u: %s: %s\n", dt_source_name_at(d->src, it->at.off), line,
-				col, level_name(it->lvl), it->msg);
-		print_excerpt(d->src, it->at, out, color);
+		render(out, &pos, it->at, it->lvl, it->msg, color);
 		if (it->hint)
 			fprintf(out, "HINT: %s\n", it->hint);
 	}

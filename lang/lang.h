@@ -112,8 +112,7 @@ typedef enum dt_diag_level { DT_DIAG_ERROR, DT_DIAG_WARNING, DT_DIAG_NOTE } dt_d
 typedef enum dt_unstable { DT_UNSTABLE_WARN, DT_UNSTABLE_ENABLE, DT_UNSTABLE_ERROR } dt_unstable;
 
 /* Diagnostics accumulate; the passes keep going where they safely can so one run reports several
- * errors. They print as `file:line:col: error: message`, the source line, a `^~~~` underline, and
- * an optional `hint:` line. */
+ * errors. They print in bpftrace's shape (dt_diag_render), each with an optional `HINT:` line. */
 typedef struct dt_diags dt_diags;
 dt_diags *dt_diags_new(const dt_source *src);
 void dt_diags_free(dt_diags *d);
@@ -136,6 +135,12 @@ int dt_diags_error_count(const dt_diags *d);
  * comment or call): the REPL then reads another line instead of reporting it. */
 bool dt_diags_error_at_end(const dt_diags *d);
 void dt_diags_print(const dt_diags *d, FILE *out, bool color);
+/* Prints one message about span `at` of `src` in bpftrace's shape: on one line,
+ * `FILE:L:C-E: LEVEL: msg` (E just past the span), the line and `~` under the span (a tab shown
+ * as 4 spaces); over several lines, `FILE:L1-L2: LEVEL: msg` and every line of it. The compiler's
+ * diagnostics (dt_diags_print) and the run-time ones (errorf, helper errors) both print so. */
+void dt_diag_render(FILE *out, const dt_source *src, dt_span at, dt_diag_level lvl,
+		    const char *msg, bool color);
 /* Forgets the warnings and notes collected so far (--no-warnings); errors stay. */
 void dt_diags_drop_warnings(dt_diags *d);
 

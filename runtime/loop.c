@@ -158,30 +158,15 @@ static const char *helper_name(uint32_t id)
 	}
 }
 
-/* A message about a place in the script found at run time, in bpftrace's shape:
- * `FILE:L:C-E: LEVEL: message`, then the line and the span underlined. */
+/* A message about a place in the script found at run time, in the compiler's shape
+ * (dt_diag_render), after the output so far. */
 static void script_message(dt_session *s, const dt_source *src, uint32_t off, uint32_t len,
-			   const char *level, const char *msg)
+			   dt_diag_level level, const char *msg)
 {
-	unsigned line = 0, col = 0, eline = 0, ecol = 0;
-
 	if ((size_t)off + len > src->len)
 		off = len = 0;
-	dt_source_linecol(src, off, &line, &col);
-	dt_source_linecol(src, off + (len ? len - 1 : 0), &eline, &ecol);
 	dt_out_flush(s->out);
-	fprintf(s->err, "%s:%u:%u-%u: %s: %s\n", dt_source_name_at(src, off), line, col,
-		eline == line ? ecol + 1 : col + 1, level, msg);
-	/* The line, and the span under it. */
-	const char *bol = src->text + off, *eol;
-	while (bol > src->text + src->hidden && bol[-1] != '\n')
-		bol--;
-	eol = strchr(bol, '\n');
-	int n = eol ? (int)(eol - bol) : (int)strlen(bol);
-	fprintf(s->err, "%.*s\n%*s", n, bol, (int)col - 1, "");
-	for (unsigned i = 0; i < (eline == line ? ecol + 1 - col : 1); i++)
-		fputc('~', s->err);
-	fputc('\n', s->err);
+	dt_diag_render(s->err, src, (dt_span){ off, len }, level, msg, false);
 }
 
 /* A helper failed (-k/-kk, and map updates and deletes always in the current language). 0.17's
@@ -221,7 +206,7 @@ static void helper_error(dt_session *s, dt_unit *u, uint32_t id, const void *pay
 			 strerror((int)-he.retcode), (long long)he.retcode);
 	else
 		snprintf(msg, sizeof(msg), "Failed to %s: 0", helper_name(id));
-	script_message(s, &u->src, he.off, he.len, "WARNING", msg);
+	script_message(s, &u->src, he.off, he.len, DT_DIAG_WARNING, msg);
 }
 
 /* The program did something with a defined result that deserves a warning (a division by 0):
@@ -247,7 +232,7 @@ static void runtime_error(dt_session *s, dt_unit *u, uint32_t id, const void *pa
 	dt_source_linecol(&u->src, re.off, &line, &col);
 	if (dt_out_runtime_error(s->out, msg, dt_source_name_at(&u->src, re.off), line, col))
 		return;
-	script_message(s, &u->src, re.off, re.len, "WARNING", msg);
+	script_message(s, &u->src, re.off, re.len, DT_DIAG_WARNING, msg);
 }
 
 /* errorf()/warnf(): printf's text as an ERROR/WARNING at the call (bpftrace's words and
@@ -261,7 +246,7 @@ static void script_diag(dt_session *s, dt_unit *u, const dt_event_desc *e, const
 	size_t n = strlen(msg);
 	while (n && msg[n - 1] == '\n')
 		msg[--n] = 0;
-	const char *level = e->func == DT_F_ERRORF ? "ERROR" : "WARNING";
+	dt_diag_level level = e->func == DT_F_ERRORF ? DT_DIAG_ERROR : DT_DIAG_WARNING;
 	script_message(s, &u->src, e->call->span.off, e->call->span.len, level, msg);
 	dt_span from = e->call->call.expanded_from;
 	if (from.len)

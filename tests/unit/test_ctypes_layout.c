@@ -178,10 +178,10 @@ static void t_errors_are_located(void)
 {
 	compiled r = compile("BEGIN { exit(); }\nstruct s { int a; nosuch_t b; };\n");
 	CHECK(r.rc != 0);
-	CHECK(strstr(r.diag, "t.dt:2:19: ERROR: unknown type name 'nosuch_t'") != NULL);
+	CHECK(strstr(r.diag, "t.dt:2:19-20: ERROR: unknown type name 'nosuch_t'") != NULL);
 	done(&r);
 	r = compile("#include <no/such/header.h>\nBEGIN { exit(); }");
-	CHECK(strstr(r.diag, "t.dt:1:10: ERROR: 'no/such/header.h' file not found") != NULL);
+	CHECK(strstr(r.diag, "t.dt:1:10-11: ERROR: 'no/such/header.h' file not found") != NULL);
 	/* One error, not a cascade. */
 	CHECK_EQ_INT(dt_diags_error_count(r.d), 1);
 	done(&r);

@@ -126,9 +126,9 @@ static void map_conflicts(void)
 {
 	checked r = check("BEGIN { @x = comm; @x = 1; }");
 	CHECK_EQ_INT(r.rc, -EINVAL);
-	CHECK(strstr(r.diag_text, "t:1:25: ERROR: the value type of @x is int64 here, but "
+	CHECK(strstr(r.diag_text, "t:1:25-26: ERROR: the value type of @x is int64 here, but "
 				  "string[16] before"));
-	CHECK(strstr(r.diag_text, "t:1:14: NOTE: @x's value type was fixed here"));
+	CHECK(strstr(r.diag_text, "t:1:14-18: NOTE: @x's value type was fixed here"));
 	done(&r);
 	r = check("BEGIN { @x[1] = 1; } END { @x = 2; }");
 	CHECK(strstr(r.diag_text, "@x is used without a key here but with a key elsewhere"));
@@ -153,7 +153,7 @@ static void var_scope(void)
 {
 	checked r = check("BEGIN { $x = 1; $y = (comm, $x); } END { @z = $x; }");
 	CHECK_EQ_INT(r.rc, -EINVAL);
-	CHECK(strstr(r.diag_text, "t:1:47: ERROR: $x is used before it is assigned in this probe"));
+	CHECK(strstr(r.diag_text, "t:1:47-49: ERROR: $x is used before it is assigned in this probe"));
 	CHECK_EQ_INT(r.p->probes[0]->nvars, 2);
 	CHECK_EQ_STR(tn(&r, r.p->probes[0]->vars[1]->type), "(string[16], int64)");
 	CHECK_EQ_INT(r.p->probes[0]->vars[1]->id, 1);
@@ -483,8 +483,8 @@ static void map_count_limit(void)
 		} else {
 			char want[128];
 
-			snprintf(want, sizeof(want), "t:%d:1: ERROR: this script uses %d maps; a script "
-				 "can use at most %d\n@m%d = %d;\n^~~~~", DT_MAX_MAPS + 2,
+			snprintf(want, sizeof(want), "t:%d:1-7: ERROR: this script uses %d maps; a script "
+				 "can use at most %d\n@m%d = %d;\n~~~~~~\n", DT_MAX_MAPS + 2,
 				 DT_MAX_MAPS + 1, DT_MAX_MAPS, DT_MAX_MAPS, DT_MAX_MAPS);
 			CHECK(r.rc != 0);
 			CHECK(strstr(r.diag_text, want) != NULL);

@@ -120,7 +120,7 @@ static void gt_ambiguous_error_names_the_gt(void)
 	FILE *f = open_memstream(&buf, &len);
 	dt_diags_print(r.d, f, false);
 	fclose(f);
-	CHECK(strstr(buf, "t:1:19: ERROR: expected ';' or '>' after statement, found 'END'"));
+	CHECK(strstr(buf, "t:1:19-20: ERROR: expected ';' or '>' after statement, found 'END'"));
 	CHECK(strstr(buf, "the '>' at 1:16 was read as a comparison"));
 	free(buf);
 	done(&r);

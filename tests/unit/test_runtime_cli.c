@@ -113,8 +113,8 @@ static void shebang_keeps_lines(void)
 	close(saved);
 	close(efd);
 	err = read_all(errf);
-	/* The error is on line 2, column 14, as in the file. */
-	CHECK(err && strstr(err, ":2:14: ERROR:") != NULL);
+	/* The error is on line 2, columns 14 to 18, as in the file. */
+	CHECK(err && strstr(err, ":2:14-18: ERROR:") != NULL);
 	free(err);
 	unlink(script);
 	unlink(errf);
