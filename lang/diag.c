@@ -289,12 +289,15 @@ static void render(FILE *out, dt_linecol_cache *pos, dt_span at, dt_diag_level l
 			put_n(out, ' ', 4);
 	}
 	fputc('\n', out);
+	/* Counted, then written in one piece: a character at a time was a good part of the time
+	 * of printing a diagnostic. */
+	size_t lead = 0, marks = 0;
 	for (uint32_t i = bol; i < off; i++)
-		put_n(out, ' ', src->text[i] == '\t' ? 4 : 1);
+		lead += src->text[i] == '\t' ? 4 : 1;
+	put_n(out, ' ', lead);
 	if (color)
 		fputs("\033[1;32m", out);
 	uint32_t end = off + (len ? len : 1);
-	size_t marks = 0;
 	for (uint32_t i = off; i < end && i < eol; i++)
 		marks += src->text[i] == '\t' ? 4 : 1;
 	put_n(out, '~', marks ? marks : 1);
