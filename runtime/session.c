@@ -1400,8 +1400,7 @@ static void skipped_words(const dt_attach *a, bool missing, char *buf, size_t n)
  * matched nothing, rather than failing to attach. */
 static void say_skipped(dt_unit *u, const dt_attach *a, bool missing, const char *why)
 {
-	unsigned line, col;
-	char words[512];
+	char words[512], msg[530];
 
 	skipped_words(a, missing, words, sizeof(words));
 	if (u->s->o.missing_probes == DT_MISSING_ERROR && u->validating) {
@@ -1411,9 +1410,9 @@ static void say_skipped(dt_unit *u, const dt_attach *a, bool missing, const char
 	}
 	if (u->s->o.no_warnings || u->s->o.missing_probes == DT_MISSING_IGNORE)
 		return;
-	dt_source_linecol(&u->src, a->span.off, &line, &col);
-	fprintf(u->s->err, "%s:%u:%u: WARNING: %s. Skipping.\nHINT: %s\n",
-		dt_source_name_at(&u->src, a->span.off), line, col, words, why);
+	snprintf(msg, sizeof(msg), "%s. Skipping.", words);
+	dt_diag_render(u->s->err, &u->src, a->span, DT_DIAG_WARNING, msg, false);
+	fprintf(u->s->err, "HINT: %s\n", why);
 }
 
 /* A set's member skipped (dt_rt_validate_set, dt_rt_attach_set). */
