@@ -149,7 +149,7 @@ def main():
         line("print(@nope)")
         s = wait_for(lambda s: "ERROR:" in s.split("dt> print(@nope)")[-1])
         after = s.split("dt> print(@nope)")[-1]
-        case("unknown map is a diagnostic", "repl:1:7: ERROR:" in after, s)
+        case("unknown map is a diagnostic", "repl:1:7-12: ERROR:" in after, s)
         line('interval:s:1 { @n = "a string"; }')
         s = wait_for(lambda s: "error" in s.split('dt> interval:s:1 { @n = "a string"')[-1])
         case("a map used with another type is refused",

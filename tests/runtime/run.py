@@ -83,11 +83,12 @@ BAD_INPUT_NEVER = [
     r"(?:^|\s)([A-Za-z@][\w@.-]*: )\1",
 ]
 # Who speaks, at the start of a bad input's first error line: `dwarftrace: ...` or a place in
-# the program, `FILE:LINE:COL: ...` (issue 13: a line in a script's log says whose it is), or
+# the program, `FILE:LINE:COL-END: ...` or `FILE:LINE-LINE: ...` (bpftrace's shape; issue 13: a
+# line in a script's log says whose it is), or
 # bpftrace's own `ERROR: ...` for the lines that are bpftrace's words exactly (a program file
 # that cannot be read, -p's number, named options after `--`): scripts around bpftrace and its
 # tests match those whole lines.
-BAD_INPUT_SPEAKER = re.compile(r"^(?:dwarftrace: |ERROR: |[^\s:][^:]*:\d+:\d+: )")
+BAD_INPUT_SPEAKER = re.compile(r"^(?:dwarftrace: |ERROR: |[^\s:][^:]*:\d+(?::\d+)?-\d+: )")
 BAD_INPUT_TIMEOUT = "5"
 # The command's stderr goes to a file (for FIRST_ERROR) and then to the test's output.
 STDERR_FILE = "$TMP/.stderr"

@@ -85,24 +85,25 @@ os.unlink(f.name)
 # *.table cases: the first stderr line, and what no bad input may give.
 with tempfile.TemporaryDirectory() as tmp:
     with open(os.path.join(tmp, "t.table"), "w") as g:
-        g.write("# comment\n\nnope !kprobes | 1 | ^-e:1:1: error: x | $DWARFTRACE -e 'a | b'\n")
+        g.write("# comment\n\nnope !kprobes | 1 | ^-e:1:1-2: error: x | $DWARFTRACE -e 'a | b'\n")
     tests = run.parse_table(os.path.join(tmp, "t.table"))
     check(len(tests) == 1 and tests[0]["NAME"] == "bad_nope" and
           tests[0]["REQUIRES"] == ["!kprobes"] and "'a | b'" in tests[0]["RUN"], "table row")
     tsub = ident.subst_fn(tmp, "")
     with open(os.path.join(tmp, ".stderr"), "w") as g:
-        g.write("\n-e:1:1: error: x y\nlater\n")
+        g.write("\n-e:1:1-2: error: x y\nlater\n")
     check(run.check_output(tests[0], "", 1, tsub) == [], "table: first error line matches")
     check(run.check_output(tests[0], "", 2, tsub) != [], "table: exit status")
     with open(os.path.join(tmp, ".stderr"), "w") as g:
-        g.write("warning: w\n-e:1:1: error: x\n")
+        g.write("warning: w\n-e:1:1-2: error: x\n")
     check(run.check_output(tests[0], "", 1, tsub) != [], "table: only the first line counts")
     # Who speaks: the regex alone matching is not enough.
     with open(os.path.join(tmp, "t.table"), "w") as g:
         g.write("sp | 1 | cannot read | $DWARFTRACE x\n")
     speaker = run.parse_table(os.path.join(tmp, "t.table"))[0]
     # bpftrace's own `ERROR: ` speaks for the lines that are bpftrace's words (run.py).
-    for line, ok in (("dwarftrace: cannot read x\n", True), ("x.dt:3:4: cannot read\n", True),
+    for line, ok in (("dwarftrace: cannot read x\n", True), ("x.dt:3:4-9: cannot read\n", True),
+                     ("x.dt:3-5: cannot read\n", True), ("x.dt:3:4: cannot read\n", False),
                      ("cannot read x\n", False), ("ERROR: cannot read x\n", True),
                      ("error: cannot read x\n", False)):
         with open(os.path.join(tmp, ".stderr"), "w") as g:
@@ -110,7 +111,7 @@ with tempfile.TemporaryDirectory() as tmp:
         check((run.check_output(speaker, "", 1, tsub) == []) == ok,
               f"table: speaker of {line.strip()!r}")
     with open(os.path.join(tmp, ".stderr"), "w") as g:
-        g.write("-e:1:1: error: x\n")
+        g.write("-e:1:1-2: error: x\n")
     for never in ("unwind: unwind: x", "Unknown error 524", "internal error: y",
                   "processed 12 insns (limit 1000000)"):
         check(run.check_output(tests[0], never, 1, tsub) != [], f"table: never {never!r}")
