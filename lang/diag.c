@@ -227,6 +227,11 @@ static void put_n(FILE *out, char c, size_t n)
 	}
 }
 
+/* A span over more lines than this shows its first DIAG_SPAN_HEAD and last DIAG_SPAN_TAIL. */
+#define DIAG_SPAN_LINES 8
+#define DIAG_SPAN_HEAD 4
+#define DIAG_SPAN_TAIL 2
+
 /* The start of the line holding `off` (never inside the hidden prelude when `off` is past it). */
 static uint32_t line_start(const dt_source *src, uint32_t off)
 {
@@ -276,7 +281,21 @@ static void render(FILE *out, dt_linecol_cache *pos, dt_span at, dt_diag_level l
 	uint32_t bol = line_start(src, off);
 	if (eline != line) {
 		uint32_t eol = line_end(src, last);
-		fprintf(out, "%.*s\n", (int)(eol - bol), src->text + bol);
+		/* bpftrace prints every line; a span over a long probe would bury the message
+		 * under it, so past DIAG_SPAN_LINES lines the middle is left out, counted. */
+		if (eline - line + 1 <= DIAG_SPAN_LINES) {
+			fprintf(out, "%.*s\n", (int)(eol - bol), src->text + bol);
+			return;
+		}
+		uint32_t head_end = bol, tail = line_start(src, last);
+		for (unsigned k = 0; k < DIAG_SPAN_HEAD; k++)
+			head_end = line_end(src, head_end) + 1;
+		for (unsigned k = 1; k < DIAG_SPAN_TAIL; k++)
+			tail = line_start(src, tail - 1);
+		fprintf(out, "%.*s", (int)(head_end - bol), src->text + bol);
+		fprintf(out, "... (%u more lines)\n",
+			eline - line + 1 - DIAG_SPAN_HEAD - DIAG_SPAN_TAIL);
+		fprintf(out, "%.*s\n", (int)(eol - tail), src->text + tail);
 		return;
 	}
 	uint32_t eol = line_end(src, off);
