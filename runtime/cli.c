@@ -587,9 +587,12 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 				c->format = DT_FORMAT_JSON;
 			else if (!strcmp(optarg, "folded"))
 				c->format = DT_FORMAT_FOLDED;
-			else
-				return usage_error("-f: unknown format '%s' (text, json or folded)",
-						   optarg);
+			else {
+				/* bpftrace's words (0.17 and now), then ours. */
+				fprintf(stderr, "ERROR: Invalid output format \"%s\"\n"
+						"Valid formats: 'text', 'json', 'folded'\n", optarg);
+				return 1;
+			}
 			break;
 		case OPT_NO_DEMANGLE:
 			c->no_demangle = true;
