@@ -1457,45 +1457,102 @@ static bool module_loaded(const char *mod)
 	return found;
 }
 
+/* One pass over /proc/kallsyms: each symbol's address, type, name and module ("" for the
+ * kernel's own) to `cb`, until it returns true. -errno when the file cannot be read, -EPERM
+ * when every address is 0 (hidden: kptr_restrict), else 0. */
+static int kallsyms_each(bool (*cb)(void *ctx, uint64_t a, char type, const char *sym,
+				   const char *mod), void *ctx)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[600], sym[512], mod[128];
+	uint64_t a;
+	char type;
+	bool any = false;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		mod[0] = 0;
+		if (sscanf(line, "%" SCNx64 " %c %511s [%127[^]]]", &a, &type, sym, mod) < 3)
+			continue;
+		any |= a != 0;
+		if (cb(ctx, a, type, sym, mod))
+			break;
+	}
+	fclose(f);
+	return any ? 0 : -EPERM;
+}
+
+static bool is_text(char type)
+{
+	return type == 't' || type == 'T';
+}
+
+struct ksym_find {
+	const char *mod, *name; /* extent: the function sought */
+	uint64_t addr;          /* at: the address sought */
+	uint64_t at, next;      /* the function's start; the first symbol above it */
+	char *found_name;
+	size_t nn;
+	bool found;
+};
+
+static bool find_by_name(void *ctx, uint64_t a, char type, const char *sym, const char *mod)
+{
+	struct ksym_find *k = ctx;
+
+	if (is_text(type) && !strcmp(sym, k->name) && !strcmp(mod, k->mod)) {
+		k->found = true;
+		k->at = a;
+	}
+	return k->found;
+}
+
+static bool next_above(void *ctx, uint64_t a, char type, const char *sym, const char *mod)
+{
+	struct ksym_find *k = ctx;
+
+	(void)type, (void)sym, (void)mod;
+	if (a > k->at && a < k->next)
+		k->next = a;
+	return false;
+}
+
 /* Where kernel function `name` (of module `mod`, NULL: the kernel's) starts and how long it is,
  * from /proc/kallsyms: the next symbol's address bounds it. -ENOENT when it is not there,
  * -EPERM when the addresses are hidden (kptr_restrict). */
 static int kernel_function_extent(const char *mod, const char *name, uint64_t *addr,
 				  uint64_t *size)
 {
-	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[600], sym[512], tag[128];
-	uint64_t a, at = 0, next = UINT64_MAX;
-	char type;
-	bool found = false;
+	struct ksym_find k = { .mod = mod ? mod : "", .name = name, .next = UINT64_MAX };
+	int rc = kallsyms_each(find_by_name, &k);
 
-	if (!f)
-		return -errno;
-	for (int pass = 0; pass < 2; pass++) {
-		rewind(f);
-		while (fgets(line, sizeof(line), f)) {
-			tag[0] = 0;
-			if (sscanf(line, "%" SCNx64 " %c %511s [%127[^]]]", &a, &type, sym, tag) < 3)
-				continue;
-			if (pass == 0 && !found && (type == 't' || type == 'T') && !strcmp(sym, name) &&
-			    !strcmp(tag, mod ? mod : "")) {
-				found = true;
-				at = a;
-			} else if (pass == 1 && a > at && a < next) {
-				next = a;
-			}
-		}
-		if (!found)
-			break;
-	}
-	fclose(f);
-	if (!found)
+	if (rc < 0 && rc != -EPERM)
+		return rc;
+	if (!k.found)
 		return -ENOENT;
-	if (!at)
+	if (!k.at)
 		return -EPERM;
-	*addr = at;
-	*size = next == UINT64_MAX ? 0 : next - at;
+	rc = kallsyms_each(next_above, &k);
+	if (rc < 0)
+		return rc;
+	*addr = k.at;
+	*size = k.next == UINT64_MAX ? 0 : k.next - k.at;
 	return 0;
+}
+
+static bool find_by_addr(void *ctx, uint64_t a, char type, const char *sym, const char *mod)
+{
+	struct ksym_find *k = ctx;
+
+	if (a <= k->addr && a >= k->at && is_text(type) && !*mod) {
+		k->at = a;
+		snprintf(k->found_name, k->nn, "%s", sym);
+		k->found = true;
+	} else if (a > k->addr && a < k->next) {
+		k->next = a;
+	}
+	return false;
 }
 
 /* The kernel function (t/T symbol of the kernel itself, not a module) whose extent holds
@@ -1504,33 +1561,15 @@ static int kernel_function_extent(const char *mod, const char *name, uint64_t *a
 static int kernel_function_at(uint64_t addr, char *name, size_t nn, uint64_t *start,
 			      uint64_t *size)
 {
-	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[600], sym[512];
-	uint64_t a, best = 0, next = UINT64_MAX;
-	bool any = false, found = false;
-	char type;
+	struct ksym_find k = { .addr = addr, .next = UINT64_MAX, .found_name = name, .nn = nn };
+	int rc = kallsyms_each(find_by_addr, &k);
 
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%" SCNx64 " %c %511s", &a, &type, sym) < 3)
-			continue;
-		any |= a != 0;
-		if (a <= addr && a >= best && (type == 't' || type == 'T') && !strchr(line, '[')) {
-			best = a;
-			snprintf(name, nn, "%s", sym);
-			found = true;
-		} else if (a > addr && a < next) {
-			next = a;
-		}
-	}
-	fclose(f);
-	if (!any)
-		return -EPERM;
-	if (!found)
+	if (rc < 0)
+		return rc;
+	if (!k.found)
 		return -ENOENT;
-	*start = best;
-	*size = next == UINT64_MAX ? 0 : next - best;
+	*start = k.at;
+	*size = k.next == UINT64_MAX ? 0 : k.next - k.at;
 	return 0;
 }
 
