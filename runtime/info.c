@@ -188,12 +188,11 @@ int dt_info_print(FILE *out)
 	};
 	struct utsname u;
 	bool kprobe_prog = libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_KPROBE, NULL) > 0;
-	struct btf *btf = btf__load_vmlinux_btf();
+	/* The session's copy (loaded once, kept): not freed here. */
+	struct btf *btf = dt_rt_vmlinux_btf();
 
 	if (uname(&u) < 0)
 		return -errno;
-	if (libbpf_get_error(btf))
-		btf = NULL;
 	fprintf(out, "System\n  OS: %s %s %s\n  Arch: %s\n\n", u.sysname, u.release, u.version,
 		u.machine);
 	fprintf(out, "Build\n  version: %s\n  libdw (DWARF support): yes\n"
@@ -225,6 +224,5 @@ int dt_info_print(FILE *out)
 		yes_no(libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_RAW_TRACEPOINT, NULL) > 0));
 	fprintf(out, "  iter: %s\n", yes_no(tracing_loads(btf, "bpf_iter_task", BPF_TRACE_ITER,
 							   ret0, DT_ARRAY_SIZE(ret0))));
-	btf__free(btf);
 	return 0;
 }
