@@ -28,6 +28,9 @@ static const dt_type t_none = { .kind = DT_T_NONE };
 typedef struct map_info {
 	dt_map_sym sym;
 	dt_span key_decl, value_decl;
+	/* Each part's type as written, before integers are widened to the 8 bytes a map stores
+	 * (`@g[1, "hi"]`: (int8, string[3]) in the current language), for bpftrace's messages. */
+	const dt_type *key_raw, *value_raw;
 	bool shape_known, keyed;
 	dt_span shape_decl;
 	bool assigned; /* some statement stores into it (else reading it is an error) */
@@ -76,6 +79,7 @@ typedef struct checker {
 	/* The options getopt() names, once each, in the order of their first use. */
 	DT_VEC(getopt_decl) getopts;
 	bool current; /* dt_program_current: its maps' dt_map_sym.current */
+	const dt_type *key_raw; /* check_map_use to map_part: the key as written */
 	dt_limits lim; /* the DT_MAX_* sizes for this max_strlen */
 	bool warned_tseries; /* the unstable-feature warning of tseries() is said */
 } checker;
@@ -257,25 +261,59 @@ static const dt_type *agg_read_type(const dt_type *t)
 	}
 }
 
-/* Fixes or checks one part (key or value) of a map against a use's type. */
+/* A type as bpftrace's messages write it: a tuple's parts joined by ',' alone. */
+static const char *bt_tname(checker *c, const dt_type *t)
+{
+	const char *n = tname(c, t);
+	size_t len = strlen(n);
+	char *o = dt_arena_alloc(c->a, len + 1), *w = o;
+	for (const char *r = n; *r; r++) {
+		*w++ = *r;
+		if (*r == ',' && r[1] == ' ')
+			r++;
+	}
+	*w = 0;
+	return o;
+}
+
+/* Fixes or checks one part (key or value) of a map against a use's type. raw is the part's
+ * type as written (t is it, or it with its integers widened). */
 static void map_part(checker *c, map_info *m, const dt_type **slot, dt_span *decl, const dt_type *t,
 		     dt_span at, const char *what)
 {
 	if (is_none(t))
 		return;
+	bool is_key = !strcmp(what, "key");
+	const dt_type **raw_slot = is_key ? &m->key_raw : &m->value_raw;
+	const dt_type *raw = is_key ? c->key_raw : t;
 	t = storage_type(c, t);
 	if (!*slot) {
 		*slot = t;
 		*decl = at;
+		*raw_slot = raw;
 		return;
 	}
 	const dt_type *u = dt_type_unify(c->a, *slot, t);
 	if (u && !(dt_type_is_aggregation(t) && !dt_type_equal(*slot, t))) {
 		*slot = u;
+		const dt_type *ru = raw && *raw_slot ? dt_type_unify(c->a, *raw_slot, raw) : NULL;
+		if (ru)
+			*raw_slot = ru;
 		return;
 	}
-	ERR(c, at, "the %s type of %s is %s here, but %s before", what, m->sym.name, tname(c, t),
-	    tname(c, *slot));
+	if (c->current) {
+		/* bpftrace's current words, with its types as written. */
+		const char *now = bt_tname(c, raw ? raw : t), *was = bt_tname(c, *raw_slot ? *raw_slot : *slot);
+		if (is_key)
+			ERR(c, at, "Argument mismatch for %s: trying to access with arguments: '%s' when "
+			    "map expects arguments: '%s'", m->sym.name, now, was);
+		else
+			ERR(c, at, "Type mismatch for %s: trying to assign value of type '%s' when map "
+			    "already has a type '%s'", m->sym.name, now, was);
+	} else {
+		ERR(c, at, "the %s type of %s is %s here, but %s before", what, m->sym.name, tname(c, t),
+		    tname(c, *slot));
+	}
 	NOTE(c, *decl, "%s's %s type was fixed here", m->sym.name, what);
 }
 
@@ -321,14 +359,18 @@ static map_info *check_map_use(checker *c, dt_expr *e)
 	if (!e->map.nkeys)
 		return m;
 	const dt_type **el = dt_arena_alloc(c->a, sizeof(*el) * e->map.nkeys);
+	const dt_type **rl = dt_arena_alloc(c->a, sizeof(*rl) * e->map.nkeys);
 	bool ok = true;
 	for (uint32_t i = 0; i < e->map.nkeys; i++) {
-		el[i] = storage_type(c, check_expr(c, e->map.keys[i]));
+		el[i] = check_expr(c, e->map.keys[i]);
+		rl[i] = literal_type(c, e->map.keys[i], el[i]);
+		el[i] = storage_type(c, el[i]);
 		ok = key_elem_ok(c, e->map.keys[i], el[i]) && ok;
 	}
 	if (!ok)
 		return m;
 	const dt_type *kt = e->map.nkeys == 1 ? el[0] : dt_type_tuple(c->a, el, e->map.nkeys);
+	c->key_raw = e->map.nkeys == 1 ? rl[0] : dt_type_tuple(c->a, rl, e->map.nkeys);
 	dt_span ks = { e->map.keys[0]->span.off,
 		       e->map.keys[e->map.nkeys - 1]->span.off +
 			       e->map.keys[e->map.nkeys - 1]->span.len - e->map.keys[0]->span.off };
@@ -4713,6 +4755,7 @@ static void expand_probe(checker *c, dt_probe *pr)
 		for (uint32_t j = 0; j < n; j++) {
 			dt_attach *x = dt_arena_alloc(c->a, sizeof(*x));
 			*x = *a;
+			x->from_wildcard = true;
 			const char *name = names[j];
 			if (((a->provider == DT_P_TRACEPOINT || kp) && strchr(name, ':')) || up_objs) {
 				/* A tracepoint expansion may name "subsys:event", a kprobe's
