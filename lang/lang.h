@@ -478,6 +478,7 @@ typedef struct dt_attach {
 	 * a file that is not ELF (a flat binary, JIT code written to a file) as its file offset, and
 	 * the start of a symbol of size 0 (`_init`), whose instructions cannot be told. */
 	bool unsafe;
+	bool from_wildcard;   /* set by dt_check: one of a wildcard's expansions */
 	uint32_t wp_arg;
 	uint64_t wp_len;
 	const char *wp_mode;

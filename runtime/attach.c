@@ -773,7 +773,7 @@ static int find_syms_cb(void *ctx, const dt_elf_sym *sym)
 }
 
 int dt_rt_resolve_symbols(const char *path, const char *const *syms, uint32_t n,
-			  uint64_t *file_off, char **why)
+			  uint64_t *file_off, uint64_t *size, char **why)
 {
 	struct find_syms f = { .n = 0 };
 	dt_elf *e = dt_elf_open(NULL, path);
@@ -810,6 +810,8 @@ int dt_rt_resolve_symbols(const char *path, const char *const *syms, uint32_t n,
 		if (dt_elf_vaddr_to_offset(e, f.sym[k].value, &file_off[i]) < 0)
 			why[i] = xasprintf("the address of %s is in no executable segment of %s",
 					   syms[i], path);
+		if (size)
+			size[i] = f.sym[k].size;
 	}
 	dt_elf_put(e);
 	free(f.want);

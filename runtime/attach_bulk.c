@@ -268,7 +268,7 @@ static int attach_uprobes(struct run *r, char **err)
 	}
 	for (uint32_t i = 0; i < st->n; i++)
 		syms[i] = st->set[i]->func ? st->set[i]->func : "";
-	rc = dt_rt_resolve_symbols(r->path, syms, st->n, r->off, r->why);
+	rc = dt_rt_resolve_symbols(r->path, syms, st->n, r->off, NULL, r->why);
 	if (rc < 0) {
 		rc = dt_rt_fail(err, rc, "%s: %s: %s", st->set[0]->text, r->path,
 				dt_elf_strerror(-rc));
@@ -480,11 +480,14 @@ int dt_rt_validate_set(const dt_rt_set *st, bool *skip, char **err)
 	} else {
 		const char **syms = xcalloc(st->n + 1, sizeof(*syms));
 		uint64_t *off = xcalloc(st->n + 1, sizeof(*off));
+		uint64_t *size = xcalloc(st->n + 1, sizeof(*size));
 
-		for (uint32_t i = 0; i < st->n; i++)
+		for (uint32_t i = 0; i < st->n; i++) {
 			syms[i] = st->set[i]->func ? st->set[i]->func : "";
+			size[i] = UINT64_MAX;
+		}
 		if (dt_rt_resolve_binary(st->set[0]->target, st->pid, &path) < 0 ||
-		    dt_rt_resolve_symbols(path, syms, st->n, off, why) < 0) {
+		    dt_rt_resolve_symbols(path, syms, st->n, off, size, why) < 0) {
 			/* The binary is every member's: its failure is the set's, said as for one. */
 			rc = dt_rt_validate(st->set[0], st->pid, err);
 			rc = rc < 0 ? rc : -ENOEXEC;
@@ -497,6 +500,16 @@ int dt_rt_validate_set(const dt_rt_set *st, bool *skip, char **err)
 						     st->set[i]->unsafe, &off[i], &why[i]);
 				code[i] = -EINVAL;
 			}
+		/* A symbol of size 0 named as such (`uprobe:bin:_init,uprobe:bin:main`) is refused
+		 * without --unsafe as when it stands alone: the set's error, in bpftrace's words
+		 * (dt_rt_resolve_symbol's). A wildcard's matches are attached as before. */
+		for (uint32_t i = 0; i < st->n && rc >= 0; i++)
+			if (!why[i] && !size[i] && !st->set[i]->offset && !st->set[i]->unsafe &&
+			    !st->set[i]->from_wildcard) {
+				rc = dt_rt_resolve_symbol(path, syms[i], 0, false, &off[i], err);
+				rc = rc < 0 ? rc : -EINVAL;
+			}
+		free(size);
 		free(off);
 		free(syms);
 		free(path);

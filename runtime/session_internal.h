@@ -66,10 +66,11 @@ int dt_rt_uprobe_open(const dt_attach *a, int pid, bool ret, char **err);
 int dt_rt_elf_entry(const char *path, uint64_t *entry);
 
 /* Resolves many symbols of one ELF file at once (one pass over its symbol tables): file_off[i]
- * for syms[i], or why[i] a malloc'd sentence (why[i] NULL when resolved). 0, or dt_elf_open's
- * -errno when the file cannot be read as ELF (dt_elf_strerror says why). */
+ * for syms[i] and, when size is not NULL, size[i] its symbol's size (left alone for an address),
+ * or why[i] a malloc'd sentence (why[i] NULL when resolved). 0, or dt_elf_open's -errno when
+ * the file cannot be read as ELF (dt_elf_strerror says why). */
 int dt_rt_resolve_symbols(const char *path, const char *const *syms, uint32_t n,
-			  uint64_t *file_off, char **why);
+			  uint64_t *file_off, uint64_t *size, char **why);
 
 /* Opens (disabled, unbound) a uprobe perf event at `off` of `path` (`ret`: a uretprobe), for
  * `pid` if > 0. The fd or -errno (-EOPNOTSUPP: no uprobes in this kernel). */
