@@ -379,7 +379,10 @@ LLVMValueRef cg_stack_ref(cg *c, const dt_expr *e)
 	if (user) {
 		LLVMValueRef pid = tgid(c);
 
-		cg_store_int(c, ref, pid_off, 4, pid);
+		/* Inside a pid namespace of its own, dwarftrace reads /proc as that namespace
+		 * numbers processes: the stack is symbolized under the process's pid there (0, and
+		 * hex frames, for one outside it, as in bpftrace). */
+		cg_store_int(c, ref, pid_off, 4, c->env->pidns_ino ? ns_pid_tgid(c, 4) : pid);
 		cg_store_int(c, ref, flags_off, 4, note_tgid(c, pid));
 	} else {
 		cg_store_int(c, ref, pid_off, 4, cg_i64(c, 0));
