@@ -1,10 +1,11 @@
 /* cg_elf.c — pulls a program's instructions out of the BPF object LLVM emitted in memory. The
  * object is our own output, but it is still parsed defensively (every offset bounds-checked).
  * Generated code is meant to be self-contained (maps by fd, no globals, no .rodata), so the
- * one relocation accepted is the address of a function of the same section — a callback the
+ * relocations accepted are the address of a function of the same section — a callback the
  * program passes to bpf_loop or bpf_for_each_map_elem — which becomes the kernel's
- * BPF_PSEUDO_FUNC load (as libbpf would make it); any other means codegen produced something
- * the kernel could not load as-is. */
+ * BPF_PSEUDO_FUNC load (as libbpf would make it), and the call of a kernel function (a kfunc),
+ * which becomes a BPF_PSEUDO_KFUNC_CALL of its BTF id; any other means codegen produced
+ * something the kernel could not load as-is. */
 #include "codegen/cg_internal.h"
 
 #include <elf.h>
@@ -22,13 +23,19 @@ static const Elf64_Shdr *shdr_at(const unsigned char *obj, size_t len, const Elf
 	return (const Elf64_Shdr *)(obj + off);
 }
 
-/* Resolves one REL entry of the program section `sec` (its copy `insns`, n instructions): an
- * ld_imm64 of a function symbol of the same section becomes a BPF_PSEUDO_FUNC load of the
- * instruction it starts at (imm: its distance from the next instruction). */
-static int resolve_func_addr(const unsigned char *obj, size_t len, const Elf64_Ehdr *eh,
-			     const Elf64_Shdr *rel, unsigned sec, struct bpf_insn *insns, size_t n)
+/* Resolves the REL entries of the program section `sec` (its copy `insns`, n instructions):
+ *   - an ld_imm64 of a function symbol of the same section becomes a BPF_PSEUDO_FUNC load of the
+ *     instruction it starts at (imm: its distance from the next instruction);
+ *   - a call of an undefined symbol (R_BPF_64_32) is a kfunc's: it becomes the kernel's
+ *     BPF_PSEUDO_KFUNC_CALL of the function's vmlinux BTF id (off 0: vmlinux), from env; the
+ *     load of such a symbol's address (imported C testing a __weak __ksym) becomes 1.
+ * -ENOTSUP for anything else; a kfunc this kernel lacks: -ENOENT with *missing its name. */
+static int resolve_relocs(const unsigned char *obj, size_t len, const Elf64_Ehdr *eh,
+			  const Elf64_Shdr *rel, unsigned sec, struct bpf_insn *insns, size_t n,
+			  const dt_cg_env *env, const char **missing)
 {
 	const Elf64_Shdr *symtab = shdr_at(obj, len, eh, rel->sh_link);
+	const Elf64_Shdr *strtab = symtab ? shdr_at(obj, len, eh, symtab->sh_link) : NULL;
 
 	if (!symtab || rel->sh_entsize != sizeof(Elf64_Rel) || rel->sh_offset + rel->sh_size > len ||
 	    symtab->sh_entsize != sizeof(Elf64_Sym) || symtab->sh_offset + symtab->sh_size > len)
@@ -40,10 +47,42 @@ static int resolve_func_addr(const unsigned char *obj, size_t len, const Elf64_E
 		uint64_t target;
 
 		if (si >= symtab->sh_size / sizeof(Elf64_Sym) || r->r_offset % sizeof(struct bpf_insn) ||
-		    at + 1 >= n)
+		    at >= n)
 			return -ENOTSUP;
 		sym = (const Elf64_Sym *)(obj + symtab->sh_offset) + si;
-		if (ELF64_R_TYPE(r->r_info) != 1 /* R_BPF_64_64 */ || sym->st_shndx != sec ||
+		bool is_call = ELF64_R_TYPE(r->r_info) == 10 /* R_BPF_64_32 */ &&
+			       insns[at].code == (BPF_JMP | BPF_CALL);
+		/* Imported C's `if (!kfunc)` (a __weak __ksym's address): whether it exists. */
+		bool is_addr = ELF64_R_TYPE(r->r_info) == 1 /* R_BPF_64_64 */ && at + 1 < n &&
+			       insns[at].code == (BPF_LD | BPF_IMM | BPF_DW);
+
+		if (sym->st_shndx == SHN_UNDEF && (is_call || is_addr)) {
+			const char *name;
+			int id;
+
+			if (!strtab || strtab->sh_offset + strtab->sh_size > len ||
+			    sym->st_name >= strtab->sh_size)
+				return -EINVAL;
+			name = (const char *)obj + strtab->sh_offset + sym->st_name;
+			if (strnlen(name, strtab->sh_size - sym->st_name) == strtab->sh_size - sym->st_name)
+				return -EINVAL;
+			id = env && env->kfunc_id ? env->kfunc_id(env->ctx, name) : -ENOTSUP;
+			if (id <= 0) {
+				*missing = name;
+				return id < 0 ? id : -ENOENT;
+			}
+			if (is_addr) {
+				insns[at].imm = 1;
+				insns[at + 1].imm = 0;
+				continue;
+			}
+			insns[at].src_reg = BPF_PSEUDO_KFUNC_CALL;
+			insns[at].off = 0;
+			insns[at].imm = id;
+			continue;
+		}
+		if (at + 1 >= n || ELF64_R_TYPE(r->r_info) != 1 /* R_BPF_64_64 */ ||
+		    sym->st_shndx != sec ||
 		    (ELF64_ST_TYPE(sym->st_info) != STT_FUNC && ELF64_ST_TYPE(sym->st_info) != STT_SECTION) ||
 		    insns[at].code != (BPF_LD | BPF_IMM | BPF_DW))
 			return -ENOTSUP;
@@ -58,8 +97,8 @@ static int resolve_func_addr(const unsigned char *obj, size_t len, const Elf64_E
 	return 0;
 }
 
-int cg_elf_section(const void *objv, size_t len, const char *name, struct bpf_insn **insns,
-		   size_t *ninsns)
+int cg_elf_section(const void *objv, size_t len, const char *name, const dt_cg_env *env,
+		   struct bpf_insn **insns, size_t *ninsns, const char **missing)
 {
 	const unsigned char *obj = objv;
 	const Elf64_Ehdr *eh = objv;
@@ -103,7 +142,8 @@ int cg_elf_section(const void *objv, size_t len, const char *name, struct bpf_in
 		if (r->sh_type == SHT_RELA)
 			err = -ENOTSUP;
 		else if (r->sh_type == SHT_REL)
-			err = resolve_func_addr(obj, len, eh, r, (unsigned)found, copy, n);
+			err = resolve_relocs(obj, len, eh, r, (unsigned)found, copy, n, env,
+					     missing);
 		if (err) {
 			free(copy);
 			return err;

@@ -484,6 +484,47 @@ static LLVMValueRef args_struct(cg *c, const dt_expr *e)
 	return b;
 }
 
+/* A kernel function the program calls (a kfunc): declared by name in the module, so LLVM emits
+ * a call with a relocation against the name, which cg_elf_section turns into the kernel's
+ * BPF_PSEUDO_KFUNC_CALL of its BTF id (dt_cg_env.kfunc_id). */
+static LLVMValueRef kfunc(cg *c, const char *name, LLVMTypeRef fty)
+{
+	LLVMValueRef f = LLVMGetNamedFunction(c->mod, name);
+
+	if (!f) {
+		f = LLVMAddFunction(c->mod, name, fty);
+		LLVMSetLinkage(f, LLVMExternalLinkage);
+	}
+	return f;
+}
+
+/* comm(pid) (dt_check's check_comm_of_pid): bpf_task_from_pid, comm read at its offset
+ * (builtin.arg), bpf_task_release; "N/A" for no such process, as bpftrace's stdlib. */
+static LLVMValueRef comm_of_pid(cg *c, const dt_expr *e)
+{
+	LLVMValueRef b = cg_buf(c, 16);
+	LLVMValueRef pid = LLVMBuildTrunc(c->b, cg_expr(c, e->builtin.task), c->i32, "");
+	LLVMTypeRef from_ty = LLVMFunctionType(c->i8p, &c->i32, 1, false);
+	LLVMTypeRef rel_ty = LLVMFunctionType(LLVMVoidTypeInContext(c->ctx), &c->i8p, 1, false);
+	LLVMValueRef task = LLVMBuildCall2(c->b, from_ty, kfunc(c, "bpf_task_from_pid", from_ty),
+					   &pid, 1, "task");
+	LLVMBasicBlockRef found = cg_block(c, "comm.task"), none = cg_block(c, "comm.none");
+	LLVMBasicBlockRef done = cg_block(c, "comm.done");
+
+	LLVMBuildCondBr(c->b, LLVMBuildIsNotNull(c->b, task, ""), found, none);
+	LLVMPositionBuilderAtEnd(c->b, found);
+	cg_read(c, b, 16, NULL,
+		LLVMBuildAdd(c->b, LLVMBuildPtrToInt(c->b, task, c->i64, ""),
+			     cg_i64(c, e->builtin.arg), ""), CG_READ_KERNEL, false);
+	LLVMBuildCall2(c->b, rel_ty, kfunc(c, "bpf_task_release", rel_ty), &task, 1, "");
+	LLVMBuildBr(c->b, done);
+	LLVMPositionBuilderAtEnd(c->b, none);
+	cg_memcpy(c, b, 0, cg_const_str(c, "N/A", 3, 16), 0, 16);
+	LLVMBuildBr(c->b, done);
+	LLVMPositionBuilderAtEnd(c->b, done);
+	return b;
+}
+
 static LLVMValueRef builtin(cg *c, const dt_expr *e)
 {
 	LLVMValueRef v, b;
@@ -504,6 +545,8 @@ static LLVMValueRef builtin(cg *c, const dt_expr *e)
 	case DT_B_GID:
 		return LLVMBuildLShr(c->b, helper0(c, BPF_FUNC_get_current_uid_gid), cg_i64(c, 32), "");
 	case DT_B_COMM: {
+		if (e->builtin.task)
+			return comm_of_pid(c, e);
 		uint32_t size = e->type->size ? e->type->size : 16;
 		LLVMValueRef args[2];
 

@@ -356,10 +356,11 @@ LLVMValueRef cg_xprobe_value(cg *c, const dt_expr *e);
 /* ------------------------------------------------------------ cg_elf.c, cg_asm.c */
 
 /* A copy (xmalloc'd, the caller frees) of the instructions of section `name` of the in-memory
- * ELF object, the addresses of its own functions (callbacks) resolved; -ENOTSUP for any other
- * relocation. */
-int cg_elf_section(const void *obj, size_t len, const char *name, struct bpf_insn **insns,
-		   size_t *ninsns);
+ * ELF object, the addresses of its own functions (callbacks) and its calls of kernel functions
+ * (kfuncs, by env->kfunc_id) resolved; -ENOTSUP for any other relocation, -ENOENT (*missing: its
+ * name) for a kfunc the kernel does not have. */
+int cg_elf_section(const void *obj, size_t len, const char *name, const dt_cg_env *env,
+		   struct bpf_insn **insns, size_t *ninsns, const char **missing);
 /* The first instruction of each function of a program (0 and each call's or callback's
  * target, ascending) when it passes a callback to a helper (xmalloc'd); NULL and 0 when not. */
 void cg_func_starts(const struct bpf_insn *insns, size_t n, uint32_t **offs, uint32_t *nfuncs);

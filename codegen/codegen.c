@@ -423,9 +423,18 @@ static int compile(const dt_program *p, const dt_cg_env *env, const plan *plans,
 	for (uint32_t i = 0; i < nplans; i++) {
 		struct bpf_insn *insns;
 		size_t n;
+		const char *missing = NULL;
 
 		ret = cg_elf_section(LLVMGetBufferStart(obj), LLVMGetBufferSize(obj), plans[i].section,
-				     &insns, &n);
+				     env, &insns, &n, &missing);
+		if (ret && missing) {
+			dt_diag(d, DT_DIAG_ERROR, plans[i].prog.probe->span,
+				"the program calls the kernel function %s, which %s", missing,
+				ret == -ENOENT ? "this kernel's BTF does not have"
+					       : "dwarftrace cannot look up here");
+			ret = -EINVAL;
+			goto out_result;
+		}
 		if (ret) {
 			dt_diag(d, DT_DIAG_ERROR, plans[i].prog.probe->span,
 				"internal code generation error: section %s: %s", plans[i].section,

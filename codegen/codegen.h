@@ -156,6 +156,9 @@ typedef struct dt_cg_env {
 	 * (string constants, variables, maps) is an error at the import. */
 	const dt_cg_bitcode *bitcode;
 	uint32_t nbitcode;
+	/* The vmlinux BTF id of kernel function `name` that a program calls as a kfunc (comm(pid)'s
+	 * bpf_task_from_pid), or -errno (-ENOENT: this kernel has no such function). NULL: none. */
+	int (*kfunc_id)(void *ctx, const char *name);
 } dt_cg_env;
 
 /* One loadable program: one per (probe, set of attach points), plus a continuation when the probe

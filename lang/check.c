@@ -792,6 +792,55 @@ static const dt_type *check_task_builtin(checker *c, dt_expr *e)
 	return check_expr(c, e);
 }
 
+/* Probes whose programs may call the kernel's generic kfuncs (bpf_task_from_pid, …): the kernel
+ * gives them to BPF_PROG_TYPE_TRACING programs, ours for fentry, fexit and iter. */
+static bool calls_kfuncs(dt_provider p)
+{
+	return p == DT_P_FENTRY || p == DT_P_FEXIT || p == DT_P_ITER;
+}
+
+/* comm(pid): the name of the process `pid` (in the initial pid namespace), as bpftrace's stdlib
+ * has it: the task from the bpf_task_from_pid kfunc, its comm read, the task released; "N/A"
+ * when there is no such process. e->builtin.arg gets comm's offset in struct task_struct. */
+static const dt_type *check_comm_of_pid(checker *c, dt_expr *e)
+{
+	const dt_type *pt = check_expr(c, e->builtin.task);
+	if (is_none(pt))
+		return &t_none;
+	if (!is_int(pt)) {
+		ERR(c, e->builtin.task->span, "Only integer supported for comm()'s pid");
+		return &t_none;
+	}
+	if (!all_attach(c, calls_kfuncs)) {
+		/* bpftrace's words. */
+		const dt_attach *a = c->probe->attach[0];
+		ERR(c, e->span, "Syntax comm(PID) is not supported in this probe type yet. Type: %s",
+		    a->provider == DT_P_BEGIN || a->provider == DT_P_END
+			    ? "special"
+			    : dt_provider_name(a->provider));
+		HINT(c, "comm(PID) calls the kernel's bpf_task_from_pid, which it gives to fentry, "
+		     "fexit and iter probes; elsewhere comm is the current thread's name");
+		return &t_none;
+	}
+	const dt_type *args = NULL, *ret = NULL;
+	if (!c->o || !c->o->ctype || !c->o->kernel_args ||
+	    c->o->kernel_args(c->o->ctype_ctx, c->a, DT_P_FENTRY, NULL, "bpf_task_from_pid", &args,
+			      &ret) < 0 ||
+	    c->o->kernel_args(c->o->ctype_ctx, c->a, DT_P_FENTRY, NULL, "bpf_task_release", &args,
+			      &ret) < 0) {
+		ERR(c, e->span, "comm(PID) needs the kernel functions bpf_task_from_pid and "
+		    "bpf_task_release (Linux 6.2 and later), which this kernel's BTF does not have");
+		return &t_none;
+	}
+	dt_expr *off = new_node(c, DT_E_OFFSETOF, e->span);
+	off->size.ty = (dt_ctype_ref){ .name = "struct task_struct", .span = e->span };
+	off->size.field = "comm";
+	if (is_none(check_expr(c, off)) || off->kind != DT_E_INT)
+		return &t_none;
+	e->builtin.arg = (uint32_t)off->i.value;
+	return dt_type_str(16);
+}
+
 /* probetype: bpftrace's name of the probe's type, a string constant; BEGIN and END are
  * "special". A probe whose attach points are of different types has no one name. */
 static const dt_type *check_probetype(checker *c, dt_expr *e)
@@ -905,14 +954,8 @@ static const dt_type *check_builtin(checker *c, dt_expr *e)
 	case DT_B_PPID: case DT_B_PCOMM: case DT_B_LEADER_COMM: case DT_B_LEADER_TID:
 		return check_task_builtin(c, e);
 	case DT_B_COMM:
-		if (e->builtin.task) {
-			check_expr(c, e->builtin.task);
-			ERR(c, e->span, "comm(pid) is not supported: it needs the bpf_task_from_pid "
-			    "kfunc, and dwarftrace calls no kfuncs");
-			HINT(c, "comm is the current thread's name; pcomm and leader_comm name its "
-				"parent and its thread group leader");
-			return &t_none;
-		}
+		if (e->builtin.task)
+			return check_comm_of_pid(c, e);
 		return dt_type_str(16);
 	case DT_B_PROBETYPE:
 		return check_probetype(c, e);

@@ -961,6 +961,19 @@ static int cg_cont_slot(void *ctx)
 	return c->s->next_cont_slot++;
 }
 
+/* dt_cg_env.kfunc_id: a kernel function's id in the vmlinux BTF (the session's cached copy). */
+static int cg_kfunc_id(void *ctx, const char *name)
+{
+	struct btf *btf = dt_rt_vmlinux_btf();
+	int id;
+
+	(void)ctx;
+	if (!btf)
+		return -ENODATA;
+	id = btf__find_by_name_kind(btf, name, BTF_KIND_FUNC);
+	return id > 0 ? id : -ENOENT;
+}
+
 /* Whether this kernel gives programs of prog_type helper `helper`: a program that calls it with
  * zero arguments is loaded, and the verifier's complaint says. libbpf_probe_bpf_helper takes
  * "cannot use helper" (a helper withheld, e.g. bpf_probe_write_user without CAP_SYS_ADMIN in
@@ -1928,6 +1941,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 		.ncpus = (uint32_t)DT_MAX(libbpf_num_possible_cpus(), 1),
 		.want_ir = s->o.dump & DT_DUMP_IR, .want_asm = s->o.dump & DT_DUMP_ASM,
 		.helper_check = s->o.helper_check, .helper_allowed = cg_helper_allowed,
+		.kfunc_id = cg_kfunc_id,
 	};
 	dt_cg_result *cg = NULL;
 	dt_cg_resources res = { 0 };
