@@ -165,11 +165,15 @@ int cg_link_check(cg *c)
 		LLVMValueRef f = LLVMGetNamedFunction(c->mod, n);
 		LLVMValueRef g = f ? NULL : LLVMGetNamedGlobal(c->mod, n);
 
-		if (f && LLVMIsDeclaration(f) && LLVMGetFirstUse(f)) {
+		if (f && LLVMIsDeclaration(f) && LLVMGetFirstUse(f) &&
+		    !(c->env->kfunc_id && c->env->kfunc_id(c->env->ctx, n) > 0)) {
+			/* A kernel function this kernel has (a kfunc) is called as such (cg_elf.c);
+			 * whether the program type may call it is the verifier's to say. */
 			dt_diag(c->diags, DT_DIAG_ERROR, bc->at,
-				"%s: the code calls '%s', which no imported file defines", bc->name, n);
-			dt_diag_hint(c->diags, "define it in an imported .bpf.c; kernel functions "
-				     "(__ksym kfuncs) cannot be called from imported C yet");
+				"%s: the code calls '%s', which no imported file defines and the "
+				"kernel's BTF does not have", bc->name, n);
+			dt_diag_hint(c->diags, "define it in an imported .bpf.c, or call a kernel "
+				     "function (a kfunc, declared __ksym) this kernel has");
 			ret = -EINVAL;
 		} else if (g && LLVMGetFirstUse(g)) {
 			/* The name as the C has it: without this program's ".SECTION". */
