@@ -5335,8 +5335,29 @@ static bool is_macro_name(const char *n)
 	return upper;
 }
 
+/* Process-wide: dwarftrace --language (dt_lang_set_mode). */
+static dt_lang_mode lang_mode = DT_LANG_AUTO;
+
+void dt_lang_set_mode(dt_lang_mode m)
+{
+	lang_mode = m;
+}
+
+int dt_lang_mode_parse(const char *s)
+{
+	if (!strcmp(s, "auto"))
+		return DT_LANG_AUTO;
+	if (!strcmp(s, "current") || !strcmp(s, "latest") || !strcmp(s, "head"))
+		return DT_LANG_CURRENT;
+	if (!strcmp(s, "0.17") || !strcmp(s, "0.17.0"))
+		return DT_LANG_V017;
+	return -1;
+}
+
 bool dt_program_current(const dt_program *p)
 {
+	if (lang_mode != DT_LANG_AUTO)
+		return lang_mode == DT_LANG_CURRENT;
 	if (p->nconfig || p->nmap_decls)
 		return true;
 	for (uint32_t i = 0; i < p->nprobes; i++)

@@ -880,6 +880,16 @@ typedef struct dt_program {
  * bpftrace now does and any other as 0.17 did, so old scripts run unchanged. */
 bool dt_program_current(const dt_program *p);
 
+/* Which bpftrace the programs of this process are read as where the two differ on the same text:
+ * DT_LANG_AUTO (the default) decides by each program as dt_program_current says; the others
+ * force it for every program (dwarftrace --language, DWARFTRACE_LANGUAGE), for scripts written
+ * for current bpftrace that use no construct 0.17 lacked (DT_LANG_CURRENT), or for 0.17's
+ * behaviour in a program that does (DT_LANG_V017). Set once, before any program is read. */
+typedef enum dt_lang_mode { DT_LANG_AUTO, DT_LANG_CURRENT, DT_LANG_V017 } dt_lang_mode;
+void dt_lang_set_mode(dt_lang_mode m);
+/* "auto", "current", "0.17" (and "latest", "head" for current): the mode, or -1. */
+int dt_lang_mode_parse(const char *s);
+
 /* ---------------------------------------------------------------- passes */
 
 /* Prints the token stream, one token per line: `line:col KIND 'text'`. Used by `-d tokens`. */

@@ -218,13 +218,24 @@ void dt_out_attached(dt_out *o, uint64_t nprobes)
 	emit(o);
 }
 
-bool dt_out_helper_error(dt_out *o, const char *helper, int64_t retcode, unsigned line,
-			 unsigned col)
+bool dt_out_helper_error(dt_out *o, const char *helper, int64_t retcode, const char *msg,
+			 const char *file, unsigned line, unsigned col)
 {
 	if (o->format != DT_OUT_JSON)
 		return false;
-	dt_sb_printf(&o->line, "{\"type\": \"helper_error\", \"helper\": \"%s\", \"retcode\": %"
-		     PRId64 ", \"line\": %u, \"col\": %u}\n", helper, retcode, line, col);
+	dt_sb_puts(&o->line, "{\"type\": \"helper_error\", ");
+	if (msg) {
+		dt_sb_puts(&o->line, "\"msg\": \"");
+		dt_json_escape(&o->line, msg, strlen(msg));
+		dt_sb_puts(&o->line, "\", ");
+	}
+	dt_sb_printf(&o->line, "\"helper\": \"%s\", \"retcode\": %" PRId64 ", ", helper, retcode);
+	if (msg) {
+		dt_sb_puts(&o->line, "\"filename\": \"");
+		dt_json_escape(&o->line, file, strlen(file));
+		dt_sb_puts(&o->line, "\", ");
+	}
+	dt_sb_printf(&o->line, "\"line\": %u, \"col\": %u}\n", line, col);
 	emit(o);
 	return true;
 }

@@ -76,9 +76,11 @@ void dt_out_message(dt_out *o, const char *fmt, ...) __attribute__((format(print
 /* "Attaching N probes..." / {"type": "attached_probes", ...}, bpftrace's shapes. */
 void dt_out_attached(dt_out *o, uint64_t nprobes);
 /* -k's report of a helper that failed, in JSON: {"type": "helper_error", …} on the output,
- * true; false in the other formats, where the caller warns on its error stream. */
-bool dt_out_helper_error(dt_out *o, const char *helper, int64_t retcode, unsigned line,
-			 unsigned col);
+ * true; false in the other formats, where the caller warns on its error stream. With `msg`
+ * (the current language), current bpftrace's shape: the error's words and the script's file
+ * name too; without, 0.17's. */
+bool dt_out_helper_error(dt_out *o, const char *helper, int64_t retcode, const char *msg,
+			 const char *file, unsigned line, unsigned col);
 /* A run-time warning at a place in the script (division by 0), in JSON: {"type":
  * "runtime_error", "msg", "filename", "line", "col"} on the output (bpftrace's), true; false in
  * the other formats, where the caller warns on its error stream. */

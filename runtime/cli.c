@@ -37,6 +37,7 @@ struct cli_opt {
 enum {
 	OPT_DRY_RUN = 1000, OPT_NO_DEMANGLE, OPT_NO_INLINE, OPT_SRCLINE, OPT_DEBUGINFO, OPT_PPROF,
 	OPT_FLAMEGRAPH, OPT_UNWIND_BUDGET, OPT_UNWIND_STACKS, OPT_NO_WARNINGS, OPT_INFO, OPT_UNSAFE,
+	OPT_LANGUAGE,
 	OPT_INCLUDE, OPT_JSON_FRAMES, OPT_NO_MERGE_STACKS, OPT_FLAMEGRAPH_MAP,
 	OPT_USDT_FILE_ACTIVATION, OPT_TEST, OPT_BENCH, OPT_MODE, OPT_PROBE_FILTER, OPT_DWARF_PID,
 };
@@ -120,6 +121,12 @@ static const struct cli_opt cli_opts[] = {
 	  "kprobe_session, uprobe_multi, iter, ...), each asked of the running kernel" },
 	{ 'v', "verbose", no_argument, 'v', "-v, --verbose",
 	  "verbose: what was attached, loss counters, map memory, stage timings" },
+	{ 0, "language", required_argument, OPT_LANGUAGE, "--language auto|current|0.17",
+	  "which bpftrace the program is read as where current bpftrace and 0.17 differ on the same "
+	  "text (-k, -p's checks, missing probes, how structs, stats and errors print, ...): "
+	  "`auto` (default) takes current bpftrace's for a program using a construct 0.17 lacked "
+	  "(`begin`/`end`, a config block, map declarations) and 0.17's for any other; `current` "
+	  "and `0.17` choose for every program. DWARFTRACE_LANGUAGE sets it too" },
 	{ 0, "dry-run", no_argument, OPT_DRY_RUN, "--dry-run",
 	  "compile and load everything, attach nothing; what could not attach on this machine "
 	  "(kprobes, hardware events) is an error, as in the real run" },
@@ -167,6 +174,8 @@ static const struct cli_env {
 	const char *name;
 	const char *help;
 } cli_env[] = {
+	{ "DWARFTRACE_LANGUAGE", "`auto`, `current` or `0.17`: --language's setting (the option "
+	  "wins)" },
 	{ "BPFTRACE_STRLEN", "characters a `str()` without a length and a tracepoint string "
 	  "keep, 1..14336 (default 64); a longer string prints cut, with the trailer" },
 	{ "BPFTRACE_MAX_STRLEN", "the newer name of BPFTRACE_STRLEN; it wins when both are set" },
@@ -537,6 +546,19 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 	int opt, rc;
 
 	*done = false;
+	/* --language's variable; the option, read below, wins. */
+	const char *lang = getenv("DWARFTRACE_LANGUAGE");
+
+	if (lang && *lang) {
+		int m = dt_lang_mode_parse(lang);
+
+		if (m < 0)
+			return usage_error("DWARFTRACE_LANGUAGE: '%s' is not auto, current or 0.17",
+					   lang);
+		dt_lang_set_mode((dt_lang_mode)m);
+	} else {
+		dt_lang_set_mode(DT_LANG_AUTO);
+	}
 	opterr = 1;
 	argv[0] = (char *)"dwarftrace"; /* getopt's messages start with it, not the path run */
 	optind = 0; /* glibc: a full re-scan, so dt_cli_main can run more than once (tests) */
@@ -725,6 +747,15 @@ static int parse_args(struct cli *c, int argc, char **argv, bool *done)
 		case OPT_DRY_RUN:
 			c->dry_run = true;
 			break;
+		case OPT_LANGUAGE: {
+			int m = dt_lang_mode_parse(optarg);
+
+			if (m < 0)
+				return usage_error("--language: '%s' is not auto, current or 0.17",
+						   optarg);
+			dt_lang_set_mode((dt_lang_mode)m);
+			break;
+		}
 		case OPT_UNSAFE:
 			c->unsafe = true;
 			break;

@@ -77,7 +77,8 @@ static int drain_check(dt_session *s, uint32_t kind);
 
 /* cat("path fmt", args…): the file's first BPFTRACE_MAX_CAT_BYTES bytes (current bpftrace's
  * name; 0.17's BPFTRACE_CAT_BYTES_MAX, which the config block's max_cat_bytes sets), as they are. */
-static void cat_file(dt_session *s, const dt_event_desc *e, const void *payload, size_t plen)
+static void cat_file(dt_session *s, const dt_unit *u, const dt_event_desc *e,
+		     const void *payload, size_t plen)
 {
 	const char *env = getenv("BPFTRACE_MAX_CAT_BYTES");
 	if (!env || !*env)
@@ -90,7 +91,10 @@ static void cat_file(dt_session *s, const dt_event_desc *e, const void *payload,
 	if (env && *env && (*end || max > (1u << 30)))
 		max = CAT_BYTES_MAX_DEFAULT; /* par-cli's env checks say so; here: the default */
 	if (!f) {
-		fprintf(s->err, "ERROR: failed to open file '%s': %s\n", path, strerror(errno));
+		/* bpftrace's words: current's and 0.17's. */
+		fprintf(s->err, dt_unit_current(u) ? "ERROR: failed to open file '%s' (%s)\n"
+						   : "ERROR: failed to open file '%s': %s\n",
+			path, strerror(errno));
 		free(path);
 		return;
 	}
@@ -186,7 +190,9 @@ static void helper_error(dt_session *s, dt_unit *u, uint32_t id, const void *pay
 	if ((size_t)he.off + he.len > u->src.len)
 		he.off = he.len = 0;
 	dt_source_linecol(&u->src, he.off, &line, &col);
-	if (dt_out_helper_error(s->out, helper_name(id), he.retcode, line, col))
+	if (dt_out_helper_error(s->out, helper_name(id), he.retcode,
+				dt_unit_current(u) ? strerror((int)-he.retcode) : NULL,
+				dt_source_name_at(&u->src, he.off), line, col))
 		return;
 	if (dt_unit_current(u)) {
 		const char *what = strerror((int)-he.retcode);
@@ -336,7 +342,7 @@ static int on_event(void *ctx, void *data, size_t len)
 		dt_out_time(s->out, e->fmt);
 		break;
 	case DT_EV_CAT:
-		cat_file(s, e, payload, plen);
+		cat_file(s, u, e, payload, plen);
 		break;
 	case DT_EV_SYSTEM:
 		if (s->stop_signalled)

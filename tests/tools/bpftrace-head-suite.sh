@@ -8,6 +8,9 @@
 #                /work/.mirror/bpftrace+bpftrace/repo)
 #   BT_HEAD_DIR  work directory (default /tmp/bthead): tests/{runtime,testprogs,testlibs}, tools/
 #   SUITE_PY     the runner (default ../shared/tools/bpftrace_suite.py beside this checkout)
+#   DWARFTRACE_LANGUAGE  passed on to every command (the runner gives commands a fixed
+#                environment): `current` reads every program as current bpftrace's, as this
+#                suite means them (dwarftrace --language)
 #
 # The test programs and libraries are built with bpftrace's own CMakeLists (testlibs, testprogs)
 # under a two-line top-level project, so their flags (-no-pie/-pie pairs, split DWARF, .dwp, the
@@ -50,7 +53,7 @@ mkdir -p "$W/bin"
 ln -sfn "$TOOL" "$W/bin/bpftrace"
 
 exec python3 - "$SUITE_PY" --tool "$W/bin/bpftrace" --tests "$W/tests/runtime" -j 2 "$@" <<'PY'
-import sys
+import os, sys
 path = sys.argv[1]
 sys.argv = [path] + sys.argv[2:]
 src = open(path).read()
@@ -75,6 +78,11 @@ swap('''                            comm = open("/proc/%d/comm" % bp.pid).read()
                                 kids = subprocess.run(["ps", "--ppid", str(bp.pid), "--no-headers", "-o", "comm"],
                                                       stdout=subprocess.PIPE, text=True).stdout.split()
                                 comm = cn if cn in kids else comm''')
+# The commands' environment is the runner's own; --language's variable goes through.
+if os.environ.get("DWARFTRACE_LANGUAGE"):
+    swap('''"__BPFTRACE_NOTIFY_AOT_PORTABILITY_DISABLED": "1", "PATH"''',
+         '''"__BPFTRACE_NOTIFY_AOT_PORTABILITY_DISABLED": "1",
+               "DWARFTRACE_LANGUAGE": os.environ["DWARFTRACE_LANGUAGE"], "PATH"''')
 g = {"__name__": "__main__", "__file__": path}
 exec(compile(src, path, "exec"), g)
 PY
