@@ -1626,6 +1626,16 @@ static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 			break;
 		}
 		u->nprobes_attached += n;
+		/* A fixed-address executable traced here still names its frames in a process that
+		 * exits before its first event is read (dt_sym_add_fixed_image). */
+		if ((p->attach->provider == DT_P_UPROBE || p->attach->provider == DT_P_URETPROBE ||
+		     p->attach->provider == DT_P_USDT) && p->attach->target) {
+			char *path = NULL;
+
+			if (dt_rt_resolve_binary(p->attach->target, s->o.uprobe_pid, &path) >= 0)
+				dt_sym_add_fixed_image(s->sym, path);
+			free(path);
+		}
 		if (s->o.verbose && p->nset > 1)
 			fprintf(s->err, "attached %s and %u more of its set (%zu fd%s)\n",
 				p->attach->text, n - 1, u->attached.n - before,

@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 
 #define HASH_SIZE 256
 #define KSYM_MAX_OFFSET (1u << 20)
@@ -166,6 +167,10 @@ struct dt_symbolizer {
 	size_t nkmods;
 	char *kallsyms_path, *modules_path; /* NULL: /proc's */
 	struct proc *procs[HASH_SIZE];
+	/* The segments of the fixed-address executables the session traces (dt_sym_add_fixed_image):
+	 * where a process's maps could not be read (it exited first), an address in one is its. */
+	struct mapping *fixed;
+	size_t nfixed;
 	struct obj *objs[HASH_SIZE];
 	dt_sym_py_fn py_fn;    /* names Python frames (dt_sym_set_py_fn); NULL: none */
 	void *py_ctx;
@@ -1168,11 +1173,63 @@ static struct mapping *proc_mapping(dt_symbolizer *s, uint32_t pid, uint32_t gen
 		else
 			hi = mid;
 	}
+	if (!p->n) {
+		/* No maps of this image (it exited before they were read): a fixed-address
+		 * executable the session traces is where it was, whatever the process. */
+		for (size_t i = 0; i < s->nfixed; i++)
+			if (addr >= s->fixed[i].start && addr < s->fixed[i].end) {
+				mapping_obj(s, &s->fixed[i], pid);
+				return &s->fixed[i];
+			}
+		return NULL;
+	}
 	if (!lo || addr >= p->m[lo - 1].end)
 		return NULL;
 	struct mapping *m = &p->m[lo - 1];
 	mapping_obj(s, m, pid);
 	return m;
+}
+
+int dt_sym_add_fixed_image(dt_symbolizer *s, const char *path)
+{
+	char *real = realpath(path, NULL);
+	dt_elf *e = real ? dt_elf_open(s->elfc, real) : NULL;
+	GElf_Ehdr eh;
+	int rc = 0;
+
+	if (!e) {
+		rc = -errno;
+		goto out;
+	}
+	dev_t dev;
+	ino_t ino;
+	struct timespec mt;
+	dt_elf_file_id(e, &dev, &ino, &mt);
+	for (size_t i = 0; i < s->nfixed; i++)
+		if (s->fixed[i].ino == ino && s->fixed[i].major == major(dev) &&
+		    s->fixed[i].minor == minor(dev))
+			goto out; /* added already */
+	if (!gelf_getehdr(dt_elf_handle(e), &eh) || eh.e_type != ET_EXEC)
+		goto out; /* position-independent: where it was is unknown without the maps */
+	size_t n;
+	const dt_elf_seg *sg = dt_elf_segments(e, &n);
+	const char *base = strrchr(real, '/');
+	for (size_t i = 0; i < n; i++) {
+		if (!sg[i].exec)
+			continue;
+		s->fixed = xrealloc(s->fixed, (s->nfixed + 1) * sizeof(*s->fixed));
+		/* As the kernel maps it: from the page the segment starts in. */
+		uint64_t skew = sg[i].vaddr & 4095;
+		s->fixed[s->nfixed++] = (struct mapping){
+			.start = sg[i].vaddr - skew, .end = sg[i].vaddr + sg[i].memsz,
+			.pgoff = sg[i].off - skew, .major = major(dev), .minor = minor(dev),
+			.ino = ino, .path = intern(s, real), .base = intern(s, base ? base + 1 : real),
+		};
+	}
+out:
+	dt_elf_put(e);
+	free(real);
+	return rc;
 }
 
 /* The page the kernel names in brackets ("[uprobes]", "[vsyscall]") that covers addr in the
@@ -1562,6 +1619,7 @@ void dt_sym_free(dt_symbolizer *s)
 	if (!s)
 		return;
 	dt_dbgd_free(s->dbgd);
+	mappings_release(s, s->fixed, s->nfixed);
 	for (size_t i = 0; i < HASH_SIZE; i++) {
 		for (struct proc *p = s->procs[i], *next; p; p = next) {
 			next = p->next;

@@ -66,6 +66,11 @@ typedef struct dt_sym_frame {
  * hex rather than a later image's names. */
 int dt_sym_user_frames(dt_symbolizer *s, uint32_t pid, uint32_t gen, uint64_t addr,
 		       bool is_return, dt_sym_frame *out, int max);
+/* An executable the session traces (a uprobe's binary): when it is linked at a fixed address
+ * (ET_EXEC, not PIE), an address of a process whose maps were never read (it exited before
+ * its first event was handled) that lies in its executable segments resolves in it. 0 (also
+ * for a PIE object, which is left out), or -errno when it cannot be read. */
+int dt_sym_add_fixed_image(dt_symbolizer *s, const char *path);
 /* "name+off", "name [inlined]", "[module]+0xoff" (no symbol covers it), "[uprobes]" (a page of
  * the kernel's own, as perf names it) or "0xaddr", then " (file:line)" if known. */
 void dt_sym_frame_text(const dt_sym_frame *f, uint64_t addr, bool with_off, char *buf, size_t n);

@@ -221,6 +221,38 @@ static void exited_process(void)
 	dt_sym_free(s);
 }
 
+/* Never snapshotted and gone before its addresses are resolved: a fixed-address (-no-pie)
+ * executable the session traces names them (dt_sym_add_fixed_image, bpftrace's
+ * ustack_elf_symtable); a PIE one cannot (its base is unknown) and stays hex. */
+static void exited_before_snapshot_fixed_image(void)
+{
+	const char *nopie = build("no-pie"), *pie = build("pie");
+	struct target t;
+	char buf[256];
+	if (!nopie || !pie || spawn(nopie, &t)) {
+		CHECK(!"target did not start");
+		return;
+	}
+	finish(&t);
+	CHECK(kill(t.pid, 0) != 0);
+	dt_symbolizer *s = dt_sym_new();
+	CHECK_EQ_INT(dt_sym_user(s, (uint32_t)t.pid, 0, t.alpha, true, buf, sizeof(buf)), -ENOENT);
+	dt_symbolizer *f = dt_sym_new();
+	CHECK_EQ_INT(dt_sym_add_fixed_image(f, nopie), 0);
+	CHECK_EQ_INT(dt_sym_add_fixed_image(f, nopie), 0); /* once is enough */
+	CHECK_EQ_INT(dt_sym_add_fixed_image(f, pie), 0);   /* left out */
+	CHECK_EQ_INT(dt_sym_add_fixed_image(f, "/nonexistent/dt"), -ENOENT);
+	CHECK_EQ_INT(dt_sym_user(f, (uint32_t)t.pid, 0, t.beta + 7, true, buf, sizeof(buf)), 0);
+	CHECK_EQ_STR(buf, "dt_target_beta+7");
+	const char *mod = dt_sym_user_module(f, (uint32_t)t.pid, 0, t.alpha);
+	CHECK(mod && strcmp(mod, "prog-no-pie") == 0);
+	/* Outside its segments: still the address. */
+	CHECK_EQ_INT(dt_sym_user(f, (uint32_t)t.pid, 0, 0x1234, true, buf, sizeof(buf)), -ENOENT);
+	CHECK_EQ_STR(buf, "0x1234");
+	dt_sym_free(f);
+	dt_sym_free(s);
+}
+
 static uint64_t procs_of(const dt_symbolizer *s)
 {
 	dt_sym_stats st;
@@ -673,6 +705,7 @@ int main(void)
 	T_RUN(user_nopie);
 	T_RUN(user_pie_and_libc);
 	T_RUN(exited_process);
+	T_RUN(exited_before_snapshot_fixed_image);
 	T_RUN(census_releases_exited);
 	T_RUN(idle_objects_budget);
 	T_RUN(reread_keeps_memory_flat);
