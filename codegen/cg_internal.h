@@ -16,6 +16,10 @@
 /* Stack bytes a program may use for its buffers before the rest goes to the per-CPU scratch
  * map: the BPF stack is 512 bytes and LLVM needs some room for spills. */
 #define CG_STACK_BUDGET 320
+/* A program that runs a for loop's body as a callback: the verifier counts the caller's stack and
+ * the callback's together against 512 bytes (combined stack size), which the backend, checking
+ * each function alone, does not; the caller keeps less for buffers. */
+#define CG_FOR_CALLER_BUDGET 192
 
 /* Copies and clears of more bytes than this call the kernel's read helper: unrolled, a string
  * of max_strlen 10000 is thousands of instructions that LLVM takes seconds over. Below it
@@ -42,6 +46,7 @@ typedef struct cg {
 	dt_span at; /* the statement (or predicate) being emitted, for diagnostics about it */
 	dt_span expr_at; /* the innermost expression being emitted (len 0 between statements) */
 	uint32_t stack_budget; /* bytes of stack for buffers before scratch is used */
+	uint32_t budget0;      /* the compile's budget, before a program's own (cg_emit_program) */
 
 	LLVMContextRef ctx;
 	LLVMModuleRef mod;
@@ -301,6 +306,8 @@ bool cg_index_may_warn(const dt_expr *e);
 /* Calls fn on every expression of a probe's predicate and body, each before its operands,
  * including those of unrolled and untaken branches: what a probe may evaluate. */
 void cg_visit_probe(const dt_probe *p, void (*fn)(void *ctx, const dt_expr *e), void *ctx);
+/* Whether probe p runs a for loop anywhere (a block expression of a macro included). */
+bool cg_probe_has_for(const dt_probe *p);
 /* The same for a list of statements. */
 void cg_visit_stmts(const dt_stmt_list *l, void (*fn)(void *ctx, const dt_expr *e), void *ctx);
 /* The same for one expression (NULL: nothing). */

@@ -110,6 +110,27 @@ void cg_visit_probe(const dt_probe *p, void (*fn)(void *ctx, const dt_expr *e), 
 	visit_probe(&v, p);
 }
 
+static void no_expr(void *ctx, const dt_expr *e)
+{
+	(void)ctx;
+	(void)e;
+}
+
+static void note_for(void *ctx, const dt_stmt *s)
+{
+	if (s->kind == DT_S_FOR)
+		*(bool *)ctx = true;
+}
+
+bool cg_probe_has_for(const dt_probe *p)
+{
+	bool found = false;
+	visit v = { no_expr, note_for, &found };
+
+	visit_probe(&v, p);
+	return found;
+}
+
 void cg_visit_stmts(const dt_stmt_list *l, void (*fn)(void *ctx, const dt_expr *e), void *ctx)
 {
 	visit v = { fn, NULL, ctx };

@@ -1382,6 +1382,8 @@ void cg_emit_program(cg *c, const dt_cg_prog *pg, const char *section, const cg_
 	c->at = p->span;
 	c->ptype = pg->prog_type;
 	c->is_cont = is_cont;
+	c->stack_budget = cg_probe_has_for(p) ? DT_MIN(c->budget0, (uint32_t)CG_FOR_CALLER_BUDGET)
+					    : c->budget0;
 	c->stack_used = 0;
 	c->scratch_used = 0;
 	c->npro = 0;

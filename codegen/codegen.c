@@ -314,7 +314,7 @@ static LLVMTargetMachineRef make_tm(char **err)
 static int compile(const dt_program *p, const dt_cg_env *env, const plan *plans, uint32_t nplans,
 		   uint32_t budget, dt_cg_result **out, dt_diags *d, bool *stack_full)
 {
-	cg c = { .prog = p, .env = env, .diags = d, .stack_budget = budget };
+	cg c = { .prog = p, .env = env, .diags = d, .stack_budget = budget, .budget0 = budget };
 	llvm_diag ld = { 0 };
 	LLVMTargetMachineRef tm = NULL;
 	LLVMTargetDataRef td = NULL;

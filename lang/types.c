@@ -104,11 +104,16 @@ dt_limits dt_limits_of(uint32_t strlen)
 {
 	/* Two strings as str() reads them (one byte more, 8-aligned) and room for what goes
 	 * with them; below ~450 bytes the fixed limits are already larger. */
-	uint32_t two = 2 * DT_ALIGN((strlen ? strlen : DT_STRLEN) + 1, 8) + 64;
+	uint32_t one = DT_ALIGN((strlen ? strlen : DT_STRLEN) + 1, 8);
+	uint32_t two = 2 * one + 64;
+	/* A probe's $variables may hold four such strings (current bpftrace's tools keep a path
+	 * and a name or two at its default of 1024), as far as 16 KiB: their frame is per-CPU
+	 * memory, which the kernel gives at most 32 KiB a value. */
+	uint32_t four = DT_MIN(4 * one + 64, 16384u);
 
 	return (dt_limits){ .value = DT_MAX(two, (uint32_t)DT_MAX_VALUE_SIZE),
 			    .key = DT_MAX(two, (uint32_t)DT_MAX_KEY_SIZE),
-			    .vars = DT_MAX(two, (uint32_t)DT_MAX_VARS_SIZE),
+			    .vars = DT_MAX(DT_MAX(two, four), (uint32_t)DT_MAX_VARS_SIZE),
 			    .event = DT_MAX(two, (uint32_t)DT_MAX_EVENT_SIZE) };
 }
 
