@@ -198,6 +198,9 @@ typedef enum dt_stack_mode {
  * reads one byte more, so a string that fills all DT_STRLEN bytes (no NUL) was cut and prints
  * with the str_trunc_trailer, as bpftrace's. */
 #define DT_STRLEN 64
+/* Current bpftrace's default max_strlen: a program in the current language (dt_program_current)
+ * takes it when neither its config block, BPFTRACE_MAX_STRLEN nor a flag sets one. */
+#define DT_STRLEN_CURRENT 1024
 /* The largest max_strlen: a probe's $variables may hold two such strings, and they must fit a
  * split probe's per-CPU frame (codegen.h's dt_cg_frame_size, under the kernel's 32 KiB). */
 #define DT_MAX_STRLEN 14336

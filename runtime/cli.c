@@ -177,7 +177,8 @@ static const struct cli_env {
 	{ "DWARFTRACE_LANGUAGE", "`auto`, `current` or `0.17`: --language's setting (the option "
 	  "wins)" },
 	{ "BPFTRACE_STRLEN", "characters a `str()` without a length and a tracepoint string "
-	  "keep, 1..14336 (default 64); a longer string prints cut, with the trailer" },
+	  "keep, 1..14336 (default 64; 1024 in a program of bpftrace's current language, as "
+	  "current bpftrace's); a longer string prints cut, with the trailer" },
 	{ "BPFTRACE_MAX_STRLEN", "the newer name of BPFTRACE_STRLEN; it wins when both are set" },
 	{ "BPFTRACE_MAP_KEYS_MAX", "entries a map holds (default 4096)" },
 	{ "BPFTRACE_PERF_RB_PAGES", "pages per CPU of the events buffer: the one events ring gets "

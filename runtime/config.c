@@ -249,6 +249,9 @@ int dt_config_apply(const dt_source *src, dt_session_opts *so, FILE *err, bool c
 	if (so->missing_probes == DT_MISSING_DEFAULT && !dt_diags_error_count(pd) &&
 	    dt_program_current(p))
 		so->missing_probes = DT_MISSING_ERROR;
+	/* Likewise its max_strlen, 1024 (0.17's: 64). */
+	if (!so->strlen && !dt_diags_error_count(pd) && dt_program_current(p))
+		so->strlen = DT_STRLEN_CURRENT;
 	if (dt_diags_error_count(d))
 		rc = -EINVAL;
 	dt_diags_print(d, err, color);
