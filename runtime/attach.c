@@ -670,7 +670,7 @@ int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, bool u
 			 uint64_t *file_off, char **err)
 {
 	dt_elf *e = dt_elf_open(NULL, path);
-	/* -EPERM is DT_RT_UNSAFE_REFUSED's alone. */
+	/* -EPERM is DT_RT_REFUSED's alone. */
 	int open_err = errno == EPERM ? EACCES : errno;
 	dt_elf_sym f;
 	uint64_t vaddr;
@@ -713,7 +713,7 @@ int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, bool u
 		if (!f.size && !off && !unsafe) {
 			/* Where its instructions end is unknown, so nothing says one starts there
 			 * (a label, data): bpftrace's refusal, in its words. */
-			rc = dt_rt_fail(err, DT_RT_UNSAFE_REFUSED, "Could not determine boundary for "
+			rc = dt_rt_fail(err, DT_RT_REFUSED, "Could not determine boundary for "
 					"%s (symbol has size 0).\nUse --unsafe to force attachment. "
 					"WARNING: This option could lead to data corruption in the "
 					"target process.", sym);
@@ -731,8 +731,9 @@ int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, bool u
 	}
 	rc = dt_elf_vaddr_to_offset(e, vaddr + off, file_off);
 	if (rc < 0)
-		rc = dt_rt_fail(err, rc, "Could not resolve address: %s:%#" PRIx64 " (no executable "
-			  "segment of %s holds it)", path, vaddr + off, path);
+		/* bpftrace's sentence, on its own line (DT_RT_REFUSED), then why. */
+		rc = dt_rt_fail(err, DT_RT_REFUSED, "Could not resolve address: %s:%#" PRIx64
+				"\nHINT: no executable segment of %s holds it", path, vaddr + off, path);
 out:
 	dt_elf_put(e);
 	return rc;
@@ -826,7 +827,7 @@ static int uprobe_resolve(const dt_attach *a, int pid, char **path, uint64_t *of
 	char *why = NULL;
 	int rc = dt_rt_resolve_binary(a->target, pid, path);
 
-	if (rc == DT_RT_UNSAFE_REFUSED)
+	if (rc == DT_RT_REFUSED)
 		rc = -EACCES; /* that code is the refusal's alone */
 	if (rc < 0 && a->target && has_slash(a->target))
 		return dt_rt_fail(err, rc, "%s: cannot read %s: %s", a->text, a->target, dt_strerror(-rc));
@@ -835,7 +836,7 @@ static int uprobe_resolve(const dt_attach *a, int pid, char **path, uint64_t *of
 			    "`ldconfig -p` lists)", a->text, a->target ? a->target : "");
 	rc = dt_rt_resolve_symbol(*path, a->func ? a->func : "", a->offset, a->unsafe, off,
 				  &why);
-	if (rc == DT_RT_UNSAFE_REFUSED) {
+	if (rc == DT_RT_REFUSED) {
 		*err = why;
 		free(*path);
 		*path = NULL;

@@ -1746,7 +1746,7 @@ static int validate_probe(dt_session *s, dt_unit *u, const dt_probe *p, dt_diags
 				u->skip[p->attach[m]->index] = true;
 				say_skipped(u, p->attach[m], missing, why);
 			}
-		} else if (b->rc == DT_RT_UNSAFE_REFUSED) {
+		} else if (b->rc == DT_RT_REFUSED) {
 			/* bpftrace's shape: its sentences on ERROR lines of their own (scripts and
 			 * its tests match them whole), then which attach point. */
 			dt_diag_unplaced(d, DT_DIAG_ERROR, "%s", why);

@@ -37,11 +37,13 @@ int dt_rt_fail(char **err, int rc, const char *fmt, ...) __attribute__((format(p
  * exactly as dt_rt_attach would. */
 int dt_rt_validate(const dt_attach *a, int pid, char **err);
 
-/* dt_rt_validate's code for an attach point refused for the traced process's sake, which
- * --unsafe allows (a uprobe at a symbol of size 0): *err is then bpftrace's sentences, without
- * the attach point, for the caller to print as bpftrace does. No other failure of a uprobe's
+/* dt_rt_validate's code for a uprobe refused in bpftrace's own sentences, which scripts and its
+ * tests match whole: one for the traced process's sake, which --unsafe allows (a symbol of size
+ * 0), or an address no executable segment holds. *err is then those sentences (lines of their
+ * own; a `HINT: ` line adds dwarftrace's detail), without the attach point, for the caller to
+ * print as bpftrace does and name the attach point after them. No other failure of a uprobe's
  * resolution gives it. */
-#define DT_RT_UNSAFE_REFUSED (-EPERM)
+#define DT_RT_REFUSED (-EPERM)
 
 /* Runs a BEGIN/END program once, now. 0 or -errno with *err set. */
 int dt_rt_run_once(int prog_fd, enum bpf_prog_type type, char **err);
@@ -53,7 +55,7 @@ int dt_rt_resolve_binary(const char *target, int pid, char **path);
 
 /* Resolves `sym` (a symbol name, or a virtual address written as a number) in ELF file `path` to
  * a file offset for the uprobe PMU, plus `off`. Without `unsafe` (--unsafe) the start of a symbol
- * of size 0 is refused (DT_RT_UNSAFE_REFUSED), as bpftrace refuses it; with it, an address in a
+ * of size 0 is refused (DT_RT_REFUSED), as bpftrace refuses it; with it, an address in a
  * file that is not ELF is its file offset. 0, or -errno with *err a malloc'd sentence. */
 int dt_rt_resolve_symbol(const char *path, const char *sym, uint64_t off, bool unsafe,
 			 uint64_t *file_off, char **err);
