@@ -1707,6 +1707,12 @@ static LLVMValueRef call(cg *c, const dt_expr *e)
 		cg_helper(c, BPF_FUNC_d_path, c->i64, args, 3);
 		return b;
 	}
+	case DT_F_SOCKET_COOKIE: {
+		/* The pointer as the verifier typed it (a BTF socket), untouched. */
+		LLVMValueRef args[1] = { cg_expr(c, a0) };
+
+		return cg_helper(c, BPF_FUNC_get_socket_cookie, c->i64, args, 1);
+	}
 	case DT_F_UADDR: {
 		v = cg_i64(c, e->call.uaddr.addr);
 		if (!e->call.uaddr.biased)

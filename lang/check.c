@@ -792,11 +792,17 @@ static const dt_type *check_task_builtin(checker *c, dt_expr *e)
 	return check_expr(c, e);
 }
 
-/* Probes whose programs may call the kernel's generic kfuncs (bpf_task_from_pid, …): the kernel
- * gives them to BPF_PROG_TYPE_TRACING programs, ours for fentry, fexit and iter. */
-static bool calls_kfuncs(dt_provider p)
+/* Probes loaded as BPF_PROG_TYPE_TRACING programs (fentry, fexit, iter; a rawtracepoint is a
+ * raw tracepoint program): the kernel gives only them its generic kfuncs (bpf_task_from_pid, …)
+ * and the helpers that take BTF-typed pointers (bpf_d_path, bpf_get_socket_cookie's). */
+static bool is_tracing_prog(dt_provider p)
 {
 	return p == DT_P_FENTRY || p == DT_P_FEXIT || p == DT_P_ITER;
+}
+
+static bool is_fentry_fexit(dt_provider p)
+{
+	return p == DT_P_FENTRY || p == DT_P_FEXIT;
 }
 
 /* comm(pid): the name of the process `pid` (in the initial pid namespace), as bpftrace's stdlib
@@ -811,7 +817,7 @@ static const dt_type *check_comm_of_pid(checker *c, dt_expr *e)
 		ERR(c, e->builtin.task->span, "Only integer supported for comm()'s pid");
 		return &t_none;
 	}
-	if (!all_attach(c, calls_kfuncs)) {
+	if (!all_attach(c, is_tracing_prog)) {
 		/* bpftrace's words. */
 		const dt_attach *a = c->probe->attach[0];
 		ERR(c, e->span, "Syntax comm(PID) is not supported in this probe type yet. Type: %s",
@@ -3528,7 +3534,8 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 			    tname(c, t));
 			return &t_none;
 		}
-		if (!all_attach(c, is_btf_args) && !all_attach(c, is_iter)) {
+		if (!all_attach(c, is_tracing_prog)) {
+			/* A rawtracepoint's raw tracepoint program has no bpf_d_path. */
 			ERR(c, e->span, "path() can only be used in fentry/fexit (kfunc/kretfunc) "
 			    "and iter probes");
 			HINT(c, "bpf_d_path is allowed only there, for the kernel functions of "
@@ -3547,6 +3554,47 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 			size = (uint32_t)a1->i.value;
 		}
 		return dt_type_str(size);
+	}
+	case DT_F_SOCKET_COOKIE: {
+		/* bpf_get_socket_cookie as tracing programs have it: a socket the program holds
+		 * as a BTF-typed pointer (a function's argument), its cookie made if it has none. */
+		if (!nargs_ok(c, e, 1, 1, "socket_cookie(struct sock *)"))
+			return &t_none;
+		dt_expr *a0 = e->call.args[0];
+		const dt_type *t = check_expr(c, a0);
+		if (is_none(t))
+			return &t_none;
+		const dt_type *st = t->kind == DT_T_PTR ? t->ptr.to : NULL;
+		if (!st || st->kind != DT_T_CSTRUCT || strcmp(st->cstruct.name, "struct sock")) {
+			ERR(c, a0->span, "socket_cookie needs a struct sock *, not %s", tname(c, t));
+			return &t_none;
+		}
+		if (!all_attach(c, is_fentry_fexit)) {
+			ERR(c, e->span, "socket_cookie() can only be used in fentry/fexit "
+			    "(kfunc/kretfunc) probes");
+			HINT(c, "the kernel gives bpf_get_socket_cookie a socket pointer only in "
+			     "tracing programs (for a rawtracepoint, fentry on the function that "
+			     "takes the socket)");
+			return &t_none;
+		}
+		/* The verifier takes only a socket it typed itself: one the function was given
+		 * or returned, as the program read it. */
+		const dt_expr *x = a0;
+		while (x->kind == DT_E_CAST)
+			x = x->cast.e;
+		bool arg = (x->kind == DT_E_FIELD && x->field.base &&
+			    x->field.base->kind == DT_E_BUILTIN &&
+			    x->field.base->builtin.id == DT_B_ARGS) ||
+			   (x->kind == DT_E_BUILTIN &&
+			    (x->builtin.id == DT_B_ARG || x->builtin.id == DT_B_RETVAL));
+		if (!arg) {
+			ERR(c, a0->span, "socket_cookie needs a socket the traced function takes or "
+			    "returns (args.sk, argN, retval), as the kernel typed it");
+			HINT(c, "a pointer computed or read from memory is a plain number to the "
+			     "verifier; trace the function that is handed the socket");
+			return &t_none;
+		}
+		return dt_type_int(false, 8);
 	}
 	case DT_F_LEN: {
 		if (!nargs_ok(c, e, 1, 1, "len(@map), len(kstack) or len(ustack)"))

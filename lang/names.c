@@ -204,7 +204,7 @@ static const char *const func_names[DT_F__COUNT + 1] = {
 	[DT_F_SYSCALL_NAME] = "syscall_name", [DT_F_ASSERT] = "assert",
 	[DT_F_CONTAINER_OF] = "container_of", [DT_F_FAIL] = "fail", [DT_F_WRITE_USER] = "write_user", [DT_F_UPTR] = "uptr", [DT_F_KPTR] = "kptr",
 	[DT_F_DEBUGF] = "debugf", [DT_F_UADDR] = "uaddr", [DT_F_LEN] = "len",
-	[DT_F_UNWATCH] = "unwatch", [DT_F_PATH] = "path", [DT_F_PERCPU_KADDR] = "percpu_kaddr",
+	[DT_F_UNWATCH] = "unwatch", [DT_F_PATH] = "path", [DT_F_SOCKET_COOKIE] = "socket_cookie", [DT_F_PERCPU_KADDR] = "percpu_kaddr",
 	[DT_F_ERRORF] = "errorf", [DT_F_WARNF] = "warnf", [DT_F_GETOPT] = "getopt",
 	[DT_F_IS_INTEGER] = "is_integer", [DT_F_IS_UNSIGNED_INTEGER] = "is_unsigned_integer",
 	[DT_F_IS_STR] = "is_str", [DT_F_IS_PTR] = "is_ptr", [DT_F_IS_ARRAY] = "is_array",
