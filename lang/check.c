@@ -800,6 +800,14 @@ static bool is_tracing_prog(dt_provider p)
 	return p == DT_P_FENTRY || p == DT_P_FEXIT || p == DT_P_ITER;
 }
 
+/* Whether t is the C struct `name` ("struct path") or a pointer to one. */
+static bool struct_or_ptr_named(const dt_type *t, const char *name)
+{
+	const dt_type *st = t && t->kind == DT_T_PTR ? t->ptr.to : t;
+
+	return st && st->kind == DT_T_CSTRUCT && !strcmp(st->cstruct.name, name);
+}
+
 static bool is_fentry_fexit(dt_provider p)
 {
 	return p == DT_P_FENTRY || p == DT_P_FEXIT;
@@ -3525,11 +3533,9 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 		const dt_type *t = check_expr(c, a0);
 		if (is_none(t))
 			return &t_none;
-		const dt_type *st = t->kind == DT_T_PTR ? t->ptr.to : t;
 		bool in_mem = a0->kind == DT_E_FIELD || a0->kind == DT_E_DEREF ||
 			      a0->kind == DT_E_INDEX;
-		if (!st || st->kind != DT_T_CSTRUCT || strcmp(st->cstruct.name, "struct path") ||
-		    (t->kind == DT_T_CSTRUCT && !in_mem)) {
+		if (!struct_or_ptr_named(t, "struct path") || (t->kind == DT_T_CSTRUCT && !in_mem)) {
 			ERR(c, a0->span, "path needs a struct path or a pointer to one, not %s",
 			    tname(c, t));
 			return &t_none;
@@ -3564,8 +3570,7 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 		const dt_type *t = check_expr(c, a0);
 		if (is_none(t))
 			return &t_none;
-		const dt_type *st = t->kind == DT_T_PTR ? t->ptr.to : NULL;
-		if (!st || st->kind != DT_T_CSTRUCT || strcmp(st->cstruct.name, "struct sock")) {
+		if (t->kind != DT_T_PTR || !struct_or_ptr_named(t, "struct sock")) {
 			ERR(c, a0->span, "socket_cookie needs a struct sock *, not %s", tname(c, t));
 			return &t_none;
 		}
