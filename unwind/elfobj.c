@@ -6,6 +6,9 @@
 #include "unwind/unwind_internal.h"
 
 #include <errno.h>
+#include <gelf.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Parses section `name` of e into rows; 0 with nothing added when e has no such section. */
@@ -40,8 +43,51 @@ static int merge_debug_frame(dt_elf *e, dt_ruleset *rs, dt_rows *out, bool *foun
 	return ret;
 }
 
+static int cfi_build(dt_elf_cache *c, dt_elf *e, dt_ruleset *rs, dt_rows *out, char *err,
+		     size_t errlen);
+
+/* An object's entry point is where a process that runs it starts: the outermost frame, whose
+ * return address the ABI leaves undefined. crt1's _start says so in its CFI; glibc's dynamic
+ * loader has none for its own entry (_start, then _dl_start_user up to the jump to the program's
+ * entry), so a walk that reached a process's start-up in the loader ended "no CFI and no frame
+ * pointer". Where no CFI covers the entry, it ends the stack from there to the next row (at most
+ * 256 bytes: the function the entry starts). */
+static void entry_is_outermost(dt_elf *e, dt_ruleset *rs, dt_rows *out)
+{
+	GElf_Ehdr eh;
+	struct dt_unwind_rule end_rule = { .cfa_kind = DT_CFA_END };
+	int id;
+
+	if (!gelf_getehdr(dt_elf_handle(e), &eh) || !eh.e_entry || eh.e_entry >= UINT32_MAX - 256)
+		return;
+	uint32_t at = (uint32_t)eh.e_entry, end = at + 256;
+	for (uint32_t i = 0; i < out->n; i++)
+		if (out->pc[i] > at) {
+			end = DT_MIN(end, out->pc[i]);
+			break;
+		}
+	id = dt_ruleset_intern(rs, &end_rule);
+	if (id <= 0)
+		return;
+	uint32_t pc[2] = { at, end };
+	uint16_t rule[2] = { (uint16_t)id, 0 };
+	dt_rows entry = { .pc = pc, .rule = rule, .n = 2, .cap = 2 };
+
+	dt_rows_merge(out, &entry); /* only where out has no rule */
+}
+
 int dt_cfi_build(dt_elf_cache *c, dt_elf *e, dt_ruleset *rs, dt_rows *out, char *err,
 		 size_t errlen)
+{
+	int rc = cfi_build(c, e, rs, out, err, errlen);
+
+	if (rc == 0 && out->n)
+		entry_is_outermost(e, rs, out);
+	return rc;
+}
+
+static int cfi_build(dt_elf_cache *c, dt_elf *e, dt_ruleset *rs, dt_rows *out, char *err,
+		     size_t errlen)
 {
 	char why[512] = "";
 	bool found;
