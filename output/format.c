@@ -849,7 +849,12 @@ void dt_fmt_stack(dt_out *o, dt_sbuf *b, const dt_type *t, const struct dt_stack
 		}
 	}
 	char end[128];
-	if (dt_fmt_stack_end(t, ref, end, sizeof(end))) {
+	/* A sample taken as a process starts (in the exec's return, before its tables could be
+	 * read) has one frame, the entry point: nothing is missing, whatever the walker knew. */
+	bool at_entry = user && n == 1 && o->sym &&
+			(ref->flags & DT_UNWIND_STATUS_MASK) == DT_UNWIND_NO_TABLES &&
+			dt_sym_user_at_entry(o->sym, ref->pid, DT_GEN_OF(ref->flags), frames[0]);
+	if (!at_entry && dt_fmt_stack_end(t, ref, end, sizeof(end))) {
 		if (!json)
 			no_tables_warning(o, ref);
 		if (json && o->json_frames)

@@ -86,6 +86,7 @@ struct obj {
 	uint64_t ino;
 	bool vdso;
 	char *path;
+	uint64_t entry;     /* e_entry: where a process that runs this file starts (0: none) */
 	bool loaded;
 	int err;
 	struct usym *syms;
@@ -667,6 +668,9 @@ static int obj_read_elf(dt_symbolizer *s, struct obj *o, dt_elf *e, bool file)
 	o->bidn = dt_elf_build_id(e, &bid);
 	if (o->bidn)
 		memcpy(o->bid, bid, o->bidn);
+	GElf_Ehdr eh;
+	if (gelf_getehdr(dt_elf_handle(e), &eh))
+		o->entry = eh.e_entry;
 	read_syms(o, e, &v, &has_symtab);
 	has_dwarf = file && dt_elf_has_section(e, ".debug_info");
 	if (has_dwarf)
@@ -1188,6 +1192,15 @@ static struct mapping *proc_mapping(dt_symbolizer *s, uint32_t pid, uint32_t gen
 	struct mapping *m = &p->m[lo - 1];
 	mapping_obj(s, m, pid);
 	return m;
+}
+
+bool dt_sym_user_at_entry(dt_symbolizer *s, uint32_t pid, uint32_t gen, uint64_t addr)
+{
+	struct mapping *m = s ? proc_mapping(s, pid, gen, addr) : NULL;
+
+	if (!m || !m->obj || m->obj->err || !m->obj->entry)
+		return false;
+	return obj_vaddr(m->obj, addr - m->start + m->pgoff) == m->obj->entry;
 }
 
 int dt_sym_add_fixed_image(dt_symbolizer *s, const char *path)

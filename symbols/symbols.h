@@ -71,6 +71,9 @@ int dt_sym_user_frames(dt_symbolizer *s, uint32_t pid, uint32_t gen, uint64_t ad
  * its first event was handled) that lies in its executable segments resolves in it. 0 (also
  * for a PIE object, which is left out), or -errno when it cannot be read. */
 int dt_sym_add_fixed_image(dt_symbolizer *s, const char *path);
+/* Whether addr is the entry point (e_entry) of the object that maps it in that image of pid:
+ * where a process starts, so a stack of that one frame is whole. */
+bool dt_sym_user_at_entry(dt_symbolizer *s, uint32_t pid, uint32_t gen, uint64_t addr);
 /* "name+off", "name [inlined]", "[module]+0xoff" (no symbol covers it), "[uprobes]" (a page of
  * the kernel's own, as perf names it) or "0xaddr", then " (file:line)" if known. */
 void dt_sym_frame_text(const dt_sym_frame *f, uint64_t addr, bool with_off, char *buf, size_t n);

@@ -253,6 +253,19 @@ static void exited_before_snapshot_fixed_image(void)
 	dt_sym_free(s);
 }
 
+/* A process's entry point (this test's own, AT_ENTRY) is known as such: a stack of that one
+ * frame is whole (the sample of a process as it starts, before its unwind tables exist). */
+static void entry_point_is_known(void)
+{
+	dt_symbolizer *s = dt_sym_new();
+	uint64_t entry = getauxval(AT_ENTRY);
+	CHECK(entry != 0);
+	CHECK(dt_sym_user_at_entry(s, (uint32_t)getpid(), 0, entry));
+	CHECK(!dt_sym_user_at_entry(s, (uint32_t)getpid(), 0, entry + 1));
+	CHECK(!dt_sym_user_at_entry(s, 0x7ffffff0, 0, entry));
+	dt_sym_free(s);
+}
+
 static uint64_t procs_of(const dt_symbolizer *s)
 {
 	dt_sym_stats st;
@@ -706,6 +719,7 @@ int main(void)
 	T_RUN(user_pie_and_libc);
 	T_RUN(exited_process);
 	T_RUN(exited_before_snapshot_fixed_image);
+	T_RUN(entry_point_is_known);
 	T_RUN(census_releases_exited);
 	T_RUN(idle_objects_budget);
 	T_RUN(reread_keeps_memory_flat);
