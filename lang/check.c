@@ -79,7 +79,6 @@ typedef struct checker {
 	/* The options getopt() names, once each, in the order of their first use. */
 	DT_VEC(getopt_decl) getopts;
 	bool current; /* dt_program_current: its maps' dt_map_sym.current */
-	const dt_type *key_raw; /* check_map_use to map_part: the key as written */
 	dt_limits lim; /* the DT_MAX_* sizes for this max_strlen */
 	bool warned_tseries; /* the unstable-feature warning of tseries() is said */
 } checker;
@@ -276,16 +275,17 @@ static const char *bt_tname(checker *c, const dt_type *t)
 	return o;
 }
 
-/* Fixes or checks one part (key or value) of a map against a use's type. raw is the part's
- * type as written (t is it, or it with its integers widened). */
+/* Fixes or checks one part (key or value) of a map against a use's type t. raw is the part's
+ * type as written, for bpftrace's messages (NULL: t itself; a key's integers are widened in t). */
 static void map_part(checker *c, map_info *m, const dt_type **slot, dt_span *decl, const dt_type *t,
-		     dt_span at, const char *what)
+		     const dt_type *raw, dt_span at, const char *what)
 {
 	if (is_none(t))
 		return;
 	bool is_key = !strcmp(what, "key");
 	const dt_type **raw_slot = is_key ? &m->key_raw : &m->value_raw;
-	const dt_type *raw = is_key ? c->key_raw : t;
+	if (!raw)
+		raw = t;
 	t = storage_type(c, t);
 	if (!*slot) {
 		*slot = t;
@@ -370,7 +370,7 @@ static map_info *check_map_use(checker *c, dt_expr *e)
 	if (!ok)
 		return m;
 	const dt_type *kt = e->map.nkeys == 1 ? el[0] : dt_type_tuple(c->a, el, e->map.nkeys);
-	c->key_raw = e->map.nkeys == 1 ? rl[0] : dt_type_tuple(c->a, rl, e->map.nkeys);
+	const dt_type *raw = e->map.nkeys == 1 ? rl[0] : dt_type_tuple(c->a, rl, e->map.nkeys);
 	dt_span ks = { e->map.keys[0]->span.off,
 		       e->map.keys[e->map.nkeys - 1]->span.off +
 			       e->map.keys[e->map.nkeys - 1]->span.len - e->map.keys[0]->span.off };
@@ -381,7 +381,7 @@ static map_info *check_map_use(checker *c, dt_expr *e)
 		return m;
 	}
 	if (m->keyed)
-		map_part(c, m, &m->sym.key, &m->key_decl, kt, ks, "key");
+		map_part(c, m, &m->sym.key, &m->key_decl, kt, raw, ks, "key");
 	return m;
 }
 
@@ -4005,7 +4005,7 @@ static const dt_type *check_incdec(checker *c, dt_expr *target, dt_span at)
 	if (is_ptr(m->sym.value) && !complete(c, m->sym.value->ptr.to, at))
 		return &t_none;
 	map_part(c, m, &m->sym.value, &m->value_decl,
-		 is_ptr(m->sym.value) ? m->sym.value : dt_type_int(true, 8), at, "value");
+		 is_ptr(m->sym.value) ? m->sym.value : dt_type_int(true, 8), NULL, at, "value");
 	target->type = m->sym.value ? m->sym.value : &t_none;
 	return target->type;
 }
@@ -4430,7 +4430,7 @@ static void check_plain_assign(checker *c, dt_stmt *s)
 		}
 		map_info *m = check_map_use(c, target);
 		m->assigned = true;
-		map_part(c, m, &m->sym.value, &m->value_decl, t, value->span, "value");
+		map_part(c, m, &m->sym.value, &m->value_decl, t, NULL, value->span, "value");
 		target->type = m->sym.value ? m->sym.value : &t_none;
 		return;
 	}
@@ -4470,7 +4470,7 @@ static void check_plain_assign(checker *c, dt_stmt *s)
 	}
 	map_info *m = check_map_use(c, target);
 	m->assigned = true;
-	map_part(c, m, &m->sym.value, &m->value_decl, vt, value->span, "value");
+	map_part(c, m, &m->sym.value, &m->value_decl, vt, NULL, value->span, "value");
 	target->type = m->sym.value ? m->sym.value : &t_none;
 }
 
