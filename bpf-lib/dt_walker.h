@@ -67,7 +67,8 @@
  * SFX in perf, kprobe, tp, rawtp; frames, frames_deep, procs, objects, rows, rules, rowidx,
  * requests, throttle, wstats, config, mmap_pending.
  * Programs: dt_walk_start_SFX, dt_walk_step_SFX, and the followers: raw tracepoint
- * dt_follow_exit (deletes the procs entry of a process that exits, DT_REQ_EXIT); tracepoints
+ * dt_follow_exit (DT_REQ_EXIT for a process that exits: userspace deletes its procs entry, so
+ * samples in its last moments still unwind); tracepoints
  * dt_follow_mmap_enter/exit (a known process mapping a file PROT_EXEC: DT_REQ_MMAP once the
  * mapping exists, so a library has tables before its first sample, not one request later; a
  * process of config's cgroup is held until it is served, dt_exec.h's HOLDING).

@@ -1175,11 +1175,13 @@ int dt_follow_exit(void *ctx)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tgid = pid_tgid >> 32;
 
-	/* Only the group leader's exit ends the process. */
+	/* Only the group leader's exit ends the process. Its tables stay until userspace serves
+	 * the request: the process still runs after this tracepoint (since 6.16 it fires before
+	 * exit_mm), and a sample taken there, in _exit, must still unwind. Userspace deletes the
+	 * procs and pyprocs entries; requests are served in order, so an exec of a reused pid
+	 * that follows is not undone. */
 	if ((__u32)pid_tgid != tgid || !bpf_map_lookup_elem(&procs, &tgid))
 		return 0;
-	bpf_map_delete_elem(&procs, &tgid);
-	bpf_map_delete_elem(&pyprocs, &tgid);
 	req_out(DT_REQ_EXIT, tgid, 0);
 	return 0;
 }
