@@ -245,10 +245,11 @@ struct dt_walker_state {
 	struct dt_stack_ref result;
 	/* Walker-private from here on. */
 	__u32 runs;         /* walker program runs in this walk */
-	__u32 pc_exact;     /* the current pc is not a return address (frame 0, after a signal) */
-	__u64 rip, rsp, rbp;
-	__u32 native_only;  /* DT_WALKER_NATIVE_ONLY was set: no Python step */
-	__u32 pad;
+	__u8 pc_exact;      /* the current pc is not a return address (frame 0, after a signal) */
+	__u8 native_only;   /* DT_WALKER_NATIVE_ONLY was set: no Python step */
+	__u8 rbx_ok;        /* rbx is this frame's (not lost in a frame that saved it elsewhere) */
+	__u8 pad;
+	__u64 rip, rsp, rbp, rbx;
 	struct dt_frames_deep fr; /* the stack so far; its prefix is stored into a frames map */
 };
 DT_ABI_ASSERT(__builtin_offsetof(struct dt_walker_state, cont_slot) == 0, "walker cont_slot");
@@ -268,7 +269,14 @@ enum dt_cfa_kind {
 	DT_CFA_SIGNAL = 4,  /* __restore_rt: rsp points at the ucontext of an rt_sigframe */
 	DT_CFA_END = 5,     /* outermost frame: return address undefined, the stack ends here */
 	DT_CFA_DEREF_RBP = 6, /* cfa = [rbp + cfa_off] (gcc's stack realignment in main & co.) */
+	DT_CFA_RBX = 7,     /* cfa = rbx + cfa_off (ld.so's lazy-binding and TLS trampolines) */
 };
+
+/* rbx is tracked only so that a frame whose CFA is rbx-based (DT_CFA_RBX) can be unwound: in
+ * every rule but DT_CFA_PLT's, `arg` says where this frame saved its caller's rbx. */
+#define DT_RBX_SAME 0        /* not saved: the caller's rbx is this frame's */
+#define DT_RBX_LOST 255      /* saved where the walker does not look: unknown from here on */
+/* 1..254: saved at [cfa - 8 * arg] */
 
 /* How a register (rbp, or the return address) is recovered. */
 enum dt_reg_kind {
@@ -283,7 +291,9 @@ struct dt_unwind_rule {
 	__u8 cfa_kind;      /* enum dt_cfa_kind */
 	__u8 rbp_kind;      /* enum dt_reg_kind */
 	__u8 ra_kind;       /* enum dt_reg_kind */
-	__u8 arg;           /* DT_CFA_PLT: the threshold (11 for .plt, 10 for some .plt.sec) */
+	__u8 arg;           /* DT_CFA_PLT: the threshold (11 for .plt, 10 for some .plt.sec);
+			     * any other: the caller's rbx (DT_RBX_SAME, DT_RBX_LOST, or 8 * arg
+			     * bytes below the cfa) */
 	__s32 cfa_off;
 	__s32 rbp_off;
 	__s32 ra_off;

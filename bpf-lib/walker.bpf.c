@@ -203,6 +203,7 @@ static __always_inline void set_status(struct dt_walker_state *st, __u32 status)
 
 /* struct pt_regs offsets (x86-64 uapi layout = kernel layout). */
 #define PTR_RBP 32
+#define PTR_RBX 40
 #define PTR_ORIG_RAX 120
 #define PTR_RIP 128
 #define PTR_CS 136
@@ -219,6 +220,8 @@ static __always_inline int take_regs(struct pt_regs *ctxregs, struct dt_walker_s
 		st->rip = ctxregs->rip;
 		st->rsp = ctxregs->rsp;
 		st->rbp = ctxregs->rbp;
+		st->rbx = ctxregs->rbx;
+		st->rbx_ok = 1;
 		return 0;
 	}
 	tr = (char *)bpf_task_pt_regs(bpf_get_current_task_btf());
@@ -230,6 +233,7 @@ static __always_inline int take_regs(struct pt_regs *ctxregs, struct dt_walker_s
 	bpf_probe_read_kernel(&st->rip, sizeof(st->rip), tr + PTR_RIP);
 	bpf_probe_read_kernel(&st->rsp, sizeof(st->rsp), tr + PTR_RSP);
 	bpf_probe_read_kernel(&st->rbp, sizeof(st->rbp), tr + PTR_RBP);
+	st->rbx_ok = !bpf_probe_read_kernel(&st->rbx, sizeof(st->rbx), tr + PTR_RBX);
 	/* Inside a system call the saved rip is the instruction after `syscall` (0f 05): a resume
 	 * address, like a return address, so its row is the one of pc - 1. It matters when `syscall`
 	 * ends a function's FDE — libc's __restore_rt (rt_sigreturn) is exactly that, and a sample
@@ -472,6 +476,7 @@ static __always_inline int fp_step(struct dt_walker_state *st)
 	st->rbp = nrbp;
 	st->rip = ra;
 	st->pc_exact = 0;
+	st->rbx_ok = 0; /* without CFI, where the frame saved rbx is unknown */
 	if (ra == 0) {
 		set_status(st, DT_UNWIND_COMPLETE);
 		return 1;
@@ -551,6 +556,11 @@ static long step_cb(__u32 idx, struct step_ctx *sc)
 		if (read_user(&cfa, st->rbp + (__s64)r->cfa_off))
 			goto read_err;
 		break;
+	case DT_CFA_RBX:
+		if (!st->rbx_ok)
+			goto cfa_err;
+		cfa = st->rbx + (__s64)r->cfa_off;
+		break;
 	case DT_CFA_SIGNAL: {
 		/* rsp points at the rt_sigframe's ucontext: uc_mcontext starts at +40, and in it
 		 * rbp is at +80, rsp at +120, rip at +128. */
@@ -560,6 +570,7 @@ static long step_cb(__u32 idx, struct step_ctx *sc)
 		if (read_user(&rbp, base + 120) || read_user(&nrsp, base + 160) ||
 		    read_user(&nrip, base + 168))
 			goto read_err;
+		st->rbx_ok = !read_user(&st->rbx, base + 128); /* rbx follows rbp in mcontext */
 		st->rbp = rbp;
 		st->rsp = nrsp;
 		st->rip = nrip;
@@ -594,6 +605,11 @@ static long step_cb(__u32 idx, struct step_ctx *sc)
 			goto read_err;
 	} else if (r->rbp_kind == DT_REG_UNDEF) {
 		rbp = 0;
+	}
+	if (r->cfa_kind != DT_CFA_PLT && r->arg != DT_RBX_SAME) {
+		/* A saved rbx that cannot be read is only lost: the walk goes on without it. */
+		if (r->arg == DT_RBX_LOST || read_user(&st->rbx, cfa - 8 * (__u64)r->arg))
+			st->rbx_ok = 0;
 	}
 	st->rsp = cfa;
 	st->rbp = rbp;

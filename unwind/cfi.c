@@ -240,8 +240,10 @@ static uint64_t rd_ptr(rd *r, uint8_t enc, const uint8_t *sec, uint64_t base, bo
 /* ---------------------------------------------------------------- CFA interpreter */
 
 /* The registers we track; every other DWARF register's rule is irrelevant on x86-64 because
- * the CFA is always defined from rsp or rbp (or expressions over them). */
-enum { R_RBP = 6, R_RSP = 7, R_RA = 16 };
+ * the CFA is defined from rsp or rbp (or expressions over them), or, in a few hand-written
+ * trampolines (ld.so's _dl_runtime_resolve*, _dl_tlsdesc_dynamic*), from rbx: rbx is tracked
+ * for them. */
+enum { R_RBX = 3, R_RBP = 6, R_RSP = 7, R_RA = 16 };
 
 enum rk { RK_UNSPEC, RK_SAME, RK_UNDEF, RK_OFFSET, RK_RBPREL, RK_OTHER };
 enum ck { CK_REG, CK_PLT, CK_DEREF_RBP, CK_SIGNAL, CK_OTHER };
@@ -251,8 +253,8 @@ typedef struct cfstate {
 	uint8_t plt_thr;
 	uint16_t cfa_reg;
 	int64_t cfa_off;
-	uint8_t rbp_k, ra_k;
-	int64_t rbp_off, ra_off;
+	uint8_t rbp_k, ra_k, rbx_k;
+	int64_t rbp_off, ra_off, rbx_off;
 } cfstate;
 
 typedef struct cie {
@@ -285,6 +287,9 @@ static void set_reg(cfstate *s, uint64_t reg, uint8_t k, int64_t off, uint64_t r
 	} else if (reg == R_RBP) {
 		s->rbp_k = k;
 		s->rbp_off = off;
+	} else if (reg == R_RBX) {
+		s->rbx_k = k;
+		s->rbx_off = off;
 	}
 }
 
@@ -296,6 +301,9 @@ static void restore_reg(cfstate *s, const cfstate *init, uint64_t reg, uint64_t 
 	} else if (reg == R_RBP) {
 		s->rbp_k = init->rbp_k;
 		s->rbp_off = init->rbp_off;
+	} else if (reg == R_RBX) {
+		s->rbx_k = init->rbx_k;
+		s->rbx_off = init->rbx_off;
 	}
 }
 
@@ -332,6 +340,21 @@ typedef struct emit_ctx {
 	int err;
 } emit_ctx;
 
+/* Where a frame keeps its caller's rbx, as a rule's arg (dt_walker.h: DT_RBX_*). */
+static uint8_t rbx_rule(const cfstate *s)
+{
+	switch (s->rbx_k) {
+	case RK_UNSPEC:
+	case RK_SAME: return DT_RBX_SAME;
+	case RK_OFFSET:
+		if (s->rbx_off < 0 && s->rbx_off >= -8 * (int64_t)(DT_RBX_LOST - 1) &&
+		    !(s->rbx_off % 8))
+			return (uint8_t)(-s->rbx_off / 8);
+		return DT_RBX_LOST;
+	default: return DT_RBX_LOST;
+	}
+}
+
 static int state_rule(const cfstate *s, bool signal, struct dt_unwind_rule *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -349,6 +372,8 @@ static int state_rule(const cfstate *s, bool signal, struct dt_unwind_rule *r)
 			r->cfa_kind = DT_CFA_RSP;
 		else if (s->cfa_reg == R_RBP)
 			r->cfa_kind = DT_CFA_RBP;
+		else if (s->cfa_reg == R_RBX)
+			r->cfa_kind = DT_CFA_RBX;
 		else
 			return 0; /* CFA in another register (prologue of a realigning fn) */
 		break;
@@ -386,6 +411,8 @@ static int state_rule(const cfstate *s, bool signal, struct dt_unwind_rule *r)
 		break;
 	default: r->rbp_kind = DT_REG_UNDEF; break;
 	}
+	if (r->cfa_kind != DT_CFA_PLT)
+		r->arg = rbx_rule(s);
 	return 0;
 undef:
 	memset(r, 0, sizeof(*r));
@@ -942,6 +969,7 @@ void dt_rule_format(const struct dt_unwind_rule *r, char *buf, size_t len)
 	case DT_CFA_SIGNAL: snprintf(buf, len, "cfa=sigframe  rip=[rsp+168]  rbp=[rsp+120]"); return;
 	case DT_CFA_RSP: fmt_off(cfa, sizeof(cfa), "rsp", r->cfa_off); break;
 	case DT_CFA_RBP: fmt_off(cfa, sizeof(cfa), "rbp", r->cfa_off); break;
+	case DT_CFA_RBX: fmt_off(cfa, sizeof(cfa), "rbx", r->cfa_off); break;
 	case DT_CFA_DEREF_RBP:
 		fmt_off(rip, sizeof(rip), "rbp", r->cfa_off);
 		snprintf(cfa, sizeof(cfa), "[%s]", rip);
@@ -966,4 +994,9 @@ void dt_rule_format(const struct dt_unwind_rule *r, char *buf, size_t len)
 	default: snprintf(rbp, sizeof(rbp), "undef"); break;
 	}
 	snprintf(buf, len, "cfa=%s  rip=%s  rbp=%s", cfa, rip, rbp);
+	/* rbx only where a frame moved it: it matters to the few frames whose cfa is rbx's. */
+	if (r->cfa_kind != DT_CFA_PLT && r->arg == DT_RBX_LOST)
+		snprintf(buf + strlen(buf), len - strlen(buf), "  rbx=?");
+	else if (r->cfa_kind != DT_CFA_PLT && r->arg != DT_RBX_SAME)
+		snprintf(buf + strlen(buf), len - strlen(buf), "  rbx=[cfa-%d]", 8 * r->arg);
 }

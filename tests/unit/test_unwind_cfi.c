@@ -163,6 +163,24 @@ static void realign_expressions(void)
 	EXPECT_ROWS(p, false, "1000:-;1008:cfa=[rbp-8]  rip=[cfa-8]  rbp=[rbp+0];1040:-;");
 }
 
+static void rbx_based_cfa(void)
+{
+	/* ld.so's _dl_runtime_resolve: adv 1; def_cfa_offset 16; offset rbx 2 (cfa-16); adv 3;
+	 * def_cfa_register rbx; adv 4; register rbx moved (rule 0x09: lost); adv 1; offset rbx
+	 * 255 (cfa-2040: too far for arg, lost); adv 1; offset rbx 254; adv 1; restore rbx */
+	static const uint8_t p[] = {0x41, 0x0e, 16, 0x83, 2, 0x43, 0x0d, 3, 0x44, 0x09, 3, 12,
+				    0x41, 0x83, 0xff, 0x01, 0x41, 0x83, 0xfe, 0x01, 0x41, 0xc3};
+
+	EXPECT_ROWS(p, false,
+		    "1000:cfa=rsp+8  rip=[cfa-8]  rbp=same;"
+		    "1001:cfa=rsp+16  rip=[cfa-8]  rbp=same  rbx=[cfa-16];"
+		    "1004:cfa=rbx+16  rip=[cfa-8]  rbp=same  rbx=[cfa-16];"
+		    "1008:cfa=rbx+16  rip=[cfa-8]  rbp=same  rbx=?;"
+		    "100a:cfa=rbx+16  rip=[cfa-8]  rbp=same  rbx=[cfa-2032];"
+		    "100b:cfa=rbx+16  rip=[cfa-8]  rbp=same;"
+		    "1040:-;");
+}
+
 static void signal_frame(void)
 {
 	static const uint8_t p[] = {0x0e, 160, 1};
@@ -434,6 +452,7 @@ int main(void)
 	T_RUN(end_of_stack);
 	T_RUN(plt_expression);
 	T_RUN(realign_expressions);
+	T_RUN(rbx_based_cfa);
 	T_RUN(signal_frame);
 	T_RUN(unfollowable_rules_fall_back);
 	T_RUN(malformed_input);

@@ -108,3 +108,23 @@ f_realign: /* gcc's stack realignment: CFA in r10, then [rbp-8]; rbp by expressi
 	ret
 	.cfi_endproc
 	.size	f_realign, .-f_realign
+
+	.globl	f_rbx_cfa
+	.type	f_rbx_cfa, @function
+f_rbx_cfa: /* ld.so's lazy-binding trampoline: CFA in rbx while the stack is realigned */
+	.cfi_startproc
+	push	%rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbx, 0
+	mov	%rsp, %rbx
+	.cfi_def_cfa_register %rbx
+	and	$-64, %rsp
+	call	*%rax
+	mov	%rbx, %rsp
+	.cfi_def_cfa_register %rsp
+	pop	%rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
+	ret
+	.cfi_endproc
+	.size	f_rbx_cfa, .-f_rbx_cfa
