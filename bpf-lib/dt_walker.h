@@ -148,7 +148,13 @@ enum dt_walker_ptype {
 	/* frames map full: result.id = 0, nothing stored */                                 \
 	X(ERR_STORE, 8, STORE_FAIL, "error: frames map full")                                \
 	/* a PC without CFI and no usable frame pointer */                                   \
-	X(ERR_NO_CFI, 9, ERR_NO_CFI, "error: no CFI and no frame pointer")
+	X(ERR_NO_CFI, 9, ERR_NO_CFI, "error: no CFI and no frame pointer")                  \
+	/* the thread is exiting and has let its memory go (after exit_mm): the user pc is  \
+	 * known, the stack above it is not (perf's user callchain is empty there too) */     \
+	X(EXITED, 10, EXITED, "exiting, its memory released")                                \
+	/* in execve between the switch to the new image and its first registers: the user  \
+	 * registers are the old image's, whose memory is gone; no frame is recorded */       \
+	X(IN_EXEC, 11, IN_EXEC, "in exec, between two images")
 
 enum dt_unwind_status {
 #define DT_UNWIND_ENUM(id, value, wstat, text) DT_UNWIND_##id = value,
@@ -205,7 +211,11 @@ enum dt_unwind_status {
 	X(PY_PARTIAL, 23, "python_partial")                                                  \
 	X(PY_CODES, 24, "python_code_objects")    /* code objects copied into pycode */      \
 	/* Python walks whose thread state came from a scan, not the cache */                \
-	X(PY_SCANS, 25, "python_tstate_scans")
+	X(PY_SCANS, 25, "python_tstate_scans")                                               \
+	/* walks ending DT_UNWIND_EXITED (a thread past exit_mm) */                          \
+	X(EXITED, 26, "walks_exiting")                                                       \
+	/* walks ending DT_UNWIND_IN_EXEC (a sample inside execve's image switch) */         \
+	X(IN_EXEC, 27, "walks_in_exec")
 
 enum dt_walker_stat {
 #define DT_WSTAT_ENUM(id, slot, name) DT_WSTAT_##id = slot,

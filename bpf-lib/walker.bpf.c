@@ -243,9 +243,13 @@ static __always_inline int take_regs(struct pt_regs *ctxregs, struct dt_walker_s
 	__u16 insn = 0;
 
 	bpf_probe_read_kernel(&orig, sizeof(orig), tr + PTR_ORIG_RAX);
-	if (orig >= 0 && !bpf_probe_read_user(&insn, sizeof(insn), (void *)(st->rip - 2)) &&
-	    insn == 0x050f)
-		st->pc_exact = 0;
+	if (orig >= 0) {
+		if (!bpf_probe_read_user(&insn, sizeof(insn), (void *)(st->rip - 2)) &&
+		    insn == 0x050f)
+			st->pc_exact = 0;
+		else if (orig == 59 || orig == 322)
+			return 1; /* execve/execveat whose `syscall` is not there: walk() looks */
+	}
 	return 0;
 }
 
@@ -271,6 +275,7 @@ struct uprobes_state___dt {
 
 struct mm_struct___dt {
 	struct uprobes_state___dt uprobes_state;
+	unsigned long start_stack;
 } __attribute__((preserve_access_index));
 
 struct return_instance___dt {
@@ -334,6 +339,7 @@ struct step_ctx {
 	void *wstate;
 	__u32 pid;
 	__u32 done;
+	__u32 exiting; /* the thread has no mm any more (do_exit past exit_mm) */
 };
 
 struct msearch_ctx {
@@ -507,6 +513,12 @@ static long step_cb(__u32 idx, struct step_ctx *sc)
 	st->fr.pc[n & (DT_WALKER_MAX_FRAMES - 1)] = pc;
 	st->fr.nframes = n + 1;
 	stat_inc(DT_WSTAT_FRAMES);
+	if (sc->exiting) {
+		/* Past exit_mm: nothing of the user stack can be read, and asking for tables of
+		 * a process that is going away would only cost userspace a /proc read. */
+		set_status(st, DT_UNWIND_EXITED);
+		goto stop;
+	}
 
 	pm = bpf_map_lookup_elem(&procs, &sc->pid);
 	if (!pm) {
@@ -819,8 +831,20 @@ static __always_inline int walk(void *ctx, struct pt_regs *ctxregs, void *wprogs
 			st->max_depth = DT_WALKER_DEFAULT_DEPTH;
 		if (st->max_depth > DT_WALKER_MAX_FRAMES)
 			st->max_depth = DT_WALKER_MAX_FRAMES;
-		if (sc.pid == 0 || take_regs(ctxregs, st) < 0) {
+		int regs = sc.pid ? take_regs(ctxregs, st) : -1;
+
+		if (regs < 0) {
 			set_status(st, DT_UNWIND_ERR_NO_USER);
+			goto finish;
+		}
+		struct task_struct___dt *t = (void *)bpf_get_current_task();
+
+		sc.exiting = !BPF_CORE_READ(t, mm);
+		/* Inside execve once the new image is mapped, the registers stay the old image's
+		 * until the new ones are set (rsp = the new mm's start_stack): that pc and stack
+		 * are in memory that no longer exists. */
+		if (regs == 1 && !sc.exiting && st->rsp != BPF_CORE_READ(t, mm, start_stack)) {
+			set_status(st, DT_UNWIND_IN_EXEC);
 			goto finish;
 		}
 	}

@@ -60,6 +60,16 @@ typedef struct uproc {
 	uint32_t nobjs;
 } uproc;
 
+/* A process whose exit the walker reported: its tables stay until it has really gone. */
+typedef struct dying {
+	uint32_t pid;
+	uint64_t since_ns;
+} dying;
+
+/* Longest a reported exit keeps a process's tables when it does not turn into a zombie first:
+ * a pid reused meanwhile by a fork that does not exec must not be unwound with them for long. */
+#define DYING_MAX_NS 500000000ull
+
 /* Programs that follow processes: exit, and executable mmaps (dlopen, ld.so at start). Exec is
  * followed by the exec follower (exec.c), whose maps the walker shares. */
 static const char *const follower_names[] = { "dt_follow_exit", "dt_follow_mmap_enter",
@@ -106,6 +116,7 @@ struct dt_unwinder {
 	uint32_t startup_procs;
 	bool follows_cgroup;    /* dt_unwinder_follow_cgroup: its processes are held */
 	dt_py *py;              /* CPython processes (python.c) */
+	DT_VEC(dying) dying;    /* exits reported, tables not yet removed (reap_dying) */
 };
 
 static const char *const ptype_sfx[DT_WPT__COUNT] = {"perf", "kprobe", "tp", "rawtp"};
@@ -481,6 +492,7 @@ void dt_unwinder_free(dt_unwinder *u)
 	for (i = 0; i < u->procs.n; i++)
 		free(u->procs.v[i].objs);
 	free(u->procs.v);
+	free(u->dying.v);
 	free(u->page_used);
 	free(u->ipage_used);
 	dt_ruleset_fini(&u->rs);
@@ -878,6 +890,63 @@ void dt_unwinder_remove_pid(dt_unwinder *u, uint32_t pid)
 	*p = u->procs.v[--u->procs.n];
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Whether pid is gone or a zombie: past do_exit, where no sample of it can be taken. */
+static bool proc_done(uint32_t pid)
+{
+	char path[48], st[256] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return true;
+	if (!fgets(st, sizeof(st), f))
+		st[0] = 0;
+	fclose(f);
+	/* "pid (comm) state ...": comm may hold anything but the last ')'. */
+	const char *p = strrchr(st, ')');
+	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X';
+}
+
+/* A process's exit is reported by sched_process_exit, which fires while it still runs with its
+ * memory (since 6.16 before exit_mm), so a sample then still unwinds with its tables: they are
+ * removed once the process is a zombie or gone (or after DYING_MAX_NS). Past exit_mm the walker
+ * stops by itself (DT_UNWIND_EXITED). */
+static void reap_dying(dt_unwinder *u, bool all)
+{
+	uint64_t now = mono_ns();
+	size_t i, k = 0;
+
+	for (i = 0; i < u->dying.n; i++) {
+		dying d = u->dying.v[i];
+
+		if (all || now - d.since_ns > DYING_MAX_NS || proc_done(d.pid))
+			dt_unwinder_remove_pid(u, d.pid);
+		else
+			u->dying.v[k++] = d;
+	}
+	u->dying.n = k;
+}
+
+/* A pid that execs again (reused) has new tables: its earlier exit no longer removes them. */
+static void forget_dying(dt_unwinder *u, uint32_t pid)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < u->dying.n; i++)
+		if (u->dying.v[i].pid != pid)
+			u->dying.v[k++] = u->dying.v[i];
+	u->dying.n = k;
+}
+
 /* Forgets processes that are gone (their exit may have been missed). */
 static void prune_dead(dt_unwinder *u)
 {
@@ -950,6 +1019,7 @@ int dt_unwinder_add_pid(dt_unwinder *u, uint32_t pid)
 	if (bpf_map_update_elem(u->procs_fd, &pid, pm, BPF_ANY) < 0) {
 		ret = -errno;
 		if (ret == -E2BIG) {
+			reap_dying(u, true);
 			prune_dead(u);
 			ret = bpf_map_update_elem(u->procs_fd, &pid, pm, BPF_ANY) < 0 ? -errno : 0;
 		}
@@ -1055,13 +1125,18 @@ static int request_cb(void *ctx, void *data, size_t size)
 	case DT_REQ_PC:
 	case DT_REQ_EXEC:
 	case DT_REQ_MMAP:
+		forget_dying(u, r->pid);
 		ret = dt_unwinder_add_pid(u, r->pid);
 		if (ret == -ESRCH)
 			dt_unwinder_remove_pid(u, r->pid);
 		break;
-	case DT_REQ_EXIT:
-		dt_unwinder_remove_pid(u, r->pid);
+	case DT_REQ_EXIT: {
+		dying d = {r->pid, mono_ns()};
+
+		forget_dying(u, r->pid);
+		DT_VEC_PUSH(&u->dying, d);
 		break;
+	}
 	case DT_REQ_PY:
 		if (!u->py_wanted && (ret = load_py_steps(u)) < 0 && u->opts.notice)
 			dt_unwind_log(u->opts.notice, u->opts.notice_ctx,
@@ -1089,6 +1164,7 @@ int dt_unwinder_process(dt_unwinder *u)
 
 	u->batch_left = REQ_BATCH;
 	py_bg_report(u, false);
+	reap_dying(u, false);
 	ret = ring_buffer__consume(u->rb);
 	if (ret < 0 && ret != REQ_BATCH_DONE)
 		return ret;
