@@ -1577,8 +1577,11 @@ static int attach_unit(dt_session *s, dt_unit *u, const dt_cg_result *cg)
 
 		/* --test/--bench attach nothing: BEGIN, the tests, END (as bpftrace). self probes
 		 * are run by the loop, test and bench probes by dt_session_run_tests. */
-		if (p->is_continuation || !p->attach || is_begin_end(p, DT_P_BEGIN) ||
-		    is_begin_end(p, DT_P_END) || s->o.mode != DT_MODE_RUN ||
+		/* A later part of a probe in parts runs only by its chain's tail call, after the
+		 * part before it (and the predicate): attached, it ran on every event. */
+		if (p->is_continuation || p->chain_slot >= 0 || !p->attach ||
+		    is_begin_end(p, DT_P_BEGIN) || is_begin_end(p, DT_P_END) ||
+		    s->o.mode != DT_MODE_RUN ||
 		    is_begin_end(p, DT_P_SELF) ||
 		    runs_newest_first(p->attach) != (step >= cg->nprogs))
 			continue;
