@@ -149,7 +149,7 @@ static LLVMValueRef bool64(cg *c, LLVMValueRef i1);
 
 static LLVMValueRef ctx_load(cg *c, uint32_t off, uint32_t size, bool is_signed)
 {
-	return cg_load_int(c, c->ctxp, off, size, is_signed);
+	return cg_ctx_load(c, off, size, is_signed);
 }
 
 /* Registers are 64-bit; a narrower declared int keeps its low bytes and its sign. */

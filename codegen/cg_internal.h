@@ -156,6 +156,8 @@ void cg_memcpy(cg *c, LLVMValueRef dst, uint32_t doff, LLVMValueRef src, uint32_
 	       uint32_t size);
 /* Loads an integer of `size` bytes at p+off, extended to i64 by signedness. */
 LLVMValueRef cg_load_int(cg *c, LLVMValueRef p, uint32_t off, uint32_t size, bool is_signed);
+/* A load from the context (c->ctxp + off) the verifier accepts wherever LLVM moves it. */
+LLVMValueRef cg_ctx_load(cg *c, uint32_t off, uint32_t size, bool is_signed);
 void cg_store_int(cg *c, LLVMValueRef p, uint32_t off, uint32_t size, LLVMValueRef v);
 /* Adds one to loss counter `stat` in DT_AUX_STATS. */
 void cg_stat_inc(cg *c, enum dt_stat stat);

@@ -326,6 +326,35 @@ LLVMValueRef cg_load_int(cg *c, LLVMValueRef p, uint32_t off, uint32_t size, boo
 	return is_signed ? LLVMBuildSExt(c->b, v, c->i64, "") : LLVMBuildZExt(c->b, v, c->i64, "");
 }
 
+/* A load from the program's context. The verifier takes a context access only as one
+ * instruction at the context pointer itself plus a constant ("dereference of modified ctx ptr"
+ * otherwise), and LLVM hoists and shares `ctx + off` between the loads of a large body (a
+ * rawtracepoint's args.x read in 400 printfs was refused). Written as inline assembly, the
+ * address cannot be taken apart; LLVM 14 has no preserve_static_offset to say the same. Equal
+ * loads may still be merged, which keeps their value, not the address, in a register. */
+LLVMValueRef cg_ctx_load(cg *c, uint32_t off, uint32_t size, bool is_signed)
+{
+	static const char *const width[9] = { [1] = "u8", [2] = "u16", [4] = "u32", [8] = "u64" };
+	char text[64];
+
+	if (size > 8 || !width[size])
+		return cg_load_int(c, c->ctxp, off, size, is_signed);
+	snprintf(text, sizeof(text), "$0 = *(%s *)($1 + %u)", width[size], off);
+	LLVMTypeRef at[1] = { c->i8p };
+	LLVMTypeRef fty = LLVMFunctionType(c->i64, at, 1, false);
+	char cons[] = "=r,r";
+	LLVMValueRef fn = LLVMGetInlineAsm(fty, text, strlen(text), cons, strlen(cons), false,
+					   false, LLVMInlineAsmDialectATT, false);
+	LLVMValueRef args[1] = { LLVMBuildPointerCast(c->b, c->ctxp, c->i8p, "") };
+	LLVMValueRef v = LLVMBuildCall2(c->b, fty, fn, args, 1, "");
+
+	if (size == 8 || !is_signed)
+		return v;
+	/* The load zero-extends; a signed field is sign-extended from its width. */
+	LLVMTypeRef t = int_type(c, size);
+	return LLVMBuildSExt(c->b, LLVMBuildTrunc(c->b, v, t, ""), c->i64, "");
+}
+
 void cg_store_int(cg *c, LLVMValueRef p, uint32_t off, uint32_t size, LLVMValueRef v)
 {
 	LLVMTypeRef t = int_type(c, size);

@@ -1208,7 +1208,7 @@ LLVMValueRef cg_set_slot(cg *c, LLVMBasicBlockRef absent)
 	fd = cg_aux_fd(c, DT_AUX_SYSCALL_SLOTS, 0, 0);
 	key = cg_buf_raw(c, sizeof(struct dt_syscall_key));
 	cg_store_int(c, key, offsetof(struct dt_syscall_key, cookie), 4, cookie);
-	nr = cg_load_int(c, c->ctxp, 8, 4, false);
+	nr = cg_ctx_load(c, 8, 4, false);
 	cg_store_int(c, key, offsetof(struct dt_syscall_key, nr), 4, nr);
 	val = cg_map_lookup(c, cg_map_ref(c, fd), key);
 	cg_br_nonnull(c, val, found, absent);
@@ -1458,7 +1458,7 @@ void cg_emit_program(cg *c, const dt_cg_prog *pg, const char *section, const cg_
 		/* An iterator's last call (the end of the sequence) has no object: the task at
 		 * offset 8 of every bpf_iter__task* context is NULL then. */
 		if (a->provider == DT_P_ITER)
-			guard(c, LLVMBuildICmp(c->b, LLVMIntNE, cg_load_int(c, c->ctxp, 8, 8, false),
+			guard(c, LLVMBuildICmp(c->b, LLVMIntNE, cg_ctx_load(c, 8, 8, false),
 					       cg_i64(c, 0), ""));
 		if (c->env->filter_pid && !process_free)
 			guard(c, LLVMBuildICmp(c->b, LLVMIntEQ,

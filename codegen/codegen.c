@@ -46,6 +46,7 @@ static void llvm_init(void)
 	LLVMInitializeBPFTarget();
 	LLVMInitializeBPFTargetMC();
 	LLVMInitializeBPFAsmPrinter();
+	LLVMInitializeBPFAsmParser(); /* cg_ctx_load's inline assembly */
 	llvm_ready = true;
 }
 
