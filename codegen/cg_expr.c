@@ -641,7 +641,7 @@ static LLVMValueRef builtin(cg *c, const dt_expr *e)
 		/* kprobe, kretprobe, fentry, fexit: the helper gives the function's own address
 		 * (a kretprobe's and an fexit's regs point past it). */
 		if ((is_regs_ctx(c) && c->ptype == BPF_PROG_TYPE_KPROBE) ||
-		    c->ptype == BPF_PROG_TYPE_TRACING)
+		    (c->ptype == BPF_PROG_TYPE_TRACING && c->attach->provider != DT_P_RAWTRACEPOINT))
 			v = cg_helper(c, BPF_FUNC_get_func_ip, c->i64, &c->ctxp, 1);
 		else if (is_regs_ctx(c))
 			v = ctx_load(c, PT_IP, 8, false);

@@ -355,6 +355,9 @@ void cg_split_fini(cg_split *s);
 uint32_t cg_frame_key(enum bpf_prog_type t);
 /* The BPF program type a probe of this provider compiles to (BPF_PROG_TYPE_UNSPEC: none). */
 enum bpf_prog_type cg_prog_type_of(dt_provider p);
+/* The program type of one attach point of a probe: cg_prog_type_of's, but a rawtracepoint of a
+ * probe the checker made tp_btf (dt_probe.rawtp_btf) is BPF_PROG_TYPE_TRACING. */
+enum bpf_prog_type cg_prog_type_at(const dt_probe *pr, const dt_attach *a);
 
 /* ------------------------------------------------------------ cg_xprobe.c */
 

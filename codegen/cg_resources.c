@@ -236,7 +236,7 @@ int dt_cg_resources_of(const dt_program *p, dt_cg_resources *r, dt_diags *d)
 		 * point's program type, joined by the walker of that type. */
 		if (pr->uses_ustack_dwarf)
 			for (uint32_t j = 0; j < pr->nattach; j++)
-				r->walker_prog_types |= 1ull << cg_prog_type_of(pr->attach[j]->provider);
+				r->walker_prog_types |= 1ull << cg_prog_type_at(pr, pr->attach[j]);
 		/* plan_programs: a set of attach points reads func and probe by slot, and a set of
 		 * syscall tracepoints may learn its slot from the syscall map. */
 		for (uint32_t j = 0; j < pr->nattach; j++)
@@ -263,7 +263,7 @@ int dt_cg_resources_of(const dt_program *p, dt_cg_resources *r, dt_diags *d)
 		if (sp.nparts) {
 			r->frame = true;
 			for (uint32_t j = 0; j < pr->nattach; j++)
-				r->chain_prog_types |= 1ull << cg_prog_type_of(pr->attach[j]->provider);
+				r->chain_prog_types |= 1ull << cg_prog_type_at(pr, pr->attach[j]);
 		}
 		cg_split_fini(&sp);
 	}

@@ -103,6 +103,13 @@ enum bpf_prog_type cg_prog_type_of(dt_provider p)
 	}
 }
 
+enum bpf_prog_type cg_prog_type_at(const dt_probe *pr, const dt_attach *a)
+{
+	if (a->provider == DT_P_RAWTRACEPOINT && pr->rawtp_btf)
+		return BPF_PROG_TYPE_TRACING;
+	return cg_prog_type_of(a->provider);
+}
+
 static const char *short_name(dt_provider p)
 {
 	switch (p) {
@@ -234,11 +241,13 @@ static int plan_programs(cg *c, const cg_split *splits, plan **out, uint32_t *n)
 			pl.prog.attach = a;
 			pl.prog.set = (const dt_attach *const *)&pr->attach[j];
 			pl.prog.nset = k - j;
-			pl.prog.prog_type = cg_prog_type_of(a->provider);
-			pl.prog.expected_attach_type = a->provider == DT_P_FENTRY ? BPF_TRACE_FENTRY
-						       : a->provider == DT_P_FEXIT ? BPF_TRACE_FEXIT
-						       : a->provider == DT_P_ITER ? BPF_TRACE_ITER
-										   : 0;
+			pl.prog.prog_type = cg_prog_type_at(pr, a);
+			pl.prog.expected_attach_type =
+				a->provider == DT_P_FENTRY	  ? BPF_TRACE_FENTRY
+				: a->provider == DT_P_FEXIT	  ? BPF_TRACE_FEXIT
+				: a->provider == DT_P_ITER	  ? BPF_TRACE_ITER
+				: pl.prog.prog_type == BPF_PROG_TYPE_TRACING ? BPF_TRACE_RAW_TP
+								      : 0;
 			pl.prog.cont_slot = -1;
 			pl.prog.chain_slot = -1;
 			pl.split = &splits[i];

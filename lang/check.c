@@ -73,6 +73,11 @@ typedef struct checker {
 	bool record_failed;
 	bool args_base;      /* the args being checked is the base of a field access */
 	bool in_pred;
+	/* The probe calls what only BPF_PROG_TYPE_TRACING programs have (socket_cookie, comm(PID)):
+	 * a rawtracepoint of it is then loaded as a BTF tracepoint (tp_btf). Where, for the one
+	 * thing a tp_btf program cannot do here (ustack_dwarf's tail calls). */
+	bool tracing_only;
+	dt_span tracing_only_at;
 	uint32_t loop_depth; /* while and for loops around the statement being checked */
 	const char *tracefs;
 	bool tracefs_looked;
@@ -800,6 +805,27 @@ static bool is_tracing_prog(dt_provider p)
 	return p == DT_P_FENTRY || p == DT_P_FEXIT || p == DT_P_ITER;
 }
 
+/* Probes that can be loaded as BPF_PROG_TYPE_TRACING programs: those that are (above), and
+ * rawtracepoints, which then are BTF tracepoints (tp_btf: the same event and arguments, a
+ * tracing program's helpers and kfuncs), as current bpftrace loads every rawtracepoint. Notes
+ * the use at `at` (walk() makes the probe's rawtracepoints tp_btf). */
+static bool tracing_ok(checker *c, bool (*pred)(dt_provider), dt_span at)
+{
+	for (uint32_t i = 0; i < c->probe->nattach; i++) {
+		dt_provider p = c->probe->attach[i]->provider;
+
+		if (!pred(p) && p != DT_P_RAWTRACEPOINT)
+			return false;
+	}
+	if (!c->probe->nattach)
+		return false;
+	if (!c->tracing_only) {
+		c->tracing_only = true;
+		c->tracing_only_at = at;
+	}
+	return true;
+}
+
 /* Whether t is the C struct `name` ("struct path") or a pointer to one. */
 static bool struct_or_ptr_named(const dt_type *t, const char *name)
 {
@@ -825,7 +851,7 @@ static const dt_type *check_comm_of_pid(checker *c, dt_expr *e)
 		ERR(c, e->builtin.task->span, "Only integer supported for comm()'s pid");
 		return &t_none;
 	}
-	if (!all_attach(c, is_tracing_prog)) {
+	if (!tracing_ok(c, is_tracing_prog, e->span)) {
 		/* bpftrace's words. */
 		const dt_attach *a = c->probe->attach[0];
 		ERR(c, e->span, "Syntax comm(PID) is not supported in this probe type yet. Type: %s",
@@ -833,7 +859,8 @@ static const dt_type *check_comm_of_pid(checker *c, dt_expr *e)
 			    ? "special"
 			    : dt_provider_name(a->provider));
 		HINT(c, "comm(PID) calls the kernel's bpf_task_from_pid, which it gives to fentry, "
-		     "fexit and iter probes; elsewhere comm is the current thread's name");
+		     "fexit, iter and rawtracepoint probes; elsewhere comm is the current thread's "
+		     "name");
 		return &t_none;
 	}
 	const dt_type *args = NULL, *ret = NULL;
@@ -3574,12 +3601,11 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 			ERR(c, a0->span, "socket_cookie needs a struct sock *, not %s", tname(c, t));
 			return &t_none;
 		}
-		if (!all_attach(c, is_fentry_fexit)) {
+		if (!tracing_ok(c, is_fentry_fexit, e->span)) {
 			ERR(c, e->span, "socket_cookie() can only be used in fentry/fexit "
-			    "(kfunc/kretfunc) probes");
+			    "(kfunc/kretfunc) and rawtracepoint probes");
 			HINT(c, "the kernel gives bpf_get_socket_cookie a socket pointer only in "
-			     "tracing programs (for a rawtracepoint, fentry on the function that "
-			     "takes the socket)");
+			     "tracing programs (a rawtracepoint is then loaded as one, tp_btf)");
 			return &t_none;
 		}
 		/* The verifier takes only a socket it typed itself: one the function was given
@@ -5194,6 +5220,7 @@ static void walk(checker *c)
 		c->record_failed = false;
 		pr->uses_ustack_dwarf = pr->pred_uses_ustack_dwarf = false;
 		pr->ustack_dwarf_native = pr->ustack_dwarf_mixed = false;
+		c->tracing_only = false;
 		if (!pr->nattach)
 			continue;
 		if (pr->pred) {
@@ -5209,6 +5236,15 @@ static void walk(checker *c)
 		}
 		c->scopes.n = 0;
 		check_block(c, &pr->body);
+		pr->rawtp_btf = false;
+		for (uint32_t j = 0; c->tracing_only && j < pr->nattach; j++)
+			pr->rawtp_btf |= pr->attach[j]->provider == DT_P_RAWTRACEPOINT;
+		if (pr->rawtp_btf && pr->uses_ustack_dwarf) {
+			ERR(c, c->tracing_only_at, "this call makes the rawtracepoint probe a BTF "
+			    "tracepoint program (tp_btf), where ustack_dwarf cannot run");
+			HINT(c, "use two probes on the same event: one for ustack_dwarf, one for "
+				"this call");
+		}
 		/* A variable only declared (`let $x;`) and never assigned holds 0. */
 		for (size_t j = 0; j < c->vars.n; j++)
 			if (is_none(c->vars.v[j]->type) && ((var_info *)c->vars.v[j])->by_let)

@@ -817,6 +817,9 @@ typedef struct dt_probe {
 	bool pred_uses_ustack_dwarf;
 	/* ustack_dwarf(native) / plain ustack_dwarf was seen (one walk serves a probe: not both) */
 	bool ustack_dwarf_native, ustack_dwarf_mixed;
+	/* Its rawtracepoints are loaded as BTF tracepoints (BPF_PROG_TYPE_TRACING, tp_btf): it
+	 * calls what only tracing programs have (socket_cookie, comm(PID)). */
+	bool rawtp_btf;
 	uint32_t index;
 } dt_probe;
 

@@ -2101,7 +2101,13 @@ int dt_rt_attach_btf_id(const dt_attach *a, enum bpf_attach_type type, uint32_t 
 		if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 && info.kernel_btf &&
 		    !strcmp(name, mod)) {
 			struct btf *m = btf__load_from_kernel_by_id_split(bid, base);
-			int t = m ? btf__find_by_name_kind(m, a->func, BTF_KIND_FUNC) : -ENOENT;
+			/* A BTF tracepoint is its event's btf_trace_NAME typedef, as libbpf finds
+			 * it in vmlinux. */
+			char tn[160];
+			snprintf(tn, sizeof(tn), "btf_trace_%s", a->func);
+			int t = !m ? -ENOENT
+				: type == BPF_TRACE_RAW_TP ? btf__find_by_name_kind(m, tn, BTF_KIND_TYPEDEF)
+							   : btf__find_by_name_kind(m, a->func, BTF_KIND_FUNC);
 
 			btf__free(m);
 			if (t > 0) {
@@ -2121,8 +2127,15 @@ static int attach_btf_prog(const dt_attach *a, int prog_fd, dt_fdvec *fds, char 
 {
 	int fd;
 
+	struct bpf_prog_info info = { 0 };
+	uint32_t len = sizeof(info);
+
 	if (a->provider == DT_P_RAWTRACEPOINT) {
-		fd = bpf_raw_tracepoint_open(a->func, prog_fd);
+		/* A BTF tracepoint (tp_btf) names its event by the BTF id it was loaded against. */
+		bool btf_tp = bpf_obj_get_info_by_fd(prog_fd, &info, &len) == 0 &&
+			      info.type == BPF_PROG_TYPE_TRACING;
+
+		fd = bpf_raw_tracepoint_open(btf_tp ? NULL : a->func, prog_fd);
 		if (fd < 0)
 			return dt_rt_fail(err, -errno, "%s: cannot attach to raw tracepoint '%s': %s",
 				    a->text, a->func, dt_strerror(errno));
