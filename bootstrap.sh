@@ -24,7 +24,7 @@ BUILD_TYPE=${BUILD_TYPE:-RelWithDebInfo}
 # What each group of packages is for; all from Debian 12's archive.
 PKGS_BUILD="build-essential cmake pkg-config clang llvm-dev libbpf-dev libelf-dev libdw-dev
 	libreadline-dev zlib1g-dev binutils libiberty-dev liblzma-dev libdebuginfod-dev
-	libprotobuf-c-dev protobuf-c-compiler libclang-14-dev systemtap-sdt-dev"
+	libprotobuf-c-dev protobuf-c-compiler libclang-14-dev systemtap-sdt-dev libpcap-dev"
 PKGS_TEST="python3 python3.11 python3.11-dev python3.11-dbg libc6-dbg bpftrace bpftool linux-perf time procps debuginfod golang-go chromium xz-utils rustc tmux"
 PKGS_VM="qemu-system-x86 cpio busybox-static"
 

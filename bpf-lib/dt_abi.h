@@ -201,6 +201,17 @@ struct dt_probe_name {
 };
 DT_ABI_ASSERT(sizeof(struct dt_probe_name) == 128, "dt_probe_name");
 
+/* skboutput(): what bpf_skb_output puts before the packet's bytes in the session's perf event
+ * array (one buffer per CPU; DT_AUX_SKB_OUTPUT). */
+struct dt_skb_hdr {
+	__u32 event_id;  /* the call's event desc in its unit (its pcap file and offset) */
+	__u32 unit;      /* the unit (dt_unit.id) whose program made the call */
+	__u64 ns;        /* bpf_ktime_get_boot_ns() */
+	__u32 len;       /* the packet's bytes that follow (the sample is padded to 8 bytes) */
+	__u32 pad;
+};
+DT_ABI_ASSERT(sizeof(struct dt_skb_hdr) == 24, "dt_skb_hdr");
+
 #define DT_COOKIE_SYSCALLS (1ull << 32)
 struct dt_syscall_key {
 	__u32 cookie; /* the raw_syscalls event's cookie, without DT_COOKIE_SYSCALLS */

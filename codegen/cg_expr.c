@@ -1707,6 +1707,31 @@ static LLVMValueRef call(cg *c, const dt_expr *e)
 		cg_helper(c, BPF_FUNC_d_path, c->i64, args, 3);
 		return b;
 	}
+	case DT_F_SKBOUTPUT: {
+		/* bpf_skb_output(skb, perf array, len << 32 | BPF_F_CURRENT_CPU, &hdr, 16): the
+		 * packet's first len bytes after the header, on this CPU's buffer (the helper
+		 * refuses a len past the packet's, -EFAULT). The offset is userspace's to apply. */
+		LLVMValueRef skb = cg_expr(c, e->call.args[1]);
+		LLVMValueRef len = cg_expr(c, e->call.args[2]);
+		LLVMValueRef hdr = cg_buf_raw(c, sizeof(struct dt_skb_hdr));
+		int fd = cg_aux_fd(c, DT_AUX_SKB_OUTPUT, 0, 0);
+
+		cg_store_int(c, hdr, offsetof(struct dt_skb_hdr, event_id), 4,
+			     cg_i64(c, e->call.event_id));
+		cg_store_int(c, hdr, offsetof(struct dt_skb_hdr, unit), 4, cg_i64(c, c->env->unit));
+		cg_store_int(c, hdr, offsetof(struct dt_skb_hdr, ns), 8,
+			     helper0(c, BPF_FUNC_ktime_get_boot_ns));
+		cg_store_int(c, hdr, offsetof(struct dt_skb_hdr, len), 4, len);
+		cg_store_int(c, hdr, offsetof(struct dt_skb_hdr, pad), 4, cg_i64(c, 0));
+		LLVMValueRef flags = LLVMBuildOr(
+			c->b, LLVMBuildShl(c->b, LLVMBuildAnd(c->b, len, cg_i64(c, 0xffffffff), ""),
+					   cg_i64(c, 32), ""),
+			cg_i64(c, BPF_F_CURRENT_CPU), "");
+		LLVMValueRef args[5] = { skb, cg_map_ref(c, fd), flags, hdr,
+					 cg_i64(c, sizeof(struct dt_skb_hdr)) };
+
+		return cg_helper(c, BPF_FUNC_skb_output, c->i64, args, 5);
+	}
 	case DT_F_SOCKET_COOKIE: {
 		/* The pointer as the verifier typed it (a BTF socket), untouched. */
 		LLVMValueRef args[1] = { cg_expr(c, a0) };

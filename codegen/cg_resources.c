@@ -198,6 +198,9 @@ static void expr_needs(void *ctx, const dt_expr *e)
 	case DT_F_ERRORF: case DT_F_WARNF:
 		r->events = true; /* cg_call_action */
 		break;
+	case DT_F_SKBOUTPUT:
+		r->skb_output = true;
+		break;
 	case DT_F_DELETE:
 		/* emit_delete: only a histogram key is deleted by userspace, through an event, and
 		 * a keyless count is zeroed there. */
@@ -298,6 +301,8 @@ bool dt_cg_resources_name(const dt_cg_resources *r, dt_aux_map which, dt_stack_k
 		return prog_type < 64 && (r->chain_prog_types & (1ull << prog_type));
 	case DT_AUX_FRAME:
 		return r->frame;
+	case DT_AUX_SKB_OUTPUT:
+		return r->skb_output;
 	case DT_AUX_WALKER_PROGS: case DT_AUX_CONT_PROGS: case DT_AUX_WALKER_STATE:
 		return prog_type < 64 && (r->walker_prog_types & (1ull << prog_type));
 	case DT_AUX_STACKS:

@@ -37,6 +37,7 @@ typedef enum dt_aux_map {
 	DT_AUX_SYSCALL_SLOTS,/* the unit's hash struct dt_syscall_key -> attach slot (u32) */
 	/* A probe too large for one program runs as parts joined by tail calls (dt_cg_prog): */
 	DT_AUX_CHAIN_PROGS, /* prog array of the parts, one per program type (dt_cg_env.chain_slot) */
+	DT_AUX_SKB_OUTPUT,  /* perf event array of skboutput's packets (struct dt_skb_hdr first) */
 	DT_AUX_FRAME,       /* per-CPU array of DT_CG_FRAME_KEYS values of dt_cg_frame_size bytes: what
 			     * lives across the parts ($variables), one value per program type — a
 			     * perf event interrupting a kprobe's chain on the same CPU has its own,
@@ -86,6 +87,7 @@ typedef struct dt_cg_resources {
 	uint32_t nstacks;
 	bool probe_names;         /* DT_AUX_PROBE_NAMES: a program serves a set of attach points */
 	bool syscall_slots;       /* DT_AUX_SYSCALL_SLOTS: one of them, a set of syscall tracepoints */
+	bool skb_output;          /* DT_AUX_SKB_OUTPUT: skboutput() */
 } dt_cg_resources;
 
 /* Fills *r for `p` (checked, without errors); free with dt_cg_resources_fini. Also decides
@@ -159,6 +161,8 @@ typedef struct dt_cg_env {
 	/* The vmlinux BTF id of kernel function `name` that a program calls as a kfunc (comm(pid)'s
 	 * bpf_task_from_pid), or -errno (-ENOENT: this kernel has no such function). NULL: none. */
 	int (*kfunc_id)(void *ctx, const char *name);
+	/* The unit the program is compiled for: skboutput's header names it (dt_skb_hdr). */
+	uint32_t unit;
 } dt_cg_env;
 
 /* One loadable program: one per (probe, set of attach points), plus a continuation when the probe

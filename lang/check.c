@@ -826,6 +826,48 @@ static bool tracing_ok(checker *c, bool (*pred)(dt_provider), dt_span at)
 	return true;
 }
 
+/* Whether x is an argument or the return value of a tracing program as the kernel typed it
+ * (args.x, argN, retval, maybe cast): the only pointers the verifier takes for helpers that
+ * want a kernel object (a socket, a packet). */
+static bool kernel_typed_arg(const dt_expr *x)
+{
+	while (x->kind == DT_E_CAST)
+		x = x->cast.e;
+	return (x->kind == DT_E_FIELD && x->field.base && x->field.base->kind == DT_E_BUILTIN &&
+		x->field.base->builtin.id == DT_B_ARGS) ||
+	       (x->kind == DT_E_BUILTIN &&
+		(x->builtin.id == DT_B_ARG || x->builtin.id == DT_B_RETVAL));
+}
+
+static bool is_fentry_fexit(dt_provider p)
+{
+	return p == DT_P_FENTRY || p == DT_P_FEXIT;
+}
+
+/* A call of `helper` on kernel object `arg` (a `what`, as `field` names it): only tracing
+ * programs have such helpers (a rawtracepoint then is one, tracing_ok), and the verifier takes
+ * only an object it typed itself, one the function or event was handed or returned, as the
+ * program read it. Says what is wrong when it is not so. */
+static bool kernel_object_ok(checker *c, dt_expr *e, const dt_expr *arg, const char *helper,
+			     const char *what, const char *field)
+{
+	if (!tracing_ok(c, is_fentry_fexit, e->span)) {
+		ERR(c, e->span, "%s() can only be used in fentry/fexit (kfunc/kretfunc) and "
+		    "rawtracepoint probes", e->call.name);
+		HINT(c, "the kernel gives %s its %s only in tracing programs (a rawtracepoint is "
+		     "then loaded as one, tp_btf)", helper, what);
+		return false;
+	}
+	if (!kernel_typed_arg(arg)) {
+		ERR(c, arg->span, "%s needs a %s the traced function takes or returns (%s, argN, "
+		    "retval), as the kernel typed it", e->call.name, what, field);
+		HINT(c, "a pointer computed or read from memory is a plain number to the "
+		     "verifier; trace the function that is handed the %s", what);
+		return false;
+	}
+	return true;
+}
+
 /* Whether t is the C struct `name` ("struct path") or a pointer to one. */
 static bool struct_or_ptr_named(const dt_type *t, const char *name)
 {
@@ -834,10 +876,6 @@ static bool struct_or_ptr_named(const dt_type *t, const char *name)
 	return st && st->kind == DT_T_CSTRUCT && !strcmp(st->cstruct.name, name);
 }
 
-static bool is_fentry_fexit(dt_provider p)
-{
-	return p == DT_P_FENTRY || p == DT_P_FEXIT;
-}
 
 /* comm(pid): the name of the process `pid` (in the initial pid namespace), as bpftrace's stdlib
  * has it: the task from the bpf_task_from_pid kfunc, its comm read, the task released; "N/A"
@@ -3588,6 +3626,43 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 		}
 		return dt_type_str(size);
 	}
+	case DT_F_SKBOUTPUT: {
+		/* bpf_skb_output: the packet's first `len` bytes go to userspace beside a header,
+		 * which writes them from `offset` on to the pcap file (raw IP, as bpftrace). */
+		if (!nargs_ok(c, e, 4, 4, "skboutput(\"file.pcap\", struct sk_buff *, length, offset)"))
+			return &t_none;
+		dt_expr *path = e->call.args[0], *skb = e->call.args[1];
+		dt_expr *len = e->call.args[2], *off = e->call.args[3];
+		const dt_type *t = check_expr(c, skb);
+		const dt_type *lt = check_expr(c, len);
+		check_expr(c, off);
+		if (path->kind != DT_E_STR || !path->str.len) {
+			ERR(c, path->span, "skboutput's first argument must be the pcap file's name, "
+			    "a string literal");
+			return &t_none;
+		}
+		if (is_none(t) || is_none(lt))
+			return &t_none;
+		if (t->kind != DT_T_PTR || !struct_or_ptr_named(t, "struct sk_buff")) {
+			ERR(c, skb->span, "skboutput needs a struct sk_buff *, not %s", tname(c, t));
+			return &t_none;
+		}
+		if (!is_int(lt)) {
+			ERR(c, len->span, "skboutput's length must be an integer, not %s",
+			    tname(c, lt));
+			return &t_none;
+		}
+		if (off->kind != DT_E_INT || off->i.value > 65535) {
+			ERR(c, off->span, "skboutput's offset must be an integer literal of 0 to "
+			    "65535");
+			return &t_none;
+		}
+		if (!kernel_object_ok(c, e, skb, "bpf_skb_output", "packet", "args.skb"))
+			return &t_none;
+		char *file = dt_arena_strndup(c->a, path->str.s, path->str.len);
+		e->call.event_id = add_event(c, DT_F_SKBOUTPUT, e, file, NULL);
+		return dt_type_int(false, 4);
+	}
 	case DT_F_SOCKET_COOKIE: {
 		/* bpf_get_socket_cookie as tracing programs have it: a socket the program holds
 		 * as a BTF-typed pointer (a function's argument), its cookie made if it has none. */
@@ -3601,30 +3676,8 @@ static const dt_type *check_call(checker *c, dt_expr *e)
 			ERR(c, a0->span, "socket_cookie needs a struct sock *, not %s", tname(c, t));
 			return &t_none;
 		}
-		if (!tracing_ok(c, is_fentry_fexit, e->span)) {
-			ERR(c, e->span, "socket_cookie() can only be used in fentry/fexit "
-			    "(kfunc/kretfunc) and rawtracepoint probes");
-			HINT(c, "the kernel gives bpf_get_socket_cookie a socket pointer only in "
-			     "tracing programs (a rawtracepoint is then loaded as one, tp_btf)");
+		if (!kernel_object_ok(c, e, a0, "bpf_get_socket_cookie", "socket", "args.sk"))
 			return &t_none;
-		}
-		/* The verifier takes only a socket it typed itself: one the function was given
-		 * or returned, as the program read it. */
-		const dt_expr *x = a0;
-		while (x->kind == DT_E_CAST)
-			x = x->cast.e;
-		bool arg = (x->kind == DT_E_FIELD && x->field.base &&
-			    x->field.base->kind == DT_E_BUILTIN &&
-			    x->field.base->builtin.id == DT_B_ARGS) ||
-			   (x->kind == DT_E_BUILTIN &&
-			    (x->builtin.id == DT_B_ARG || x->builtin.id == DT_B_RETVAL));
-		if (!arg) {
-			ERR(c, a0->span, "socket_cookie needs a socket the traced function takes or "
-			    "returns (args.sk, argN, retval), as the kernel typed it");
-			HINT(c, "a pointer computed or read from memory is a plain number to the "
-			     "verifier; trace the function that is handed the socket");
-			return &t_none;
-		}
 		return dt_type_int(false, 8);
 	}
 	case DT_F_LEN: {

@@ -558,6 +558,9 @@ typedef enum dt_func {
 	DT_F_UNWATCH, /* unwatch(addr): userspace removes every watchpoint on addr */
 	DT_F_PATH,    /* path(struct path [*][, size]): bpf_d_path's string (fentry/fexit/iter) */
 	DT_F_SOCKET_COOKIE, /* socket_cookie(struct sock *): the kernel's cookie (fentry/fexit/iter) */
+	/* skboutput("file", struct sk_buff *, len, offset): bpf_skb_output's copy of the packet,
+	 * written by userspace to a pcap file (event desc: fmt is the file) */
+	DT_F_SKBOUTPUT,
 	DT_F_PERCPU_KADDR, /* percpu_kaddr("var"[, cpu]): that CPU's (this CPU's) copy of var */
 	/* errorf/warnf(fmt, args…): printf's event; userspace prints the text on stderr as an
 	 * error/warning at the call's place in the script (warnf not under --no-warnings) */

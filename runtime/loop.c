@@ -397,7 +397,7 @@ bad:
 /* ---------------------------------------------------------------- the epoll set */
 
 /* The sources of work, each an fd in the epoll set (its tag is the source). */
-enum loop_src { SRC_SIGNALS, SRC_EVENTS, SRC_UNWINDER, SRC_PID, SRC_CHILD, SRC_TIMER, SRC__COUNT };
+enum loop_src { SRC_SIGNALS, SRC_EVENTS, SRC_UNWINDER, SRC_PID, SRC_CHILD, SRC_TIMER, SRC_SKB, SRC__COUNT };
 
 struct dt_loop {
 	int ep;                    /* the epoll set: dt_session_poll_fd */
@@ -459,7 +459,8 @@ static int drain(dt_session *s, bool *more)
 	l->since_check = 0;
 	n = ring_buffer__consume(l->rb);
 	*more = n == -EAGAIN;
-	return n > 0 ? n : 0;
+	int k = dt_skb_consume(s); /* skboutput's packets go straight to their files */
+	return (n > 0 ? n : 0) + (k > 0 ? k : 0);
 }
 
 /* The session's loop, made on first use. NULL with errno set if the epoll set cannot be made. */
@@ -522,6 +523,8 @@ int dt_loop_sync(dt_session *s)
 		rc = watch(l, SRC_CHILD, s->child_pidfd);
 	if (!rc)
 		rc = watch(l, SRC_SIGNALS, l->sig_fd);
+	if (!rc)
+		rc = watch(l, SRC_SKB, dt_skb_poll_fd(s));
 	return rc;
 }
 
@@ -722,6 +725,7 @@ static int dispatch_one(dt_session *s, struct dt_loop *l, enum loop_src src)
 		return n;
 	}
 	case SRC_EVENTS:
+	case SRC_SKB:
 		return 0; /* drained after every wait */
 	case SRC_UNWINDER: {
 		int n = dt_unwinder_process(s->uw);

@@ -248,6 +248,7 @@ void dt_session_free(dt_session *s)
 	dt_unwinder_free(s->uw); /* before the exec follower whose maps it shares */
 	dt_exec_follower_free(s->ef);
 	dt_xprobe_free(s);
+	dt_skb_free(s);
 	dt_child_reap(s);
 	close_fd(&s->pidfd);
 	if (s->out) {
@@ -885,6 +886,8 @@ static int prepare_resources(dt_session *s, dt_unit *u, const dt_cg_resources *r
 		rc = dt_xprobe_load(s);
 	if (rc >= 0 && r->probe_names)
 		rc = make_probe_names(s, u);
+	if (rc >= 0 && r->skb_output)
+		rc = dt_skb_prepare(s, u);
 	if (rc >= 0 && r->syscall_slots)
 		rc = aux_create(s, &u->syscall_fd, BPF_MAP_TYPE_HASH, "syscall_slots",
 				sizeof(struct dt_syscall_key), 4, DT_MAX(u->nattach, 1u));
@@ -944,6 +947,9 @@ static int cg_aux_fd(void *ctx, dt_aux_map which, dt_stack_kind kind, uint32_t d
 		break;
 	case DT_AUX_FRAME:
 		fd = s->frame_fd;
+		break;
+	case DT_AUX_SKB_OUTPUT:
+		fd = dt_skb_map_fd(s);
 		break;
 	}
 	return fd < 0 ? -ENOENT : fd;
@@ -1967,6 +1973,10 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 	if (out)
 		*out = NULL;
 	u->s = s;
+	/* Its id from the start, which codegen writes into what the programs send (skboutput's
+	 * header); taken for good once the unit joins the session. */
+	u->id = s->next_unit_id;
+	env.unit = u->id;
 	u->events_fd = u->names_fd = u->syscall_fd = u->iter_link = -1;
 	u->name = xstrdup(src->name ? src->name : DT_SOURCE_STDIN);
 	u->text = xstrndup(src->text ? src->text : "", src->len);
@@ -2102,7 +2112,7 @@ int dt_session_add(dt_session *s, const dt_source *src, dt_unit **out)
 			goto fail;
 	}
 	attach_rc = rc;
-	u->id = s->next_unit_id++;
+	s->next_unit_id++;
 	DT_VEC_PUSH(&s->units, u);
 	rc = dt_loop_add_unit(s, u);
 	if (rc < 0) {
@@ -2425,6 +2435,8 @@ int dt_session_finish(dt_session *s)
 	dt_session_output_failed(s);
 	report_stats(s);
 	dt_xprobe_report(s);
+	dt_skb_consume(s); /* packets of the last moments, before their files are reported on */
+	dt_skb_report(s);
 	if (s->uw && !s->o.verbose)
 		dt_unwinder_warn_losses(s->uw, s->err); /* -v prints every counter instead */
 	fflush(s->err);

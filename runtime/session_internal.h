@@ -248,6 +248,7 @@ struct dt_session {
 	dt_unwinder *uw;      /* created when a program first uses ustack_dwarf */
 	struct dt_xprobes *xp; /* xprobe programs and maps: loaded by the resource step or the first
 			       * xprobe attach (xprobe.c) */
+	struct dt_skb *skb;   /* skboutput's perf buffers and pcap files (skboutput.c), or NULL */
 	int stats_enable_fd;  /* BPF_ENABLE_STATS fd while hit counting is on */
 	uint64_t start_ns;    /* CLOCK_BOOTTIME at session start */
 	uint64_t wall_offset_ns; /* CLOCK_REALTIME - CLOCK_BOOTTIME then (tseries' wall clock) */
@@ -314,6 +315,18 @@ int dt_xprobe_attach(dt_session *s, const dt_attach *a, int prog_fd, dt_fdvec *f
 /* Prints what xprobes could not measure (and, with -v, their counters). */
 void dt_xprobe_report(dt_session *s);
 void dt_xprobe_free(dt_session *s);
+
+/* ---------------------------------------------------------------- skboutput.c */
+
+/* The perf event array and buffers (once per session) and the pcap files of u's skboutput calls
+ * (created, truncated). 0 or -errno with a message printed. */
+int dt_skb_prepare(dt_session *s, dt_unit *u);
+int dt_skb_map_fd(dt_session *s);   /* DT_AUX_SKB_OUTPUT, or -ENOENT */
+int dt_skb_poll_fd(dt_session *s);  /* the perf buffers' epoll fd, or -1 */
+/* Writes the packets that arrived to their files: how many, or -errno. */
+int dt_skb_consume(dt_session *s);
+void dt_skb_report(dt_session *s);  /* packets lost (and with -v, written) */
+void dt_skb_free(dt_session *s);    /* the last packets written, the files closed */
 
 /* ---------------------------------------------------------------- session_maps.c */
 
