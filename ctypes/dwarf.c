@@ -269,7 +269,7 @@ static const dt_type *conv(dt_ctypes *ct, ct_dwarf *d, Dwarf_Die *die)
 /* ------------------------------------------------------------ finding DIEs */
 
 /* Calls fn on each top-level DIE of every CU (split units' included) until it returns true. */
-static bool each_top_die(Dwarf *dw, bool (*fn)(void *ctx, Dwarf_Die *die), void *ctx,
+static bool each_top_die(dt_sym_dwarf *dw, bool (*fn)(void *ctx, Dwarf_Die *die), void *ctx,
 			 bool *unsplit)
 {
 	Dwarf_CU *unit = NULL;
@@ -320,8 +320,7 @@ int ct_dwarf_lookup(dt_ctypes *ct, const char *name, const dt_type **out)
 	}
 	for (size_t i = 0; i < ct->dwarfs.n; i++) {
 		ct_dwarf *d = ct->dwarfs.v[i];
-		Dwarf *dw = dw_of(d);
-		if (dw && each_top_die(dw, match_type, &f, NULL)) {
+		if (dw_of(d) && each_top_die(&d->sd, match_type, &f, NULL)) {
 			*out = conv(ct, d, &f.found);
 			return 0;
 		}
@@ -351,12 +350,11 @@ int dt_ctypes_uprobe_args(void *ctv, dt_arena *a, const char *path, const char *
 	for (size_t i = 0; i < ct->dwarfs.n && !d; i++)
 		if (!strcmp(ct->dwarfs.v[i]->path, path))
 			d = ct->dwarfs.v[i];
-	Dwarf *dw = dw_of(d);
-	if (!dw)
+	if (!dw_of(d))
 		return -ENODATA;
 	struct find_ctx f = { .name = func };
 	bool unsplit = false;
-	if (!each_top_die(dw, match_func, &f, &unsplit))
+	if (!each_top_die(&d->sd, match_func, &f, &unsplit))
 		return unsplit ? -ENOLINK : -ENOENT;
 	/* Parameter i is member i at offset 8 * i: codegen reads it from the register the
 	 * x86-64 calling convention passes it in. */

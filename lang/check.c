@@ -652,7 +652,7 @@ static const dt_type *uprobe_args(checker *c, dt_expr *e)
 	if (err == -ENOLINK) {
 		ERR(c, e->span, "function %s is not in the debug info of %s: its DWARF is split "
 		    "(gcc -gsplit-dwarf) and the .dwo files were not found next to it or where it "
-		    "was compiled (a .dwp package needs a newer libdw than this one)", a0->func,
+		    "was compiled, nor a .dwp package of them beside it", a0->func,
 		    a0->target);
 		return &t_none;
 	}

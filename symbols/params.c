@@ -119,7 +119,7 @@ static int find_subprogram(Dwarf_Die *cu, const char *func, Dwarf_Die *out)
 	return -ENOENT;
 }
 
-static int params_of(Dwarf *dw, const char *func, char ***out, uint32_t *n)
+static int params_of(dt_sym_dwarf *dw, const char *func, char ***out, uint32_t *n)
 {
 	DT_VEC(char *) v = { 0 };
 	Dwarf_CU *unit = NULL;
@@ -163,7 +163,7 @@ int dt_sym_func_params(const char *path, const char *func, char ***params, uint3
 	*n = 0;
 	if (rc < 0)
 		return rc;
-	rc = params_of(d.dw, func, params, n);
+	rc = params_of(&d, func, params, n);
 	dt_sym_dwarf_close(&d);
 	return rc;
 }

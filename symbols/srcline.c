@@ -37,21 +37,34 @@ int dt_sym_dwarf_open(dt_sym_dwarf *d, const char *path)
 		dt_sym_dwarf_close(d);
 		return -ENODATA;
 	}
+	/* Split units packaged beside the file the DWARF is in, or beside the binary. */
+	char *dwp = xasprintf("%s.dwp", dt_elf_has_file(src) ? dt_elf_path(src) : path);
+	d->dwp = dt_dwp_open(dwp);
+	free(dwp);
+	if (!d->dwp && src != d->e) {
+		dwp = xasprintf("%s.dwp", path);
+		d->dwp = dt_dwp_open(dwp);
+		free(dwp);
+	}
 	return 0;
 }
 
-bool dt_sym_dwarf_next_unit(Dwarf *dw, Dwarf_CU **cu, Dwarf_Die *die, bool *unsplit)
+bool dt_sym_dwarf_next_unit(dt_sym_dwarf *d, Dwarf_CU **cu, Dwarf_Die *die, bool *unsplit)
 {
 	Dwarf_Die sub;
+	uint64_t id = 0;
 	uint8_t type;
 
-	if (dwarf_get_units(dw, *cu, cu, NULL, &type, die, NULL) != 0)
+	if (dwarf_get_units(d->dw, *cu, cu, NULL, &type, die, &sub) != 0)
 		return false;
 	if (type != DW_UT_skeleton)
 		return true;
-	/* libdw looks for the .dwo on this call (next to the binary, then in comp_dir). */
-	if (dwarf_cu_info(*cu, NULL, NULL, NULL, &sub, NULL, NULL, NULL) == 0 &&
+	/* libdw looks for the .dwo on this call (next to the binary, then in comp_dir); then the
+	 * package, by the skeleton's dwo_id. */
+	if (dwarf_cu_info(*cu, NULL, NULL, NULL, &sub, &id, NULL, NULL) == 0 &&
 	    dwarf_tag(&sub) == DW_TAG_compile_unit)
+		*die = sub;
+	else if (d->dwp && dt_dwp_unit(d->dwp, id, &sub) == 0)
 		*die = sub;
 	else if (unsplit)
 		*unsplit = true;
@@ -60,6 +73,7 @@ bool dt_sym_dwarf_next_unit(Dwarf *dw, Dwarf_CU **cu, Dwarf_Die *die, bool *unsp
 
 void dt_sym_dwarf_close(dt_sym_dwarf *d)
 {
+	dt_dwp_close(d->dwp);
 	if (d->dw)
 		dwarf_end(d->dw);
 	if (d->fd >= 0)

@@ -156,6 +156,7 @@ typedef struct dt_sym_dwarf {
 	dt_elf *e, *dbg;
 	Dwarf *dw;
 	int fd; /* dw's file, when opened by fd */
+	struct dt_dwp *dwp; /* the split units' package beside the file (NAME.dwp), or NULL */
 } dt_sym_dwarf;
 /* 0 with d filled; -ENODATA when neither file has DWARF; -errno when `path` cannot be read. */
 int dt_sym_dwarf_open(dt_sym_dwarf *d, const char *path);
@@ -164,12 +165,13 @@ void dt_sym_dwarf_close(dt_sym_dwarf *d);
  * *die: for a split-DWARF skeleton (gcc -gsplit-dwarf) the DIE of its .dwo unit, which has the
  * functions and types, when libdw finds the .dwo (next to the binary or in the unit's comp_dir);
  * else the skeleton's own, and *unsplit (when not NULL) becomes true. false after the last.
- * Debian 12's libdw (0.188) reads .dwo files but not .dwp packages. */
-bool dt_sym_dwarf_next_unit(Dwarf *dw, Dwarf_CU **cu, Dwarf_Die *die, bool *unsplit);
+ * Debian 12's libdw (0.188) reads .dwo files but not .dwp packages: a unit of the package
+ * beside the file (dwp.c) is read through a .dwo image of its own. */
+bool dt_sym_dwarf_next_unit(dt_sym_dwarf *d, Dwarf_CU **cu, Dwarf_Die *die, bool *unsplit);
 /* What -ENOLINK from the lookups below means, for messages. */
 #define DT_SYM_UNSPLIT_WHY                                                                     \
 	"its DWARF is split (gcc -gsplit-dwarf) and the .dwo files were not found next to it or " \
-	"where it was compiled (a .dwp package needs a newer libdw than this one)"
+	"where it was compiled, nor a .dwp package of them beside it"
 
 /* The parameters of function `func` of the ELF file at `path`, from its DWARF (or its separate
  * debug file's), as bpftrace's `-lv` prints them: "TYPE NAME" strings in a malloc'd array of *n.

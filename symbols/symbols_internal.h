@@ -15,6 +15,13 @@
  * or NULL with errno ENOENT if e has none, EINVAL if it does not decompress. */
 dt_elf *dt_dbg_minidebuginfo(dt_elf *e);
 
+/* A .dwp package of split DWARF units (dwp.c): NULL when `path` is none. dt_dwp_unit gives the
+ * unit DIE of the split unit whose id (the skeleton's dwo_id) is `id`, valid until the close:
+ * 0, or -ENOENT when the package has no such unit. */
+struct dt_dwp *dt_dwp_open(const char *path);
+int dt_dwp_unit(struct dt_dwp *p, uint64_t id, Dwarf_Die *die);
+void dt_dwp_close(struct dt_dwp *p);
+
 /* A debuginfod client working in the background; NULL when DEBUGINFOD_URLS is unset or empty. */
 typedef struct dt_dbgd dt_dbgd;
 dt_dbgd *dt_dbgd_new(void);
