@@ -182,7 +182,8 @@ static const struct cli_env {
 	{ "BPFTRACE_MAX_STRLEN", "the newer name of BPFTRACE_STRLEN; it wins when both are set" },
 	{ "BPFTRACE_MAP_KEYS_MAX", "entries a map holds (default 4096)" },
 	{ "BPFTRACE_PERF_RB_PAGES", "pages per CPU of the events buffer: the one events ring gets "
-	  "as many bytes for all CPUs" },
+	  "as many bytes for all CPUs; skboutput's perf buffers, that many pages each CPU "
+	  "(default 64)" },
 	{ "BPFTRACE_MAX_PROBES", "attach points a program may have (no limit unless set)" },
 	{ "BPFTRACE_LOG_SIZE", "the verifier log's first size in bytes; it still grows" },
 	{ "BPFTRACE_NO_CPP_DEMANGLE", "1: C++ and Rust names as they are in the binary (as "
