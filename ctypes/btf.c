@@ -410,6 +410,29 @@ static const dt_type *proto_args(dt_ctypes *ct, btf_src *s, const struct btf_typ
 	return st;
 }
 
+uint32_t dt_btf_rawtp_proto(const struct btf *btf, const char *name)
+{
+	static const char *const fmt[] = { "__bpf_trace_%s", "__probestub_%s" };
+	const struct btf_type *t = NULL;
+	char n[256];
+
+	for (size_t i = 0; i < DT_ARRAY_SIZE(fmt) && !t; i++) {
+		snprintf(n, sizeof(n), fmt[i], name);
+		int id = btf__find_by_name_kind(btf, n, BTF_KIND_FUNC);
+		t = id > 0 ? btf__type_by_id(btf, (uint32_t)id) : NULL;
+	}
+	if (!t) {
+		snprintf(n, sizeof(n), "btf_trace_%s", name);
+		int id = btf__find_by_name_kind(btf, n, BTF_KIND_TYPEDEF);
+		t = id > 0 ? btf__type_by_id(btf, (uint32_t)id) : NULL;
+		t = t ? btf__type_by_id(btf, t->type) : NULL; /* a pointer to the prototype */
+		t = t && btf_is_ptr(t) ? t : NULL;
+	}
+	uint32_t proto = t ? t->type : 0;
+	t = proto ? btf__type_by_id(btf, proto) : NULL;
+	return t && btf_is_func_proto(t) ? proto : 0;
+}
+
 int ct_btf_kernel_args(dt_ctypes *ct, dt_provider p, const char *module, const char *name,
 		       const dt_type **args, const dt_type **ret)
 {
@@ -435,22 +458,8 @@ int ct_btf_kernel_args(dt_ctypes *ct, dt_provider p, const char *module, const c
 	const struct btf_type *proto = NULL;
 	uint16_t first = 0;
 	if (p == DT_P_RAWTRACEPOINT) {
-		/* The probe function __bpf_trace_NAME has the arguments with their names; the
-		 * typedef btf_trace_NAME (a pointer to it) has them unnamed. Either's first
-		 * parameter is the tracepoint's data pointer, not an argument. */
-		char fn[256], tn[256];
-		snprintf(fn, sizeof(fn), "__bpf_trace_%s", name);
-		snprintf(tn, sizeof(tn), "btf_trace_%s", name);
-		int id = btf__find_by_name_kind(s->btf, fn, BTF_KIND_FUNC);
-		const struct btf_type *t = id > 0 ? btf__type_by_id(s->btf, (uint32_t)id) : NULL;
-		if (!t) {
-			id = btf__find_by_name_kind(s->btf, tn, BTF_KIND_TYPEDEF);
-			t = id > 0 ? btf__type_by_id(s->btf, (uint32_t)id) : NULL;
-			t = t ? btf__type_by_id(s->btf, t->type) : NULL;
-			t = t && btf_is_ptr(t) ? t : NULL;
-		}
-		t = t ? btf__type_by_id(s->btf, t->type) : NULL;
-		proto = t && btf_is_func_proto(t) ? t : NULL;
+		uint32_t id = dt_btf_rawtp_proto(s->btf, name);
+		proto = id ? btf__type_by_id(s->btf, id) : NULL;
 		first = 1;
 	} else {
 		int id = btf__find_by_name_kind(s->btf, name, BTF_KIND_FUNC);

@@ -53,6 +53,14 @@ int dt_ctypes_constant(void *ct, dt_arena *a, const char *name, int64_t *out,
 int dt_ctypes_kernel_args(void *ct, dt_arena *a, dt_provider p, const char *module,
 			  const char *name, const dt_type **args, const dt_type **ret);
 
+/* The FUNC_PROTO id of raw tracepoint `name` in `btf`, its parameters named when the kernel
+ * says their names: the probe function __bpf_trace_NAME (an event of its own class), else
+ * __probestub_NAME (every event, Linux 6.4+: an event defined from a class, DEFINE_EVENT, has
+ * no probe function of its own), else the typedef btf_trace_NAME (unnamed). The first parameter
+ * is the tracepoint's data pointer, not an argument. 0 when there is none. */
+struct btf;
+uint32_t dt_btf_rawtp_proto(const struct btf *btf, const char *name);
+
 /* A function an imported .bpf.c defines (dt_ctypes_cdefs read it with libclang): its return
  * and parameter types. 0 or -ENOENT. Fits dt_check_opts.extern_fn with ct as its ctx. */
 int dt_ctypes_extern(void *ct, dt_arena *a, const char *name, const dt_extern_fn **out);

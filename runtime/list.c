@@ -158,9 +158,14 @@ static void print_btf_params(struct lister *l, dt_provider p, const char *name)
 		btf_dump__free(d);
 		return;
 	}
-	snprintf(fn, sizeof(fn), p == DT_P_RAWTRACEPOINT ? "__bpf_trace_%s" : "%s", name);
-	id = btf__find_by_name_kind(btf, fn, BTF_KIND_FUNC);
-	t = id > 0 ? btf__type_by_id(btf, btf__type_by_id(btf, (uint32_t)id)->type) : NULL;
+	if (p == DT_P_RAWTRACEPOINT) {
+		uint32_t proto = dt_btf_rawtp_proto(btf, name);
+		t = proto ? btf__type_by_id(btf, proto) : NULL;
+	} else {
+		snprintf(fn, sizeof(fn), "%s", name);
+		id = btf__find_by_name_kind(btf, fn, BTF_KIND_FUNC);
+		t = id > 0 ? btf__type_by_id(btf, btf__type_by_id(btf, (uint32_t)id)->type) : NULL;
+	}
 	for (uint16_t i = p == DT_P_RAWTRACEPOINT; t && i < btf_vlen(t); i++) {
 		const struct btf_param *pa = &btf_params(t)[i];
 		LIBBPF_OPTS(btf_dump_emit_type_decl_opts, o,
