@@ -5,15 +5,15 @@
  * for the skeleton unit that asks, its unit's contributions (.debug_info.dwo, .debug_abbrev.dwo,
  * .debug_str_offsets.dwo, .debug_line.dwo, …) and the shared .debug_str.dwo are copied into a
  * small ELF image in memory that is exactly the .dwo the compiler would have written, which
- * libdw then reads as it reads any .dwo. One image per unit, made when first asked for. */
+ * libdw then reads as it reads any .dwo. One image per unit, made when first asked for. The
+ * package and the images are elfproc's objects (its sections, compressed ones too). */
 #include "symbols/symbols_internal.h"
 #include "common/common.h"
+#include "elfproc/elfproc.h"
 
 #include <dwarf.h>
 #include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -37,52 +37,25 @@ static const char *sect_name(uint32_t version, uint32_t id)
 
 struct dwp_unit {
 	uint64_t id;
-	void *image;  /* the ELF image libdw reads (owned) */
-	Elf *elf;
+	dt_elf *image; /* the unit's .dwo image */
 	Dwarf *dw;
 };
 
 struct dt_dwp {
-	int fd;
-	Elf *elf;
+	dt_elf *e;
 	DT_VEC(struct dwp_unit) units;
 };
 
-static Elf_Data *section(Elf *e, const char *name)
-{
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-
-	if (elf_getshdrstrndx(e, &shstrndx) < 0)
-		return NULL;
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		const char *n;
-
-		if (gelf_getshdr(scn, &sh) && (n = elf_strptr(e, shstrndx, sh.sh_name)) &&
-		    !strcmp(n, name) && sh.sh_type != SHT_NOBITS)
-			return elf_getdata(scn, NULL);
-	}
-	return NULL;
-}
-
 struct dt_dwp *dt_dwp_open(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	dt_elf *e = dt_elf_open(NULL, path);
 
-	if (fd < 0)
-		return NULL;
-	elf_version(EV_CURRENT);
-	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF || !section(e, ".debug_cu_index")) {
-		if (e)
-			elf_end(e);
-		close(fd);
+	if (!e || !dt_elf_has_section(e, ".debug_cu_index")) {
+		dt_elf_put(e);
 		return NULL;
 	}
 	struct dt_dwp *p = xcalloc(1, sizeof(*p));
-	p->fd = fd;
-	p->elf = e;
+	p->e = e;
 	return p;
 }
 
@@ -93,9 +66,10 @@ static uint64_t rd64(const uint8_t *b) { uint64_t v; memcpy(&v, b, 8); return v;
  * sections. NULL when the index has no such unit or is malformed. */
 static void *unit_image(struct dt_dwp *p, uint64_t id, size_t *len)
 {
-	Elf_Data *ix = section(p->elf, ".debug_cu_index");
-	const uint8_t *b = ix ? ix->d_buf : NULL;
-	size_t n = ix ? ix->d_size : 0;
+	dt_elf_section ix = { 0 };
+	dt_elf_section_get(p->e, ".debug_cu_index", &ix);
+	const uint8_t *b = ix.data;
+	size_t n = ix.size;
 
 	if (n < 16)
 		return NULL;
@@ -123,15 +97,15 @@ static void *unit_image(struct dt_dwp *p, uint64_t id, size_t *len)
 		const char *name = sect_name(version, rd32(cols + (size_t)c * 4));
 		uint32_t off = rd32(offs + ((size_t)(r - 1) * ncols + c) * 4);
 		uint32_t size = rd32(sizes + ((size_t)(r - 1) * ncols + c) * 4);
-		Elf_Data *d = name ? section(p->elf, name) : NULL;
+		dt_elf_section d;
 
-		if (!d || (uint64_t)off + size > d->d_size)
+		if (!name || dt_elf_section_get(p->e, name, &d) < 0 || (uint64_t)off + size > d.size)
 			return NULL;
-		s[ns++] = (struct part){ name, (const uint8_t *)d->d_buf + off, size };
+		s[ns++] = (struct part){ name, (const uint8_t *)d.data + off, size };
 	}
-	Elf_Data *str = section(p->elf, ".debug_str.dwo");
-	if (str)
-		s[ns++] = (struct part){ ".debug_str.dwo", str->d_buf, str->d_size };
+	dt_elf_section str;
+	if (dt_elf_section_get(p->e, ".debug_str.dwo", &str) == 0)
+		s[ns++] = (struct part){ ".debug_str.dwo", str.data, str.size };
 	char names[512];
 	size_t nl = 1;
 	names[0] = 0;
@@ -190,10 +164,12 @@ int dt_dwp_unit(struct dt_dwp *p, uint64_t id, Dwarf_Die *die)
 	if (!u) {
 		struct dwp_unit nu = { .id = id };
 		size_t len = 0;
+		void *img = unit_image(p, id, &len);
 
-		nu.image = unit_image(p, id, &len);
-		nu.elf = nu.image ? elf_memory(nu.image, len) : NULL;
-		nu.dw = nu.elf ? dwarf_begin_elf(nu.elf, DWARF_C_READ, NULL) : NULL;
+		nu.image = img ? dt_elf_open_mem(img, len, dt_elf_path(p->e)) : NULL;
+		free(img); /* the object has its own copy */
+		nu.dw = nu.image ? dwarf_begin_elf(dt_elf_handle(nu.image), DWARF_C_READ, NULL)
+				 : NULL;
 		DT_VEC_PUSH(&p->units, nu);
 		u = &p->units.v[p->units.n - 1];
 	}
@@ -215,12 +191,9 @@ void dt_dwp_close(struct dt_dwp *p)
 	for (size_t i = 0; i < p->units.n; i++) {
 		if (p->units.v[i].dw)
 			dwarf_end(p->units.v[i].dw);
-		if (p->units.v[i].elf)
-			elf_end(p->units.v[i].elf);
-		free(p->units.v[i].image);
+		dt_elf_put(p->units.v[i].image);
 	}
 	free(p->units.v);
-	elf_end(p->elf);
-	close(p->fd);
+	dt_elf_put(p->e);
 	free(p);
 }
