@@ -890,14 +890,6 @@ void dt_unwinder_remove_pid(dt_unwinder *u, uint32_t pid)
 	*p = u->procs.v[--u->procs.n];
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Whether pid is gone or a zombie: past do_exit, where no sample of it can be taken. */
 static bool proc_done(uint32_t pid)
 {
@@ -922,7 +914,7 @@ static bool proc_done(uint32_t pid)
  * stops by itself (DT_UNWIND_EXITED). */
 static void reap_dying(dt_unwinder *u, bool all)
 {
-	uint64_t now = mono_ns();
+	uint64_t now = dt_now_ns();
 	size_t i, k = 0;
 
 	for (i = 0; i < u->dying.n; i++) {
@@ -1131,7 +1123,7 @@ static int request_cb(void *ctx, void *data, size_t size)
 			dt_unwinder_remove_pid(u, r->pid);
 		break;
 	case DT_REQ_EXIT: {
-		dying d = {r->pid, mono_ns()};
+		dying d = {r->pid, dt_now_ns()};
 
 		forget_dying(u, r->pid);
 		DT_VEC_PUSH(&u->dying, d);
