@@ -895,8 +895,10 @@ static int read_env(dt_session_opts *so)
 	/* BPFTRACE_MAX_STRLEN is the newer name of BPFTRACE_STRLEN; it wins when both are set. */
 	so->strlen = (uint32_t)(set[1] ? v[1] : v[0]);
 	so->map_keys_max = (uint32_t)v[2];
-	if (set[3])
+	if (set[3]) {
 		so->events_size = dt_events_ring_size((uint32_t)v[3]);
+		so->perf_rb_pages = (uint32_t)v[3];
+	}
 	so->max_probes = (uint32_t)v[4];
 	so->log_size = (uint32_t)v[5];
 	if (v[6])

@@ -140,7 +140,7 @@ static void apply(const struct cfg_def *def, const dt_config_item *it, int word,
 	else if (!strcmp(name, "max_map_keys"))
 		so->map_keys_max = (uint32_t)it->ival;
 	else if (!strcmp(name, "perf_rb_pages"))
-		so->events_size = dt_events_ring_size((uint32_t)it->ival);
+		so->events_size = dt_events_ring_size((uint32_t)(so->perf_rb_pages = (uint32_t)it->ival));
 	else if (!strcmp(name, "max_probes"))
 		so->max_probes = (uint32_t)it->ival;
 	else if (!strcmp(name, "log_size"))

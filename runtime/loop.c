@@ -37,7 +37,7 @@ static void stop(dt_session *s, const char *why)
 		s->stop_reason = why;
 }
 
-static dt_unit *unit_by_id(dt_session *s, uint32_t id)
+dt_unit *dt_session_unit_by_id(dt_session *s, uint32_t id)
 {
 	for (size_t i = 0; i < s->units.n; i++)
 		if (s->units.v[i]->id == id)
@@ -264,7 +264,7 @@ static int on_event(void *ctx, void *data, size_t len)
 {
 	struct dt_rb_ctx *c = ctx;
 	dt_session *s = c->s;
-	dt_unit *u = unit_by_id(s, c->unit_id);
+	dt_unit *u = dt_session_unit_by_id(s, c->unit_id);
 	struct dt_event_hdr h;
 	const unsigned char *payload = (const unsigned char *)data + sizeof(h);
 	size_t plen;

@@ -101,6 +101,7 @@ typedef struct dt_session_opts {
 	const char *str_trunc_trailer;
 	uint32_t map_keys_max;  /* BPFTRACE_MAP_KEYS_MAX: entries of every script map */
 	uint32_t events_size;   /* BPFTRACE_PERF_RB_PAGES: bytes of each unit's events ring */
+	uint32_t perf_rb_pages; /* the same setting as given (0: unset): skboutput's perf buffers */
 	uint32_t max_probes;    /* BPFTRACE_MAX_PROBES: more attach points is an error */
 	uint32_t log_size;      /* BPFTRACE_LOG_SIZE: first size of the verifier log buffer */
 	/* bpftrace's config settings (a script's `config = { … }`, or their BPFTRACE_* names). */

@@ -316,6 +316,9 @@ int dt_xprobe_attach(dt_session *s, const dt_attach *a, int prog_fd, dt_fdvec *f
 void dt_xprobe_report(dt_session *s);
 void dt_xprobe_free(dt_session *s);
 
+/* The session's unit with dt_unit.id `id`, or NULL (loop.c). */
+dt_unit *dt_session_unit_by_id(dt_session *s, uint32_t id);
+
 /* ---------------------------------------------------------------- skboutput.c */
 
 /* The perf event array and buffers (once per session) and the pcap files of u's skboutput calls

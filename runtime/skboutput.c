@@ -53,10 +53,7 @@ static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 	if (size < sizeof(h))
 		return;
 	memcpy(&h, data, sizeof(h));
-	dt_unit *u = NULL;
-	for (size_t i = 0; i < s->units.n && !u; i++)
-		if (s->units.v[i]->id == h.unit)
-			u = s->units.v[i];
+	dt_unit *u = dt_session_unit_by_id(s, h.unit);
 	if (!u || !u->prog || h.event_id >= u->prog->nevents)
 		return;
 	const dt_event_desc *e = &u->prog->events[h.event_id];
@@ -90,16 +87,15 @@ static void on_lost(void *ctx, int cpu, __u64 n)
 	s->skb->lost += n;
 }
 
-static uint32_t perf_pages(void)
+/* BPFTRACE_PERF_RB_PAGES or the config block's perf_rb_pages, as the session read them; libbpf
+ * wants a power of two. */
+static uint32_t perf_pages(const dt_session *s)
 {
-	/* Current bpftrace's name, 0.17's (BPFTRACE_PERF_RB_PAGES both); a power of two. */
-	const char *env = getenv("BPFTRACE_PERF_RB_PAGES");
-	char *end;
-	unsigned long v = env && *env ? strtoul(env, &end, 10) : 0;
+	uint32_t v = s->o.perf_rb_pages ? s->o.perf_rb_pages : SKB_PAGES_DEFAULT, p = 1;
 
-	if (!v || *end || v > 65536 || (v & (v - 1)))
-		return SKB_PAGES_DEFAULT;
-	return (uint32_t)v;
+	while (p < v)
+		p <<= 1;
+	return p;
 }
 
 int dt_skb_prepare(dt_session *s, dt_unit *u)
@@ -118,7 +114,7 @@ int dt_skb_prepare(dt_session *s, dt_unit *u)
 				"%s\n", dt_strerror(-rc));
 			return rc;
 		}
-		k->pb = perf_buffer__new(k->map_fd, perf_pages(), on_sample, on_lost, s, NULL);
+		k->pb = perf_buffer__new(k->map_fd, perf_pages(s), on_sample, on_lost, s, NULL);
 		if (!k->pb) {
 			int rc = -errno;
 
@@ -181,7 +177,7 @@ void dt_skb_report(dt_session *s)
 	if (k->lost)
 		fprintf(s->err, "WARNING: skboutput: %llu packets lost: the perf buffers were full "
 			"(BPFTRACE_PERF_RB_PAGES, %u pages a CPU now, holds more)\n",
-			(unsigned long long)k->lost, perf_pages());
+			(unsigned long long)k->lost, perf_pages(s));
 	if (s->o.verbose)
 		fprintf(s->err, "skboutput: %llu packets written, %llu no longer than their "
 			"offset\n", (unsigned long long)k->written,
